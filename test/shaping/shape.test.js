@@ -1,0 +1,121 @@
+// shaping/shape measured for real: two network namespaces joined by a veth pair.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { requireOrSkip } from '../support/require-tool.js';
+import { createPair, destroyPair, nodeIn, sh } from '../support/netns.js';
+
+const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
+const KIB = 1024;
+const PAPER_RATE = 896 * KIB; // bytes/s, the paper's slow proxies
+const MEASURE_SECONDS = 3; // long enough that htb's burst is < 1% of the bytes counted
+const WARMUP_SECONDS = 1; // skip TCP slow start and the initial htb burst
+const PORT = 40123;
+
+/** @param {string} ns @param {string[]} args */
+function shapeIn(ns, args) {
+  return execFileSync('ip', ['netns', 'exec', ns, SHAPE, ...args], { encoding: 'utf8' });
+}
+
+// Receiver: counts TCP payload bytes between WARMUP and WARMUP+MEASURE seconds after the first byte.
+const TCP_SINK = `
+import net from 'node:net';
+const [port, warm, span] = process.argv.slice(1).map(Number);
+let t0 = 0, bytes = 0;
+const srv = net.createServer((s) => s.on('data', (d) => {
+  const now = performance.now();
+  if (!t0) t0 = now;
+  const t = (now - t0) / 1000;
+  if (t >= warm && t < warm + span) bytes += d.length;
+  if (t >= warm + span) { console.log(bytes / span); process.exit(0); }
+}));
+srv.listen(port, '0.0.0.0');
+`;
+const TCP_SOURCE = `
+import net from 'node:net';
+const [host, port] = process.argv.slice(1);
+const chunk = Buffer.alloc(64 * 1024, 7);
+const s = net.connect(Number(port), host, () => { const go = () => { while (s.write(chunk)); }; s.on('drain', go); go(); });
+s.on('error', () => process.exit(0));
+setTimeout(() => process.exit(0), 8000);
+`;
+// UDP: count datagrams received out of a known number sent at a modest pace.
+const UDP_SINK = `
+import dgram from 'node:dgram';
+const [port, ms] = process.argv.slice(1).map(Number);
+let n = 0; const s = dgram.createSocket('udp4');
+s.on('message', () => n++); s.bind(port, '0.0.0.0');
+setTimeout(() => { console.log(n); process.exit(0); }, ms);
+`;
+const UDP_SOURCE = `
+import dgram from 'node:dgram';
+const [host, port, count] = process.argv.slice(1);
+const s = dgram.createSocket('udp4'); const buf = Buffer.alloc(200, 1); let i = 0;
+const tick = () => { for (let k = 0; k < 40 && i < Number(count); k++, i++) s.send(buf, Number(port), host);
+  if (i < Number(count)) setTimeout(tick, 4); else setTimeout(() => process.exit(0), 200); };
+tick();
+`;
+
+describe('shaping/shape (network namespaces)', function () {
+  this.timeout(60_000);
+  /** @type {ReturnType<typeof createPair>} */
+  let net;
+
+  before(function () {
+    requireOrSkip(this, { commands: ['ip', 'tc', 'iptables'], root: true });
+    net = createPair('shp');
+  });
+  after(() => net && destroyPair(net));
+
+  it('refuses bad input with a clear message and changes nothing', () => {
+    for (const args of [['--dev', net.devA, '--upload', '4xfoo'], ['--dev', net.devA], ['--dev', 'nosuch0', '--upload', '1MiB'], ['--dev', net.devA, '--loss', '140']]) {
+      assert.throws(() => shapeIn(net.a, args), (e) => e.status === 2 && /shape: error:/.test(String(e.stderr)));
+    }
+    assert.doesNotMatch(sh('ip', 'netns', 'exec', net.a, 'tc', 'qdisc', 'show', 'dev', net.devA), /htb/);
+  });
+
+  it('--dry-run prints the commands and applies nothing', () => {
+    const out = shapeIn(net.a, ['--dev', net.devA, '--upload', '896KiB', '--dry-run']);
+    assert.match(out, /tc qdisc add dev \S+ root handle 1: htb/);
+    assert.match(out, /rate 7340032bit/); // 896 KiB/s = 917504 B/s = 7340032 bit/s
+    assert.doesNotMatch(sh('ip', 'netns', 'exec', net.a, 'tc', 'qdisc', 'show', 'dev', net.devA), /htb/);
+  });
+
+  it('limits upload to 896 KiB/s within ±10% (TCP), idempotently', async () => {
+    shapeIn(net.a, ['--dev', net.devA, '--upload', '896KiB']);
+    shapeIn(net.a, ['--dev', net.devA, '--upload', '896KiB']); // twice: same state, no error
+    const qdiscs = sh('ip', 'netns', 'exec', net.a, 'tc', 'qdisc', 'show', 'dev', net.devA);
+    assert.equal(qdiscs.match(/qdisc htb/g)?.length, 1);
+    const sink = nodeIn(net.b, TCP_SINK, [String(PORT), String(WARMUP_SECONDS), String(MEASURE_SECONDS)]);
+    await new Promise((r) => setTimeout(r, 300));
+    const source = nodeIn(net.a, TCP_SOURCE, [net.ipB, String(PORT)]).catch(() => '');
+    const rate = Number(await sink);
+    await source;
+    const ratio = rate / PAPER_RATE;
+    console.log(`      measured ${(rate / KIB).toFixed(0)} KiB/s of TCP payload (${(ratio * 100).toFixed(1)}% of 896 KiB/s)`);
+    assert.ok(ratio > 0.9 && ratio < 1.1, `measured ${rate} B/s, ${ratio} of the limit`);
+  });
+
+  it('adds 2% random loss on the receiving side, measured within [1%, 3%]', async () => {
+    shapeIn(net.a, ['--dev', net.devA, '--clear']); // no rate limit: every loss is the shaper's
+    shapeIn(net.b, ['--dev', net.devB, '--loss', '2']);
+    const sent = 20_000;
+    const sink = nodeIn(net.b, UDP_SINK, [String(PORT), '4500']);
+    await new Promise((r) => setTimeout(r, 300));
+    await nodeIn(net.a, UDP_SOURCE, [net.ipB, String(PORT), String(sent)]);
+    const received = Number(await sink);
+    const loss = 1 - received / sent;
+    console.log(`      measured loss ${(loss * 100).toFixed(2)}% over ${sent} datagrams`);
+    assert.ok(loss >= 0.01 && loss <= 0.03, `loss ${loss}`);
+  });
+
+  it('--clear removes every qdisc, IFB and iptables rule it added', () => {
+    shapeIn(net.a, ['--dev', net.devA, '--upload', '1MiB', '--download', '2MiB']);
+    assert.match(sh('ip', 'netns', 'exec', net.a, 'ip', 'link'), /ifb-/);
+    shapeIn(net.a, ['--dev', net.devA, '--clear']);
+    shapeIn(net.b, ['--dev', net.devB, '--clear']);
+    assert.doesNotMatch(sh('ip', 'netns', 'exec', net.a, 'tc', 'qdisc', 'show', 'dev', net.devA), /htb|ingress/);
+    assert.doesNotMatch(sh('ip', 'netns', 'exec', net.a, 'ip', 'link'), /ifb-/);
+    assert.doesNotMatch(sh('ip', 'netns', 'exec', net.b, 'iptables', '-S', 'INPUT'), /mutp-shape/);
+  });
+});
