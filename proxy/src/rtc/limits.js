@@ -1,0 +1,47 @@
+// Named limits of the proxy's WebRTC side. Each one says its unit and why it exists.
+
+/** Largest POST /rtc/offer body (bytes): an offer for one data channel is ~1 KB; this refuses junk early. */
+export const MAX_OFFER_BODY_BYTES = 64 * 1024;
+
+/** Largest SDP string accepted (characters): same reason, checked after JSON parsing. */
+export const MAX_SDP_CHARS = 32 * 1024;
+
+/** Concurrent peer connections per proxy: each holds native sockets and threads; refuse more with 503. */
+export const MAX_PEER_CONNECTIONS = 64;
+
+/** ICE gathering must finish within this (ms): host candidates on a LAN gather in milliseconds. */
+export const ICE_GATHER_TIMEOUT_MS = 5000;
+
+/** A peer whose data channel has not opened by then (ms) is closed: the client gave up or never connected. */
+export const CHANNEL_OPEN_TIMEOUT_MS = 15_000;
+
+/** A session with no inbound message and nothing to send for this long (ms) is closed to free its slot. */
+export const SESSION_IDLE_TIMEOUT_MS = 30_000;
+
+/** How often idle sessions are looked for (ms). */
+export const IDLE_SWEEP_EVERY_MS = 1000;
+
+/**
+ * Stop sending while the channel's bufferedAmount is at or above this (bytes).
+ * node-datachannel's send() never refuses and its queue has no cap, so the sender caps it;
+ * 256 KiB is ~5 ms of loopback line rate, small enough that feedback still steers what is sent.
+ */
+export const SEND_HIGH_WATER_BYTES = 256 * 1024;
+
+/** Resume sending when the queue drains to this (bytes); fires `bufferedamountlow`. */
+export const SEND_LOW_WATER_BYTES = 64 * 1024;
+
+/**
+ * When the sender's window allows nothing, wait this long (ms) for feedback before asking again:
+ * the sender may unblock with time alone (in-transit packets expire), and lost feedback must not stall it.
+ */
+export const BLOCKED_RECHECK_MS = 50;
+
+/** Yield to the event loop after this many packets, so inbound feedback is read while pumping. */
+export const YIELD_EVERY_PACKETS = 64;
+
+/** Largest inbound data-channel message (bytes) handed to the decoder; anything bigger is peer junk. */
+export const MAX_INBOUND_MESSAGE_BYTES = 64 * 1024;
+
+/** Largest MUTP message we send (bytes): fits one SCTP chunk under a 1280-byte IPv6 MTU path. */
+export const MAX_OUTBOUND_MESSAGE_BYTES = 1200;

@@ -1,0 +1,59 @@
+// The proxy's live peer connections: a concurrency cap, and a sweep that closes peers whose
+// channel never opened or whose session went idle.
+
+import { CHANNEL_OPEN_TIMEOUT_MS, IDLE_SWEEP_EVERY_MS, SESSION_IDLE_TIMEOUT_MS } from './limits.js';
+
+/**
+ * @typedef {object} Peer
+ * @property {RTCPeerConnection} pc
+ * @property {number} createdAt          ms (Date.now)
+ * @property {number} lastActivityAt     ms (Date.now): last inbound message or outbound packet
+ * @property {boolean} channelOpened
+ * @property {() => boolean} busy        true while a session is sending (never idle then)
+ * @property {(reason: string) => void} close
+ */
+
+/**
+ * @param {{ maxPeers: number, logger: { info: Function, warn: Function },
+ *           idleTimeoutMs?: number, openTimeoutMs?: number, sweepEveryMs?: number }} opts
+ */
+export function createPeerRegistry({ maxPeers, logger, idleTimeoutMs = SESSION_IDLE_TIMEOUT_MS,
+  openTimeoutMs = CHANNEL_OPEN_TIMEOUT_MS, sweepEveryMs = IDLE_SWEEP_EVERY_MS }) {
+  /** @type {Set<Peer>} */
+  const peers = new Set();
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const peer of peers) {
+      if (!peer.channelOpened && now - peer.createdAt > openTimeoutMs) {
+        logger.info('rtc: closing peer whose channel never opened');
+        peer.close('open timeout');
+      } else if (peer.channelOpened && !peer.busy() && now - peer.lastActivityAt > idleTimeoutMs) {
+        logger.info('rtc: closing idle peer');
+        peer.close('idle timeout');
+      }
+    }
+  }, sweepEveryMs);
+  sweep.unref(); // the sweep alone must not keep the process alive
+
+  return {
+    get size() {
+      return peers.size;
+    },
+    full() {
+      return peers.size >= maxPeers;
+    },
+    /** @param {Peer} peer */
+    add(peer) {
+      peers.add(peer);
+    },
+    /** @param {Peer} peer */
+    remove(peer) {
+      peers.delete(peer);
+    },
+    closeAll(reason = 'shutdown') {
+      clearInterval(sweep);
+      for (const peer of [...peers]) peer.close(reason);
+    },
+  };
+}

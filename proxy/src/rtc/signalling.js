@@ -1,0 +1,153 @@
+// POST /rtc/offer: SDP offer in, SDP answer out (after ICE gathering completes). Each accepted
+// data channel is handed to `onChannel`; this module knows nothing about MUTP.
+
+import express from 'express';
+import { codedError, sendError } from './http-error.js';
+import { iceGatheringComplete } from './ice-gathering.js';
+import { createPeerRegistry } from './peer-registry.js';
+import { ICE_GATHER_TIMEOUT_MS, MAX_OFFER_BODY_BYTES, MAX_PEER_CONNECTIONS, MAX_SDP_CHARS } from './limits.js';
+
+/** A peer may open this many channels: the client opens one; the slack tolerates a re-open. */
+const MAX_CHANNELS_PER_PEER = 2;
+
+/**
+ * @typedef {import('./peer-registry.js').Peer} Peer
+ * @typedef {{ onMessage?: (ev: MessageEvent) => void, busy?: () => boolean, stop: (reason: string) => void }} ChannelSession
+ */
+
+/**
+ * Validate a parsed offer body.
+ * @param {unknown} body
+ * @returns {{ type: 'offer', sdp: string }}
+ */
+export function parseOfferBody(body) {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw codedError('ERR_BAD_OFFER', 'body must be a JSON object { type: "offer", sdp }', 400);
+  }
+  const { type, sdp } = /** @type {Record<string, unknown>} */ (body);
+  if (type !== 'offer') throw codedError('ERR_BAD_OFFER', 'type must be "offer"', 400);
+  if (typeof sdp !== 'string' || sdp.length === 0) throw codedError('ERR_BAD_OFFER', 'sdp must be a non-empty string', 400);
+  if (sdp.length > MAX_SDP_CHARS) throw codedError('ERR_OFFER_TOO_LARGE', `sdp longer than ${MAX_SDP_CHARS} characters`, 413);
+  if (!sdp.startsWith('v=0')) throw codedError('ERR_BAD_OFFER', 'sdp does not start with v=0', 400);
+  return { type, sdp };
+}
+
+/**
+ * @param {object} opts
+ * @param {typeof RTCPeerConnection} opts.RTCPeerConnection
+ * @param {object} opts.rtcConfig         passed to every RTCPeerConnection (e.g. bindAddress)
+ * @param {(channel: RTCDataChannel, peer: Peer) => ChannelSession} opts.onChannel
+ * @param {{ info: Function, warn: Function, error: Function }} opts.logger
+ * @param {number} [opts.maxPeers]
+ * @param {number} [opts.idleTimeoutMs]
+ * @param {number} [opts.openTimeoutMs]
+ */
+export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logger, maxPeers = MAX_PEER_CONNECTIONS,
+  idleTimeoutMs, openTimeoutMs }) {
+  const registry = createPeerRegistry({ maxPeers, logger, idleTimeoutMs, openTimeoutMs });
+  let closed = false;
+
+  const router = express.Router();
+  router.post('/rtc/offer', express.json({ limit: MAX_OFFER_BODY_BYTES, type: () => true }), async (req, res) => {
+    let peer = null;
+    try {
+      if (closed) throw codedError('ERR_SHUTTING_DOWN', 'proxy is shutting down', 503);
+      const offer = parseOfferBody(req.body);
+      if (registry.full()) throw codedError('ERR_TOO_MANY_PEERS', `more than ${maxPeers} peer connections`, 503);
+      peer = openPeer(offer);
+      const pc = peer.pc;
+      await pc.setRemoteDescription(offer);
+      await pc.setLocalDescription(await pc.createAnswer());
+      await iceGatheringComplete(pc, ICE_GATHER_TIMEOUT_MS);
+      const answer = pc.localDescription;
+      if (!answer || answer.type !== 'answer') throw codedError('ERR_RTC_NO_ANSWER', 'no local answer', 500);
+      res.json({ type: 'answer', sdp: answer.sdp });
+    } catch (e) {
+      const err = /** @type {any} */ (e);
+      if (peer) peer.close('signalling failed');
+      if (!err.status) {
+        // the RTC stack refused the SDP: the peer's fault, not ours
+        logger.warn(`rtc: offer refused from ${req.ip}: ${err.message}`);
+        sendError(res, codedError(err.code ?? 'ERR_BAD_OFFER', String(err.message), 400));
+      } else {
+        if (err.status >= 500) logger.warn(`rtc: ${err.code}: ${err.message}`);
+        else logger.warn(`rtc: bad offer from ${req.ip}: ${err.code}`);
+        sendError(res, err);
+      }
+    }
+  });
+  // body-parser errors (too large, bad JSON) arrive here; answer with our error shape
+  router.use('/rtc', (/** @type {any} */ err, /** @type {any} */ req, /** @type {any} */ res, /** @type {any} */ next) => {
+    if (!err) return next();
+    const tooLarge = err.type === 'entity.too.large';
+    logger.warn(`rtc: unreadable offer body from ${req.ip}: ${err.type ?? err.message}`);
+    if (tooLarge) sendError(res, codedError('ERR_OFFER_TOO_LARGE', `offer body over ${MAX_OFFER_BODY_BYTES} bytes`, 413));
+    else sendError(res, codedError('ERR_BAD_OFFER', 'offer body is not JSON', 400));
+  });
+
+  /** @param {{ type: 'offer', sdp: string }} _offer */
+  function openPeer(_offer) {
+    const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
+    /** @type {Set<ChannelSession>} */
+    const sessions = new Set();
+    let channels = 0;
+    let isClosed = false;
+    /** @type {Peer} */
+    const peer = {
+      pc,
+      createdAt: Date.now(),
+      lastActivityAt: Date.now(),
+      channelOpened: false,
+      busy: () => [...sessions].some((s) => s.busy?.()),
+      close(reason) {
+        if (isClosed) return;
+        isClosed = true;
+        registry.remove(peer);
+        for (const s of sessions) s.stop(reason);
+        sessions.clear();
+        try {
+          pc.close();
+        } catch {
+          // already closed by the stack
+        }
+      },
+    };
+    registry.add(peer);
+    pc.addEventListener('connectionstatechange', () => {
+      if (pc.connectionState === 'failed' || pc.connectionState === 'closed') peer.close(`connection ${pc.connectionState}`);
+    });
+    pc.addEventListener('datachannel', (/** @type {RTCDataChannelEvent} */ ev) => {
+      const channel = ev.channel;
+      if (++channels > MAX_CHANNELS_PER_PEER) {
+        logger.warn('rtc: peer opened too many data channels; closing the extra one');
+        channel.close();
+        return;
+      }
+      channel.binaryType = 'arraybuffer';
+      const start = () => {
+        peer.channelOpened = true;
+        peer.lastActivityAt = Date.now();
+        const session = onChannel(channel, peer);
+        sessions.add(session);
+        channel.addEventListener('close', () => {
+          session.stop('channel closed');
+          sessions.delete(session);
+        });
+      };
+      if (channel.readyState === 'open') start();
+      else channel.addEventListener('open', start, { once: true });
+    });
+    return peer;
+  }
+
+  return {
+    router,
+    get peerCount() {
+      return registry.size;
+    },
+    close() {
+      closed = true;
+      registry.closeAll();
+    },
+  };
+}

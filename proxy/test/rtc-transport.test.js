@@ -1,0 +1,162 @@
+// The WebRTC transport without MUTP: signalling validation, the peer cap, the idle timeout,
+// and bufferedAmount-capped sending of raw bytes over a real data channel on loopback.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import express from 'express';
+import { RTCPeerConnection } from 'node-datachannel/polyfill';
+import { createSignalling } from '../src/rtc/signalling.js';
+import { createChannelSender } from '../src/rtc/channel-sender.js';
+import { SEND_HIGH_WATER_BYTES, MAX_OUTBOUND_MESSAGE_BYTES } from '../src/rtc/limits.js';
+import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
+
+const LOOPBACK_RTC = { bindAddress: '127.0.0.1' }; // tests only target loopback
+const quietLogger = { info() {}, warn() {}, error() {} };
+
+/** A session that answers a 4-byte count with that many numbered 1200-byte messages. */
+function bulkSession(stats) {
+  return (channel) => {
+    const out = createChannelSender(channel);
+    let stopped = false;
+    let pumping = false;
+    channel.addEventListener('message', async (ev) => {
+      const count = new DataView(ev.data).getUint32(0);
+      pumping = true;
+      for (let i = 0; i < count && !stopped; ) {
+        if (!out.canSend()) {
+          await out.drained();
+          continue;
+        }
+        const msg = new Uint8Array(MAX_OUTBOUND_MESSAGE_BYTES);
+        new DataView(msg.buffer).setUint32(0, i);
+        msg.fill(i & 0xff, 4);
+        out.send(msg);
+        stats.maxBuffered = Math.max(stats.maxBuffered, channel.bufferedAmount);
+        i++;
+      }
+      pumping = false;
+    });
+    return { busy: () => pumping, stop() { stopped = true; } };
+  };
+}
+
+async function startServer(opts = {}) {
+  const stats = { maxBuffered: 0 };
+  const app = express();
+  const sig = createSignalling({ RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quietLogger,
+    onChannel: bulkSession(stats), ...opts });
+  app.use(sig.router);
+  const server = http.createServer(app);
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  return { url, sig, stats, async close() { sig.close(); server.closeAllConnections(); await new Promise((r) => server.close(r)); } };
+}
+
+async function post(url, body, contentType = 'application/json') {
+  const res = await fetch(`${url}/rtc/offer`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('rtc transport (real WebRTC on loopback)', function () {
+  let srv;
+  beforeEach(async () => { srv = await startServer(); });
+  afterEach(async () => { await srv.close(); });
+
+  it('refuses malformed offers with codes', async () => {
+    const cases = [
+      ['not json', 400, 'ERR_BAD_OFFER'],
+      [JSON.stringify([1, 2]), 400, 'ERR_BAD_OFFER'],
+      [JSON.stringify({ type: 'answer', sdp: 'v=0\r\n' }), 400, 'ERR_BAD_OFFER'],
+      [JSON.stringify({ type: 'offer' }), 400, 'ERR_BAD_OFFER'],
+      [JSON.stringify({ type: 'offer', sdp: 42 }), 400, 'ERR_BAD_OFFER'],
+      [JSON.stringify({ type: 'offer', sdp: 'hello' }), 400, 'ERR_BAD_OFFER'],
+      [JSON.stringify({ type: 'offer', sdp: 'v=0\r\n' + 'a'.repeat(40_000) }), 413, 'ERR_OFFER_TOO_LARGE'],
+      [JSON.stringify({ type: 'offer', sdp: 'x'.repeat(70_000) }), 413, 'ERR_OFFER_TOO_LARGE'],
+      [JSON.stringify({ type: 'offer', sdp: 'v=0\r\ngarbage\r\n' }), 400, 'ERR_BAD_OFFER'],
+    ];
+    for (const [body, status, code] of cases) {
+      const r = await post(srv.url, body);
+      assert.equal(r.status, status, `status for ${String(body).slice(0, 40)}`);
+      assert.equal(r.body.error.code, code);
+    }
+    assert.equal(srv.sig.peerCount, 0, 'no peer connection left behind by refused offers');
+  });
+
+  it('moves 12 MB of numbered messages with bufferedAmount capped', async () => {
+    const link = await connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
+    try {
+      assert.equal(link.channel.ordered, false);
+      assert.equal(link.channel.maxRetransmits, 0);
+      const count = 10_000;
+      const seen = new Uint8Array(count);
+      let received = 0;
+      let corrupt = 0;
+      const done = new Promise((resolve) => {
+        link.channel.addEventListener('message', (ev) => {
+          const bytes = new Uint8Array(ev.data);
+          const i = new DataView(ev.data).getUint32(0);
+          if (bytes.length !== MAX_OUTBOUND_MESSAGE_BYTES || bytes[4] !== (i & 0xff) || bytes[1199] !== (i & 0xff)) corrupt++;
+          if (!seen[i]) { seen[i] = 1; received++; }
+          if (i === count - 1 || received === count) setTimeout(resolve, 200); // late stragglers
+        });
+      });
+      const req = new Uint8Array(4);
+      new DataView(req.buffer).setUint32(0, count);
+      link.channel.send(req);
+      await done;
+      assert.equal(corrupt, 0);
+      // unreliable channel: loopback loss is tiny, but not promised to be zero
+      assert.ok(received > count * 0.95, `received ${received}/${count}`);
+      assert.ok(srv.stats.maxBuffered > 0, 'the sender queued something');
+      assert.ok(srv.stats.maxBuffered <= SEND_HIGH_WATER_BYTES + MAX_OUTBOUND_MESSAGE_BYTES,
+        `bufferedAmount ${srv.stats.maxBuffered} exceeded the cap`);
+    } finally {
+      link.close();
+    }
+  });
+});
+
+describe('rtc transport limits', function () {
+  it('caps concurrent peer connections (503 ERR_TOO_MANY_PEERS)', async () => {
+    const srv = await startServer({ maxPeers: 1 });
+    const first = await connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
+    try {
+      await assert.rejects(connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC }),
+        (/** @type {any} */ err) => err.code === 'ERR_RTC_SIGNAL_HTTP' && err.status === 503 && err.remoteCode === 'ERR_TOO_MANY_PEERS');
+    } finally {
+      first.close();
+      await srv.close();
+    }
+  });
+
+  it('closes an idle session', async () => {
+    const srv = await startServer({ idleTimeoutMs: 100 });
+    const link = await connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
+    try {
+      await new Promise((resolve) => link.channel.addEventListener('close', resolve, { once: true }));
+      assert.equal(srv.sig.peerCount, 0);
+    } finally {
+      link.close();
+      await srv.close();
+    }
+  });
+
+  it('a client connect to a dead port fails with a code', async () => {
+    const srv = await startServer();
+    const url = srv.url;
+    await srv.close();
+    await assert.rejects(connectPeer({ url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC }),
+      (/** @type {any} */ err) => err.code === 'ERR_RTC_SIGNAL_FAILED');
+  });
+
+  it('a client connect honours an aborted signal', async () => {
+    const srv = await startServer();
+    try {
+      const ctrl = new AbortController();
+      const p = connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, signal: ctrl.signal });
+      ctrl.abort();
+      await assert.rejects(p, (/** @type {any} */ err) => err.code === 'ERR_ABORTED');
+    } finally {
+      await srv.close();
+    }
+  });
+});

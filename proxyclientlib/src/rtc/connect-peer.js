@@ -1,0 +1,140 @@
+// Connect to one proxy over WebRTC: create an offer, wait for ICE gathering to complete,
+// POST it to the proxy's /rtc/offer, apply the answer, and wait for the data channel to open.
+
+import { codedError } from './coded-error.js';
+
+/** Whole connect budget (ms): signalling + ICE + DTLS + SCTP take ~30 ms on a LAN; a proxy slower than this is useless. */
+export const CONNECT_TIMEOUT_MS = 8000;
+
+/** Largest answer body accepted (bytes): an answer for one channel is ~1 KB. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** Data channel options (paper III.A): unordered and unreliable; MUTP does its own recovery. */
+export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmits: 0 });
+
+/**
+ * @typedef {object} PeerLink
+ * @property {RTCPeerConnection} pc
+ * @property {RTCDataChannel} channel
+ * @property {() => void} close      idempotent; closes the channel and the peer connection
+ */
+
+/**
+ * @param {object} opts
+ * @param {string} opts.url                        proxy base URL, e.g. http://127.0.0.1:9001
+ * @param {typeof RTCPeerConnection} opts.RTCPeerConnection
+ * @param {object} [opts.rtcConfig]                merged into the RTCPeerConnection config
+ * @param {AbortSignal} [opts.signal]
+ * @param {number} [opts.timeoutMs]
+ * @param {typeof fetch} [opts.fetch]
+ * @returns {Promise<PeerLink>} rejects with ERR_RTC_CONNECT_TIMEOUT, ERR_RTC_SIGNAL_HTTP,
+ *   ERR_RTC_SIGNAL_FAILED, ERR_RTC_BAD_ANSWER, ERR_RTC_CHANNEL_CLOSED or ERR_ABORTED
+ */
+export async function connectPeer({ url, RTCPeerConnection, rtcConfig = {}, signal, timeoutMs = CONNECT_TIMEOUT_MS,
+  fetch = globalThis.fetch }) {
+  if (typeof RTCPeerConnection !== 'function') throw codedError('ERR_RTC_UNAVAILABLE', 'no RTCPeerConnection in this environment');
+  if (signal?.aborted) throw abortError(signal);
+  const offerUrl = new URL('rtc/offer', url.endsWith('/') ? url : `${url}/`);
+
+  const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
+  const channel = pc.createDataChannel('mutp', MUTP_CHANNEL_OPTIONS);
+  channel.binaryType = 'arraybuffer';
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    try {
+      channel.close();
+    } catch {
+      // already closed
+    }
+    try {
+      pc.close();
+    } catch {
+      // already closed
+    }
+  };
+
+  // one controller aborts whichever step is pending: the timeout, the caller's signal
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(codedError('ERR_RTC_CONNECT_TIMEOUT', `no data channel to ${url} within ${timeoutMs} ms`)), timeoutMs);
+  const onAbort = () => ctrl.abort(abortError(signal));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const aborted = new Promise((_, reject) => {
+    ctrl.signal.addEventListener('abort', () => reject(ctrl.signal.reason), { once: true });
+  });
+  aborted.catch(() => {}); // observed via race below
+  /** @template T @param {Promise<T>} p @returns {Promise<T>} */
+  const step = (p) => Promise.race([p, aborted]);
+
+  try {
+    await step(pc.setLocalDescription(await step(pc.createOffer())));
+    await step(gathered(pc));
+    const offer = pc.localDescription;
+    let res;
+    try {
+      res = await fetch(offerUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'offer', sdp: offer.sdp }),
+        signal: ctrl.signal,
+      });
+    } catch (e) {
+      if (ctrl.signal.aborted) throw ctrl.signal.reason;
+      throw codedError('ERR_RTC_SIGNAL_FAILED', `POST ${offerUrl}: ${/** @type {Error} */ (e).message}`, { cause: e });
+    }
+    const text = await step(res.text());
+    if (text.length > MAX_ANSWER_BYTES) throw codedError('ERR_RTC_BAD_ANSWER', 'answer body too large');
+    let body;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+    if (!res.ok) {
+      const code = typeof body?.error?.code === 'string' ? body.error.code : 'unknown';
+      throw codedError('ERR_RTC_SIGNAL_HTTP', `POST ${offerUrl}: HTTP ${res.status} (${code})`, { status: res.status, remoteCode: code });
+    }
+    if (!body || body.type !== 'answer' || typeof body.sdp !== 'string' || !body.sdp.startsWith('v=0')) {
+      throw codedError('ERR_RTC_BAD_ANSWER', `POST ${offerUrl}: the body is not { type: "answer", sdp }`);
+    }
+    await step(pc.setRemoteDescription({ type: 'answer', sdp: body.sdp }));
+    await step(channelOpen(channel));
+    return { pc, channel, close };
+  } catch (e) {
+    close();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** @param {AbortSignal} signal */
+function abortError(signal) {
+  const reason = signal.reason;
+  if (typeof reason?.code === 'string') return reason; // already one of ours
+  return codedError('ERR_ABORTED', 'the download was aborted', { cause: reason });
+}
+
+/** @param {RTCPeerConnection} pc @returns {Promise<void>} */
+function gathered(pc) {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => {
+    const onChange = () => {
+      if (pc.iceGatheringState !== 'complete') return;
+      pc.removeEventListener('icegatheringstatechange', onChange);
+      resolve();
+    };
+    pc.addEventListener('icegatheringstatechange', onChange);
+  });
+}
+
+/** @param {RTCDataChannel} channel @returns {Promise<void>} */
+function channelOpen(channel) {
+  if (channel.readyState === 'open') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    channel.addEventListener('open', () => resolve(), { once: true });
+    channel.addEventListener('close', () => reject(codedError('ERR_RTC_CHANNEL_CLOSED', 'the data channel closed before it opened')), { once: true });
+  });
+}
