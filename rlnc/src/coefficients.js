@@ -1,0 +1,95 @@
+// Seeded coefficient generator: xoshiro128** (output is non-linear over GF(2) because of its
+// multiplications). A generator linear over GF(2) (xorshift) capped the rank at 32 for g=64
+// (field notes), so a plain xorshift must not be used here.
+
+/** fmix32 constants from MurmurHash3: a bijection, so distinct seeds give distinct states. */
+const FMIX_MUL_1 = 0x85ebca6b;
+const FMIX_MUL_2 = 0xc2b2ae35;
+/** Distinct salts per state word; SALT_0 !== -SALT_2 so the state is never all zero. */
+const SALT_0 = 0x9e3779b9;
+const SALT_1 = 0x7f4a7c15;
+const SALT_2 = 0x2545f491;
+const SALT_3 = 0x6c8e9cf5;
+const TWO_POW_32 = 2 ** 32;
+
+/** @param {number} x */
+function fmix32(x) {
+  x ^= x >>> 16;
+  x = Math.imul(x, FMIX_MUL_1);
+  x ^= x >>> 13;
+  x = Math.imul(x, FMIX_MUL_2);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+/** @param {number} x @param {number} k */
+function rotl(x, k) {
+  return (x << k) | (x >>> (32 - k));
+}
+
+export class CoefficientGenerator {
+  /** @param {number} seed non-negative safe integer */
+  constructor(seed) {
+    const lo = seed >>> 0;
+    const hi = Math.floor(seed / TWO_POW_32) >>> 0;
+    this.s0 = fmix32(lo ^ SALT_0);
+    this.s1 = fmix32(hi ^ SALT_1);
+    this.s2 = fmix32((lo + SALT_2) >>> 0);
+    this.s3 = fmix32((hi + SALT_3) >>> 0);
+  }
+
+  /** @returns {number} the next 32-bit output (unsigned) */
+  next() {
+    const result = Math.imul(rotl(Math.imul(this.s1, 5), 7), 9) >>> 0;
+    const t = this.s1 << 9;
+    this.s2 ^= this.s0;
+    this.s3 ^= this.s1;
+    this.s1 ^= this.s2;
+    this.s0 ^= this.s3;
+    this.s2 ^= t;
+    this.s3 = rotl(this.s3, 11);
+    return result;
+  }
+
+  /**
+   * Fills `out[offset .. offset+count)` with uniform bytes, redrawing an all-zero vector
+   * (it can never be innovative; this only matters at small g, e.g. 1/256 of packets at g=1).
+   * @param {Uint8Array} out
+   * @param {number} offset
+   * @param {number} count
+   */
+  fill(out, offset, count) {
+    for (;;) {
+      let any = 0;
+      for (let i = 0; i < count; i += 4) {
+        let w = this.next();
+        const end = Math.min(count, i + 4);
+        for (let j = i; j < end; j++) {
+          const b = w & 0xff;
+          out[offset + j] = b;
+          any |= b;
+          w >>>= 8;
+        }
+      }
+      if (any !== 0) return;
+    }
+  }
+}
+
+/**
+ * @param {any} seed
+ * @returns {number}
+ */
+export function normalizeSeed(seed) {
+  if (seed === undefined) {
+    const w = new Uint32Array(2);
+    globalThis.crypto.getRandomValues(w);
+    return (w[0] & 0x1fffff) * TWO_POW_32 + w[1];
+  }
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed) || seed < 0) {
+    const err = new TypeError(`seed must be a non-negative safe integer, got ${String(seed)}`);
+    /** @type {any} */ (err).code = 'ERR_RLNC_BAD_SEED';
+    throw err;
+  }
+  return seed;
+}

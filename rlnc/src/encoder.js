@@ -1,0 +1,102 @@
+// RLNC encoder for one generation: coded packet = coefficients ‖ Σ cᵢ·symbolᵢ.
+import { checkBytes } from './limits.js';
+import { align } from './align.js';
+import { CoefficientGenerator } from './coefficients.js';
+import { track, untrack, disposedError } from './lifetime.js';
+
+export class Encoder {
+  /**
+   * @param {import('./backend-types.js').Backend} backend
+   * @param {{symbols: number, symbolSize: number, seed: number, systematic: boolean}} p
+   */
+  constructor(backend, { symbols, symbolSize, seed, systematic }) {
+    this.impl = backend.name;
+    /** Symbols in the generation (g). */
+    this.symbolCount = symbols;
+    this.symbolSize = symbolSize;
+    this.seed = seed;
+    this.systematic = systematic;
+    /** Packets written so far. */
+    this.packets = 0;
+    this._backend = backend;
+    this._gen = new CoefficientGenerator(seed);
+    this._symbolsSet = false;
+    const dataBytes = symbols * symbolSize;
+    this._payloadOffset = align(dataBytes);
+    this._arena = backend.arena(this._payloadOffset + symbols + symbolSize);
+    track(this, this._arena);
+  }
+
+  /** @returns {Uint8Array} */
+  _mem() {
+    if (this._arena === null) throw disposedError('encoder');
+    return this._arena.mem();
+  }
+
+  /** Bytes in one payload: `symbols` coefficients, then `symbolSize` data bytes. */
+  get payloadSize() {
+    return this.symbolCount + this.symbolSize;
+  }
+
+  /** @param {Uint8Array} data symbols·symbolSize bytes, symbol i at i·symbolSize */
+  setSymbols(data) {
+    const mem = this._mem();
+    checkBytes(data, this.symbolCount * this.symbolSize, 'symbols data');
+    mem.set(data, this._arena.base);
+    this._symbolsSet = true;
+  }
+
+  /**
+   * Zero-copy alternative to setSymbols: a view of the encoder's symbol storage to fill in
+   * place. Valid until dispose() or until another encoder/decoder grows the shared memory.
+   * @returns {Uint8Array}
+   */
+  symbolsView() {
+    const mem = this._mem();
+    this._symbolsSet = true;
+    const base = this._arena.base;
+    return mem.subarray(base, base + this.symbolCount * this.symbolSize);
+  }
+
+  /**
+   * Writes the next packet into encoder memory and returns a view of it (no copy). The view
+   * is overwritten by the next write and invalid after dispose() or memory growth.
+   * @returns {Uint8Array}
+   */
+  writePayloadView() {
+    const mem = this._mem();
+    if (!this._symbolsSet) {
+      const err = new Error('setSymbols() must be called before writePayload()');
+      /** @type {any} */ (err).code = 'ERR_RLNC_NO_SYMBOLS';
+      throw err;
+    }
+    const g = this.symbolCount;
+    const size = this.symbolSize;
+    const base = this._arena.base;
+    const out = base + this._payloadOffset;
+    if (this.systematic && this.packets < g) {
+      const i = this.packets;
+      mem.fill(0, out, out + g);
+      mem[out + i] = 1;
+      mem.copyWithin(out + g, base + i * size, base + (i + 1) * size);
+    } else {
+      this._gen.fill(mem, out, g);
+      this._backend.encode(mem, out + g, base, out, g, size);
+    }
+    this.packets++;
+    return mem.subarray(out, out + g + size);
+  }
+
+  /** @returns {Uint8Array} a new coded packet (coefficients, then symbolSize coded bytes) */
+  writePayload() {
+    return this.writePayloadView().slice();
+  }
+
+  /** Returns this encoder's memory to the shared heap; the encoder is unusable afterwards. */
+  dispose() {
+    if (this._arena === null) return;
+    untrack(this);
+    this._arena.free();
+    this._arena = null;
+  }
+}

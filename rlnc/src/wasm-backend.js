@@ -1,0 +1,70 @@
+// WebAssembly backends (SIMD128 and scalar builds of csrc/rlnc.c). Each module is compiled and
+// instantiated once per process; all its encoders/decoders share its memory through a Heap.
+import { loadWasmBytes } from '#wasm-bytes';
+import { Heap } from './heap.js';
+
+/** @typedef {import('./backend-types.js').Backend} Backend */
+
+/** @type {Map<string, Promise<Backend>>} flavor → backend */
+const cache = new Map();
+
+/**
+ * @param {'simd'|'scalar'} flavor
+ * @param {Uint8Array} bytes
+ * @returns {Promise<Backend>}
+ */
+async function instantiate(flavor, bytes) {
+  const { instance } = await WebAssembly.instantiate(bytes, {});
+  const ex = /** @type {any} */ (instance.exports);
+  const memory = /** @type {WebAssembly.Memory} */ (ex.memory);
+  ex.rlnc_init();
+  const heap = new Heap(memory, ex.__heap_base.value, ex.rlnc_max_memory());
+  const encodeFn = ex.rlnc_encode;
+  const decodeFn = ex.rlnc_decode;
+  return {
+    name: flavor,
+    heap,
+    arena(bytes) {
+      let ptr = heap.alloc(bytes);
+      return {
+        base: ptr,
+        mem: () => heap.view(),
+        free() {
+          if (ptr < 0) return;
+          heap.release(ptr);
+          ptr = -1;
+        },
+      };
+    },
+    encode: (_mem, out, symbols, coeffs, g, size) => encodeFn(out, symbols, coeffs, g, size),
+    decode: (_mem, cm, dm, piv, row, g, size) => decodeFn(cm, dm, piv, row, g, size),
+  };
+}
+
+/**
+ * @param {'simd'|'scalar'} flavor
+ * @returns {Promise<Backend>}
+ */
+export function loadWasmBackend(flavor) {
+  let p = cache.get(flavor);
+  if (!p) {
+    p = loadWasmBytes(flavor).then((bytes) => instantiate(flavor, bytes));
+    cache.set(flavor, p);
+    p.catch(() => cache.delete(flavor));
+  }
+  return p;
+}
+
+/**
+ * Feature detection: whether this engine accepts the module (SIMD128 support for 'simd').
+ * @param {'simd'|'scalar'} flavor
+ * @returns {Promise<boolean>}
+ */
+export async function wasmSupported(flavor) {
+  if (typeof WebAssembly !== 'object') return false;
+  try {
+    return WebAssembly.validate(await loadWasmBytes(flavor));
+  } catch {
+    return false;
+  }
+}
