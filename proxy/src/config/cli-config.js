@@ -1,0 +1,95 @@
+import { parseArgs } from 'node:util';
+import { codedError } from '../coded-error.js';
+import { splitHostList } from '../ssrf/host-allowlist.js';
+
+// A fixed default makes `mutp-proxy` reachable without flags; npm start passes its own ports.
+export const CLI_DEFAULT_PORT = 8090;
+
+export const HELP = `Usage: mutp-proxy [options]
+
+A MUTP proxy: fetches allowlisted origin objects once (LRU cache), serves them over
+HTTP (GET /fetch?url=…, Range) and WebRTC (POST /rtc/offer), reports to Origo.
+
+Options (flag / environment variable):
+  --port N              PROXY_PORT          listen port (default ${CLI_DEFAULT_PORT}; 0 = any free port)
+  --host ADDR           PROXY_HOST          listen address (default 127.0.0.1)
+  --id ID               PROXY_ID            proxy id (default: random)
+  --token HEX           PROXY_TOKEN         HMAC-SHA256(ORIGO_PROXY_SECRET, id) in hex
+  --origo URL           ORIGO_URL           Origo base URL, e.g. http://127.0.0.1:8080 (none: standalone)
+  --public-url URL      PROXY_PUBLIC_URL    URL clients use to reach this proxy (default http://host:port)
+  --lat DEG             PROXY_LAT           location reported to Origo (proximity rule)
+  --lon DEG             PROXY_LON
+  --upload-rate SIZE    UPLOAD_RATE         configured upload rate per second, e.g. 896KiB (informational)
+  --cache-size SIZE     PROXY_CACHE_SIZE    LRU cache size in bytes, e.g. 256MiB (default 256MiB)
+  --max-object SIZE     PROXY_MAX_OBJECT    largest origin object accepted (default 64MiB)
+  --origin-timeout MS   PROXY_ORIGIN_TIMEOUT_MS  whole origin fetch time cap (default 30000)
+  --allowed-hosts LIST  MUTP_ALLOWED_HOSTS  extra allowed origin hosts, comma-separated host[:port]
+                                            (always allowed: *.googlevideo.com)
+  --allow-private       PROXY_ALLOW_PRIVATE=1  TESTS ONLY: allow loopback/private origin addresses
+  -h, --help                                this text
+`;
+
+/**
+ * Reads flags, falling back to environment variables.
+ * @param {string[]} argv
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {{ help: true } | { help: false, config: Parameters<typeof import('./resolve-config.js').resolveConfig>[0] }}
+ */
+export function configFromCli(argv, env) {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      port: { type: 'string' }, host: { type: 'string' }, id: { type: 'string' }, token: { type: 'string' },
+      origo: { type: 'string' }, 'public-url': { type: 'string' }, lat: { type: 'string' }, lon: { type: 'string' },
+      'upload-rate': { type: 'string' }, 'cache-size': { type: 'string' }, 'max-object': { type: 'string' },
+      'origin-timeout': { type: 'string' }, 'allowed-hosts': { type: 'string' },
+      'allow-private': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return { help: true };
+  const pick = (/** @type {string} */ flag, /** @type {string} */ name) => {
+    const v = /** @type {string | undefined} */ (values[flag]) ?? env[name];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const lat = pick('lat', 'PROXY_LAT');
+  const lon = pick('lon', 'PROXY_LON');
+  if ((lat === undefined) !== (lon === undefined)) throw codedError('ERR_BAD_CONFIG', 'give both --lat and --lon, or neither');
+  const allowPrivateEnv = env.PROXY_ALLOW_PRIVATE;
+  return {
+    help: false,
+    config: {
+      port: toInt(pick('port', 'PROXY_PORT') ?? String(CLI_DEFAULT_PORT), 'port'),
+      host: pick('host', 'PROXY_HOST'),
+      id: pick('id', 'PROXY_ID'),
+      token: pick('token', 'PROXY_TOKEN'),
+      origoUrl: pick('origo', 'ORIGO_URL'),
+      publicUrl: pick('public-url', 'PROXY_PUBLIC_URL'),
+      location: lat === undefined ? null : { lat: toNumber(lat, 'lat'), lon: toNumber(lon, 'lon') },
+      uploadRate: pick('upload-rate', 'UPLOAD_RATE') ?? null,
+      cacheBytes: pick('cache-size', 'PROXY_CACHE_SIZE'),
+      maxObjectBytes: pick('max-object', 'PROXY_MAX_OBJECT'),
+      originTimeoutMs: maybe(pick('origin-timeout', 'PROXY_ORIGIN_TIMEOUT_MS'), (v) => toInt(v, 'origin-timeout')),
+      allowedHosts: splitHostList(pick('allowed-hosts', 'MUTP_ALLOWED_HOSTS')),
+      allowPrivate: values['allow-private'] === true || allowPrivateEnv === '1' || allowPrivateEnv === 'true',
+    },
+  };
+}
+
+/** @template T @param {string | undefined} v @param {(v: string) => T} f */
+function maybe(v, f) {
+  return v === undefined ? undefined : f(v);
+}
+
+/** @param {string} v @param {string} name */
+function toInt(v, name) {
+  if (!/^\d+$/.test(v)) throw codedError('ERR_BAD_CONFIG', `--${name} must be a whole number, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** @param {string} v @param {string} name */
+function toNumber(v, name) {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw codedError('ERR_BAD_CONFIG', `--${name} must be a number`);
+  return n;
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { codedError } from '../coded-error.js';
+import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.js';
+import { parseByteSize } from './byte-size.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+// Enough for several 1.5–5 MB video chunks per client without growing unbounded.
+export const DEFAULT_CACHE_BYTES = 256 * 1024 ** 2;
+// A video chunk is a few MB; 64 MiB stops a proxy from being used to pull huge files.
+export const DEFAULT_MAX_OBJECT_BYTES = 64 * 1024 ** 2;
+// The whole origin fetch, all redirect hops included.
+export const DEFAULT_ORIGIN_TIMEOUT_MS = 30_000;
+const MAX_ID_CHARS = 64;
+
+/**
+ * @typedef {object} ProxyConfig
+ * @property {string} id
+ * @property {string | null} token HMAC-SHA256(ORIGO_PROXY_SECRET, id), hex
+ * @property {string} host listen address
+ * @property {number} port 0 = any free port
+ * @property {string | null} publicUrl null = http://host:port once listening
+ * @property {{ lat: number, lon: number } | null} location
+ * @property {number | null} uploadRateBps informational, reported to Origo
+ * @property {number} cacheBytes
+ * @property {number} maxObjectBytes
+ * @property {number} originTimeoutMs
+ * @property {string[]} allowedHosts full allowlist (defaults + extra)
+ * @property {boolean} allowPrivate tests only: allow loopback/private origins
+ * @property {string | null} origoUrl null = run without Origo
+ * @property {number | undefined} statusEveryMs
+ * @property {import('../logger.js').Logger | undefined} logger
+ */
+
+/**
+ * Fills defaults and validates. `allowedHosts` given here are ADDED to the default allowlist.
+ * @param {Partial<Omit<ProxyConfig, 'location' | 'uploadRateBps' | 'cacheBytes' | 'maxObjectBytes'>> & {
+ *   location?: { lat: number, lon: number } | null, uploadRate?: string | number | null,
+ *   uploadRateBps?: number | null, cacheBytes?: number | string, maxObjectBytes?: number | string }} input
+ * @returns {ProxyConfig}
+ */
+export function resolveConfig(input = {}) {
+  const id = input.id ?? `proxy-${randomBytes(4).toString('hex')}`;
+  if (typeof id !== 'string' || !/^[A-Za-z0-9._-]+$/.test(id) || id.length > MAX_ID_CHARS) {
+    throw codedError('ERR_BAD_CONFIG', `proxy id must be 1..${MAX_ID_CHARS} of [A-Za-z0-9._-]`);
+  }
+  const port = input.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw codedError('ERR_BAD_CONFIG', `bad port ${port}`);
+  const location = input.location ?? null;
+  if (location !== null && !(isInRange(location.lat, -90, 90) && isInRange(location.lon, -180, 180))) {
+    throw codedError('ERR_BAD_CONFIG', 'location needs lat in [-90, 90] and lon in [-180, 180]');
+  }
+  const rate = input.uploadRateBps ?? (input.uploadRate != null ? parseByteSize(input.uploadRate) : null);
+  const extra = input.allowedHosts ?? [];
+  for (const h of extra) parseHostPattern(h); // throws ERR_BAD_CONFIG on a bad entry
+  for (const u of [input.origoUrl, input.publicUrl]) {
+    if (u != null && !/^https?:\/\//.test(u)) throw codedError('ERR_BAD_CONFIG', `not an http(s) URL: ${u}`);
+  }
+  const originTimeoutMs = input.originTimeoutMs ?? DEFAULT_ORIGIN_TIMEOUT_MS;
+  if (!(originTimeoutMs > 0)) throw codedError('ERR_BAD_CONFIG', 'originTimeoutMs must be > 0');
+  return {
+    id,
+    token: input.token ?? null,
+    host: input.host ?? DEFAULT_HOST,
+    port,
+    publicUrl: input.publicUrl ?? null,
+    location,
+    uploadRateBps: rate,
+    cacheBytes: parseByteSize(input.cacheBytes ?? DEFAULT_CACHE_BYTES),
+    maxObjectBytes: parseByteSize(input.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES),
+    originTimeoutMs,
+    allowedHosts: [...DEFAULT_ALLOWED_HOSTS, ...extra],
+    allowPrivate: input.allowPrivate === true,
+    origoUrl: input.origoUrl ?? null,
+    statusEveryMs: input.statusEveryMs,
+    logger: input.logger,
+  };
+}
+
+/** @param {unknown} v @param {number} lo @param {number} hi */
+function isInRange(v, lo, hi) {
+  return typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi;
+}

@@ -1,0 +1,105 @@
+import parseRange from 'range-parser';
+import { sendError } from './error-status.js';
+
+// Modes a client may declare on /fetch so the proxy's record says which one it served.
+const HTTP_MODES = new Set(['parallel-http', 'range-http']);
+const ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+// Larger values are not a source index/fleet size of this system.
+const MAX_SOURCES = 64;
+
+/**
+ * GET /fetch?url=…[&downloadId=…&mode=parallel-http|range-http&sourceIndex=i&n=N]
+ * Serves the proxy's copy of the object, honouring one `Range` (206 / 416).
+ * @param {{ objects: ReturnType<typeof import('../objects/object-store.js').createObjectStore>,
+ *           logs: { record: (r: object) => void }, stats: { bytesSent: number },
+ *           proxyId: string }} deps
+ * @returns {import('express').RequestHandler}
+ */
+export function createFetchRoute({ objects, logs, stats, proxyId }) {
+  return async (req, res) => {
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const q = readQuery(req.query);
+    if (!q.ok) return sendError(res, { code: 'ERR_BAD_QUERY', message: q.message });
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const record = {
+      proxyId, downloadId: q.downloadId, startedAt: startedAt.toISOString(), mode: q.mode, url: q.url,
+      objectBytes: null, sourceIndex: q.sourceIndex, n: q.n, params: { range: req.headers.range ?? null },
+      packetsSent: 0, bytesSent: 0, durationMs: 0, serverFetchMs: null, fromCache: false, error: null,
+    };
+    let obj;
+    try {
+      obj = await objects.get(q.url, { signal: abort.signal });
+    } catch (err) {
+      if (err.code !== 'ERR_ABORTED') sendError(res, err);
+      logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });
+      return;
+    }
+    const size = obj.bytes.byteLength;
+    res.setHeader('Accept-Ranges', 'bytes');
+    res.setHeader('Content-Type', obj.contentType);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-MUTP-Proxy-Id', proxyId);
+    res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
+    res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
+    let start = 0;
+    let end = size - 1;
+    const range = req.headers.range;
+    /** @type {any} */
+    const parsed = range === undefined ? -2 : parseRange(size, range, { combine: true });
+    if (parsed === -1) {
+      res.setHeader('Content-Range', `bytes */${size}`);
+      sendError(res, { code: 'ERR_RANGE_NOT_SATISFIABLE', message: `range ${range} is outside 0..${size}` });
+      logs.record({ ...record, objectBytes: size, durationMs: performance.now() - t0, serverFetchMs: obj.serverFetchMs,
+        fromCache: obj.fromCache, error: { code: 'ERR_RANGE_NOT_SATISFIABLE', message: `range ${range}` } });
+      return;
+    }
+    // -2 (malformed) and multi-range requests get the whole object: RFC 9110 lets a server ignore Range.
+    if (typeof parsed === 'object' && parsed.type === 'bytes' && parsed.length === 1) {
+      start = parsed[0].start;
+      end = parsed[0].end;
+      res.status(206).setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
+    } else {
+      res.status(200);
+    }
+    const body = obj.bytes.subarray(start, end + 1);
+    res.setHeader('Content-Length', String(body.byteLength));
+    const isHead = req.method === 'HEAD';
+    res.end(isHead ? undefined : body, () => {
+      const sent = isHead ? 0 : body.byteLength;
+      stats.bytesSent += sent;
+      logs.record({ ...record, objectBytes: size, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0,
+        serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
+    });
+  };
+}
+
+/**
+ * Parse at the edge: every query field is checked for type, length and range.
+ * @param {any} query
+ */
+function readQuery(query) {
+  const one = (/** @type {string} */ k) => (typeof query[k] === 'string' ? query[k] : undefined);
+  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n']) {
+    if (query[k] !== undefined && typeof query[k] !== 'string') return { ok: false, message: `${k} must be given once` };
+  }
+  const url = one('url');
+  if (url === undefined || url === '') return { ok: false, message: 'url is required' };
+  const downloadId = one('downloadId') ?? null;
+  if (downloadId !== null && !ID_PATTERN.test(downloadId)) return { ok: false, message: 'downloadId must be 1..64 of [A-Za-z0-9._-]' };
+  const mode = one('mode') ?? 'http';
+  if (mode !== 'http' && !HTTP_MODES.has(mode)) return { ok: false, message: 'mode must be parallel-http or range-http' };
+  const sourceIndex = intOrNull(one('sourceIndex'), 0, MAX_SOURCES - 1);
+  const n = intOrNull(one('n'), 1, MAX_SOURCES);
+  if (sourceIndex === false || n === false) return { ok: false, message: `sourceIndex and n must be whole numbers below ${MAX_SOURCES + 1}` };
+  return { ok: true, url, downloadId, mode, sourceIndex, n };
+}
+
+/** @param {string | undefined} v @param {number} lo @param {number} hi @returns {number | null | false} */
+function intOrNull(v, lo, hi) {
+  if (v === undefined) return null;
+  if (!/^\d{1,3}$/.test(v)) return false;
+  const n = Number(v);
+  return n >= lo && n <= hi ? n : false;
+}

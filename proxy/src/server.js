@@ -1,0 +1,105 @@
+import { once } from 'node:events';
+import express from 'express';
+import { resolveConfig } from './config/resolve-config.js';
+import { createLogger } from './logger.js';
+import { createHostAllowlist } from './ssrf/host-allowlist.js';
+import { createOriginFetcher } from './origin/fetch-origin.js';
+import { createObjectStore } from './objects/object-store.js';
+import { createLogQueue } from './origo/log-queue.js';
+import { createOrigoLink } from './origo/origo-link.js';
+import { createCpuMeter } from './origo/cpu-meter.js';
+import { createProxyLogs } from './proxy-records.js';
+import { cors } from './http/cors.js';
+import { createFetchRoute } from './http/fetch-route.js';
+import { sendError } from './http/error-status.js';
+import { mountRtcIfPresent } from './rtc-mount.js';
+
+// On close, give Origo this long to ack the records still queued.
+const CLOSE_DRAIN_MS = 2000;
+
+/**
+ * Starts one proxy: HTTP server, object cache, Origo link, WebRTC (when present).
+ * @param {Parameters<typeof resolveConfig>[0]} input
+ */
+export async function startProxy(input = {}) {
+  const config = resolveConfig(input);
+  const logger = config.logger ?? createLogger(config.id);
+  const isHostAllowed = createHostAllowlist(config.allowedHosts);
+  const fetcher = createOriginFetcher({
+    allowPrivate: config.allowPrivate, isHostAllowed,
+    maxObjectBytes: config.maxObjectBytes, originTimeoutMs: config.originTimeoutMs,
+  });
+  const objects = createObjectStore({ fetcher: fetcher.fetchOrigin, maxBytes: config.cacheBytes });
+  const stats = { activeSessions: 0, bytesSent: 0 };
+  const queue = createLogQueue({ onDrop: (r) => logger.warn('log queue full, dropped the oldest record', { id: r.id }) });
+  /** @type {ReturnType<typeof createOrigoLink> | null} */
+  let link = null;
+  const logs = createProxyLogs({ proxyId: config.id, queue, onRecord: () => link?.notify() });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(cors);
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true, id: config.id, ...stats, cache: objects.stats(), pendingLogs: queue.size });
+  });
+  app.get('/fetch', createFetchRoute({ objects, logs, stats, proxyId: config.id }));
+  const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger }, logger);
+  app.use((_req, res) => sendError(res, { code: 'ERR_NOT_FOUND', message: 'no such endpoint' }));
+  app.use((/** @type {any} */ err, /** @type {any} */ _req, /** @type {any} */ res, /** @type {any} */ _next) => {
+    // Body-parser errors and the like: the client's fault, not a crash.
+    if (err?.status >= 400 && err.status < 500) {
+      logger.warn('bad request', { message: err.message });
+      return res.status(err.status).json({ error: { code: 'ERR_BAD_REQUEST', message: err.message } });
+    }
+    logger.error('unhandled error', { message: err?.message, stack: err?.stack });
+    sendError(res, { code: 'ERR_INTERNAL' });
+  });
+
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${hostForUrl}:${address.port}`;
+  const publicUrl = config.publicUrl ?? url;
+
+  const cpu = createCpuMeter();
+  if (config.origoUrl) {
+    link = createOrigoLink({
+      origoUrl: config.origoUrl, proxyId: config.id, token: config.token, queue, logger,
+      statusEveryMs: config.statusEveryMs,
+      getStatus: () => ({
+        proxyId: config.id, publicUrl, location: config.location, uploadRateBps: config.uploadRateBps,
+        activeSessions: stats.activeSessions, bytesSent: stats.bytesSent, cpu: cpu(),
+      }),
+    });
+  }
+  logger.info('proxy listening', { url, publicUrl, origo: config.origoUrl, allowPrivate: config.allowPrivate });
+
+  let closing = null;
+  return {
+    url,
+    publicUrl,
+    port: address.port,
+    id: config.id,
+    config,
+    objects,
+    logs,
+    stats,
+    queue,
+    /** Stops the server; gives Origo a moment to ack queued records first. */
+    close() {
+      closing ??= (async () => {
+        if (link) {
+          await link.drain(CLOSE_DRAIN_MS);
+          link.close();
+        }
+        await rtc?.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        fetcher.close();
+      })();
+      return closing;
+    },
+  };
+}
