@@ -1,0 +1,68 @@
+// The one definition of a client download record (docs/log-record.md describes every field).
+import * as c from './common.js';
+import { MAX_FEEDBACK_LOG_ENTRIES, MAX_PACKET_LOG_ENTRIES, MAX_PROXIES_PER_DOWNLOAD } from '../limits.js';
+
+const perProxyEntry = {
+  type: 'object',
+  required: ['proxyId'],
+  additionalProperties: false,
+  properties: {
+    proxyId: c.shortId,
+    bytes: c.countOrNull,
+    packets: c.countOrNull,
+    duplicates: c.countOrNull,
+    uploadRateBps: { type: ['number', 'null'], minimum: 0 },
+    error: c.errorOrNull,
+  },
+};
+
+/** [tMs, sourceIndex, useful (0|1), dofAfter | null] */
+const packetLogEntry = {
+  type: 'array',
+  minItems: 4,
+  maxItems: 4,
+  items: [
+    { type: 'number', minimum: 0 },
+    { type: 'integer', minimum: 0, maximum: MAX_PROXIES_PER_DOWNLOAD },
+    { enum: [0, 1] },
+    { type: ['integer', 'null'], minimum: 0 },
+  ],
+};
+
+/** Fields Origo derives itself; a client may send them, Origo stores its own. */
+export const DERIVED_KEYS = ['throughputBps', 'goodputBps', 'normalizedGoodput'];
+
+export const clientRecordSchema = {
+  $id: 'mutp:client-record',
+  type: 'object',
+  required: ['id', 'startedAt', 'mode', 'n', 'proxyIds', 'url', 'grossBytes', 'netBytes', 'durationMs'],
+  properties: {
+    id: c.uuid,
+    clientId: { type: ['string', 'null'], minLength: 1, maxLength: c.shortId.maxLength },
+    startedAt: c.isoTime,
+    mode: { enum: c.CLIENT_MODES },
+    n: { type: 'integer', minimum: 1, maximum: MAX_PROXIES_PER_DOWNLOAD },
+    proxyIds: { type: 'array', maxItems: MAX_PROXIES_PER_DOWNLOAD, items: c.shortId },
+    url: c.url,
+    objectBytes: c.countOrNull,
+    params: c.params,
+    grossBytes: c.count,
+    netBytes: c.count,
+    durationMs: c.durationMs,
+    firstPacketMs: c.durationMsOrNull,
+    serverFetchMs: c.durationMsOrNull,
+    packets: c.countOrNull,
+    duplicates: c.countOrNull,
+    lossEstimate: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    perProxy: { type: ['array', 'null'], maxItems: MAX_PROXIES_PER_DOWNLOAD, items: perProxyEntry },
+    packetLog: { type: ['array', 'null'], maxItems: MAX_PACKET_LOG_ENTRIES, items: packetLogEntry },
+    feedbackLog: { type: ['array', 'null'], maxItems: MAX_FEEDBACK_LOG_ENTRIES, items: { type: 'number', minimum: 0 } },
+    error: c.errorOrNull,
+    throughputBps: { type: ['number', 'null'] },
+    goodputBps: { type: ['number', 'null'] },
+    normalizedGoodput: { type: ['number', 'null'] },
+  },
+};
+
+/** The top-level keys with a typed column (or child table); any other key is kept in the `extra` JSON column. */
+export const CLIENT_RECORD_KEYS = Object.keys(clientRecordSchema.properties);

@@ -1,0 +1,71 @@
+import { createServer } from 'node:http';
+import { Server } from 'socket.io';
+import { codedError } from './errors.js';
+import { createApp } from './http/app.js';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, SOCKET_MAX_MESSAGE_BYTES } from './limits.js';
+import { createLogger } from './logger.js';
+import { ProxyRegistry } from './registry/proxy-registry.js';
+import { mountProxyNamespace } from './socket/proxy-namespace.js';
+import { openDuckDbStore } from './store/duckdb-store.js';
+
+/**
+ * @typedef {object} OrigoConfig
+ * @property {string} proxySecret          HMAC key for proxy tokens (required)
+ * @property {number} [port]               default 8080; 0 picks a free port
+ * @property {string} [host]               default 127.0.0.1
+ * @property {string} [db]                 DuckDB file path or ':memory:' (default)
+ * @property {import('./store/store-interface.js').Store} [store]  use this store instead of opening `db` (the caller closes it)
+ * @property {boolean | number | string} [trustProxy]  Express 'trust proxy' (default false)
+ * @property {number} [rateLimitPerMinute] per client address on /api; 0 disables (default 1200)
+ * @property {import('./logger.js').Logger} [logger]
+ * @property {() => number} [random]       for proxy selection
+ */
+
+/**
+ * Starts Origo: HTTP API + socket.io `/proxy` on one port.
+ * @param {OrigoConfig} config
+ * @returns {Promise<{ url: string, port: number, close: () => Promise<void>, store: import('./store/store-interface.js').Store }>}
+ */
+export async function startOrigo(config) {
+  const {
+    proxySecret, port = 8080, host = '127.0.0.1', db = ':memory:', trustProxy = false,
+    rateLimitPerMinute = DEFAULT_RATE_LIMIT_PER_MINUTE, logger = createLogger(), random,
+  } = config ?? /** @type {OrigoConfig} */ ({});
+  if (typeof proxySecret !== 'string' || proxySecret.length === 0) throw codedError('ERR_CONFIG', 'proxySecret is required (ORIGO_PROXY_SECRET)');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw codedError('ERR_CONFIG', `bad port: ${port}`);
+
+  const ownsStore = !config.store;
+  const store = config.store ?? (await openDuckDbStore({ path: db }));
+  const registry = new ProxyRegistry();
+  const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random });
+  const httpServer = createServer(app);
+  const io = new Server(httpServer, { maxHttpBufferSize: SOCKET_MAX_MESSAGE_BYTES, serveClient: false });
+  // Only /proxy is served; refuse the default namespace so nothing else can hold a socket open.
+  io.of('/').use((_socket, next) => next(Object.assign(new Error('ERR_NAMESPACE'), { data: { code: 'ERR_NAMESPACE' } })));
+  mountProxyNamespace({ io, secret: proxySecret, registry, store, logger });
+
+  try {
+    await new Promise((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(port, host, () => resolve(undefined));
+    });
+  } catch (err) {
+    io.close();
+    if (ownsStore) await store.close();
+    throw Object.assign(codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`), { cause: err });
+  }
+  const address = /** @type {import('node:net').AddressInfo} */ (httpServer.address());
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  logger.info('origo listening', { url, db: ownsStore ? db : '(given store)' });
+
+  let closing = null;
+  const close = () => (closing ??= (async () => {
+    // io.close() disconnects every socket and closes the HTTP server; idle keep-alive sockets are dropped too.
+    await new Promise((resolve) => io.close(() => resolve(undefined)));
+    httpServer.closeAllConnections();
+    if (ownsStore) await store.close();
+    logger.info('origo stopped', { url });
+  })());
+
+  return { url, port: address.port, close, store };
+}

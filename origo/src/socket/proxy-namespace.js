@@ -1,0 +1,100 @@
+import { verifyProxyToken } from '../auth/proxy-token.js';
+import { MAX_PROXY_RECORDS_PER_EMIT } from '../limits.js';
+import { validateProxyRecord, validateProxyStatus } from '../schema/validators.js';
+
+/** A proxy id is short and printable: it is logged and shown on the dashboard. */
+const PROXY_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * An auth refusal: socket.io sends `message` and `data` to the client's `connect_error`.
+ * @param {'ERR_AUTH_MISSING' | 'ERR_AUTH_BAD_TOKEN'} code
+ */
+function authError(code) {
+  const err = /** @type {Error & { data: { code: string } }} */ (new Error(code));
+  err.data = { code };
+  return err;
+}
+
+/**
+ * The `/proxy` namespace: token-checked registration, `status`, and `logs` acked after commit.
+ * @param {{ io: import('socket.io').Server, secret: string, registry: import('../registry/proxy-registry.js').ProxyRegistry,
+ *           store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger, now?: () => number }} deps
+ */
+export function mountProxyNamespace({ io, secret, registry, store, logger, now = Date.now }) {
+  const nsp = io.of('/proxy');
+
+  nsp.use((socket, next) => {
+    const auth = socket.handshake.auth ?? {};
+    const proxyId = typeof auth.proxyId === 'string' ? auth.proxyId.slice(0, 128) : null;
+    const address = socket.handshake.address;
+    if (!proxyId || typeof auth.token !== 'string' || auth.token.length === 0) {
+      logger.warn('proxy refused', { proxyId, address, code: 'ERR_AUTH_MISSING', reason: 'proxyId or token missing' });
+      return next(authError('ERR_AUTH_MISSING'));
+    }
+    if (!PROXY_ID.test(proxyId) || !verifyProxyToken(secret, proxyId, auth.token)) {
+      logger.warn('proxy refused', { proxyId, address, code: 'ERR_AUTH_BAD_TOKEN', reason: 'token does not match the proxy id' });
+      return next(authError('ERR_AUTH_BAD_TOKEN'));
+    }
+    socket.data.proxyId = proxyId;
+    next();
+  });
+
+  nsp.on('connection', (socket) => {
+    const proxyId = /** @type {string} */ (socket.data.proxyId);
+    const address = socket.handshake.address;
+    const replaced = registry.connect(proxyId, socket.id, address, now());
+    if (replaced) nsp.sockets.get(replaced.connectionId)?.disconnect(true);
+    logger.info('proxy connected', { proxyId, address, replaced: Boolean(replaced) });
+
+    socket.on('disconnect', (reason) => {
+      registry.disconnect(proxyId, socket.id);
+      logger.info('proxy disconnected', { proxyId, reason });
+    });
+
+    socket.on('status', (status) => {
+      const verdict = validateProxyStatus(status);
+      if (!verdict.ok) return logger.warn('proxy status ignored', { proxyId, reason: verdict.reason });
+      if (status.proxyId !== proxyId) return logger.warn('proxy status ignored', { proxyId, reason: `proxyId ${status.proxyId} is not the authenticated id` });
+      const clean = {
+        proxyId,
+        publicUrl: status.publicUrl,
+        location: status.location ?? null,
+        uploadRateBps: status.uploadRateBps ?? null,
+        activeSessions: status.activeSessions,
+        bytesSent: status.bytesSent,
+        cpu: status.cpu ?? null,
+      };
+      registry.updateStatus(proxyId, socket.id, clean, now());
+      store.insertProxyStatus([clean]).catch((err) => logger.error('proxy status not stored', { proxyId, code: err.code, message: err.message }));
+    });
+
+    socket.on('logs', async (records, ack) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      if (typeof ack !== 'function') logger.warn('proxy logs without an ack callback', { proxyId });
+      if (!Array.isArray(records) || records.length > MAX_PROXY_RECORDS_PER_EMIT) {
+        logger.warn('proxy log batch refused', { proxyId, reason: 'not an array or too long' });
+        return reply({ ok: false, error: { code: 'ERR_BAD_BATCH', message: `send an array of at most ${MAX_PROXY_RECORDS_PER_EMIT} records` } });
+      }
+      /** @type {{ id: string | null, reason: string }[]} */
+      const rejected = [];
+      const valid = [];
+      for (const record of records) {
+        const verdict = validateProxyRecord(record);
+        const id = record && typeof record === 'object' && typeof record.id === 'string' ? record.id.slice(0, 64) : null;
+        if (!verdict.ok) rejected.push({ id, reason: verdict.reason });
+        else if (record.proxyId !== proxyId) rejected.push({ id, reason: '/proxyId is not the authenticated proxy' });
+        else valid.push(record);
+      }
+      if (rejected.length) logger.warn('proxy records rejected', { proxyId, count: rejected.length, first: rejected[0].reason });
+      try {
+        const { stored, duplicates } = await store.insertProxyRecords(valid);
+        reply({ ok: true, stored, duplicates, rejected });
+      } catch (err) {
+        logger.error('proxy records not stored', { proxyId, code: err.code, message: err.message });
+        reply({ ok: false, error: { code: 'ERR_STORE_UNAVAILABLE', message: 'the log store could not commit; re-send later' } });
+      }
+    });
+  });
+
+  return nsp;
+}

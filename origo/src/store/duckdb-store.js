@@ -1,0 +1,306 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { DuckDBInstance, LIST, VARCHAR, listValue } from '@duckdb/node-api';
+import { codedError } from '../errors.js';
+import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, DDL, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
+
+/** Default page size of the list methods, rows. */
+const DEFAULT_LIST_LIMIT = 100;
+/** Largest page the list methods return, rows: they are for inspection and tests, not bulk export. */
+const MAX_LIST_LIMIT = 10_000;
+const VARCHAR_LIST = LIST(VARCHAR);
+
+/** @typedef {import('./tables.js').Column} Column */
+/** @typedef {import('./store-interface.js').Store} Store */
+/** @typedef {import('./store-interface.js').InsertResult} InsertResult */
+
+/**
+ * @param {import('@duckdb/node-api').DuckDBAppender} appender
+ * @param {Column} column
+ * @param {unknown} value
+ */
+function appendCell(appender, column, value) {
+  if (value === null || value === undefined) return appender.appendNull();
+  switch (column.kind) {
+    case 'integer': return appender.appendInteger(/** @type {number} */ (value));
+    case 'bigint': return appender.appendBigInt(BigInt(/** @type {number} */ (value)));
+    case 'double': return appender.appendDouble(/** @type {number} */ (value));
+    case 'boolean': return appender.appendBoolean(/** @type {boolean} */ (value));
+    case 'json': return appender.appendVarchar(JSON.stringify(value));
+    case 'varchar[]': return appender.appendList(/** @type {string[]} */ (value), VARCHAR_LIST);
+    // Times are normalised through Date so the cast in DuckDB cannot fail on a schema-valid string.
+    case 'timestamptz': return appender.appendVarchar(value instanceof Date ? value.toISOString() : new Date(/** @type {string} */ (value)).toISOString());
+    default: return appender.appendVarchar(String(value));
+  }
+}
+
+/** SELECT expression for reading a column back in a JSON-friendly form. */
+function selectExpr(/** @type {Column} */ c) {
+  if (c.kind === 'uuid') return `${c.name}::VARCHAR AS ${c.name}`;
+  if (c.kind === 'timestamptz') return `epoch_ms(${c.name}) AS ${c.name}`;
+  if (c.kind === 'json') return `${c.name}::VARCHAR AS ${c.name}`;
+  return c.name;
+}
+
+/** @param {Column} c @param {unknown} v */
+function fromCell(c, v) {
+  if (v === null || v === undefined) return null;
+  if (c.kind === 'timestamptz') return new Date(Number(v)).toISOString();
+  if (c.kind === 'bigint') return Number(v);
+  if (c.kind === 'json') return JSON.parse(/** @type {string} */ (v));
+  return v;
+}
+
+/** Sets a dotted path, creating objects on the way. */
+function setPath(/** @type {any} */ obj, /** @type {string} */ key, /** @type {unknown} */ value) {
+  const parts = key.split('.');
+  let o = obj;
+  for (const p of parts.slice(0, -1)) o = o[p] ??= {};
+  o[parts[parts.length - 1]] = value;
+}
+
+/** Row object → record: nested objects whose fields are all null become null (error, params, location). */
+function rowToRecord(/** @type {Column[]} */ columns, /** @type {Record<string, unknown>} */ row) {
+  /** @type {any} */
+  const rec = {};
+  for (const c of columns) if (c.key) setPath(rec, c.key, fromCell(c, row[c.name]));
+  for (const [k, v] of Object.entries(rec)) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => x === null)) rec[k] = null;
+  }
+  return rec;
+}
+
+/** Puts back the keys kept in the `extra` JSON column (unknown top-level keys and unknown params). */
+function withExtra(/** @type {any} */ rec, /** @type {unknown} */ extraJson) {
+  if (typeof extraJson !== 'string') return rec;
+  const { params, ...rest } = JSON.parse(extraJson);
+  Object.assign(rec, rest);
+  if (params) rec.params = { ...(rec.params ?? {}), ...params };
+  return rec;
+}
+
+/** @param {unknown} limit @param {unknown} offset */
+function page(limit = DEFAULT_LIST_LIMIT, offset = 0) {
+  const l = Math.min(Math.max(1, Math.trunc(Number(limit)) || DEFAULT_LIST_LIMIT), MAX_LIST_LIMIT);
+  const o = Math.max(0, Math.trunc(Number(offset)) || 0);
+  return { l, o };
+}
+
+/**
+ * Opens (creating if needed) a DuckDB database file, or `:memory:`.
+ * @param {{ path?: string }} [opts]
+ * @returns {Promise<DuckDbStore>}
+ */
+export async function openDuckDbStore({ path = ':memory:' } = {}) {
+  if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
+  let instance;
+  try {
+    instance = await DuckDBInstance.create(path);
+  } catch (err) {
+    throw Object.assign(codedError('ERR_STORE_OPEN', `cannot open database ${path}: ${err.message}`), { cause: err });
+  }
+  const writer = await instance.connect();
+  const reader = await instance.connect();
+  for (const sql of DDL) await writer.run(sql);
+  return new DuckDbStore(instance, writer, reader, path);
+}
+
+/** @implements {Store} */
+export class DuckDbStore {
+  #instance; #writer; #reader;
+  /** Writes run one at a time on the writer connection: DuckDB transactions on one connection cannot interleave. */
+  #queue = Promise.resolve();
+  #closed = false;
+
+  /**
+   * @param {import('@duckdb/node-api').DuckDBInstance} instance
+   * @param {import('@duckdb/node-api').DuckDBConnection} writer
+   * @param {import('@duckdb/node-api').DuckDBConnection} reader
+   * @param {string} path
+   */
+  constructor(instance, writer, reader, path) {
+    this.#instance = instance;
+    this.#writer = writer;
+    this.#reader = reader;
+    this.path = path;
+  }
+
+  /**
+   * @template T
+   * @param {() => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
+  #serial(fn) {
+    if (this.#closed) return Promise.reject(codedError('ERR_STORE_CLOSED', 'the store is closed'));
+    const run = this.#queue.then(fn);
+    this.#queue = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  /**
+   * One transaction: skip ids already stored, append the rest with DuckDB's appender, commit.
+   * @param {string} table
+   * @param {Column[]} columns
+   * @param {object[]} records
+   * @param {Date} receivedAt
+   * @param {(fresh: any[]) => Promise<void>} [appendChildren]
+   * @returns {Promise<InsertResult>}
+   */
+  #insertIdempotent(table, columns, records, receivedAt, appendChildren) {
+    return this.#serial(async () => {
+      /** @type {string[]} */ const stored = [];
+      /** @type {string[]} */ const duplicates = [];
+      if (records.length === 0) return { stored, duplicates };
+      const ids = records.map((r) => /** @type {any} */ (r).id.toLowerCase());
+      await this.#writer.run('BEGIN TRANSACTION');
+      try {
+        const existing = await this.#writer.runAndReadAll(
+          `SELECT id::VARCHAR AS id FROM ${table} WHERE id IN (SELECT unnest($ids::VARCHAR[])::UUID)`,
+          { ids: listValue(ids) },
+        );
+        const seen = new Set(existing.getRowObjectsJS().map((r) => /** @type {string} */ (r.id)));
+        const fresh = [];
+        records.forEach((r, i) => {
+          if (seen.has(ids[i])) return duplicates.push(/** @type {any} */ (r).id);
+          seen.add(ids[i]);
+          fresh.push(r);
+          stored.push(/** @type {any} */ (r).id);
+        });
+        await this.#append(table, columns, fresh, (r) => ({ receivedAt, record: r }));
+        if (appendChildren) await appendChildren(fresh);
+        await this.#writer.run('COMMIT');
+      } catch (err) {
+        await this.#writer.run('ROLLBACK').catch(() => {});
+        throw Object.assign(codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${err.message}`), { cause: err });
+      }
+      return { stored, duplicates };
+    });
+  }
+
+  /**
+   * @param {string} table @param {Column[]} columns @param {any[]} rows
+   * @param {(row: any) => any} ctxOf
+   */
+  async #append(table, columns, rows, ctxOf) {
+    if (rows.length === 0) return;
+    const appender = await this.#writer.createAppender(table);
+    try {
+      for (const row of rows) {
+        const ctx = ctxOf(row);
+        for (const c of columns) appendCell(appender, c, c.get(row, ctx));
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+
+  /** @param {object[]} records @param {{ receivedAt?: Date }} [opts] */
+  insertClientRecords(records, { receivedAt = new Date() } = {}) {
+    return this.#insertIdempotent('client_records', CLIENT_RECORD_COLUMNS, records, receivedAt, async (fresh) => {
+      const rows = fresh.flatMap((r) => (r.perProxy ?? []).map((p, sourceIndex) => ({ p, recordId: r.id, sourceIndex })));
+      const table = 'client_record_proxies';
+      if (rows.length === 0) return;
+      const appender = await this.#writer.createAppender(table);
+      try {
+        for (const { p, recordId, sourceIndex } of rows) {
+          for (const c of CLIENT_RECORD_PROXY_COLUMNS) appendCell(appender, c, c.get(p, { recordId, sourceIndex }));
+          appender.endRow();
+        }
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    });
+  }
+
+  /** @param {object[]} records @param {{ receivedAt?: Date }} [opts] */
+  insertProxyRecords(records, { receivedAt = new Date() } = {}) {
+    return this.#insertIdempotent('proxy_records', PROXY_RECORD_COLUMNS, records, receivedAt);
+  }
+
+  /** @param {object[]} statuses @param {{ receivedAt?: Date }} [opts] */
+  insertProxyStatus(statuses, { receivedAt = new Date() } = {}) {
+    return this.#serial(() => this.#append('proxy_status', PROXY_STATUS_COLUMNS, statuses, () => ({ receivedAt })));
+  }
+
+  /** @param {{ limit?: number, offset?: number }} [opts] */
+  async listClientRecords({ limit, offset } = {}) {
+    const { l, o } = page(limit, offset);
+    const reader = await this.#reader.runAndReadAll(
+      `SELECT ${CLIENT_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM client_records
+       ORDER BY received_at DESC, started_at DESC, id LIMIT ${l} OFFSET ${o}`,
+    );
+    const records = reader.getRowObjectsJS().map((row) => withExtra(rowToRecord(CLIENT_RECORD_COLUMNS, row), row.extra));
+    if (records.length === 0) return records;
+    const proxies = await this.#reader.runAndReadAll(
+      `SELECT ${CLIENT_RECORD_PROXY_COLUMNS.map(selectExpr).join(', ')} FROM client_record_proxies
+       WHERE record_id IN (SELECT unnest($ids::VARCHAR[])::UUID) ORDER BY record_id, source_index`,
+      { ids: listValue(records.map((r) => r.id)) },
+    );
+    /** @type {Map<string, object[]>} */
+    const byRecord = new Map();
+    for (const row of proxies.getRowObjectsJS()) {
+      const list = byRecord.get(/** @type {string} */ (row.record_id)) ?? [];
+      list.push(rowToRecord(CLIENT_RECORD_PROXY_COLUMNS, row));
+      byRecord.set(/** @type {string} */ (row.record_id), list);
+    }
+    for (const r of records) r.perProxy = byRecord.get(r.id) ?? null;
+    return records;
+  }
+
+  /** @param {{ limit?: number, offset?: number, proxyId?: string }} [opts] */
+  async listProxyRecords({ limit, offset, proxyId } = {}) {
+    const { l, o } = page(limit, offset);
+    const where = proxyId === undefined ? '' : 'WHERE proxy_id = $proxyId';
+    const reader = await this.#reader.runAndReadAll(
+      `SELECT ${PROXY_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM proxy_records ${where}
+       ORDER BY received_at DESC, started_at DESC, id LIMIT ${l} OFFSET ${o}`,
+      proxyId === undefined ? undefined : { proxyId },
+    );
+    return reader.getRowObjectsJS().map((row) => rowToRecord(PROXY_RECORD_COLUMNS, row));
+  }
+
+  async counts() {
+    const r = await this.#reader.runAndReadAll(
+      `SELECT (SELECT count(*) FROM client_records) AS c, (SELECT count(*) FROM proxy_records) AS p, (SELECT count(*) FROM proxy_status) AS s`,
+    );
+    const [row] = r.getRowObjectsJS();
+    return { clientRecords: Number(row.c), proxyRecords: Number(row.p), proxyStatus: Number(row.s) };
+  }
+
+  /**
+   * Quantiles of one client-record metric per group (the dashboard's boxplots), e.g.
+   * `{ metric: 'goodput_bps', groupBy: ['mode', 'n'] }`. Column names are checked against the schema.
+   * @param {{ metric: string, groupBy: string[], quantiles?: number[], includeFailed?: boolean }} q
+   */
+  async quantilesByGroup({ metric, groupBy, quantiles = [0.05, 0.25, 0.5, 0.75, 0.95], includeFailed = false }) {
+    const known = new Set(CLIENT_RECORD_COLUMNS.filter((c) => c.kind !== 'json').map((c) => c.name));
+    const numeric = new Set(CLIENT_RECORD_COLUMNS.filter((c) => ['integer', 'bigint', 'double'].includes(c.kind)).map((c) => c.name));
+    if (!numeric.has(metric)) throw codedError('ERR_BAD_QUERY', `not a numeric column: ${metric}`);
+    for (const g of groupBy) if (!known.has(g)) throw codedError('ERR_BAD_QUERY', `not a column: ${g}`);
+    if (!quantiles.every((x) => typeof x === 'number' && x >= 0 && x <= 1)) throw codedError('ERR_BAD_QUERY', 'quantiles must be in [0, 1]');
+    const groups = groupBy.join(', ');
+    const sql = `SELECT ${groups ? `${groups}, ` : ''}count(*) AS count,
+        quantile_cont(${metric}, [${quantiles.join(', ')}]) AS quantiles
+      FROM client_records ${includeFailed ? '' : 'WHERE error_code IS NULL'}
+      ${groups ? `GROUP BY ${groups} ORDER BY ${groups}` : ''}`;
+    const reader = await this.#reader.runAndReadAll(sql);
+    return reader.getRowObjectsJS().map((row) => ({ ...row, count: Number(row.count) }));
+  }
+
+  /** Waits for queued writes, checkpoints the file, releases it. Safe to call twice. */
+  async close() {
+    if (this.#closed) return;
+    await this.#queue;
+    this.#closed = true;
+    try {
+      if (this.path !== ':memory:') await this.#writer.run('CHECKPOINT');
+    } finally {
+      this.#reader.closeSync();
+      this.#writer.closeSync();
+      this.#instance.closeSync();
+    }
+  }
+}

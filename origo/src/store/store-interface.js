@@ -1,0 +1,24 @@
+// The storage interface Origo talks to. DuckDB implements it (duckdb-store.js); a PostgreSQL
+// backend only has to implement the same methods with the same semantics.
+
+/**
+ * Records passed in are already validated against the JSON schemas (src/schema/).
+ * Inserts are idempotent by record id: a record whose id is already stored (or repeated within
+ * the batch) is reported in `duplicates` and not stored again. A batch commits atomically:
+ * when the returned promise resolves, every id in `stored` is durable (for a file database).
+ *
+ * @typedef {{ stored: string[], duplicates: string[] }} InsertResult
+ * @typedef {{ limit?: number, offset?: number }} Page
+ *
+ * @typedef {object} Store
+ * @property {(records: object[], opts?: { receivedAt?: Date }) => Promise<InsertResult>} insertClientRecords
+ * @property {(records: object[], opts?: { receivedAt?: Date }) => Promise<InsertResult>} insertProxyRecords
+ * @property {(statuses: object[], opts?: { receivedAt?: Date }) => Promise<void>} insertProxyStatus
+ * @property {(page?: Page) => Promise<object[]>} listClientRecords   newest first, as client records
+ * @property {(page?: Page & { proxyId?: string }) => Promise<object[]>} listProxyRecords  newest first
+ * @property {() => Promise<{ clientRecords: number, proxyRecords: number, proxyStatus: number }>} counts
+ * @property {(q: { metric: string, groupBy: string[], quantiles?: number[], includeFailed?: boolean }) => Promise<object[]>} quantilesByGroup
+ * @property {() => Promise<void>} close  waits for pending writes, checkpoints, releases the file
+ */
+
+export {};

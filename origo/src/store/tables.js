@@ -1,0 +1,148 @@
+// DuckDB tables: one typed column per metric (so grouped quantiles over 1M+ rows are columnar scans);
+// JSON only for the per-packet logs and for fields this version does not know yet (`extra`).
+import { CLIENT_RECORD_KEYS } from '../schema/client-record.schema.js';
+import { PARAM_KEYS } from '../schema/common.js';
+
+/**
+ * kind picks the appender call and the read-back conversion.
+ * @typedef {'uuid'|'varchar'|'timestamptz'|'integer'|'bigint'|'double'|'boolean'|'json'|'varchar[]'} ColumnKind
+ * @typedef {{ name: string, sql: string, kind: ColumnKind, get: (record: any, ctx: any) => unknown, key: string | null }} Column
+ */
+
+/** @type {Record<ColumnKind, string>} */
+const SQL_TYPE = {
+  uuid: 'UUID',
+  varchar: 'VARCHAR',
+  timestamptz: 'TIMESTAMPTZ',
+  integer: 'INTEGER',
+  bigint: 'BIGINT',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  json: 'JSON',
+  'varchar[]': 'VARCHAR[]',
+};
+
+/**
+ * @param {string} name @param {ColumnKind} kind @param {string | null} key  dotted path in the record (null: not read back)
+ * @param {(record: any, ctx: any) => unknown} [get]  defaults to reading `key`
+ * @returns {Column}
+ */
+function col(name, kind, key, get) {
+  const path = key ? key.split('.') : [];
+  const read = get ?? ((r) => path.reduce((v, k) => (v == null ? undefined : v[k]), r));
+  return { name, sql: SQL_TYPE[kind], kind, key, get: read };
+}
+
+/** @param {number} num @param {number} den */
+const ratio = (num, den) => (den > 0 ? num / den : null);
+
+/** Keys the client sent that have no column: kept, so a newer client loses nothing. */
+function extraOf(/** @type {any} */ r) {
+  /** @type {Record<string, unknown>} */
+  const extra = {};
+  for (const k of Object.keys(r)) if (!CLIENT_RECORD_KEYS.includes(k)) extra[k] = r[k];
+  if (r.params) {
+    const unknownParams = Object.keys(r.params).filter((k) => !PARAM_KEYS.includes(k));
+    if (unknownParams.length) extra.params = Object.fromEntries(unknownParams.map((k) => [k, r.params[k]]));
+  }
+  return Object.keys(extra).length ? extra : null;
+}
+
+const paramColumns = [
+  col('param_window', 'integer', 'params.window'),
+  col('param_generation_size', 'integer', 'params.generationSize'),
+  col('param_feedback_every', 'integer', 'params.feedbackEvery'),
+  col('param_payload_size', 'integer', 'params.payloadSize'),
+  col('param_surplus', 'double', 'params.surplus'),
+];
+
+/** @type {Column[]} */
+export const CLIENT_RECORD_COLUMNS = [
+  col('id', 'uuid', 'id'),
+  col('client_id', 'varchar', 'clientId'),
+  col('started_at', 'timestamptz', 'startedAt'),
+  col('received_at', 'timestamptz', null, (_r, ctx) => ctx.receivedAt),
+  col('mode', 'varchar', 'mode'),
+  col('n', 'integer', 'n'),
+  col('proxy_ids', 'varchar[]', 'proxyIds'),
+  col('url', 'varchar', 'url'),
+  col('object_bytes', 'bigint', 'objectBytes'),
+  ...paramColumns,
+  col('gross_bytes', 'bigint', 'grossBytes'),
+  col('net_bytes', 'bigint', 'netBytes'),
+  col('duration_ms', 'double', 'durationMs'),
+  col('first_packet_ms', 'double', 'firstPacketMs'),
+  col('server_fetch_ms', 'double', 'serverFetchMs'),
+  col('packets', 'bigint', 'packets'),
+  col('duplicates', 'bigint', 'duplicates'),
+  col('loss_estimate', 'double', 'lossEstimate'),
+  col('error_code', 'varchar', 'error.code'),
+  col('error_message', 'varchar', 'error.message'),
+  // Derived (paper eq. 2), computed here so every row uses one definition.
+  col('throughput_bps', 'double', 'throughputBps', (r) => ratio(r.grossBytes, r.durationMs / 1000)),
+  col('goodput_bps', 'double', 'goodputBps', (r) => ratio(r.netBytes, r.durationMs / 1000)),
+  col('normalized_goodput', 'double', 'normalizedGoodput', (r) => ratio(r.netBytes, r.grossBytes)),
+  col('packet_log', 'json', 'packetLog'),
+  col('feedback_log', 'json', 'feedbackLog'),
+  col('extra', 'json', null, extraOf),
+];
+
+/** One row per (record, proxy): per-proxy bytes for the heterogeneous-rate figures (paper FIGURE 11). */
+export const CLIENT_RECORD_PROXY_COLUMNS = [
+  col('record_id', 'uuid', null, (_p, ctx) => ctx.recordId),
+  col('source_index', 'integer', null, (_p, ctx) => ctx.sourceIndex),
+  col('proxy_id', 'varchar', 'proxyId'),
+  col('bytes', 'bigint', 'bytes'),
+  col('packets', 'bigint', 'packets'),
+  col('duplicates', 'bigint', 'duplicates'),
+  col('upload_rate_bps', 'double', 'uploadRateBps'),
+  col('error_code', 'varchar', 'error.code'),
+  col('error_message', 'varchar', 'error.message'),
+];
+
+/** @type {Column[]} */
+export const PROXY_RECORD_COLUMNS = [
+  col('id', 'uuid', 'id'),
+  col('proxy_id', 'varchar', 'proxyId'),
+  col('download_id', 'varchar', 'downloadId'),
+  col('started_at', 'timestamptz', 'startedAt'),
+  col('received_at', 'timestamptz', null, (_r, ctx) => ctx.receivedAt),
+  col('mode', 'varchar', 'mode'),
+  col('url', 'varchar', 'url'),
+  col('object_bytes', 'bigint', 'objectBytes'),
+  col('source_index', 'integer', 'sourceIndex'),
+  col('n', 'integer', 'n'),
+  ...paramColumns,
+  col('packets_sent', 'bigint', 'packetsSent'),
+  col('bytes_sent', 'bigint', 'bytesSent'),
+  col('duration_ms', 'double', 'durationMs'),
+  col('server_fetch_ms', 'double', 'serverFetchMs'),
+  col('from_cache', 'boolean', 'fromCache'),
+  col('error_code', 'varchar', 'error.code'),
+  col('error_message', 'varchar', 'error.message'),
+];
+
+/** A sample of each proxy status message: the fleet's load over time (dashboard). */
+export const PROXY_STATUS_COLUMNS = [
+  col('proxy_id', 'varchar', 'proxyId'),
+  col('received_at', 'timestamptz', null, (_s, ctx) => ctx.receivedAt),
+  col('public_url', 'varchar', 'publicUrl'),
+  col('lat', 'double', 'location.lat'),
+  col('lon', 'double', 'location.lon'),
+  col('upload_rate_bps', 'double', 'uploadRateBps'),
+  col('active_sessions', 'bigint', 'activeSessions'),
+  col('bytes_sent', 'bigint', 'bytesSent'),
+  col('cpu', 'double', 'cpu'),
+];
+
+/** @param {string} table @param {Column[]} columns @param {string} [tail] */
+const createTable = (table, columns, tail = '') =>
+  `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.map((c) => `${c.name} ${c.sql}`).join(',\n  ')}${tail}\n)`;
+
+export const DDL = [
+  createTable('client_records', CLIENT_RECORD_COLUMNS, ',\n  PRIMARY KEY (id)'),
+  createTable('client_record_proxies', CLIENT_RECORD_PROXY_COLUMNS),
+  createTable('proxy_records', PROXY_RECORD_COLUMNS, ',\n  PRIMARY KEY (id)'),
+  createTable('proxy_status', PROXY_STATUS_COLUMNS),
+];
+
