@@ -1,0 +1,95 @@
+// The demo origin: a small HTTP server on 127.0.0.1 serving deterministic test media with
+// single-range support (GET/HEAD /media/demo-<n>{B,KB,MB}.bin). Stands in for a video host.
+import http from 'node:http';
+import { demoBytes, demoSize } from './media.js';
+
+const CACHE_OBJECTS = 8; // keep a few generated objects; regeneration is cheap but not free
+
+/**
+ * Parse a single `Range: bytes=a-b | a- | -n` against a size.
+ * @param {string | undefined} header
+ * @param {number} size
+ * @returns {{start: number, end: number} | null | 'unsatisfiable'}  end inclusive; null = no (usable) range
+ */
+export function parseRangeHeader(header, size) {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null; // multi-range or malformed: serve the whole object (RFC 9110 allows ignoring)
+  let start;
+  let end;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (m[2] !== '' && Number(m[2]) < start) return null;
+  }
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+/**
+ * @param {{host?: string, port?: number, logger?: {info: (...a: unknown[]) => void}}} [o]
+ * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
+ */
+export async function startDemoOrigin({ host = '127.0.0.1', port = 0 } = {}) {
+  /** @type {Map<number, Uint8Array>} */
+  const cache = new Map();
+  const bytesFor = (size) => {
+    let b = cache.get(size);
+    if (!b) {
+      b = demoBytes(size);
+      cache.set(size, b);
+      if (cache.size > CACHE_OBJECTS) cache.delete(cache.keys().next().value);
+    }
+    return b;
+  };
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://demo');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (url.pathname === '/' || url.pathname === '/media/') {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('MUTP demo origin. Objects: /media/demo-1B.bin, /media/demo-1MB.bin, /media/demo-5MB.bin (any /media/demo-<n>{B,KB,MB}.bin up to 64 MB)\n');
+      return;
+    }
+    const size = demoSize(url.pathname);
+    if (size === null) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    const body = bytesFor(size);
+    const common = { 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes', etag: `"demo-${size}"`, 'cache-control': 'public, max-age=3600' };
+    const r = parseRangeHeader(req.headers.range, size);
+    if (r === 'unsatisfiable') {
+      res.writeHead(416, { ...common, 'content-range': `bytes */${size}` }).end();
+      return;
+    }
+    if (r) {
+      res.writeHead(206, { ...common, 'content-range': `bytes ${r.start}-${r.end}/${size}`, 'content-length': String(r.end - r.start + 1) });
+      res.end(req.method === 'HEAD' ? undefined : body.subarray(r.start, r.end + 1));
+      return;
+    }
+    res.writeHead(200, { ...common, 'content-length': String(size) });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(undefined));
+  });
+  const addr = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://${host}:${addr.port}`,
+    port: addr.port,
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}

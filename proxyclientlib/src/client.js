@@ -1,0 +1,173 @@
+// ProxyClientLib's public client: picks proxies from Origo, runs one transfer mode, builds the
+// log record and hands it to the log sender.
+import { codedError, errorInfo } from './errors.js';
+import { fetchProxyList } from './origo-api.js';
+import { buildRecord } from './stats-record.js';
+import { createLogSender } from './log-sender.js';
+import { downloadParallelHttp } from './http/parallel-http.js';
+import { downloadRangeHttp } from './http/range-http.js';
+import { loadMutp } from './mutp-loader.js';
+
+export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
+export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
+const MAX_PROXIES = 64; // more sources than this is a configuration mistake, not a use case
+
+/**
+ * @typedef {{id: string, url: string}} ProxyRef
+ * @typedef {{start: number, end: number}} ByteRange  end inclusive, like HTTP Range
+ */
+
+/**
+ * @typedef {object} DownloadOptions
+ * @property {string} [mode]  'coded' | 'uncoded' | 'parallel-http' | 'range-http' (checked at run time)
+ * @property {number | ProxyRef[]} [proxies]  how many to ask Origo for, or the proxies to use
+ * @property {number} [window]
+ * @property {number} [generationSize]
+ * @property {number} [feedbackEvery]
+ * @property {ByteRange | string | null} [range]  {start, end} (inclusive) or "start-end"
+ * @property {AbortSignal} [signal]
+ * @property {(p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void} [onProgress]
+ * @property {number} [lat]
+ * @property {number} [lon]
+ * @property {boolean} [log]  false: do not post the record to Origo
+ * @property {number} [stallTimeoutMs]  a proxy silent this long counts as failed (HTTP modes)
+ */
+
+/**
+ * @param {object} o
+ * @param {string | null} [o.origo]      Origo base URL; needed for proxies-by-number and for log upload
+ * @param {string} [o.clientId]          random id of this installation (one is made when missing)
+ * @param {typeof fetch} [o.fetch]
+ * @param {{warn: (...a: unknown[]) => void}} [o.logger]
+ * @param {object} [o.logSender]         options for the log sender (retryBaseMs, …)
+ */
+export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {} } = {}) {
+  if (origo !== null) {
+    try {
+      new URL(origo);
+    } catch {
+      throw codedError('ERR_BAD_ORIGO_URL', `not a URL: ${origo}`);
+    }
+  }
+  const logs = origo ? createLogSender({ origo, fetch, logger, ...logOpts }) : null;
+
+  /** @param {{n?: number, lat?: number, lon?: number, signal?: AbortSignal}} [q] */
+  async function proxies(q = {}) {
+    if (!origo) throw codedError('ERR_NO_ORIGO', 'no Origo URL configured');
+    return fetchProxyList({ origo, fetch, logger, ...q });
+  }
+
+  /**
+   * @param {string} url
+   * @param {DownloadOptions} [opts]
+   */
+  async function download(url, opts = {}) {
+    const mode = /** @type {'coded'|'uncoded'|'parallel-http'|'range-http'} */ (opts.mode ?? 'coded');
+    if (!(/** @type {readonly string[]} */ (MODES)).includes(mode)) throw codedError('ERR_BAD_MODE', `unknown mode "${mode}" (one of ${MODES.join(', ')})`);
+    checkOriginUrl(url);
+    const range = parseRange(opts.range);
+    const startedAt = new Date().toISOString();
+    const t0 = performance.now();
+    const elapsed = () => performance.now() - t0;
+
+    /** @type {ProxyRef[]} */
+    let list = [];
+    try {
+      list = await resolveProxies(opts);
+      if (list.length === 0) throw codedError('ERR_NO_PROXIES', 'Origo has no live proxies to offer');
+      const common = { url, proxies: list, range, signal: opts.signal, fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs };
+      let result;
+      if (mode === 'parallel-http') result = await downloadParallelHttp(common);
+      else if (mode === 'range-http') result = await downloadRangeHttp(common);
+      else {
+        const downloadMutp = await loadMutp();
+        result = await downloadMutp({ ...common, mode, params: { window: opts.window, generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
+      }
+      const durationMs = elapsed();
+      const stats = buildRecord({
+        clientId, startedAt, mode, proxies: list, url, objectBytes: result.data.byteLength,
+        params: result.params, grossBytes: result.grossBytes, netBytes: result.data.byteLength, durationMs,
+        firstPacketMs: result.firstPacketMs, serverFetchMs: result.serverFetchMs, packets: result.packets,
+        duplicates: result.duplicates, lossEstimate: result.lossEstimate, perProxy: result.perProxy,
+        packetLog: result.packetLog, feedbackLog: result.feedbackLog, error: null,
+      });
+      if (opts.log !== false) logs?.enqueue(stats);
+      return { data: result.data, stats };
+    } catch (err) {
+      const e = /** @type {Error & {code?: string, perProxy?: any, grossBytes?: number, firstPacketMs?: number, stats?: object}} */ (
+        err && typeof err === 'object' ? err : codedError('ERR_UNKNOWN', String(err)));
+      if (!e.code) e.code = errorInfo(e).code;
+      const stats = buildRecord({
+        clientId, startedAt, mode, proxies: list, url, objectBytes: range ? range.end - range.start + 1 : 0,
+        grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null,
+        perProxy: e.perProxy, error: errorInfo(e),
+      });
+      // a download that never reached a proxy says nothing about the fleet: not logged
+      if (opts.log !== false && list.length > 0) logs?.enqueue(stats);
+      e.stats = stats;
+      throw e;
+    }
+  }
+
+  /**
+   * @param {DownloadOptions} opts
+   * @returns {Promise<ProxyRef[]>}
+   */
+  async function resolveProxies(opts) {
+    const p = opts.proxies ?? DEFAULT_PROXIES;
+    if (Array.isArray(p)) {
+      if (p.length > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `at most ${MAX_PROXIES} proxies`);
+      return p.map((x, i) => {
+        if (!x || typeof x.url !== 'string') throw codedError('ERR_BAD_OPTION', `proxies[${i}] needs a url`);
+        return { id: typeof x.id === 'string' ? x.id : `proxy-${i}`, url: x.url };
+      });
+    }
+    if (!Number.isInteger(p) || p < 1 || p > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `proxies must be an integer 1..${MAX_PROXIES}`);
+    const all = await proxies({ n: p, lat: opts.lat, lon: opts.lon, signal: opts.signal });
+    return all.slice(0, p);
+  }
+
+  return {
+    download,
+    proxies,
+    /** Wait until queued log records reached Origo (true) or the timeout passed (false). */
+    flushLogs: (/** @type {number} */ timeoutMs) => (logs ? logs.flush(timeoutMs) : Promise.resolve(true)),
+    /** Records not yet acknowledged by Origo. */
+    pendingLogs: () => (logs ? logs.pending.length : 0),
+    close: () => logs?.close(),
+    clientId,
+  };
+}
+
+/** @param {string} url */
+function checkOriginUrl(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    throw codedError('ERR_BAD_URL', `not a URL: ${url}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw codedError('ERR_BAD_URL', `only http(s) URLs can be downloaded: ${url}`);
+}
+
+/**
+ * @param {ByteRange | string | null | undefined} r
+ * @returns {ByteRange | null}
+ */
+export function parseRange(r) {
+  if (r == null) return null;
+  let start;
+  let end;
+  if (typeof r === 'string') {
+    const m = /^(\d{1,15})-(\d{1,15})$/.exec(r.trim());
+    if (!m) throw codedError('ERR_BAD_RANGE', `range must look like "start-end" (inclusive): ${r}`);
+    start = Number(m[1]);
+    end = Number(m[2]);
+  } else {
+    ({ start, end } = r);
+  }
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+    throw codedError('ERR_BAD_RANGE', `bad range ${JSON.stringify(r)}: need 0 <= start <= end`);
+  }
+  return { start, end };
+}

@@ -1,0 +1,125 @@
+// Parallel HTTP (paper III): the same request to every proxy; the first complete response
+// wins and the others are aborted. Throughput counts every byte received from all proxies
+// until the winner completed.
+import { codedError, errorInfo } from '../errors.js';
+import { proxyFetch } from './proxy-fetch.js';
+
+/**
+ * @typedef {object} ProxyInfo
+ * @property {string} id
+ * @property {string} url
+ */
+
+/**
+ * @typedef {object} PerProxyStats
+ * @property {string} proxyId
+ * @property {number} bytes
+ * @property {number} packets
+ * @property {number} duplicates
+ * @property {{code: string, message: string} | null} error
+ */
+
+/**
+ * @typedef {object} HttpTransferResult
+ * @property {Uint8Array} data
+ * @property {number} grossBytes
+ * @property {number | null} firstPacketMs
+ * @property {number} packets
+ * @property {number} duplicates
+ * @property {number[]} serverFetchMs
+ * @property {PerProxyStats[]} perProxy
+ */
+
+/**
+ * @param {object} o
+ * @param {string} o.url
+ * @param {ProxyInfo[]} o.proxies
+ * @param {{start: number, end: number} | null} o.range  end inclusive
+ * @param {AbortSignal} [o.signal]
+ * @param {typeof fetch} o.fetch
+ * @param {() => number} o.elapsed  ms since the request was issued
+ * @param {(p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void} [o.onProgress]
+ * @param {number} [o.stallTimeoutMs]
+ * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED (err.perProxy set)
+ */
+export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs }) {
+  const losersAbort = new AbortController();
+  const outer = signal ? AbortSignal.any([signal, losersAbort.signal]) : losersAbort.signal;
+  /** @type {PerProxyStats[]} */
+  const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
+  let grossBytes = 0;
+  /** @type {number | null} */
+  let firstPacketMs = null;
+  let done = false;
+  const bestBytes = () => Math.max(0, ...perProxy.map((s) => s.bytes));
+
+  const attempts = proxies.map(async (proxy, i) => {
+    const res = await proxyFetch({
+      fetch, proxyUrl: proxy.url, url, range, signal: outer, stallTimeoutMs,
+      onBytes: (n) => {
+        if (done) return; // bytes after the winner finished are not part of this download
+        if (firstPacketMs === null) firstPacketMs = elapsed();
+        perProxy[i].bytes += n;
+        grossBytes += n;
+        onProgress?.({ grossBytes, netBytes: bestBytes(), objectBytes: null });
+      },
+    });
+    return { i, res };
+  });
+
+  /** @type {{i: number, res: import('./proxy-fetch.js').ProxyFetchResult}} */
+  let winner;
+  try {
+    winner = await firstFulfilled(attempts);
+  } catch {
+    for (const [i, a] of attempts.entries()) {
+      await a.catch((err) => { perProxy[i].error = errorInfo(err); });
+    }
+    if (signal?.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
+    const codes = perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ');
+    throw codedError('ERR_ALL_PROXIES_FAILED', `all ${proxies.length} proxies failed (${codes})`, { perProxy, grossBytes, firstPacketMs });
+  }
+  done = true;
+  losersAbort.abort(codedError('ERR_LOST_RACE', 'another proxy answered first'));
+  const serverFetchMs = [];
+  for (const [i, a] of attempts.entries()) {
+    try {
+      const { res } = await a;
+      perProxy[i].packets = 1;
+      if (i !== winner.i) perProxy[i].duplicates = 1; // finished too, but second: its bytes were wasted
+      if (res.serverFetchMs !== null) serverFetchMs.push(res.serverFetchMs);
+    } catch (err) {
+      const info = errorInfo(err);
+      // losing the race is not a proxy failure; bytes it sent were wasted (a duplicate response)
+      if (info.code === 'ERR_LOST_RACE') {
+        if (perProxy[i].bytes > 0) { perProxy[i].packets = 1; perProxy[i].duplicates = 1; }
+      } else {
+        perProxy[i].error = info;
+      }
+    }
+  }
+  const packets = perProxy.reduce((s, p) => s + p.packets, 0);
+  const duplicates = perProxy.reduce((s, p) => s + p.duplicates, 0);
+  const data = winner.res.bytes;
+  onProgress?.({ grossBytes, netBytes: data.byteLength, objectBytes: data.byteLength });
+  return { data, grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy };
+}
+
+/**
+ * Like Promise.any, without AggregateError (callers inspect each attempt themselves).
+ * @template T
+ * @param {Promise<T>[]} promises
+ * @returns {Promise<T>}
+ */
+function firstFulfilled(promises) {
+  return new Promise((resolve, reject) => {
+    let failed = 0;
+    if (promises.length === 0) reject(new Error('no attempts'));
+    for (const p of promises) {
+      p.then(resolve, () => {
+        failed += 1;
+        if (failed === promises.length) reject(new Error('all failed'));
+      });
+    }
+  });
+}

@@ -1,0 +1,199 @@
+// One HTTP request to one proxy's `GET /fetch?url=…`, with the response checked at the edge:
+// status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
+import { codedError } from '../errors.js';
+
+export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
+export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
+const MAX_ERROR_BODY_BYTES = 4096; // proxy error bodies are small JSON objects
+
+/**
+ * The URL of a proxy's fetch endpoint for an origin URL.
+ * @param {string} proxyUrl  e.g. http://127.0.0.1:9001
+ * @param {string} url       origin URL
+ */
+export function fetchEndpoint(proxyUrl, url) {
+  const base = proxyUrl.endsWith('/') ? proxyUrl : proxyUrl + '/';
+  const u = new URL('fetch', base);
+  u.searchParams.set('url', url);
+  return u.toString();
+}
+
+/**
+ * Parse `Content-Range: bytes a-b/total`.
+ * @param {string | null} header
+ * @returns {{start: number, end: number, total: number | null} | null}  end inclusive; null when malformed
+ */
+export function parseContentRange(header) {
+  if (!header) return null;
+  const m = /^bytes (\d{1,15})-(\d{1,15})\/(\d{1,15}|\*)$/.exec(header.trim());
+  if (!m) return null;
+  const start = Number(m[1]);
+  const end = Number(m[2]);
+  const total = m[3] === '*' ? null : Number(m[3]);
+  if (end < start || (total !== null && end >= total)) return null;
+  return { start, end, total };
+}
+
+/**
+ * @typedef {object} ProxyFetchResult
+ * @property {Uint8Array} bytes        the body: exactly the asked range (or the whole object)
+ * @property {number | null} total    the object's full size when the proxy said it
+ * @property {number | null} serverFetchMs  from the proxy's `Server-Timing: fetch;dur=…`, when present
+ */
+
+/**
+ * Fetch a byte range (or the whole object) through one proxy.
+ * @param {object} o
+ * @param {typeof fetch} o.fetch
+ * @param {string} o.proxyUrl
+ * @param {string} o.url
+ * @param {{start: number, end: number} | null} o.range   end inclusive, or null for the whole object
+ * @param {AbortSignal} o.signal
+ * @param {(n: number) => void} o.onBytes  called for every received body chunk (gross bytes)
+ * @param {number} [o.stallTimeoutMs]
+ * @param {number} [o.maxBytes]
+ * @returns {Promise<ProxyFetchResult>}
+ */
+export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, stallTimeoutMs = STALL_TIMEOUT_MS, maxBytes = MAX_RESPONSE_BYTES }) {
+  const stall = new AbortController();
+  let timer = null;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => stall.abort(codedError('ERR_PROXY_STALLED', `no data from ${proxyUrl} for ${stallTimeoutMs} ms`)), stallTimeoutMs);
+  };
+  const both = AbortSignal.any([signal, stall.signal]);
+  arm();
+  try {
+    /** @type {Record<string, string>} */
+    const headers = {};
+    if (range) headers.range = `bytes=${range.start}-${range.end}`;
+    let res;
+    try {
+      res = await fetch(fetchEndpoint(proxyUrl, url), { headers, signal: both });
+    } catch (err) {
+      throw rethrow(err, both, 'ERR_PROXY_UNREACHABLE', `cannot reach proxy ${proxyUrl}`);
+    }
+    if (!res.ok) throw await proxyErrorFromResponse(res, proxyUrl);
+
+    const contentRange = parseContentRange(res.headers.get('content-range'));
+    const lengthHeader = res.headers.get('content-length');
+    const contentLength = lengthHeader != null && /^\d{1,15}$/.test(lengthHeader) ? Number(lengthHeader) : null;
+    let sliceFrom = 0; // when a proxy ignores Range and sends 200, we cut the asked range out ourselves
+    let expected = contentLength;
+    let total = null;
+    if (res.status === 206) {
+      if (!contentRange) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: 206 without a valid Content-Range`);
+      if (range && (contentRange.start !== range.start || contentRange.end !== Math.min(range.end, (contentRange.total ?? Infinity) - 1))) {
+        throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: asked bytes ${range.start}-${range.end}, got ${contentRange.start}-${contentRange.end}`);
+      }
+      if (!range) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: 206 to a request without Range`);
+      expected = contentRange.end - contentRange.start + 1;
+      total = contentRange.total;
+    } else {
+      total = contentLength;
+      if (range) sliceFrom = range.start;
+    }
+    if (expected !== null && expected > maxBytes) throw codedError('ERR_PROXY_TOO_LARGE', `${proxyUrl}: ${expected} bytes exceeds the ${maxBytes} byte cap`);
+
+    const serverFetchMs = parseServerTiming(res.headers.get('server-timing'));
+    const chunks = [];
+    let received = 0;
+    if (res.body) {
+      const reader = res.body.getReader();
+      try {
+        for (;;) {
+          let step;
+          try {
+            step = await reader.read();
+          } catch (err) {
+            throw rethrow(err, both, 'ERR_PROXY_CONNECTION_LOST', `connection to ${proxyUrl} lost mid-response`);
+          }
+          if (step.done) break;
+          arm();
+          received += step.value.byteLength;
+          onBytes(step.value.byteLength);
+          if (received > (expected ?? maxBytes) || received > maxBytes) {
+            throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: sent more than the ${expected ?? maxBytes} bytes announced`);
+          }
+          chunks.push(step.value);
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    }
+    if (expected !== null && received !== expected) {
+      throw codedError('ERR_PROXY_CONNECTION_LOST', `${proxyUrl}: response ended after ${received} of ${expected} bytes`);
+    }
+    let bytes = concat(chunks, received);
+    if (res.status !== 206 && range) {
+      if (range.start >= bytes.byteLength) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: object shorter than the asked range`);
+      bytes = bytes.subarray(sliceFrom, Math.min(range.end + 1, bytes.byteLength));
+    }
+    return { bytes, total, serverFetchMs };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Turn a fetch/read failure into a coded error, preferring the abort reason when we aborted.
+ * @param {unknown} err
+ * @param {AbortSignal} signal
+ * @param {string} code
+ * @param {string} message
+ */
+function rethrow(err, signal, code, message) {
+  if (signal.aborted) {
+    const reason = signal.reason;
+    if (reason && typeof reason === 'object' && typeof reason.code === 'string') return reason;
+    return codedError('ERR_ABORTED', 'download aborted');
+  }
+  const cause = /** @type {{cause?: {code?: string}, message?: string}} */ (err);
+  const detail = cause?.cause?.code ?? cause?.message ?? '';
+  return codedError(code, detail ? `${message} (${detail})` : message);
+}
+
+/**
+ * A proxy's JSON error `{error: {code, message}}` as a coded error (codes from the proxy are kept, checked for shape).
+ * @param {Response} res
+ * @param {string} proxyUrl
+ */
+async function proxyErrorFromResponse(res, proxyUrl) {
+  let code = 'ERR_PROXY_STATUS';
+  let message = `${proxyUrl} answered HTTP ${res.status}`;
+  try {
+    const text = (await res.text()).slice(0, MAX_ERROR_BODY_BYTES);
+    const body = JSON.parse(text);
+    const e = body?.error;
+    if (e && typeof e.code === 'string' && /^ERR_[A-Z0-9_]{1,60}$/.test(e.code)) code = e.code;
+    if (e && typeof e.message === 'string') message = `${proxyUrl}: ${e.message.slice(0, 300)}`;
+  } catch {
+    // not JSON: keep the status-based error
+  }
+  return codedError(code, message, { status: res.status });
+}
+
+/**
+ * `Server-Timing: fetch;dur=123.4` → 123.4 (the proxy's origin fetch time), else null.
+ * @param {string | null} header
+ */
+export function parseServerTiming(header) {
+  if (!header) return null;
+  const m = /(?:^|,)\s*fetch\s*;(?:[^,]*;)?\s*dur=([0-9]{1,9}(?:\.[0-9]{1,6})?)/.exec(header);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * @param {Uint8Array[]} chunks
+ * @param {number} total
+ */
+function concat(chunks, total) {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+// Builds the client log record of docs/log-record.md (one per download, posted to Origo).
+import { deriveRates, median } from '../../protocol/src/metrics.js'; // TEMP until @mutp/protocol exports it
+
+// Query parameters that carry credentials or client identity; their values never leave the client.
+const SECRET_QUERY_PARAMS = new Set(['sig', 'signature', 'lsig', 'key', 'token', 'access_token', 'auth', 'ip', 'ipbits', 'password', 'secret']);
+const MAX_URL_CHARS = 2048; // Origo caps field sizes; a longer URL is cut rather than rejected
+
+/**
+ * The URL as logged: secret query values replaced by "REDACTED".
+ * @param {string} url
+ */
+export function redactUrl(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.slice(0, MAX_URL_CHARS);
+  }
+  u.username = '';
+  u.password = '';
+  for (const k of [...u.searchParams.keys()]) {
+    if (SECRET_QUERY_PARAMS.has(k.toLowerCase())) u.searchParams.set(k, 'REDACTED');
+  }
+  return u.toString().slice(0, MAX_URL_CHARS);
+}
+
+/**
+ * @typedef {object} RecordInput
+ * @property {string} clientId
+ * @property {string} startedAt      ISO 8601
+ * @property {'parallel-http'|'uncoded'|'coded'|'range-http'} mode
+ * @property {{id: string}[]} proxies  in source-index order
+ * @property {string} url
+ * @property {number} objectBytes
+ * @property {{window?: number|null, generationSize?: number|null, feedbackEvery?: number|null, payloadSize?: number|null, surplus?: number|null}} [params]
+ * @property {number} grossBytes
+ * @property {number} netBytes
+ * @property {number} durationMs
+ * @property {number | null} [firstPacketMs]
+ * @property {number[]} [serverFetchMs]   per proxy that reported it
+ * @property {number} [packets]
+ * @property {number} [duplicates]
+ * @property {number | null} [lossEstimate]
+ * @property {{proxyId: string, bytes: number, packets: number, duplicates: number, error: {code: string, message: string} | null}[]} [perProxy]
+ * @property {Array<[number, number, number, number]> | null} [packetLog]
+ * @property {number[] | null} [feedbackLog]
+ * @property {{code: string, message: string} | null} [error]
+ */
+
+/**
+ * @param {RecordInput} r
+ */
+export function buildRecord(r) {
+  const durationMs = round3(Math.max(0, r.durationMs));
+  const rates = deriveRates({ grossBytes: r.grossBytes, netBytes: r.netBytes, durationMs });
+  const sf = (r.serverFetchMs ?? []).filter((v) => Number.isFinite(v));
+  const p = r.params ?? {};
+  return {
+    id: globalThis.crypto.randomUUID(),
+    clientId: r.clientId,
+    startedAt: r.startedAt,
+    mode: r.mode,
+    n: r.proxies.length,
+    proxyIds: r.proxies.map((x) => x.id),
+    url: redactUrl(r.url),
+    objectBytes: r.objectBytes,
+    params: {
+      window: p.window ?? null,
+      generationSize: p.generationSize ?? null,
+      feedbackEvery: p.feedbackEvery ?? null,
+      payloadSize: p.payloadSize ?? null,
+      surplus: p.surplus ?? null,
+    },
+    grossBytes: r.grossBytes,
+    netBytes: r.netBytes,
+    durationMs,
+    firstPacketMs: r.firstPacketMs == null ? null : round3(r.firstPacketMs),
+    serverFetchMs: sf.length ? round3(median(sf)) : null,
+    packets: r.packets ?? 0,
+    duplicates: r.duplicates ?? 0,
+    lossEstimate: r.lossEstimate ?? null,
+    perProxy: r.perProxy ?? r.proxies.map((x) => ({ proxyId: x.id, bytes: 0, packets: 0, duplicates: 0, error: null })),
+    packetLog: r.packetLog ?? null,
+    feedbackLog: r.feedbackLog ?? null,
+    error: r.error ?? null,
+    throughputBps: round3(rates.throughputBps),
+    goodputBps: round3(rates.goodputBps),
+    normalizedGoodput: round6(rates.normalizedGoodput),
+  };
+}
+
+/** @param {number} v */
+const round3 = (v) => Math.round(v * 1000) / 1000;
+/** @param {number} v */
+const round6 = (v) => Math.round(v * 1e6) / 1e6;

@@ -1,0 +1,65 @@
+// A stand-in for a proxy's `GET /fetch?url=…` (Range supported) serving demo media from memory,
+// with failure knobs. Lets the client's HTTP modes be tested without the real proxy package.
+import http from 'node:http';
+import { demoBytes, demoSize } from '../../../demo/media.js';
+import { parseRangeHeader } from '../../../demo/origin.js';
+
+const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob cuts mid-body
+
+/**
+ * @param {object} [o]
+ * @param {number} [o.dieAfterBytes]   destroy the connection after this many body bytes (per response)
+ * @param {boolean} [o.stall]          send headers, then nothing
+ * @param {{status: number, code: string}} [o.error]  answer every request with this JSON error
+ * @param {boolean} [o.ignoreRange]    answer 200 with the whole object even when a Range was asked
+ */
+export async function startFakeProxy(o = {}) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    requests.push({ path: u.pathname, url: u.searchParams.get('url'), range: req.headers.range ?? null });
+    if (o.error) {
+      res.writeHead(o.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: o.error.code, message: 'refused by test' } }));
+      return;
+    }
+    const target = u.searchParams.get('url');
+    const size = target ? demoSize(new URL(target).pathname) : null;
+    if (u.pathname !== '/fetch' || size === null) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'ERR_ORIGIN_STATUS', message: 'not found' } }));
+      return;
+    }
+    const all = demoBytes(size);
+    const r = o.ignoreRange ? null : parseRangeHeader(req.headers.range, size);
+    if (r === 'unsatisfiable') {
+      res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+      return;
+    }
+    const body = r ? all.subarray(r.start, r.end + 1) : all;
+    const headers = { 'content-length': String(body.byteLength), 'server-timing': 'fetch;dur=12.5' };
+    if (r) res.writeHead(206, { ...headers, 'content-range': `bytes ${r.start}-${r.end}/${size}` });
+    else res.writeHead(200, headers);
+    if (o.stall) { res.flushHeaders(); return; }
+    let off = 0;
+    const pump = () => {
+      while (off < body.byteLength) {
+        const end = Math.min(body.byteLength, off + CHUNK_BYTES);
+        if (o.dieAfterBytes !== undefined && end > o.dieAfterBytes) {
+          res.write(body.subarray(off, Math.max(off, o.dieAfterBytes)), () => res.socket?.destroy());
+          return;
+        }
+        const ok = res.write(body.subarray(off, end));
+        off = end;
+        if (!ok) { res.once('drain', pump); return; }
+      }
+      res.end();
+    };
+    pump();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => { server.close(() => resolve(undefined)); server.closeAllConnections(); }),
+  };
+}

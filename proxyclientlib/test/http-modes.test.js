@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createClient } from '../index.js';
+import { demoBytes } from '../../demo/media.js';
+import { startFakeProxy } from './helpers/fake-proxy.js';
+
+const ORIGIN = 'http://origin.test'; // the fake proxy never fetches it; it serves demo bytes by path
+const sha = (b) => createHash('sha256').update(b).digest('hex');
+const quiet = { warn: () => {} };
+
+describe('HTTP modes (fake proxies)', function () {
+  const started = [];
+  const proxy = async (o) => { const p = await startFakeProxy(o); started.push(p); return p; };
+  afterEach(async () => { await Promise.all(started.splice(0).map((p) => p.close())); });
+  const client = () => createClient({ origo: null, logger: quiet });
+
+  for (const mode of ['parallel-http', 'range-http']) {
+    describe(mode, () => {
+      for (const { name, size } of [{ name: '1B', size: 1 }, { name: '1MB', size: 1 << 20 }, { name: '3KB', size: 3072 }]) {
+        it(`downloads demo-${name} byte-exact from 3 proxies`, async () => {
+          const ps = [await proxy(), await proxy(), await proxy()];
+          const { data, stats } = await client().download(`${ORIGIN}/media/demo-${name}.bin`, { mode, proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+          assert.equal(sha(data), sha(demoBytes(size)));
+          assert.equal(stats.mode, mode);
+          assert.equal(stats.n, 3);
+          assert.equal(stats.netBytes, size);
+          assert.ok(stats.grossBytes >= size, 'gross counts every received byte');
+          assert.equal(stats.error, null);
+          assert.deepEqual(stats.proxyIds, ['p0', 'p1', 'p2']);
+        });
+      }
+
+      it('downloads an inclusive byte range', async () => {
+        const ps = [await proxy(), await proxy()];
+        const { data } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode, range: '1000-300999', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+        assert.equal(sha(data), sha(demoBytes(1 << 20).subarray(1000, 301000)));
+      });
+
+      it('completes when one proxy dies mid-body', async () => {
+        const ps = [await proxy({ dieAfterBytes: 100_000 }), await proxy()];
+        const { data, stats } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode, proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+        assert.equal(sha(data), sha(demoBytes(1 << 20)));
+        assert.equal(stats.error, null);
+      });
+
+      it('rejects with ERR_ALL_PROXIES_FAILED, keeping each proxy error code', async () => {
+        const ps = [await proxy({ error: { status: 403, code: 'ERR_HOST_NOT_ALLOWED' } }), await proxy({ dieAfterBytes: 10 })];
+        const err = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode, proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) }).then(() => null, (e) => e);
+        assert.ok(err, 'must reject');
+        assert.equal(err.code, 'ERR_ALL_PROXIES_FAILED');
+        assert.equal(err.stats.error.code, 'ERR_ALL_PROXIES_FAILED');
+        assert.equal(err.stats.perProxy[0].error.code, 'ERR_HOST_NOT_ALLOWED');
+        assert.ok(err.stats.perProxy[1].error.code.startsWith('ERR_PROXY_'));
+      });
+
+      it('treats a proxy that stops sending as failed (stall timer)', async () => {
+        const ps = [await proxy({ stall: true })];
+        const err = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode, stallTimeoutMs: 200, proxies: [{ id: 'p0', url: ps[0].url }] }).then(() => null, (e) => e);
+        assert.equal(err?.code, 'ERR_ALL_PROXIES_FAILED');
+        assert.equal(err.stats.perProxy[0].error.code, 'ERR_PROXY_STALLED');
+      });
+
+      it('stops with ERR_ABORTED when the caller aborts', async () => {
+        const ps = [await proxy({ stall: true })];
+        const ctrl = new AbortController();
+        setTimeout(() => ctrl.abort(), 100);
+        const err = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode, signal: ctrl.signal, proxies: [{ id: 'p0', url: ps[0].url }] }).then(() => null, (e) => e);
+        assert.equal(err?.code, 'ERR_ABORTED');
+      });
+    });
+  }
+
+  it('parallel-http: a proxy that ignores Range still yields the asked range', async () => {
+    const p = await proxy({ ignoreRange: true });
+    const { data } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'parallel-http', range: { start: 5, end: 9 }, proxies: [{ id: 'a', url: p.url }] });
+    assert.deepEqual([...data], [...demoBytes(1 << 20).subarray(5, 10)]);
+  });
+
+  it('parallel-http: sends the same request (with Range) to every proxy', async () => {
+    const ps = [await proxy(), await proxy()];
+    await client().download(`${ORIGIN}/media/demo-3KB.bin`, { mode: 'parallel-http', range: '0-99', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    for (const p of ps) assert.deepEqual(p.requests, [{ path: '/fetch', url: `${ORIGIN}/media/demo-3KB.bin`, range: 'bytes=0-99' }]);
+  });
+
+  it('range-http: splits the object over the proxies', async () => {
+    const ps = [await proxy(), await proxy()];
+    const { stats } = await client().download(`${ORIGIN}/media/demo-5MB.bin`, { mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    assert.ok(stats.perProxy.every((s) => s.bytes > 0), 'both proxies served bytes');
+    assert.ok(stats.grossBytes < 2 * 5 * 1024 * 1024, 'not every byte came twice');
+    assert.equal(stats.serverFetchMs, 12.5, 'server fetch time from Server-Timing');
+  });
+
+  it('refuses bad input with codes', async () => {
+    const c = client();
+    await assert.rejects(c.download('ftp://x/y', { mode: 'parallel-http', proxies: [{ id: 'a', url: 'http://127.0.0.1:1' }] }), { code: 'ERR_BAD_URL' });
+    await assert.rejects(c.download(`${ORIGIN}/a`, { mode: 'tcp', proxies: [] }), { code: 'ERR_BAD_MODE' });
+    await assert.rejects(c.download(`${ORIGIN}/a`, { mode: 'parallel-http', range: '9-1', proxies: [] }), { code: 'ERR_BAD_RANGE' });
+    await assert.rejects(c.download(`${ORIGIN}/a`, { mode: 'parallel-http', proxies: [] }), { code: 'ERR_NO_PROXIES' });
+    await assert.rejects(c.download(`${ORIGIN}/a`, { mode: 'parallel-http', proxies: 2 }), { code: 'ERR_NO_ORIGO' });
+  });
+});
