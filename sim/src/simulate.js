@@ -1,0 +1,169 @@
+// One simulated download (simulateOnce) and one configuration over many seeds
+// (simulateConfig, medians as the paper reports them).
+
+import { deriveRates, median } from '../../protocol/src/metrics.js';
+import { EventQueue } from './event-queue.js';
+import { Network } from './network.js';
+import { createPrng, randomBytes } from './prng.js';
+import { runParallelHttp } from './parallel-http.js';
+import { runRangeHttp } from './range-http.js';
+import { runMutp } from './mutp.js';
+import { badInput } from './units.js';
+
+export const MODES = Object.freeze(['coded', 'uncoded', 'parallel-http', 'range-http']);
+
+/** Seed of the simulated object's bytes: fixed, so every mode moves the same content. */
+const OBJECT_SEED = 0x0b1ec7;
+
+/**
+ * @typedef {object} SimConfig
+ * @property {'coded'|'uncoded'|'parallel-http'|'range-http'} mode
+ * @property {number[]} rates              bytes/s, one per source (N = rates.length)
+ * @property {number|number[]} delayMs     one-way delay, per source or for all
+ * @property {number|number[]} loss        per-packet loss probability, per source or for all
+ * @property {number|number[]} startDelayMs origin-fetch time of each proxy
+ * @property {number} downCapBps           client download cap (Infinity = none)
+ * @property {number} size                 object bytes
+ * @property {object} params               protocol params: window, generationSize, feedbackEvery, payloadSize, surplus, ...
+ * @property {number} seeds                runs (seeds firstSeed .. firstSeed + seeds - 1)
+ * @property {number} [firstSeed]
+ * @property {number} overheadBytes        lower-layer bytes per datagram/segment on the wire
+ */
+
+/**
+ * @typedef {object} RunResult
+ * @property {boolean} ok
+ * @property {string|null} error
+ * @property {number} durationMs
+ * @property {number} grossBytes
+ * @property {number} netBytes
+ * @property {number|null} ttfbMs
+ * @property {number} duplicates
+ * @property {number} packets
+ * @property {boolean} verified   the client's bytes equal the object, byte for byte
+ * @property {number} [winner]
+ * @property {number[][]} [ranges]
+ * @property {number} [badMessages]
+ * @property {number} [feedbackSent]
+ */
+
+/** @type {Map<number, Uint8Array>} */
+const objectCache = new Map();
+/** @param {number} size */
+function objectBytes(size) {
+  let data = objectCache.get(size);
+  if (!data) {
+    if (objectCache.size > 8) objectCache.clear(); // a sweep over many sizes must not pile up
+    data = randomBytes(size, OBJECT_SEED);
+    objectCache.set(size, data);
+  }
+  return data;
+}
+
+/** @type {Promise<any> | null} */
+let protocolModule = null;
+/** Imported lazily so the HTTP modes run even while the MUTP objects are missing. */
+const PROTOCOL_PACKAGE = '@mutp/protocol';
+function loadProtocol() {
+  protocolModule ??= import(PROTOCOL_PACKAGE).catch((e) => {
+    protocolModule = null;
+    const err = badInput(`MUTP modes need @mutp/protocol (createSender, createReceiver, encodeMessage, decodeMessage): ${e.message}`);
+    err.code = 'ERR_SIM_PROTOCOL_MISSING';
+    throw err;
+  });
+  return protocolModule;
+}
+
+/**
+ * @param {number|number[]} v
+ * @param {number} i
+ */
+const perSource = (v, i) => (Array.isArray(v) ? v[i % v.length] : v);
+
+/**
+ * Simulate one download.
+ * @param {SimConfig} config
+ * @param {number} seed
+ * @returns {Promise<RunResult>}
+ */
+export async function simulateOnce(config, seed) {
+  const queue = new EventQueue();
+  const sources = config.rates.map((rateBps, i) => ({
+    rateBps,
+    delayMs: perSource(config.delayMs, i),
+    loss: perSource(config.loss, i),
+    startDelayMs: perSource(config.startDelayMs, i),
+  }));
+  const net = new Network(queue, { sources, downCapBps: config.downCapBps, prng: createPrng(seed ^ 0x51) });
+  const data = objectBytes(config.size);
+  const job = { size: config.size, data, overheadBytes: config.overheadBytes };
+  switch (config.mode) {
+    case 'parallel-http': return runParallelHttp(net, job);
+    case 'range-http': return runRangeHttp(net, job);
+    case 'coded':
+    case 'uncoded': {
+      const protocol = await loadProtocol();
+      return runMutp(net, { ...job, mode: config.mode, params: config.params, seed, protocol });
+    }
+    default: throw badInput(`unknown mode '${config.mode}' (one of ${MODES.join(', ')})`);
+  }
+}
+
+/**
+ * @typedef {object} ConfigSummary
+ * @property {string} mode
+ * @property {number} n
+ * @property {number} goodputBps         median over the seeds
+ * @property {number} throughputBps      median
+ * @property {number} normalizedGoodput  median
+ * @property {number|null} timeToFirstByteMs median
+ * @property {number} duplicates         median
+ * @property {number} durationMs         median
+ * @property {number} runs               completed runs
+ * @property {number} failed             stalled or not byte-exact runs
+ */
+
+/**
+ * Run every seed of one configuration and summarise with medians.
+ * @param {SimConfig} config
+ * @param {{onRun?: (result: RunResult, seed: number) => void}} [hooks]
+ */
+export async function simulateConfig(config, hooks = {}) {
+  const first = config.firstSeed ?? 1;
+  /** @type {RunResult[]} */
+  const results = [];
+  for (let s = first; s < first + config.seeds; s++) {
+    const r = await simulateOnce(config, s);
+    results.push(r);
+    hooks.onRun?.(r, s);
+  }
+  const good = results.filter((r) => r.ok && r.verified);
+  const rates = good.map((r) => deriveRates(r));
+  const ttfb = good.map((r) => r.ttfbMs).filter((v) => v !== null);
+  const sumRatesBps = config.rates.reduce((a, b) => a + b, 0);
+  const goodputBps = median(rates.map((r) => r.goodputBps));
+  /** @type {ConfigSummary & Record<string, any>} */
+  const summary = {
+    mode: config.mode,
+    n: config.rates.length,
+    goodputBps,
+    throughputBps: median(rates.map((r) => r.throughputBps)),
+    normalizedGoodput: median(rates.map((r) => r.normalizedGoodput)),
+    timeToFirstByteMs: ttfb.length ? median(ttfb) : null,
+    duplicates: median(good.map((r) => r.duplicates)),
+    durationMs: median(good.map((r) => r.durationMs)),
+    runs: good.length,
+    failed: results.length - good.length,
+    goodputOfSumRates: goodputBps / sumRatesBps,
+    sumRatesBps,
+    rates: config.rates,
+    delayMs: config.delayMs,
+    loss: config.loss,
+    startDelayMs: config.startDelayMs,
+    downCapBps: Number.isFinite(config.downCapBps) ? config.downCapBps : null,
+    sizeBytes: config.size,
+    seeds: config.seeds,
+  };
+  if (config.mode === 'coded' || config.mode === 'uncoded') summary.params = config.params;
+  return summary;
+}
