@@ -14,16 +14,16 @@ const cache = new Map();
  * @returns {Promise<Backend>}
  */
 async function instantiate(flavor, bytes) {
-  const { instance } = await WebAssembly.instantiate(bytes, {});
+  const { instance } = await WebAssembly.instantiate(/** @type {BufferSource} */ (bytes), {});
   const ex = /** @type {any} */ (instance.exports);
   const memory = /** @type {WebAssembly.Memory} */ (ex.memory);
   ex.rlnc_init();
   const heap = new Heap(memory, ex.__heap_base.value, ex.rlnc_max_memory());
   const encodeFn = ex.rlnc_encode;
   const decodeFn = ex.rlnc_decode;
-  return {
+  /** @type {Backend} */
+  const backend = {
     name: flavor,
-    heap,
     arena(bytes) {
       let ptr = heap.alloc(bytes);
       return {
@@ -39,6 +39,20 @@ async function instantiate(flavor, bytes) {
     encode: (_mem, out, symbols, coeffs, g, size) => encodeFn(out, symbols, coeffs, g, size),
     decode: (_mem, cm, dm, piv, row, g, size) => decodeFn(cm, dm, piv, row, g, size),
   };
+  heaps.set(backend, heap);
+  return backend;
+}
+
+/** Heap of each WASM backend, for tests and diagnostics. @type {WeakMap<Backend, Heap>} */
+const heaps = new WeakMap();
+
+/**
+ * @param {'simd'|'scalar'} flavor
+ * @returns {Promise<{usedBytes: number, memoryBytes: number, freeBlocks: number}>}
+ */
+export async function wasmHeapStats(flavor) {
+  const heap = heaps.get(await loadWasmBackend(flavor));
+  return { usedBytes: heap.usedBytes(), memoryBytes: heap.memory.buffer.byteLength, freeBlocks: heap.free.length };
 }
 
 /**
@@ -63,7 +77,7 @@ export function loadWasmBackend(flavor) {
 export async function wasmSupported(flavor) {
   if (typeof WebAssembly !== 'object') return false;
   try {
-    return WebAssembly.validate(await loadWasmBytes(flavor));
+    return WebAssembly.validate(/** @type {BufferSource} */ (await loadWasmBytes(flavor)));
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 // Shared test helpers: deterministic data and the implementations under test.
 
 /** Every implementation must be present; a missing .wasm is a failure, never a skip. */
-export const ALL_IMPLS = /** @type {const} */ (['js']); // WASM builds land next
+export const ALL_IMPLS = /** @type {const} */ (['js', 'scalar', 'simd']);
 
 /**
  * Deterministic pseudo-random bytes (LCG; test data only, not coefficients).

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// Builds csrc/rlnc.c into wasm/rlnc-simd.wasm (SIMD128) and wasm/rlnc-scalar.wasm (no SIMD)
+// with Debian's clang + wasm-ld. `--check` rebuilds into a temp dir and fails if the result
+// differs from the committed files (CI runs this).
+//
+// Compile and link are separate steps on purpose: the clang driver runs wasm-opt by itself
+// when one is on PATH, which would make the output depend on the machine.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SOURCE = join(PKG_DIR, 'csrc', 'rlnc.c');
+const OUT_DIR = join(PKG_DIR, 'wasm');
+/** Memory cap of each module in bytes (1 GiB): the JS heap reports it as ERR_RLNC_OUT_OF_MEMORY. */
+const MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
+/** C stack in bytes: the decoder keeps two 255-entry pointer arrays and a 255-byte row there. */
+const STACK_BYTES = 64 * 1024;
+
+/** Both flavors need bulk memory (memory.copy/fill; Chrome 75+, Firefox 79+, Safari 15+). */
+const FLAVORS = {
+  simd: ['-msimd128', '-mbulk-memory'],
+  scalar: ['-mno-simd128', '-mbulk-memory'],
+};
+
+const COMMON_CFLAGS = [
+  '--target=wasm32', '-O2', '-ffreestanding', '-nostdlib', '-fno-ident',
+  '-Wall', '-Wextra', '-Werror', `-DRLNC_MAX_MEMORY=${MAX_MEMORY_BYTES}`,
+];
+const LDFLAGS = [
+  '--no-entry', '--export=__heap_base', `--max-memory=${MAX_MEMORY_BYTES}`,
+  '-z', `stack-size=${STACK_BYTES}`, '--strip-all',
+];
+
+/** @param {string[]} names @returns {string | null} */
+function findTool(names) {
+  for (const name of names) {
+    try {
+      execFileSync(name, ['--version'], { stdio: 'ignore' });
+      return name;
+    } catch {
+      // try the next name
+    }
+  }
+  return null;
+}
+
+/** @param {string} dir */
+function buildInto(dir) {
+  const clang = findTool(['clang', 'clang-14']);
+  const wasmLd = findTool(['wasm-ld', 'wasm-ld-14']);
+  if (!clang || !wasmLd) {
+    const missing = [!clang && 'clang', !wasmLd && 'wasm-ld'].filter(Boolean).join(' and ');
+    console.error(`build-wasm: ${missing} not found. Install Debian's packages: apt-get install clang lld`);
+    process.exit(2);
+  }
+  // a relative source path keeps the build directory out of the output
+  const src = relative(process.cwd(), SOURCE);
+  for (const [flavor, flags] of Object.entries(FLAVORS)) {
+    const obj = join(dir, `rlnc-${flavor}.o`);
+    execFileSync(clang, [...COMMON_CFLAGS, ...flags, '-c', '-o', obj, src], { stdio: 'inherit' });
+    execFileSync(wasmLd, [...LDFLAGS, '-o', join(dir, `rlnc-${flavor}.wasm`), obj], { stdio: 'inherit' });
+  }
+}
+
+const check = process.argv.includes('--check');
+const tmp = mkdtempSync(join(tmpdir(), 'rlnc-wasm-'));
+try {
+  buildInto(tmp);
+  let differ = 0;
+  for (const flavor of Object.keys(FLAVORS)) {
+    const name = `rlnc-${flavor}.wasm`;
+    const built = readFileSync(join(tmp, name));
+    const target = join(OUT_DIR, name);
+    if (check) {
+      if (!existsSync(target)) {
+        console.error(`build-wasm --check: ${relative(process.cwd(), target)} is missing; run npm run build:wasm and commit it`);
+        differ++;
+      } else if (!built.equals(readFileSync(target))) {
+        console.error(`build-wasm --check: ${relative(process.cwd(), target)} differs from what csrc/rlnc.c builds; run npm run build:wasm and commit it`);
+        differ++;
+      } else {
+        console.log(`build-wasm --check: ${name} OK (${built.length} bytes)`);
+      }
+    } else {
+      writeFileSync(target, built);
+      console.log(`build-wasm: wrote ${relative(process.cwd(), target)} (${built.length} bytes)`);
+    }
+  }
+  if (differ) process.exitCode = 1;
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
