@@ -1,0 +1,16 @@
+// @mutp/protocol: the sans-IO MUTP core shared by proxy, client and simulator.
+// See docs/protocol.md (wire format, schedulers, feedback) and docs/architecture.md.
+export { encodeMessage, decodeMessage } from './src/wire.js';
+export {
+  MSG, MODE, SCHEDULER, DEFAULTS, WIRE_VERSION, MAX_DATAGRAM_BYTES, MAX_OBJECT_BYTES, MAX_SOURCES,
+  MAX_WINDOW_PACKETS, MAX_URL_BYTES, DATA_HEADER_BYTES, CODED_HEADER_BYTES,
+} from './src/constants.js';
+export { normalizeParams, computeLayout, maxGenerationSize } from './src/params.js';
+export { createSender, createReceiver } from './src/create.js';
+export { loadCodec } from './src/codec.js';
+export { UncodedSender } from './src/uncoded-sender.js';
+export { CodedSender } from './src/coded-sender.js';
+export { UncodedReceiver } from './src/uncoded-receiver.js';
+export { CodedReceiver } from './src/coded-receiver.js';
+export { ReceivedLog } from './src/received-log.js';
+export { deriveRates, median } from './src/metrics.js';

@@ -1,0 +1,94 @@
+// Wire-format numbers and protocol defaults. Every limit names its unit and its reason.
+
+/** Wire format version; a datagram with another version is refused. */
+export const WIRE_VERSION = 1;
+
+/** Largest datagram we send or accept, headers included (paper III: larger WebRTC messages fragment). */
+export const MAX_DATAGRAM_BYTES = 1200;
+
+/** Bytes of the header every message starts with: version u8, type u8, downloadId u32. */
+export const COMMON_HEADER_BYTES = 6;
+
+/** Header bytes of an uncoded data message: common header + seq u32 + index u32. */
+export const DATA_HEADER_BYTES = COMMON_HEADER_BYTES + 8;
+
+/** Header bytes of a coded data message before the coefficients: common + seq u32 + generation u32 + symbols u16. */
+export const CODED_HEADER_BYTES = COMMON_HEADER_BYTES + 10;
+
+/** Meta header bytes before the optional checksum block. */
+export const META_HEADER_BYTES = COMMON_HEADER_BYTES + 22;
+
+/** Feedback header bytes before the per-source echo: common + mode u8 + sourceCount u8 + feedback seq u32. */
+export const FEEDBACK_HEADER_BYTES = COMMON_HEADER_BYTES + 6;
+
+/** Message type codes (byte 1 of every datagram). */
+export const MSG = Object.freeze({
+  request: 1,
+  meta: 2,
+  data: 3,
+  coded: 4,
+  feedback: 5,
+  done: 6,
+  error: 7,
+});
+
+/** Transfer mode codes on the wire. */
+export const MODE = Object.freeze({ uncoded: 1, coded: 2 });
+
+/** Scheduler codes on the wire (request). */
+export const SCHEDULER = Object.freeze({
+  // paper III.A/B: Uncoded picks uniformly at random, Coded sends the rarest generation
+  paper: 0,
+  // Coded only: rarest generation first, but each source also counts the others' estimated
+  // in-flight share (from the per-source echo in feedback) so N senders do not overfill a generation
+  share: 1,
+});
+
+/** Largest object we serve: the receiver holds it in memory; video chunks are a few MB. */
+export const MAX_OBJECT_BYTES = 2 ** 30;
+
+/** Most sources one download may use: feedback echoes one u32 per source and must fit a datagram. */
+export const MAX_SOURCES = 32;
+
+/** Largest window in packets: an uncoded feedback bitmap of w bits (w/8 bytes) must fit a datagram. */
+export const MAX_WINDOW_PACKETS = 8192;
+
+/** Largest generation: DoF is a u16 on the wire; the real bound is the datagram (see maxGenerationSize). */
+export const MAX_GENERATION_SIZE = 255;
+
+/** Smallest payload size in bytes: below this the 16-byte header dominates the datagram. */
+export const MIN_PAYLOAD_BYTES = 16;
+
+/** Request header bytes before the URL, and the longest URL (UTF-8 bytes) that fits one datagram. */
+export const REQUEST_HEADER_BYTES = COMMON_HEADER_BYTES + 38;
+export const MAX_URL_BYTES = MAX_DATAGRAM_BYTES - REQUEST_HEADER_BYTES;
+
+/** Error messages on the wire are cut to this many UTF-8 bytes so the datagram always fits. */
+export const MAX_ERROR_MESSAGE_BYTES = 1024;
+
+/** Error codes are short ASCII tokens like ERR_SSRF_BLOCKED. */
+export const MAX_ERROR_CODE_BYTES = 64;
+
+/**
+ * Protocol defaults.
+ * window/generationSize: paper Figure 11 (w=240, g=24 → 10 generations in the window).
+ * payloadSize: paper III.A, packets of 1100 bytes.
+ * feedbackEvery: packets between two feedback messages (paper III.A: feedback may be skipped;
+ *   every WebRTC message costs an SCTP ack, so the paper skips most of it).
+ * surplus: coded only, packets per generation a source may have in flight beyond the DoF still
+ *   missing, to cover loss without waiting a round trip.
+ * feedbackMaxDelayMs: the receiver also sends feedback when this long has passed since the last
+ *   one and packets arrived since (keeps the tail moving when few packets are useful).
+ * minRtoMs: a sender presumes an in-transit packet lost after max(minRtoMs, 2·RTT estimate)
+ *   without news — the safety net when feedback itself is lost.
+ */
+export const DEFAULTS = Object.freeze({
+  payloadSize: 1100,
+  window: 240,
+  generationSize: 24,
+  feedbackEvery: 8,
+  surplus: 1,
+  feedbackMaxDelayMs: 20,
+  minRtoMs: 200,
+  scheduler: 'share',
+});

@@ -1,0 +1,178 @@
+// What the Uncoded and Coded receivers share: checks on every packet before it touches
+// state, the per-source echo (highest seq received from each source, for the senders' loss
+// detection), feedback pacing, done, counts and the receivedLog.
+import { ReceivedLog } from './received-log.js';
+import { checkSourceCount, computeLayout, normalizeParams } from './params.js';
+import { protocolError } from './errors.js';
+
+/** handlePacket() results, shared so the hot path allocates nothing. */
+export const USEFUL = Object.freeze({ useful: true });
+export const NOT_USEFUL = Object.freeze({ useful: false });
+
+/**
+ * @typedef {object} ReceiverOptions
+ * @property {any} meta                 the meta message (from the wire or sender.meta())
+ * @property {Partial<import('./params.js').Params>} [params] feedbackEvery, feedbackMaxDelayMs; layout comes from meta
+ * @property {number} [sourceCount]     N
+ * @property {number} [now]             creation time, ms
+ * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
+ */
+
+export class ReceiverBase {
+  /**
+   * @param {ReceiverOptions} opts
+   * @param {'uncoded'|'coded'} mode
+   */
+  constructor(opts, mode) {
+    const meta = opts.meta;
+    if (!meta || meta.type !== 'meta' || meta.mode !== mode) throw protocolError('ERR_BAD_PARAMS', `a ${mode} meta message is required`);
+    this.mode = mode;
+    this.downloadId = meta.downloadId;
+    this.params = normalizeParams({
+      payloadSize: meta.payloadSize, window: meta.window, generationSize: meta.generationSize,
+      feedbackEvery: meta.feedbackEvery, ...pickLocal(opts.params),
+    }, mode);
+    this.layout = computeLayout(mode, meta.totalSize, this.params);
+    if (this.layout.packetCount !== meta.packetCount || this.layout.generationCount !== meta.generationCount) {
+      throw protocolError('ERR_BAD_PARAMS', 'meta layout is inconsistent');
+    }
+    this.sourceCount = opts.sourceCount ?? 1;
+    checkSourceCount(this.sourceCount);
+    this.buffer = new Uint8Array(meta.totalSize);
+    this.echo = new Array(this.sourceCount).fill(0);
+    this.receivedLog = new ReceivedLog();
+    this.startedAt = opts.now ?? 0;
+    this.lastFeedbackAt = this.startedAt;
+    this.feedbackSeq = 0;
+    this.packetsSinceFeedback = 0;
+    this.urgentFeedback = false;
+    this.doneSent = false;
+    this.dofTotal = 0;
+    this.completedAt = NaN;
+    this.firstPacketAt = NaN;
+    this.c = { grossBytes: 0, netBytes: 0, packets: 0, duplicates: 0, ignored: 0, invalid: 0, outOfWindow: 0, feedbackSent: 0, doneSent: 0 };
+    this.perSource = Array.from({ length: this.sourceCount }, () => ({ bytes: 0, packets: 0, duplicates: 0 }));
+    /** units (packets or generations) newly ready, for pollDelivered() */
+    this.readyUnits = new Int32Array(16);
+    this.readyCount = 0;
+  }
+
+  /**
+   * Take one data/coded message from source `sourceIndex`.
+   * @param {any} msg
+   * @param {number} sourceIndex
+   * @param {number} now
+   * @returns {{useful: boolean}}
+   */
+  handlePacket(msg, sourceIndex, now) {
+    if (!msg || typeof msg !== 'object' || msg.downloadId !== this.downloadId) { this.c.ignored++; return NOT_USEFUL; }
+    if (!Number.isInteger(sourceIndex) || sourceIndex < 0 || sourceIndex >= this.sourceCount ||
+      !Number.isInteger(msg.seq) || msg.seq < 1 || msg.seq > 0xffffffff) { this.c.invalid++; return NOT_USEFUL; }
+    const payloadBytes = this.check(msg);
+    if (payloadBytes < 0) return NOT_USEFUL; // counted by check()
+    if (msg.seq > this.echo[sourceIndex]) this.echo[sourceIndex] = msg.seq;
+    const useful = this.complete ? false : this.accept(msg, now);
+    const c = this.c;
+    const s = this.perSource[sourceIndex];
+    c.packets++;
+    c.grossBytes += payloadBytes;
+    s.packets++;
+    s.bytes += payloadBytes;
+    if (!useful) { c.duplicates++; s.duplicates++; }
+    if (Number.isNaN(this.firstPacketAt)) this.firstPacketAt = now;
+    this.packetsSinceFeedback++;
+    this.receivedLog.add(now, sourceIndex, useful, this.dofTotal);
+    if (useful && this.complete && Number.isNaN(this.completedAt)) this.completedAt = now;
+    return useful ? USEFUL : NOT_USEFUL;
+  }
+
+  /**
+   * The feedback (or done) message to send to every source now, or null. Feedback goes out
+   * after `feedbackEvery` packets (useful or not: duplicates mean the senders lack news), at
+   * once when a generation completes, and after feedbackMaxDelayMs if packets arrived since.
+   * @param {number} now
+   */
+  pollFeedback(now) {
+    const due = this.packetsSinceFeedback >= this.params.feedbackEvery || this.urgentFeedback ||
+      (this.packetsSinceFeedback > 0 && now - this.lastFeedbackAt >= this.params.feedbackMaxDelayMs);
+    if (this.complete) {
+      if (this.doneSent && !due) return null;
+      // done again if packets keep coming: the earlier done was lost
+      this.doneSent = true;
+      this.c.doneSent++;
+      this.markFeedbackSent(now);
+      return { type: 'done', downloadId: this.downloadId };
+    }
+    if (!due) return null;
+    this.markFeedbackSent(now);
+    this.c.feedbackSent++;
+    return this.buildFeedback(++this.feedbackSeq);
+  }
+
+  /** @param {number} now */
+  markFeedbackSent(now) {
+    this.packetsSinceFeedback = 0;
+    this.urgentFeedback = false;
+    this.lastFeedbackAt = now;
+    this.receivedLog.feedback.push(now);
+  }
+
+  /** When pollFeedback() will have something to send without another packet (Infinity: never). */
+  wakeAt() {
+    if (this.urgentFeedback || (this.complete && !this.doneSent)) return this.lastFeedbackAt;
+    return this.packetsSinceFeedback > 0 ? this.lastFeedbackAt + this.params.feedbackMaxDelayMs : Infinity;
+  }
+
+  /** @param {number} unit */
+  markReady(unit) {
+    if (this.readyCount === this.readyUnits.length) {
+      const a = new Int32Array(this.readyUnits.length * 2);
+      a.set(this.readyUnits);
+      this.readyUnits = a;
+    }
+    this.readyUnits[this.readyCount++] = unit;
+  }
+
+  /** Object bytes that became ready since the last call, in any order. @returns {{offset: number, bytes: Uint8Array}[]} */
+  pollDelivered() {
+    const out = new Array(this.readyCount);
+    const unitBytes = this.layout.payloadSize * this.layout.generationSize;
+    for (let k = 0; k < this.readyCount; k++) {
+      const offset = this.readyUnits[k] * unitBytes;
+      out[k] = { offset, bytes: this.buffer.subarray(offset, Math.min(this.buffer.length, offset + unitBytes)) };
+    }
+    this.readyCount = 0;
+    return out;
+  }
+
+  get complete() { return this.dofTotal >= this.layout.packetCount; }
+  isComplete() { return this.complete; }
+
+  /** The whole object once complete, else null. */
+  data() { return this.complete ? this.buffer : null; }
+
+  counts() {
+    return {
+      ...this.c, dof: this.dofTotal, firstPacketAt: this.firstPacketAt, completedAt: this.completedAt,
+      perSource: this.perSource.map((s) => ({ ...s })),
+    };
+  }
+
+  // Subclass hooks.
+  /** Check a message against the layout; returns its payload bytes or -1 (and counts why). @param {any} _msg @returns {number} */
+  check(_msg) { return -1; }
+  /** @param {any} _msg @param {number} _now @returns {boolean} useful */
+  accept(_msg, _now) { return false; }
+  /** @param {number} _seq @returns {any} */
+  buildFeedback(_seq) { return null; }
+  /** Free codec memory. */
+  close() {}
+}
+
+/** Only the receiver-local parameters may override the meta. @param {any} p */
+function pickLocal(p) {
+  const out = {};
+  if (p && p.feedbackEvery !== undefined) out.feedbackEvery = p.feedbackEvery;
+  if (p && p.feedbackMaxDelayMs !== undefined) out.feedbackMaxDelayMs = p.feedbackMaxDelayMs;
+  return out;
+}

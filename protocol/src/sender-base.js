@@ -1,0 +1,160 @@
+// What the Uncoded and Coded senders share: identity, per-source sequence numbers, the
+// in-transit queue with loss detection from the feedback echo, the RTT estimate and the
+// timeout safety net, and the checks every feedback passes before it touches state.
+import { TransitQueue } from './transit-queue.js';
+import { createRng, sourceSeed } from './rng.js';
+import { checkSourceCount, computeLayout, normalizeParams } from './params.js';
+import { protocolError } from './errors.js';
+
+/** Weight of a new RTT sample in the smoothed RTT (TCP's classic 1/8). */
+const RTT_GAIN = 1 / 8;
+/** Presume a packet lost after this many smoothed RTTs without news of it. */
+const RTO_RTTS = 2;
+
+/**
+ * @typedef {object} SenderOptions
+ * @property {Uint8Array} data             the whole object (or range) this source serves
+ * @property {Partial<import('./params.js').Params>} [params]
+ * @property {number} [sourceIndex]        0..sourceCount-1, from the request
+ * @property {number} [sourceCount]        N, from the request
+ * @property {number} [seed]               u32; mixed with sourceIndex so sources differ
+ * @property {number} [downloadId]         u32, from the request
+ * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
+ */
+
+export class SenderBase {
+  /**
+   * @param {SenderOptions} opts
+   * @param {'uncoded'|'coded'} mode
+   */
+  constructor(opts, mode) {
+    if (!(opts.data instanceof Uint8Array)) throw protocolError('ERR_BAD_PARAMS', 'data must be a Uint8Array');
+    this.mode = mode;
+    this.params = normalizeParams(opts.params, mode);
+    this.sourceCount = opts.sourceCount ?? 1;
+    checkSourceCount(this.sourceCount);
+    this.sourceIndex = opts.sourceIndex ?? 0;
+    if (!Number.isInteger(this.sourceIndex) || this.sourceIndex < 0 || this.sourceIndex >= this.sourceCount) {
+      throw protocolError('ERR_BAD_PARAMS', 'sourceIndex must be 0..sourceCount-1');
+    }
+    this.downloadId = opts.downloadId ?? 0;
+    this.layout = computeLayout(mode, opts.data.length, this.params);
+    this.data = opts.data;
+    this.seed = sourceSeed((opts.seed ?? (Math.random() * 2 ** 32)) >>> 0, this.sourceIndex);
+    this.rand = createRng(this.seed);
+    /** Last sequence number used; data packets carry 1, 2, 3, … (0 means "none received"). */
+    this.seq = 0;
+    this.transit = new TransitQueue();
+    this.srtt = 0;
+    this.lastFeedbackSeq = -1;
+    this.finished = this.layout.packetCount === 0;
+    this.stats = { sent: 0, feedback: 0, ignored: 0, invalid: 0, stale: 0, lostByEcho: 0, lostByTimeout: 0 };
+  }
+
+  /** The meta message to send before any data. */
+  meta() {
+    const l = this.layout;
+    return {
+      type: 'meta', downloadId: this.downloadId, mode: this.mode, totalSize: l.totalSize, payloadSize: l.payloadSize,
+      packetCount: l.packetCount, generationSize: l.generationSize, generationCount: l.generationCount,
+      window: this.params.window, feedbackEvery: this.params.feedbackEvery, checksums: null,
+    };
+  }
+
+  /** Current retransmission timeout in ms. */
+  rto() {
+    return Math.max(this.params.minRtoMs, RTO_RTTS * this.srtt);
+  }
+
+  /**
+   * When nextPacket(now) returned null: the time at which a timeout could make something
+   * sendable again (Infinity if only feedback can). Lets a driver without feedback set a timer.
+   */
+  wakeAt() {
+    if (this.finished || this.transit.length === 0) return Infinity;
+    return this.transit.frontTime() + this.rto();
+  }
+
+  /**
+   * Apply a decoded feedback or done message. Returns true if it changed state. Messages for
+   * another download, another mode, stale or malformed ones are counted and ignored.
+   * @param {any} msg
+   * @param {number} now
+   */
+  handleFeedback(msg, now) {
+    if (!msg || typeof msg !== 'object' || msg.downloadId !== this.downloadId) { this.stats.ignored++; return false; }
+    if (msg.type === 'done') {
+      this.finish();
+      return true;
+    }
+    if (msg.type !== 'feedback' || msg.mode !== this.mode) { this.stats.ignored++; return false; }
+    const echo = msg.echo;
+    if (!echo || echo.length !== this.sourceCount || !Number.isInteger(msg.seq)) { this.stats.invalid++; return false; }
+    const mine = echo[this.sourceIndex];
+    if (!Number.isInteger(mine) || mine < 0 || mine > this.seq) { this.stats.invalid++; return false; } // echoes a packet never sent
+    if (msg.seq <= this.lastFeedbackSeq) { this.stats.stale++; return false; } // reordered: a newer one was applied
+    if (!this.validFeedback(msg)) { this.stats.invalid++; return false; }
+    this.lastFeedbackSeq = msg.seq;
+    this.stats.feedback++;
+    this.applyFeedback(msg, now);
+    this.settleEchoed(mine, now);
+    this.afterFeedback(msg, now);
+    if (this.allAcknowledged()) this.finish();
+    return true;
+  }
+
+  /**
+   * In-transit packets with seq ≤ echo were received or lost: either way no longer in transit.
+   * @param {number} echoSeq
+   * @param {number} now
+   */
+  settleEchoed(echoSeq, now) {
+    const q = this.transit;
+    while (q.length > 0 && q.frontSeq() <= echoSeq) {
+      const seq = q.frontSeq();
+      if (seq === echoSeq) this.sampleRtt(now - q.frontTime());
+      const item = q.frontItem();
+      q.shift();
+      if (this.settle(item, seq)) this.stats.lostByEcho++;
+    }
+  }
+
+  /** Presume packets lost that have been in transit longer than the RTO. @param {number} now */
+  expireTransit(now) {
+    const q = this.transit;
+    const limit = now - this.rto();
+    while (q.length > 0 && q.frontTime() <= limit) {
+      const item = q.frontItem();
+      const seq = q.frontSeq();
+      q.shift();
+      if (this.settle(item, seq)) this.stats.lostByTimeout++;
+    }
+  }
+
+  /** @param {number} sample */
+  sampleRtt(sample) {
+    this.srtt = this.srtt === 0 ? sample : this.srtt + RTT_GAIN * (sample - this.srtt);
+  }
+
+  finish() {
+    if (this.finished) return;
+    this.finished = true;
+    this.release();
+  }
+
+  // Subclass hooks.
+  /** @param {any} _msg @returns {boolean} */
+  validFeedback(_msg) { return true; }
+  /** @param {any} _msg @param {number} _now */
+  applyFeedback(_msg, _now) {}
+  /** @param {any} _msg @param {number} _now */
+  afterFeedback(_msg, _now) {}
+  /** Packet `item` sent as `seq` left transit; return true if it was presumed lost. @param {number} _item @param {number} _seq */
+  settle(_item, _seq) { return false; }
+  /** @returns {boolean} */
+  allAcknowledged() { return false; }
+  /** Free codec memory. */
+  release() {}
+  /** Abort: free resources; the sender sends nothing more. */
+  close() { this.finish(); }
+}

@@ -1,0 +1,50 @@
+// Uncoded MUTP receiver (paper III.A): tracks received packets; a packet raises the DoF if
+// its index was not received before, otherwise it is a duplicate. Feedback is the window's
+// bitmap from w_min (the lowest packet not received) plus the per-source echo.
+import { ReceiverBase } from './receiver-base.js';
+
+export class UncodedReceiver extends ReceiverBase {
+  /** @param {import('./receiver-base.js').ReceiverOptions} opts */
+  constructor(opts) {
+    super(opts, 'uncoded');
+    this.received = new Uint8Array(this.layout.packetCount);
+    this.wmin = 0;
+  }
+
+  /** @param {any} msg */
+  check(msg) {
+    const L = this.layout.packetCount;
+    if (msg.type !== 'data') { this.c.ignored++; return -1; }
+    const i = msg.index;
+    const p = msg.payload;
+    if (!Number.isInteger(i) || i < 0 || i >= L || !(p instanceof Uint8Array)) { this.c.invalid++; return -1; }
+    const P = this.layout.payloadSize;
+    const expected = i === L - 1 ? this.layout.totalSize - i * P : P; // the last packet may be shorter
+    if (p.length !== expected) { this.c.invalid++; return -1; }
+    return expected;
+  }
+
+  /** @param {any} msg */
+  accept(msg) {
+    const i = msg.index;
+    if (this.received[i]) return false;
+    this.received[i] = 1;
+    this.buffer.set(msg.payload, i * this.layout.payloadSize);
+    this.dofTotal++;
+    this.c.netBytes += msg.payload.length;
+    this.markReady(i);
+    const L = this.layout.packetCount;
+    while (this.wmin < L && this.received[this.wmin]) this.wmin++;
+    return true;
+  }
+
+  /** @param {number} seq */
+  buildFeedback(seq) {
+    const base = this.wmin;
+    const bits = Math.min(this.layout.windowPackets, this.layout.packetCount - base);
+    const bitmap = new Uint8Array(Math.ceil(bits / 8));
+    const r = this.received;
+    for (let k = 0; k < bits; k++) if (r[base + k]) bitmap[k >>> 3] |= 1 << (k & 7);
+    return { type: 'feedback', downloadId: this.downloadId, mode: 'uncoded', seq, echo: this.echo.slice(), base, bits, bitmap, dof: null };
+  }
+}

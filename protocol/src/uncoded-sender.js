@@ -1,0 +1,125 @@
+// Uncoded MUTP sender (paper III.A): strict moving window over not-yet-acknowledged packets,
+// an in-transit set, and the sendable set = window − received − in-transit.
+// scheduler 'paper': uniform random pick from the sendable set, without replacement.
+// scheduler 'share': this source first sends its own stripe (index mod N = sourceIndex) lowest
+//   first, so N uncoordinated sources rarely send the same packet; once its stripe in the
+//   window is all sent it helps with a random packet of the other stripes.
+import { SenderBase } from './sender-base.js';
+import { Bitset } from './bitset.js';
+
+export class UncodedSender extends SenderBase {
+  /** @param {import('./sender-base.js').SenderOptions} opts */
+  constructor(opts) {
+    super(opts, 'uncoded');
+    const L = this.layout.packetCount;
+    this.received = new Bitset(L);
+    this.sendOwn = new Bitset(L);
+    this.sendOther = new Bitset(L);
+    /** seq of the packet's latest send while in transit, 0 when not in transit */
+    this.transitSeq = new Float64Array(L);
+    this.striped = this.params.scheduler === 'share' && this.sourceCount > 1;
+    this.wmin = 0;
+    this.wend = Math.min(L, this.params.window);
+    for (let i = 0; i < this.wend; i++) this.makeSendable(i);
+  }
+
+  /** @param {number} i */
+  makeSendable(i) {
+    if (!this.striped || i % this.sourceCount === this.sourceIndex) this.sendOwn.add(i);
+    else this.sendOther.add(i);
+  }
+
+  /** @param {number} i */
+  markReceived(i) {
+    this.received.add(i);
+    this.sendOwn.delete(i);
+    this.sendOther.delete(i);
+    this.transitSeq[i] = 0;
+  }
+
+  /** @returns {number} the packet to send, or -1 */
+  pick() {
+    const lo = this.wmin;
+    const hi = this.wend;
+    if (this.striped) {
+      const own = this.sendOwn.lowestIn(lo, hi);
+      if (own >= 0) { this.sendOwn.delete(own); return own; }
+    } else {
+      const c = this.sendOwn.countIn(lo, hi);
+      if (c === 0) return -1;
+      const i = this.sendOwn.selectIn(lo, hi, Math.floor(this.rand() * c));
+      this.sendOwn.delete(i);
+      return i;
+    }
+    const c = this.sendOther.countIn(lo, hi);
+    if (c === 0) return -1;
+    const i = this.sendOther.selectIn(lo, hi, Math.floor(this.rand() * c));
+    this.sendOther.delete(i);
+    return i;
+  }
+
+  /**
+   * The next data message, or null when the window allows nothing now.
+   * @param {number} now
+   */
+  nextPacket(now) {
+    if (this.finished) return null;
+    this.expireTransit(now);
+    const i = this.pick();
+    if (i < 0) return null;
+    const seq = ++this.seq;
+    this.transitSeq[i] = seq;
+    this.transit.push(seq, i, now);
+    this.stats.sent++;
+    const P = this.layout.payloadSize;
+    return {
+      type: 'data', downloadId: this.downloadId, seq, index: i,
+      payload: this.data.subarray(i * P, Math.min(this.data.length, (i + 1) * P)),
+    };
+  }
+
+  /** @param {any} msg */
+  validFeedback(msg) {
+    const L = this.layout.packetCount;
+    return Number.isInteger(msg.base) && msg.base <= L && Number.isInteger(msg.bits) && msg.bits <= L - msg.base &&
+      msg.bitmap instanceof Uint8Array && msg.bitmap.length >= Math.ceil(msg.bits / 8);
+  }
+
+  /** @param {any} msg */
+  applyFeedback(msg) {
+    const base = msg.base;
+    for (let i = this.wmin; i < base; i++) if (!this.received.has(i)) this.markReceived(i);
+    const bm = msg.bitmap;
+    for (let k = 0; k < msg.bits; k++) {
+      if (bm[k >>> 3] & (1 << (k & 7))) {
+        const i = base + k;
+        if (!this.received.has(i)) this.markReceived(i);
+      }
+    }
+    const L = this.layout.packetCount;
+    let w = Math.max(this.wmin, base);
+    while (w < L && this.received.has(w)) w++;
+    this.wmin = w;
+  }
+
+  afterFeedback() {
+    // the window moved: packets entering it become sendable
+    const L = this.layout.packetCount;
+    const end = Math.min(L, this.wmin + this.params.window);
+    for (let i = this.wend; i < end; i++) if (!this.received.has(i) && this.transitSeq[i] === 0) this.makeSendable(i);
+    this.wend = Math.max(this.wend, end);
+  }
+
+  /** @param {number} i @param {number} seq */
+  settle(i, seq) {
+    if (this.transitSeq[i] !== seq) return false; // received meanwhile, or re-sent later
+    this.transitSeq[i] = 0;
+    if (this.received.has(i)) return false;
+    if (i >= this.wmin && i < this.wend) this.makeSendable(i);
+    return true;
+  }
+
+  allAcknowledged() {
+    return this.wmin >= this.layout.packetCount;
+  }
+}
