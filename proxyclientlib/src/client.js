@@ -66,6 +66,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     if (!(/** @type {readonly string[]} */ (MODES)).includes(mode)) throw codedError('ERR_BAD_MODE', `unknown mode "${mode}" (one of ${MODES.join(', ')})`);
     checkOriginUrl(url);
     const range = parseRange(opts.range);
+    const id = globalThis.crypto.randomUUID(); // record id, and the downloadId the proxies log
     const startedAt = new Date().toISOString();
     const t0 = performance.now();
     const elapsed = () => performance.now() - t0;
@@ -75,7 +76,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     try {
       list = await resolveProxies(opts);
       if (list.length === 0) throw codedError('ERR_NO_PROXIES', 'Origo has no live proxies to offer');
-      const common = { url, proxies: list, range, signal: opts.signal, fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs };
+      const common = { url, proxies: list, range, signal: opts.signal, fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id };
       let result;
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
       else if (mode === 'range-http') result = await downloadRangeHttp(common);
@@ -85,7 +86,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       }
       const durationMs = elapsed();
       const stats = buildRecord({
-        clientId, startedAt, mode, proxies: list, url, objectBytes: result.data.byteLength,
+        id, clientId, startedAt, mode, proxies: list, url, objectBytes: result.data.byteLength,
         params: result.params, grossBytes: result.grossBytes, netBytes: result.data.byteLength, durationMs,
         firstPacketMs: result.firstPacketMs, serverFetchMs: result.serverFetchMs, packets: result.packets,
         duplicates: result.duplicates, lossEstimate: result.lossEstimate, perProxy: result.perProxy,
@@ -98,7 +99,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         err && typeof err === 'object' ? err : codedError('ERR_UNKNOWN', String(err)));
       if (!e.code) e.code = errorInfo(e).code;
       const stats = buildRecord({
-        clientId, startedAt, mode, proxies: list, url, objectBytes: range ? range.end - range.start + 1 : 0,
+        id, clientId, startedAt, mode, proxies: list, url, objectBytes: range ? range.end - range.start + 1 : 0,
         grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null,
         perProxy: e.perProxy, error: errorInfo(e),
       });

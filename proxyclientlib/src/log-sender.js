@@ -2,7 +2,7 @@
 // Origo acknowledged them (stored, duplicate, or rejected as invalid), so an Origo that is down
 // for a while loses nothing: we retry with exponential backoff and jitter.
 
-export const BATCH_MAX_RECORDS = 50; // one POST carries at most this many records (Origo caps the body size)
+export const BATCH_MAX_RECORDS = 20; // one POST carries at most this many records: with ~100 KB packet logs each, far below Origo's 8 MiB body cap
 export const RETRY_BASE_MS = 500; // first retry delay after a failed POST
 export const RETRY_MAX_MS = 30_000; // backoff ceiling: an Origo outage costs at most one POST per 30 s
 export const QUEUE_MAX_RECORDS = 10_000; // memory bound; beyond it the oldest records are dropped (counted)

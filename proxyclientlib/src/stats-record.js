@@ -1,5 +1,5 @@
 // Builds the client log record of docs/log-record.md (one per download, posted to Origo).
-import { deriveRates, median } from '../../protocol/src/metrics.js'; // TEMP until @mutp/protocol exports it
+import { deriveRates, median } from '@mutp/protocol';
 
 // Query parameters that carry credentials or client identity; their values never leave the client.
 const SECRET_QUERY_PARAMS = new Set(['sig', 'signature', 'lsig', 'key', 'token', 'access_token', 'auth', 'ip', 'ipbits', 'password', 'secret']);
@@ -26,6 +26,7 @@ export function redactUrl(url) {
 
 /**
  * @typedef {object} RecordInput
+ * @property {string} [id]          record id (UUID); also sent to proxies as downloadId
  * @property {string} clientId
  * @property {string} startedAt      ISO 8601
  * @property {'parallel-http'|'uncoded'|'coded'|'range-http'} mode
@@ -56,7 +57,7 @@ export function buildRecord(r) {
   const sf = (r.serverFetchMs ?? []).filter((v) => Number.isFinite(v));
   const p = r.params ?? {};
   return {
-    id: globalThis.crypto.randomUUID(),
+    id: r.id ?? globalThis.crypto.randomUUID(),
     clientId: r.clientId,
     startedAt: r.startedAt,
     mode: r.mode,

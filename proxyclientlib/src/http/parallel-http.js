@@ -40,9 +40,10 @@ import { proxyFetch } from './proxy-fetch.js';
  * @param {() => number} o.elapsed  ms since the request was issued
  * @param {(p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
+ * @param {string} [o.downloadId]  tags the proxies' log records (the client record's id)
  * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED (err.perProxy set)
  */
-export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs }) {
+export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId }) {
   const losersAbort = new AbortController();
   const outer = signal ? AbortSignal.any([signal, losersAbort.signal]) : losersAbort.signal;
   /** @type {PerProxyStats[]} */
@@ -56,6 +57,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   const attempts = proxies.map(async (proxy, i) => {
     const res = await proxyFetch({
       fetch, proxyUrl: proxy.url, url, range, signal: outer, stallTimeoutMs,
+      tags: tagsFor('parallel-http', downloadId, i, proxies.length),
       onBytes: (n) => {
         if (done) return; // bytes after the winner finished are not part of this download
         if (firstPacketMs === null) firstPacketMs = elapsed();
@@ -122,4 +124,15 @@ function firstFulfilled(promises) {
       });
     }
   });
+}
+
+/**
+ * Query tags a proxy copies into its own log record, so Origo can join proxy and client records.
+ * @param {string} mode
+ * @param {string | undefined} downloadId
+ * @param {number} sourceIndex
+ * @param {number} n
+ */
+export function tagsFor(mode, downloadId, sourceIndex, n) {
+  return downloadId ? { downloadId, mode, sourceIndex, n } : { mode, sourceIndex, n };
 }

@@ -10,11 +10,13 @@ const MAX_ERROR_BODY_BYTES = 4096; // proxy error bodies are small JSON objects
  * The URL of a proxy's fetch endpoint for an origin URL.
  * @param {string} proxyUrl  e.g. http://127.0.0.1:9001
  * @param {string} url       origin URL
+ * @param {Record<string, string | number>} [tags]  downloadId, mode, sourceIndex, n: the proxy logs them in its record
  */
-export function fetchEndpoint(proxyUrl, url) {
+export function fetchEndpoint(proxyUrl, url, tags = {}) {
   const base = proxyUrl.endsWith('/') ? proxyUrl : proxyUrl + '/';
   const u = new URL('fetch', base);
   u.searchParams.set('url', url);
+  for (const [k, v] of Object.entries(tags)) u.searchParams.set(k, String(v));
   return u.toString();
 }
 
@@ -52,9 +54,10 @@ export function parseContentRange(header) {
  * @param {(n: number) => void} o.onBytes  called for every received body chunk (gross bytes)
  * @param {number} [o.stallTimeoutMs]
  * @param {number} [o.maxBytes]
+ * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
  * @returns {Promise<ProxyFetchResult>}
  */
-export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, stallTimeoutMs = STALL_TIMEOUT_MS, maxBytes = MAX_RESPONSE_BYTES }) {
+export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, stallTimeoutMs = STALL_TIMEOUT_MS, maxBytes = MAX_RESPONSE_BYTES, tags }) {
   const stall = new AbortController();
   let timer = null;
   const arm = () => {
@@ -69,7 +72,7 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     if (range) headers.range = `bytes=${range.start}-${range.end}`;
     let res;
     try {
-      res = await fetch(fetchEndpoint(proxyUrl, url), { headers, signal: both });
+      res = await fetch(fetchEndpoint(proxyUrl, url, tags), { headers, signal: both });
     } catch (err) {
       throw rethrow(err, both, 'ERR_PROXY_UNREACHABLE', `cannot reach proxy ${proxyUrl}`);
     }
@@ -95,7 +98,7 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     }
     if (expected !== null && expected > maxBytes) throw codedError('ERR_PROXY_TOO_LARGE', `${proxyUrl}: ${expected} bytes exceeds the ${maxBytes} byte cap`);
 
-    const serverFetchMs = parseServerTiming(res.headers.get('server-timing'));
+    const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
     const chunks = [];
     let received = 0;
     if (res.body) {
@@ -171,6 +174,15 @@ async function proxyErrorFromResponse(res, proxyUrl) {
     // not JSON: keep the status-based error
   }
   return codedError(code, message, { status: res.status });
+}
+
+/**
+ * The proxy's `X-MUTP-Server-Fetch-Ms: 123.4` header, checked; null when absent or malformed.
+ * @param {string | null} header
+ */
+export function parseServerFetchMs(header) {
+  if (!header || !/^\d{1,9}(\.\d{1,6})?$/.test(header.trim())) return null;
+  return Number(header.trim());
 }
 
 /**

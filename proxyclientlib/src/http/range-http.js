@@ -4,6 +4,7 @@
 import { createRangeScheduler } from '../../../protocol/src/range-scheduler.js'; // TEMP until @mutp/protocol exports it
 import { codedError, errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
+import { tagsFor } from './parallel-http.js';
 
 const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least this often (its wakeAt is an estimate)
 
@@ -17,10 +18,11 @@ const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least th
  * @param {() => number} o.elapsed
  * @param {(p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
+ * @param {string} [o.downloadId]  tags the proxies' log records
  * @param {object} [o.schedulerOptions]  passed to createRangeScheduler (tests use small ranges)
  * @returns {Promise<import('./parallel-http.js').HttpTransferResult>}
  */
-export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, schedulerOptions = {} }) {
+export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {} }) {
   const n = proxies.length;
   const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
   const failed = new Array(n).fill(false);
@@ -43,7 +45,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    makes every proxy fetch the origin in parallel, so their caches are warm for the ranges.
   const probeDone = new AbortController();
   const probeSignal = AbortSignal.any([userSignal, probeDone.signal]);
-  const probes = proxies.map((p, i) => proxyFetch({ fetch, proxyUrl: p.url, url, range: { start: base, end: base }, signal: probeSignal, onBytes: counter(i), stallTimeoutMs })
+  const probes = proxies.map((p, i) => proxyFetch({ fetch, proxyUrl: p.url, url, range: { start: base, end: base }, signal: probeSignal, onBytes: counter(i), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n) })
     .then((r) => { if (r.total === null) throw codedError('ERR_PROXY_BAD_RESPONSE', `${p.url}: no object size in the answer`); return { i, r }; }));
   let first;
   try {
@@ -102,7 +104,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
       try {
         const res = await proxyFetch({
           fetch, proxyUrl: proxy.url, url, range: { start: base + r.start, end: base + r.end - 1 },
-          signal: AbortSignal.any([userSignal, ctrl.signal]), stallTimeoutMs,
+          signal: AbortSignal.any([userSignal, ctrl.signal]), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n),
           onBytes: (b) => { got += b; counter(i)(b); },
         });
         current[i] = null;

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// `npm start`: a whole local system on embedded defaults: Origo (127.0.0.1:8080, ORIGO_PORT
+// overrides), 4 proxies and the demo origin. Prints the URLs and one example `mutp get`
+// command that works as printed. Ctrl-C (SIGINT) or SIGTERM stops everything and exits 0.
+import { randomBytes } from 'node:crypto';
+import { startOrigo, proxyToken, createLogger } from '@mutp/origo';
+import { startProxy } from '@mutp/proxy';
+import { startDemoOrigin } from '../demo/origin.js';
+
+const HOST = '127.0.0.1'; // the local fleet is loopback only
+const DEFAULT_ORIGO_PORT = 8080; // the CLI's default --origo
+const PROXY_COUNT = 4; // paper V: N = 4 is where MUTP beats Parallel HTTP
+const FLEET_READY_TIMEOUT_MS = 15_000; // proxies register over socket.io; wait before printing a command that needs them
+const READY_POLL_MS = 100;
+const STATUS_EVERY_MS = 2000; // proxy status period for the local fleet (a few seconds, as the paper's proxies)
+
+/** @param {string | undefined} text @param {string} name @param {number} fallback */
+function portFrom(text, name, fallback) {
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    process.stderr.write(`start: ${name} must be a port number 0..65535, got "${text}"\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const origoPort = portFrom(process.env.ORIGO_PORT, 'ORIGO_PORT', DEFAULT_ORIGO_PORT);
+const demoPort = portFrom(process.env.DEMO_PORT, 'DEMO_PORT', 0);
+const extraHosts = (process.env.MUTP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+const verbose = process.env.MUTP_VERBOSE === '1';
+
+// Info lines of five servers drown the banner; warnings and errors always show.
+/**
+ * @template {{info: (msg: string, fields?: object) => void, warn: (msg: string, fields?: object) => void, error: (msg: string, fields?: object) => void}} L
+ * @param {L} l
+ * @returns {L}
+ */
+const quietUnlessVerbose = (l) => (verbose ? l : /** @type {L} */ ({ ...l, info() {} }));
+
+/** @type {(() => Promise<void>)[]} */
+const closers = [];
+let stopping = false;
+
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write('\nstopping…\n');
+  for (const close of closers.reverse()) {
+    try {
+      await close();
+    } catch (err) {
+      process.stderr.write(`start: error while stopping: ${err?.message ?? err}\n`);
+    }
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => (stopping ? process.exit(1) : stop(0))); // a second Ctrl-C forces the exit
+process.on('SIGTERM', () => stop(0));
+
+try {
+  const secret = randomBytes(32).toString('hex'); // per run: tokens from an earlier run are worthless
+  const origin = await startDemoOrigin({ host: HOST, port: demoPort });
+  closers.push(() => origin.close());
+  const origo = await startOrigo({ proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger()) });
+  closers.push(() => origo.close());
+  const allowedHosts = [`${HOST}:${origin.port}`, ...extraHosts];
+  for (let i = 1; i <= PROXY_COUNT; i++) {
+    const id = `local-${i}`;
+    const proxy = await startProxy({
+      id, token: proxyToken(secret, id), host: HOST, port: 0, origoUrl: origo.url,
+      allowedHosts, allowPrivate: true, // the demo origin and MUTP_ALLOWED_HOSTS live on this machine
+      statusEveryMs: STATUS_EVERY_MS, logger: quietUnlessVerbose(createLogger({ name: id })),
+    });
+    closers.push(() => proxy.close());
+  }
+  await waitForFleet(origo.url, PROXY_COUNT);
+
+  const example = `${origin.url}/media/demo-5MB.bin`;
+  process.stdout.write([
+    'MUTP local system is up.',
+    `  Origo:        ${origo.url}   (GET /api/proxies, POST /api/logs)`,
+    `  proxies:      ${PROXY_COUNT}, registered with Origo (list: npx mutp proxies --origo ${origo.url})`,
+    `  demo origin:  ${origin.url}/media/demo-1MB.bin, ${example}`,
+    extraHosts.length ? `  extra allowed origin hosts: ${extraHosts.join(', ')}` : '  extra origin hosts: set MUTP_ALLOWED_HOSTS=host:port,…',
+    '',
+    'Try (in another terminal, from the repository root):',
+    `  npx mutp get ${example} --mode parallel-http --proxies ${PROXY_COUNT} --origo ${origo.url} -o demo-5MB.bin`,
+    '',
+    'Ctrl-C stops everything.',
+    '',
+  ].join('\n'));
+} catch (err) {
+  process.stderr.write(`start: ${err?.code ?? 'ERR_START'}: ${err?.message ?? err}\n`);
+  await stop(1);
+}
+
+/**
+ * Poll Origo until `count` proxies are live, so the printed command works right away.
+ * @param {string} origoUrl
+ * @param {number} count
+ */
+async function waitForFleet(origoUrl, count) {
+  const deadline = Date.now() + FLEET_READY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const res = await fetch(`${origoUrl}/api/proxies?n=${count}`);
+      const body = await res.json();
+      if (Array.isArray(body?.proxies) && body.proxies.length >= count) return;
+    } catch {
+      // Origo not answering yet: retry
+    }
+    if (Date.now() > deadline) throw Object.assign(new Error(`only some of the ${count} proxies registered with Origo within ${FLEET_READY_TIMEOUT_MS} ms`), { code: 'ERR_FLEET_NOT_READY' });
+    await new Promise((r) => setTimeout(r, READY_POLL_MS));
+  }
+}
