@@ -135,6 +135,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     flushLogs: (/** @type {number} */ timeoutMs) => (logs ? logs.flush(timeoutMs) : Promise.resolve(true)),
     /** Records not yet acknowledged by Origo. */
     pendingLogs: () => (logs ? logs.pending.length : 0),
+    /** Log upload counters: {sent, stored, duplicates, rejected, dropped, failures}. */
+    logCounters: () => (logs ? { ...logs.counters } : null),
     close: () => logs?.close(),
     clientId,
   };
