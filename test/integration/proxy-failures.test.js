@@ -1,0 +1,68 @@
+// Proxies killed (SIGKILL of real proxy processes) mid-download.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createClient } from '@mutp/proxyclientlib';
+import { demoBytes } from '../../demo/media.js';
+import { startFleet } from './helpers/fleet.js';
+
+const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
+const ALL_FAILED_BOUND_MS = 10_000; // issue 4 acceptance: all proxies killed → a clear error within 10 s
+const quiet = { warn() {} };
+
+describe('integration: proxies killed mid-download', function () {
+  this.timeout(120_000);
+
+  for (const mode of ['parallel-http', 'range-http', 'uncoded', 'coded']) {
+    it(`${mode}: completes from the other proxy when one of 2 is killed at the first byte`, async () => {
+      const fleet = await startFleet({ proxyCount: 2, processes: true });
+      const client = createClient({ origo: fleet.origo.url, logger: quiet });
+      try {
+        const list = await client.proxies({ n: 2 });
+        const victim = fleet.proxies.find((p) => p.id === list[0].id);
+        let killed = false;
+        const { data, stats } = await client.download(`${fleet.origin.url}/media/demo-5MB.bin`, {
+          mode, proxies: list, log: false,
+          onProgress: () => { if (!killed) { killed = true; victim.kill(); } },
+        });
+        assert.ok(killed, 'the victim was killed while bytes were flowing');
+        assert.equal(sha(data), sha(demoBytes(5 << 20)));
+        assert.equal(stats.error, null);
+      } finally {
+        client.close();
+        await fleet.close();
+      }
+    });
+
+    it(`${mode}: all proxies killed → ERR_ALL_PROXIES_FAILED within 10 s`, async () => {
+      const fleet = await startFleet({ proxyCount: 2, processes: true });
+      const client = createClient({ origo: fleet.origo.url, logger: quiet });
+      try {
+        const list = await client.proxies({ n: 2 });
+        let killed = false;
+        const t0 = performance.now();
+        let killedAt = 0;
+        const err = await client.download(`${fleet.origin.url}/media/demo-5MB.bin`, {
+          mode, proxies: list, log: false,
+          onProgress: () => {
+            if (killed) return;
+            killed = true;
+            killedAt = performance.now();
+            for (const p of fleet.proxies) p.kill();
+          },
+        }).then(() => null, (e) => e);
+        const after = performance.now() - (killedAt || t0);
+        if (!killed) {
+          // the whole object arrived before the first progress callback ran: impossible for 5 MB
+          assert.fail('no progress was reported before completion');
+        }
+        assert.ok(err, 'the download must fail');
+        assert.equal(err.code, 'ERR_ALL_PROXIES_FAILED');
+        assert.equal(err.stats.error.code, 'ERR_ALL_PROXIES_FAILED');
+        assert.ok(after < ALL_FAILED_BOUND_MS, `failed ${after.toFixed(0)} ms after the kill (bound ${ALL_FAILED_BOUND_MS} ms)`);
+      } finally {
+        client.close();
+        await fleet.close();
+      }
+    });
+  }
+});
