@@ -1,0 +1,151 @@
+// The `mutp` bin (spawned) against a live fleet, and an `npm start` smoke test.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { demoBytes } from '../../demo/media.js';
+import { startFleet } from './helpers/fleet.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MUTP_BIN = join(ROOT, 'proxyclientlib/bin/mutp.js');
+const START = join(ROOT, 'scripts/start.js');
+const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
+
+/**
+ * @param {string} file
+ * @param {string[]} args
+ * @param {Record<string, string>} [env]
+ * @returns {Promise<{code: number | null, stdout: string, stderr: string}>}
+ */
+function run(file, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A free loopback port (bound then released). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('integration: the mutp CLI', function () {
+  this.timeout(60_000);
+  /** @type {Awaited<ReturnType<typeof startFleet>>} */
+  let fleet;
+  let dir = '';
+  before(async () => {
+    fleet = await startFleet({ proxyCount: 2 });
+    dir = await mkdtemp(join(tmpdir(), 'mutp-cli-'));
+  });
+  after(async () => {
+    await fleet?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('get --json prints one stats object, writes the file, exits 0', async () => {
+    const out = join(dir, 'o.bin');
+    const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-1MB.bin`, '--mode', 'parallel-http', '--proxies', '2', '--origo', fleet.origo.url, '-o', out, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 1, 'exactly one line of JSON on stdout');
+    const s = JSON.parse(lines[0]);
+    for (const k of ['mode', 'n', 'netBytes', 'grossBytes', 'durationMs', 'goodputBps', 'throughputBps', 'normalizedGoodput', 'error']) assert.ok(k in s, `field ${k}`);
+    assert.equal(s.mode, 'parallel-http');
+    assert.equal(s.n, 2);
+    assert.equal(s.netBytes, 1 << 20);
+    assert.equal(s.error, null);
+    assert.equal(sha(await readFile(out)), sha(demoBytes(1 << 20)));
+  });
+
+  it('get without --json prints human-readable stats', async () => {
+    const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-1KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', fleet.origo.url]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /goodput [0-9.]+ MB\/s/);
+    assert.match(r.stdout, /mode range-http, 2 proxies/);
+  });
+
+  it('a refused origin URL: --json carries the error code, exit status 1', async () => {
+    const r = await run(MUTP_BIN, ['get', 'http://169.254.169.254/latest/meta-data', '--mode', 'parallel-http', '--proxies', '2', '--origo', fleet.origo.url, '--json']);
+    assert.equal(r.code, 1);
+    const s = JSON.parse(r.stdout);
+    assert.equal(s.error.code, 'ERR_ALL_PROXIES_FAILED');
+    assert.ok(s.perProxy.every((/** @type {any} */ p) => ['ERR_SSRF_BLOCKED', 'ERR_HOST_NOT_ALLOWED'].includes(p.error?.code)), JSON.stringify(s.perProxy));
+  });
+
+  it('Origo unreachable: exit 1 with ERR_ORIGO_UNREACHABLE', async () => {
+    const port = await freePort();
+    const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-1B.bin`, '--mode', 'parallel-http', '--origo', `http://127.0.0.1:${port}`, '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).error.code, 'ERR_ORIGO_UNREACHABLE');
+  });
+
+  it('bad usage: exit 2 with a clear message', async () => {
+    for (const args of [['get'], ['get', 'not a url'], ['get', 'http://x/', '--mode', 'tcp'], ['get', 'http://x/', '--proxies', '0'], ['frobnicate'], ['get', 'http://x/', '--bogus']]) {
+      const r = await run(MUTP_BIN, args);
+      assert.equal(r.code, 2, `${args.join(' ')} → ${r.code}`);
+      assert.match(r.stderr, /^mutp: /);
+    }
+  });
+
+  it('proxies lists the fleet', async () => {
+    const r = await run(MUTP_BIN, ['proxies', '--origo', fleet.origo.url, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const ids = JSON.parse(r.stdout).proxies.map((/** @type {any} */ p) => p.id).sort();
+    assert.deepEqual(ids, fleet.proxies.map((p) => p.id).sort());
+  });
+});
+
+describe('integration: npm start smoke test', function () {
+  this.timeout(60_000);
+
+  it('starts, the printed example command works, SIGINT exits 0', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [START], { cwd: ROOT, env: { ...process.env, ORIGO_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    try {
+      await new Promise((resolve, reject) => {
+        child.stdout.on('data', (d) => { stdout += d; if (stdout.includes('Ctrl-C stops everything')) resolve(undefined); });
+        child.once('exit', () => reject(new Error(`start.js exited early: ${stderr}`)));
+      });
+      const line = stdout.split('\n').map((l) => l.trim()).find((l) => l.startsWith('npx mutp get '));
+      assert.ok(line, `an example command is printed:\n${stdout}`);
+      assert.ok(line.includes(`--origo http://127.0.0.1:${port}`), 'the example targets the chosen Origo port');
+      // Run the printed command as printed, through the bin file `npx mutp` resolves to; writing
+      // its -o file into a temp dir (the relative name would land in the repo root).
+      const args = line.slice('npx mutp '.length).split(/\s+/);
+      const dir = await mkdtemp(join(tmpdir(), 'mutp-start-'));
+      const oi = args.indexOf('-o');
+      const outFile = join(dir, args[oi + 1]);
+      args[oi + 1] = outFile;
+      const r = await run(MUTP_BIN, [...args, '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).netBytes, 5 << 20);
+      assert.equal(sha(await readFile(outFile)), sha(demoBytes(5 << 20)));
+      await rm(dir, { recursive: true, force: true });
+    } finally {
+      child.kill('SIGINT');
+    }
+    const { code, signal } = /** @type {{code: number | null, signal: string | null}} */ (await exited);
+    assert.equal(signal, null, stderr);
+    assert.equal(code, 0, stderr);
+  });
+});
