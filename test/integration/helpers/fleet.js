@@ -19,7 +19,7 @@ export async function startFleet({ proxyCount, processes = false }) {
   const origin = await startDemoOrigin({ host: '127.0.0.1', port: 0 });
   const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0 });
   const allowed = `127.0.0.1:${origin.port}`;
-  /** @type {{id: string, close: () => Promise<void>, kill?: () => void}[]} */
+  /** @type {{id: string, close: () => Promise<void>, kill?: () => void, stderr?: string}[]} */
   const proxies = [];
   for (let i = 1; i <= proxyCount; i++) {
     const id = `it-${i}`;

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { parseCli, UsageError, DEFAULT_ORIGO } from '../src/cli/args.js';
+import { buildRecord, redactUrl } from '../index.js';
+
+describe('mutp argument parsing', () => {
+  it('parses get with all options', () => {
+    const a = /** @type {any} */ (parseCli(['get', 'http://h/x', '--mode', 'range-http', '--proxies', '3', '--origo', 'http://o:1', '-o', 'f', '--json', '--range', '0-9', '--window', '64'], {}));
+    assert.deepEqual([a.command, a.url, a.mode, a.proxies, a.origo, a.output, a.json, a.range, a.window], ['get', 'http://h/x', 'range-http', 3, 'http://o:1', 'f', true, { start: 0, end: 9 }, 64]);
+  });
+  it('defaults: coded, 4 proxies, Origo from MUTP_ORIGO or 127.0.0.1:8080', () => {
+    const a = /** @type {any} */ (parseCli(['get', 'http://h/x'], {}));
+    assert.equal(a.mode, 'coded');
+    assert.equal(a.proxies, 4);
+    assert.equal(a.origo, DEFAULT_ORIGO);
+    assert.equal(/** @type {any} */ (parseCli(['get', 'http://h/x'], { MUTP_ORIGO: 'http://e:2' })).origo, 'http://e:2');
+  });
+  it('refuses bad input with a UsageError', () => {
+    for (const argv of [[], ['get'], ['get', 'ftp://h/'], ['get', 'http://h/', '--proxies', '1.5'], ['get', 'http://h/', '--proxies', '65'], ['get', 'http://h/', '--range', '5-1'],
+      ['get', 'http://h/', '--lat', '10'], ['get', 'http://h/', '--lat', '91', '--lon', '0'], ['get', 'http://h/', '--origo', 'nope'], ['get', 'a', 'b'], ['get', 'http://h/', '-o', '-', '--json'], ['x']]) {
+      assert.throws(() => parseCli(argv, {}), UsageError, argv.join(' '));
+    }
+  });
+});
+
+describe('stats record', () => {
+  it('derives rates (paper eq. 2) and redacts secret query values', () => {
+    const r = buildRecord({ clientId: 'c', startedAt: '2026-01-01T00:00:00.000Z', mode: 'parallel-http', proxies: [{ id: 'a' }, { id: 'b' }],
+      url: 'http://u:p@h/v?sig=SECRET&itag=22', objectBytes: 1000, grossBytes: 2000, netBytes: 1000, durationMs: 500, serverFetchMs: [10, 30, 20] });
+    assert.equal(r.throughputBps, 4000);
+    assert.equal(r.goodputBps, 2000);
+    assert.equal(r.normalizedGoodput, 0.5);
+    assert.equal(r.serverFetchMs, 20, 'median over proxies');
+    assert.equal(r.n, 2);
+    assert.ok(!r.url.includes('SECRET') && !r.url.includes('u:p'), r.url);
+    assert.ok(r.url.includes('itag=22'));
+    assert.equal(redactUrl('http://h/?token=x'), 'http://h/?token=REDACTED');
+  });
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { createLogSender } from '../index.js';
+
+const quiet = { warn() {} };
+const rec = (i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` });
+
+/**
+ * A fake Origo `POST /api/logs`: answers 503 while `down`, else stores ids idempotently.
+ * `reject` ids are answered as rejected (status 400).
+ */
+async function fakeOrigo({ down = 0, reject = new Set() } = {}) {
+  const stored = new Set();
+  let posts = 0;
+  const server = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const c of req) body += c;
+    posts += 1;
+    if (posts <= down) { res.writeHead(503).end(); return; }
+    const batch = JSON.parse(body);
+    const out = { stored: [], duplicates: [], rejected: [] };
+    batch.forEach((r, index) => {
+      if (reject.has(r.id)) out.rejected.push({ index, id: r.id, reason: 'bad record' });
+      else if (stored.has(r.id)) out.duplicates.push(r.id);
+      else { stored.add(r.id); out.stored.push(r.id); }
+    });
+    res.writeHead(out.rejected.length ? 400 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  return { url, stored, posts: () => posts, close: () => new Promise((r) => { server.close(() => r(undefined)); server.closeAllConnections(); }) };
+}
+
+describe('log sender', () => {
+  it('posts records in batches and empties the queue', async () => {
+    const o = await fakeOrigo();
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 4 });
+    for (let i = 0; i < 10; i++) s.enqueue(rec(i));
+    assert.equal(await s.flush(10_000), true);
+    assert.equal(o.stored.size, 10);
+    assert.equal(s.pending.length, 0);
+    assert.ok(o.posts() >= 3, 'batches of at most 4');
+    s.close();
+    await o.close();
+  });
+
+  it('keeps records while Origo is down and delivers them later, none lost', async () => {
+    const o = await fakeOrigo({ down: 3 });
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet, retryBaseMs: 5, retryMaxMs: 20 });
+    for (let i = 0; i < 7; i++) s.enqueue(rec(i));
+    assert.equal(await s.flush(10_000), true);
+    assert.deepEqual([...o.stored].sort(), Array.from({ length: 7 }, (_, i) => rec(i).id).sort());
+    assert.ok(s.counters.failures >= 3);
+    s.close();
+    await o.close();
+  });
+
+  it('keeps records while Origo is unreachable (connection refused)', async () => {
+    const o = await fakeOrigo();
+    const url = o.url;
+    await o.close();
+    const s = createLogSender({ origo: url, fetch, logger: quiet, retryBaseMs: 5, retryMaxMs: 20 });
+    s.enqueue(rec(1));
+    assert.equal(await s.flush(200), false, 'not delivered');
+    assert.equal(s.pending.length, 1, 'still queued');
+    s.close();
+  });
+
+  it('drops records Origo rejected as invalid (re-sending cannot succeed), keeps counting', async () => {
+    const o = await fakeOrigo({ reject: new Set([rec(2).id]) });
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet });
+    for (let i = 0; i < 4; i++) s.enqueue(rec(i));
+    assert.equal(await s.flush(10_000), true);
+    assert.equal(o.stored.size, 3);
+    assert.equal(s.counters.rejected, 1);
+    s.close();
+    await o.close();
+  });
+});
