@@ -32,6 +32,7 @@ async function benchEncode(impl, g) {
   enc.setSymbols(data(g * SYMBOL_SIZE));
   for (let i = 0; i < 50; i++) enc.writePayloadView(); // warm up
   let packets = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   let now = t0;
@@ -41,7 +42,7 @@ async function benchEncode(impl, g) {
     now = performance.now();
   }
   enc.dispose();
-  return (packets * SYMBOL_SIZE) / MB / ((now - t0) / 1000);
+  return rates(packets * SYMBOL_SIZE, t0, now, c0);
 }
 
 /** @param {any} impl @param {number} g */
@@ -58,6 +59,7 @@ async function benchDecode(impl, g) {
   };
   await once(); // warm up
   let done = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   let now = t0;
@@ -66,7 +68,17 @@ async function benchDecode(impl, g) {
     done++;
     now = performance.now();
   }
-  return (done * g * SYMBOL_SIZE) / MB / ((now - t0) / 1000);
+  return rates(done * g * SYMBOL_SIZE, t0, now, c0);
+}
+
+/**
+ * Wall-clock rate (the headline) and CPU-time rate (this process's user+system time; less
+ * sensitive to other processes on a shared machine).
+ * @param {number} bytes @param {number} t0 @param {number} t1 @param {NodeJS.CpuUsage} c0
+ */
+function rates(bytes, t0, t1, c0) {
+  const cpu = process.cpuUsage(c0);
+  return { wall: bytes / MB / ((t1 - t0) / 1000), cpu: bytes / MB / ((cpu.user + cpu.system) / 1e6) };
 }
 
 const results = [];
@@ -74,7 +86,9 @@ for (const g of GENERATIONS) {
   /** @type {Record<string, any>} */
   const row = { g, symbolSize: SYMBOL_SIZE };
   for (const impl of IMPLS) {
-    row[impl] = { encodeMBps: await benchEncode(impl, g), decodeMBps: await benchDecode(impl, g) };
+    const enc = await benchEncode(impl, g);
+    const dec = await benchDecode(impl, g);
+    row[impl] = { encodeMBps: enc.wall, decodeMBps: dec.wall, encodeCpuMBps: enc.cpu, decodeCpuMBps: dec.cpu };
   }
   row.simdOverJs = {
     encode: row.simd.encodeMBps / row.js.encodeMBps,
@@ -85,6 +99,7 @@ for (const g of GENERATIONS) {
     const f = (/** @type {number} */ x) => x.toFixed(1).padStart(8);
     if (results.length === 1) {
       console.log(`rlnc codec, symbolSize ${SYMBOL_SIZE} B, ${seconds} s per cell, MB/s (1 MB = 1e6 B)`);
+      console.log('wall-clock rates; --json adds CPU-time rates (less sensitive to a busy machine)');
       console.log('   g |  simd enc  simd dec | scalar enc scalar dec |   js enc   js dec | simd/js enc  dec');
     }
     console.log(`${String(g).padStart(4)} |${f(row.simd.encodeMBps)} ${f(row.simd.decodeMBps)}  |${f(row.scalar.encodeMBps)}   ${f(row.scalar.decodeMBps)}   |`
