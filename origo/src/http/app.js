@@ -34,6 +34,8 @@ export function createApp({ registry, store, logger, trustProxy, rateLimitPerMin
       limit: rateLimitPerMinute,
       standardHeaders: 'draft-8',
       legacyHeaders: false,
+      // Origo is often reached directly; a client's own X-Forwarded-For is then ignored (trust proxy off), not a misconfiguration.
+      validate: { xForwardedForHeader: false },
       handler: (_req, res) => sendError(res, 429, 'ERR_RATE_LIMITED', `more than ${rateLimitPerMinute} requests per minute; slow down`),
     }));
   }

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDuckDbStore, proxyToken } from '../index.js';
+import { DEFAULT_DB, parseCli } from '../src/cli-config.js';
+import { SECRET, clientRecord } from './helpers.js';
+
+const BIN = fileURLToPath(new URL('../bin/origo.js', import.meta.url));
+
+describe('origo: CLI configuration', () => {
+  const env = { ORIGO_PROXY_SECRET: SECRET };
+
+  it('has the documented defaults', () => {
+    assert.deepEqual(parseCli([], env), {
+      command: 'serve',
+      config: { port: 8080, host: '127.0.0.1', db: DEFAULT_DB, proxySecret: SECRET, rateLimitPerMinute: 1200, trustProxy: false },
+    });
+    assert.match(DEFAULT_DB, /^\.\/\.data\//);
+  });
+
+  it('reads the environment, and flags win over it', () => {
+    const e = { ...env, ORIGO_PORT: '9000', ORIGO_HOST: '::1', ORIGO_DB: ':memory:', ORIGO_TRUST_PROXY: 'loopback', ORIGO_RATE_LIMIT: '0' };
+    const fromEnv = /** @type {any} */ (parseCli([], e)).config;
+    assert.deepEqual([fromEnv.port, fromEnv.host, fromEnv.db, fromEnv.trustProxy, fromEnv.rateLimitPerMinute], [9000, '::1', ':memory:', 'loopback', 0]);
+    const fromFlags = /** @type {any} */ (parseCli(['--port', '0', '--db', '/x/y.duckdb', '--trust-proxy', '1'], e)).config;
+    assert.deepEqual([fromFlags.port, fromFlags.db, fromFlags.trustProxy], [0, '/x/y.duckdb', 1]);
+  });
+
+  for (const [argv, e, code] of [
+    [['--port', '70000'], env, 'ERR_BAD_FLAG'],
+    [['--port', 'eighty'], env, 'ERR_BAD_FLAG'],
+    [['--rate-limit', '-1'], env, 'ERR_BAD_FLAG'],
+    [['--nope'], env, 'ERR_BAD_FLAG'],
+    [['--trust-proxy', 'true'], env, 'ERR_BAD_FLAG'],
+    [['extra'], env, 'ERR_BAD_FLAG'],
+    [[], {}, 'ERR_CONFIG'],
+    [['--proxy-secret', 'short'], {}, 'ERR_CONFIG'],
+  ]) {
+    it(`refuses ${JSON.stringify(argv)}${Object.keys(e).length ? '' : ' without a secret'} with ${code}`, () => {
+      assert.throws(() => parseCli(/** @type {string[]} */ (argv), /** @type {any} */ (e)), { code });
+    });
+  }
+
+  it('token subcommand', () => {
+    assert.deepEqual(parseCli(['token', 'p7'], env), { command: 'token', proxyId: 'p7', proxySecret: SECRET });
+  });
+});
+
+/**
+ * @param {string[]} args @param {Record<string, string>} [extraEnv]
+ * @returns {{ child: import('node:child_process').ChildProcess, out: () => string, err: () => string, exit: Promise<number | null> }}
+ */
+function run(args, extraEnv = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { err += d; });
+  const exit = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, out: () => out, err: () => err, exit };
+}
+
+describe('origo: bin/origo.js', () => {
+  it('--help exits 0; a bad flag exits 2 with a clear message', async () => {
+    const help = run(['--help']);
+    assert.equal(await help.exit, 0);
+    assert.match(help.out(), /ORIGO_PROXY_SECRET/);
+    const bad = run(['--port', 'x'], { ORIGO_PROXY_SECRET: SECRET });
+    assert.equal(await bad.exit, 2);
+    assert.match(bad.err(), /--port must be an integer.*ERR_BAD_FLAG/);
+  });
+
+  it('token prints the proxy token', async () => {
+    const t = run(['token', 'p3'], { ORIGO_PROXY_SECRET: SECRET });
+    assert.equal(await t.exit, 0);
+    assert.equal(t.out().trim(), proxyToken(SECRET, 'p3'));
+  });
+
+  it('serves, and on SIGTERM closes cleanly with the data committed to the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'origo-cli-'));
+    const db = join(dir, 'cli.duckdb');
+    try {
+      const server = run([], { ORIGO_PROXY_SECRET: SECRET, ORIGO_PORT: '0', ORIGO_DB: db });
+      const url = await new Promise((resolve, reject) => {
+        server.child.stdout.on('data', () => {
+          const m = server.out().match(/listening on (http:\/\/\S+)/);
+          if (m) resolve(m[1]);
+        });
+        server.exit.then((code) => reject(new Error(`exited ${code}: ${server.err()}`)));
+      });
+      const rec = clientRecord();
+      const res = await fetch(`${url}/api/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([rec]) });
+      assert.equal(res.status, 200);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exit, 0);
+      const store = await openDuckDbStore({ path: db });
+      try {
+        assert.equal((await store.listClientRecords())[0].id, rec.id);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
