@@ -1,0 +1,128 @@
+// GET /fetch Range semantics, byte-exact (sha256), and single-flight over HTTP.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { startProxy } from '../index.js';
+import { startOrigin, testBytes, captureLogger } from './helpers/local-origin.js';
+
+const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
+const SIZE = 1_000_003; // odd size: ranges do not line up with anything
+
+describe('proxy /fetch: Range', () => {
+  const data = testBytes(SIZE);
+  /** @type {Awaited<ReturnType<typeof startProxy>>} */ let proxy;
+  /** @type {Awaited<ReturnType<typeof startOrigin>>} */ let origin;
+  /** @type {string} */ let target;
+  /** @type {() => void} */ let releaseSlow = () => {};
+
+  before(async () => {
+    origin = await startOrigin((req, res) => {
+      if (req.url === '/empty') return res.end();
+      if (req.url === '/slow') {
+        // Holds the answer until the test has sent all its concurrent requests.
+        releaseSlow = () => res.end(data.subarray(0, 1000));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'video/webm' }).end(data);
+    });
+    proxy = await startProxy({ allowPrivate: true, allowedHosts: [`127.0.0.1:${origin.port}`], logger: captureLogger().logger });
+    target = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/video.webm`)}`;
+  });
+  after(async () => {
+    await proxy?.close();
+    await origin?.close();
+  });
+
+  /** @param {string | undefined} range @param {string} [url] */
+  async function get(range, url = target) {
+    const res = await fetch(url, { headers: range ? { range } : {} });
+    return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+  }
+
+  it('serves the whole object with 200 and Accept-Ranges', async () => {
+    const { res, bytes } = await get(undefined);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('accept-ranges'), 'bytes');
+    assert.equal(res.headers.get('content-type'), 'video/webm');
+    assert.equal(res.headers.get('content-length'), String(SIZE));
+    assert.equal(sha(bytes), sha(data));
+  });
+
+  const ranges = [
+    ['bytes=0-0', 0, 0],
+    ['bytes=0-99999', 0, 99999],
+    ['bytes=123457-654320', 123457, 654320],
+    [`bytes=${SIZE - 1}-`, SIZE - 1, SIZE - 1],
+    ['bytes=500000-', 500000, SIZE - 1],
+    ['bytes=-1000', SIZE - 1000, SIZE - 1],
+    [`bytes=999-${SIZE + 5000}`, 999, SIZE - 1],
+  ];
+  for (const [range, start, end] of ranges) {
+    it(`answers ${range} with 206 and exactly bytes ${start}..${end}`, async () => {
+      const { res, bytes } = await get(/** @type {string} */ (range));
+      assert.equal(res.status, 206);
+      assert.equal(res.headers.get('content-range'), `bytes ${start}-${end}/${SIZE}`);
+      assert.equal(bytes.length, Number(end) - Number(start) + 1);
+      assert.equal(sha(bytes), sha(data.subarray(Number(start), Number(end) + 1)));
+    });
+  }
+
+  it('answers a range past the end with 416 and Content-Range bytes */size', async () => {
+    const { res, bytes } = await get(`bytes=${SIZE}-`);
+    assert.equal(res.status, 416);
+    assert.equal(res.headers.get('content-range'), `bytes */${SIZE}`);
+    assert.equal(JSON.parse(Buffer.from(bytes).toString()).error.code, 'ERR_RANGE_NOT_SATISFIABLE');
+  });
+
+  it('ignores a malformed or multi-part Range and sends the whole object', async () => {
+    for (const range of ['bytes=abc', 'items=0-5', 'bytes=0-1,5-9']) {
+      const { res, bytes } = await get(range);
+      assert.equal(res.status, 200, range);
+      assert.equal(sha(bytes), sha(data), range);
+    }
+  });
+
+  it('serves an empty object, and refuses any range of it with 416', async () => {
+    const url = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/empty`)}`;
+    const whole = await get(undefined, url);
+    assert.equal(whole.res.status, 200);
+    assert.equal(whole.bytes.length, 0);
+    const ranged = await get('bytes=0-0', url);
+    assert.equal(ranged.res.status, 416);
+  });
+
+  it('fetched the origin object once for all the requests above (cache)', () => {
+    assert.equal(proxy.objects.stats().originFetches, 2); // /video.webm and /empty
+  });
+
+  it('shares one origin fetch among concurrent requests (single-flight)', async () => {
+    const url = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/slow`)}`;
+    const hitsBefore = origin.hits();
+    const pending = Array.from({ length: 8 }, (_, i) => get(`bytes=${i * 100}-${i * 100 + 99}`, url));
+    // Wait until the proxy has asked the origin, then let the origin answer.
+    while (origin.hits() === hitsBefore) await new Promise((r) => setImmediate(r));
+    releaseSlow();
+    const results = await Promise.all(pending);
+    assert.equal(origin.hits() - hitsBefore, 1);
+    results.forEach(({ res, bytes }, i) => {
+      assert.equal(res.status, 206);
+      assert.equal(sha(bytes), sha(data.subarray(i * 100, i * 100 + 100)));
+    });
+    const caches = results.map(({ res }) => res.headers.get('x-mutp-cache'));
+    assert.ok(caches.every((c) => c === 'MISS' || c === 'HIT'));
+    assert.ok(Number(results[0].res.headers.get('x-mutp-server-fetch-ms')) >= 0);
+  });
+
+  it('queues one proxy record per request, with the fetch outcome', () => {
+    const recs = [];
+    for (let b = proxy.queue.takeBatch(); b.length > 0; b = proxy.queue.takeBatch()) recs.push(...b);
+    const ok = recs.filter((r) => r.error === null && r.objectBytes === SIZE);
+    assert.ok(ok.length >= 10);
+    for (const r of ok) {
+      assert.equal(r.proxyId, proxy.id);
+      assert.match(String(r.id), /^[0-9a-f-]{36}$/);
+      assert.equal(typeof r.durationMs, 'number');
+      assert.equal(typeof r.serverFetchMs, 'number');
+    }
+    assert.ok(recs.some((r) => r.error?.code === 'ERR_RANGE_NOT_SATISFIABLE'));
+  });
+});
