@@ -249,21 +249,32 @@ export function createRangeScheduler(options) {
       s.lastSize = end - start;
       return { start, end, copy: false };
     }
-    // Tail: copy the outstanding range that is expected to finish last, if we would beat it.
+    // Tail: copy a straggler's range (the most overdue first), else the range expected to
+    // finish last if this source would finish it sooner.
     let pick = null;
+    let late = Infinity;
     let pickFinish = -Infinity;
     for (const o of outstanding) {
       if (o.holders.size >= maxCopies || o.holders.has(i)) continue;
-      const f = earliestFinish(o);
-      if (f > pickFinish) {
+      const d = deadline(o);
+      if (now >= d && d < late) {
         pick = o;
-        pickFinish = f;
+        late = d;
       }
     }
-    if (!pick) return null;
-    const mine = s.estimate > 0 ? now + s.latencyMs + ((pick.end - pick.start) / s.estimate) * 1000 : Infinity;
-    const overdue = now >= deadline(pick);
-    if (!overdue && !(mine < pickFinish)) return null;
+    if (!pick) {
+      for (const o of outstanding) {
+        if (o.holders.size >= maxCopies || o.holders.has(i)) continue;
+        const f = earliestFinish(o);
+        if (f > pickFinish) {
+          pick = o;
+          pickFinish = f;
+        }
+      }
+      if (!pick) return null;
+      const mine = s.estimate > 0 ? now + s.latencyMs + ((pick.end - pick.start) / s.estimate) * 1000 : Infinity;
+      if (!(mine < pickFinish)) return null;
+    }
     pick.holders.set(i, now);
     s.current = pick;
     return { start: pick.start, end: pick.end, copy: true };

@@ -47,6 +47,7 @@ export async function runMutp(net, job) {
   const active = new Array(n).fill(false);
   const busy = new Array(n).fill(false);
   const wakeSet = new Array(n).fill(Infinity);
+  let receiverWake = -1;
 
   /** @param {number} i */
   function pump(i) {
@@ -108,7 +109,14 @@ export async function runMutp(net, job) {
       if (fb.type === 'done') break;
     }
     const wake = receiver.wakeAt?.(q.now);
-    if (typeof wake === 'number' && wake > q.now && wake < Infinity) q.at(wake, flushFeedback);
+    // One pending wake-up at a time: a timer per packet would flood the event queue.
+    if (typeof wake === 'number' && wake > q.now && wake < Infinity && !(receiverWake > q.now && receiverWake <= wake)) {
+      receiverWake = wake;
+      q.at(wake, () => {
+        if (receiverWake === wake) receiverWake = -1;
+        if (doneMs === null) flushFeedback();
+      });
+    }
   }
 
   for (let i = 0; i < n; i++) {
@@ -131,11 +139,18 @@ export async function runMutp(net, job) {
     q.run(() => doneMs !== null, STALL_LIMIT_MS);
   }
   const counts = receiver.counts();
+  const release = () => {
+    for (const s of senders) s.close?.();
+    receiver.close?.();
+  };
   if (doneMs === null) {
+    release();
     return { ok: false, error: 'ERR_SIM_STALLED', durationMs: q.now, grossBytes: counts.grossBytes, netBytes: 0, ttfbMs, duplicates: counts.duplicates, packets: counts.packets, verified: false, badMessages, feedbackSent };
   }
   const got = receiver.data();
-  const verified = got.length === data.length && Buffer.compare(Buffer.from(got.buffer, got.byteOffset, got.byteLength), Buffer.from(data.buffer, data.byteOffset, data.byteLength)) === 0;
+  const verified = got !== null && got.length === data.length &&
+    Buffer.compare(Buffer.from(got.buffer, got.byteOffset, got.byteLength), Buffer.from(data.buffer, data.byteOffset, data.byteLength)) === 0;
+  release();
   return {
     ok: true,
     error: null,

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { createRangeScheduler, INITIAL_RANGE_BYTES } from '../src/range-scheduler.js';
+
+const KIB = 1024;
+
+/**
+ * Drive a scheduler with ideal sources: source i moves rates[i] bytes/s after latencyMs.
+ * Returns the accepted ranges and the ranges each source was given.
+ * @param {{size: number, rates: number[], latencyMs?: number, stallAfter?: {source: number, atRange: number}}} o
+ */
+function drive({ size, rates, latencyMs = 50, stallAfter }) {
+  const s = createRangeScheduler({ size, sourceCount: rates.length });
+  /** @type {Array<{t: number, i: number, range: any, dead?: boolean}>} */
+  let running = [];
+  const given = rates.map(() => /** @type {any[]} */ ([]));
+  const accepted = [];
+  const copies = [];
+  let now = 0;
+  const start = (/** @type {number} */ i) => {
+    const r = s.nextRange(i, now);
+    if (!r) return;
+    given[i].push(r);
+    if (r.copy) copies.push({ i, r });
+    const dead = stallAfter && stallAfter.source === i && given[i].length > stallAfter.atRange;
+    running.push({ t: now + latencyMs + ((r.end - r.start) / rates[i]) * 1000, i, range: r, dead });
+  };
+  for (let i = 0; i < rates.length; i++) start(i);
+  for (let guard = 0; guard < 10_000 && !s.isComplete(); guard++) {
+    const live = running.filter((x) => !x.dead);
+    const nextDone = live.length ? Math.min(...live.map((x) => x.t)) : Infinity;
+    const wake = s.wakeAt();
+    const someoneIdle = rates.some((_, i) => !running.some((x) => x.i === i));
+    if (wake < nextDone && someoneIdle) {
+      assert.ok(wake > now, 'wakeAt lies ahead whenever a source is idle');
+      now = wake;
+      for (let i = 0; i < rates.length; i++) if (!running.some((x) => x.i === i)) start(i);
+      continue;
+    }
+    const ev = live.find((x) => x.t === nextDone);
+    assert.ok(ev, 'a range is always in progress until the object is complete');
+    now = ev.t;
+    running = running.filter((x) => x !== ev);
+    const res = s.onRangeDone(ev.i, ev.range, ev.range.end - ev.range.start, now);
+    if (res.accepted) accepted.push(ev.range);
+    running = running.filter((x) => !res.cancel.includes(x.i));
+    for (let i = 0; i < rates.length; i++) if (!running.some((x) => x.i === i)) start(i);
+  }
+  return { s, given, accepted, copies, now };
+}
+
+/** @param {Array<{start: number, end: number}>} ranges @param {number} size */
+function assertExactCover(ranges, size) {
+  const sorted = [...ranges].sort((a, b) => a.start - b.start);
+  let at = 0;
+  for (const r of sorted) {
+    assert.equal(r.start, at, `gap or overlap at byte ${at}`);
+    assert.ok(r.end > r.start, 'empty range');
+    at = r.end;
+  }
+  assert.equal(at, size, 'the ranges end at the object size');
+}
+
+describe('range scheduler', () => {
+  it('covers the object exactly once, with no gaps or overlaps, for many sizes and mixes', () => {
+    for (const size of [1, 1000, 16 * KIB + 1, 1_500_000, 5_000_000]) {
+      for (const rates of [[917504], [917504, 917504, 917504, 917504], [1835008, 917504, 917504, 917504], [200_000, 2_000_000]]) {
+        const { s, accepted } = drive({ size, rates });
+        assert.ok(s.isComplete(), `complete for size ${size}`);
+        assertExactCover(accepted, size);
+      }
+    }
+  });
+
+  it('gives the faster source bigger ranges once rates are measured', () => {
+    const { given } = drive({ size: 5_000_000, rates: [1835008, 917504] });
+    // The first range of both is the unmeasured initial size.
+    assert.equal(given[0][0].end - given[0][0].start, INITIAL_RANGE_BYTES);
+    assert.equal(given[1][0].end - given[1][0].start, INITIAL_RANGE_BYTES);
+    // Once both are measured (the slow one's second range), the fast one's next range is ~2x.
+    const slowSecond = given[1][1];
+    const fastAfter = given[0].find((/** @type {any} */ r) => r.start > slowSecond.start);
+    const len = (/** @type {any} */ r) => r.end - r.start;
+    assert.ok(len(fastAfter) > 1.5 * len(slowSecond), `fast ${len(fastAfter)} vs slow ${len(slowSecond)}`);
+    const total = (/** @type {number} */ i) => given[i].reduce((/** @type {number} */ a, /** @type {any} */ r) => a + len(r), 0);
+    assert.ok(total(0) > 1.6 * total(1), `fast source moved ${total(0)} bytes, slow ${total(1)}`);
+  });
+
+  it('estimates rates with the harmonic mean of the measurements', () => {
+    const s = createRangeScheduler({ size: 3_000_000, sourceCount: 1 });
+    const r1 = s.nextRange(0, 0);
+    s.onRangeDone(0, /** @type {any} */ (r1), 100_000, 100); // 1 MB/s
+    const r2 = s.nextRange(0, 100);
+    s.onRangeDone(0, /** @type {any} */ (r2), 100_000, 600); // 0.2 MB/s
+    // harmonic mean of 1e6 and 2e5 = 2 / (1e-6 + 5e-6)
+    assert.ok(Math.abs(s.estimate(0) - 2 / (1 / 1e6 + 1 / 2e5)) < 1e-6);
+  });
+
+  it('duplicates a straggler\'s range onto an idle source at the tail; the first copy wins', () => {
+    // Source 1 stops delivering after its first range: without a copy the download never ends.
+    const { s, accepted, copies } = drive({ size: 1_500_000, rates: [917504, 917504, 917504], stallAfter: { source: 1, atRange: 1 } });
+    assert.ok(s.isComplete());
+    assert.ok(copies.length >= 1, 'a tail copy was made');
+    assert.ok(copies.every((c) => c.i !== 1), 'copies go to live sources');
+    assertExactCover(accepted, 1_500_000);
+  });
+
+  it('does not duplicate when equal sources would only race each other', () => {
+    const { copies } = drive({ size: 1_500_000, rates: [917504, 917504, 917504, 917504] });
+    assert.equal(copies.length, 0);
+  });
+
+  it('returns a failed source\'s range to the pool', () => {
+    const s = createRangeScheduler({ size: 100_000, sourceCount: 2, initialRangeBytes: 60_000 });
+    const a = /** @type {any} */ (s.nextRange(0, 0));
+    const b = /** @type {any} */ (s.nextRange(1, 0));
+    assert.deepEqual([a.start, a.end, b.start, b.end], [0, 60_000, 60_000, 100_000]);
+    s.onSourceFailed(0, 10);
+    assert.equal(s.nextRange(0, 10), null, 'a failed source gets nothing');
+    s.onRangeDone(1, b, 40_000, 50);
+    let now = 50;
+    let at = 0;
+    while (!s.isComplete()) {
+      const r = /** @type {any} */ (s.nextRange(1, now));
+      assert.equal(r.start, at, 'the failed range is handed out again, in order');
+      now += 10;
+      s.onRangeDone(1, r, r.end - r.start, now);
+      at = r.end;
+    }
+    assert.equal(at, 60_000);
+    assert.equal(s.isStuck(), false);
+  });
+
+  it('ignores a done for a range the source does not hold (late or cancelled copy)', () => {
+    const s = createRangeScheduler({ size: 1000, sourceCount: 2 });
+    const r = /** @type {any} */ (s.nextRange(0, 0));
+    assert.deepEqual(s.onRangeDone(1, r, 1000, 5), { accepted: false, cancel: [] });
+    assert.deepEqual(s.onRangeDone(0, { start: 0, end: 10 }, 10, 5), { accepted: false, cancel: [] });
+    assert.equal(s.isComplete(), false);
+  });
+
+  it('refuses bad arguments with codes', () => {
+    assert.throws(() => createRangeScheduler({ size: -1, sourceCount: 1 }), { code: 'ERR_INVALID_ARG' });
+    assert.throws(() => createRangeScheduler({ size: 10, sourceCount: 0 }), { code: 'ERR_INVALID_ARG' });
+    const s = createRangeScheduler({ size: 10, sourceCount: 1 });
+    assert.throws(() => s.nextRange(3, 0), { code: 'ERR_UNKNOWN_SOURCE' });
+    s.nextRange(0, 0);
+    assert.throws(() => s.nextRange(0, 0), { code: 'ERR_SOURCE_BUSY' });
+  });
+
+  it('is complete at once for an empty object', () => {
+    const s = createRangeScheduler({ size: 0, sourceCount: 2 });
+    assert.equal(s.isComplete(), true);
+    assert.equal(s.nextRange(0, 0), null);
+  });
+});
