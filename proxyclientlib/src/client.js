@@ -67,8 +67,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     checkOriginUrl(url);
     const range = parseRange(opts.range);
     const id = globalThis.crypto.randomUUID(); // record id, and the downloadId the proxies log
-    const startedAt = new Date().toISOString();
-    const t0 = performance.now();
+    let startedAt = new Date().toISOString();
+    let t0 = performance.now();
     const elapsed = () => performance.now() - t0;
 
     /** @type {ProxyRef[]} */
@@ -76,6 +76,9 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     try {
       list = await resolveProxies(opts);
       if (list.length === 0) throw codedError('ERR_NO_PROXIES', 'Origo has no live proxies to offer');
+      // the clock starts at the chunk request, as in the paper: the Origo lookup is not part of a download
+      startedAt = new Date().toISOString();
+      t0 = performance.now();
       const common = { url, proxies: list, range, signal: opts.signal, fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id };
       let result;
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
