@@ -123,6 +123,6 @@ describe('proxy /fetch: Range', () => {
       assert.equal(typeof r.durationMs, 'number');
       assert.equal(typeof r.serverFetchMs, 'number');
     }
-    assert.ok(recs.some((r) => r.error?.code === 'ERR_RANGE_NOT_SATISFIABLE'));
+    assert.ok(recs.some((r) => /** @type {any} */ (r.error)?.code === 'ERR_RANGE_NOT_SATISFIABLE'));
   });
 });

@@ -45,9 +45,9 @@ export function createOrigoLink(opts) {
   // Bumped on disconnect so a late ack from the old connection cannot clear `sending`.
   let connectionSeq = 0;
   let logRetryAttempt = 0;
-  let authRetryAttempt = 0;
+  let manualRetryAttempt = 0; // reconnects socket.io does not do itself
   /** @type {NodeJS.Timeout | null} */ let flushTimer = null;
-  /** @type {NodeJS.Timeout | null} */ let authTimer = null;
+  /** @type {NodeJS.Timeout | null} */ let retryTimer = null;
   /** @type {Set<() => void>} */ const idleWaiters = new Set();
 
   const sendStatus = () => {
@@ -57,7 +57,7 @@ export function createOrigoLink(opts) {
 
   socket.on('connect', () => {
     logger.info('connected to Origo', { origo: nsUrl, pendingLogs: queue.size });
-    authRetryAttempt = 0;
+    manualRetryAttempt = 0;
     logRetryAttempt = 0;
     queue.releaseAll();
     sendStatus();
@@ -68,6 +68,8 @@ export function createOrigoLink(opts) {
     queue.releaseAll();
     sending = false;
     connectionSeq++;
+    // Origo told us to go (e.g. graceful shutdown): socket.io will not retry by itself.
+    if (reason === 'io server disconnect') retryLater('Origo closed the connection', reason);
   });
   socket.on('connect_error', (err) => {
     const code = /** @type {any} */ (err).data?.code ?? err.message;
@@ -76,10 +78,19 @@ export function createOrigoLink(opts) {
       return;
     }
     // Refused by Origo's middleware (bad token…): socket.io gives up; we retry slowly.
-    const delay = backoffDelayMs(authRetryAttempt++, { baseMs: Math.max(baseMs, 1000), maxMs, random: Math.random });
-    logger.error('Origo refused this proxy', { code, retryInMs: delay });
-    if (!closed) authTimer = setTimeout(() => socket.connect(), delay);
+    retryLater('Origo refused this proxy', code, 'error');
   });
+
+  /** @param {string} msg @param {string} code @param {'warn' | 'error'} [level] */
+  function retryLater(msg, code, level = 'warn') {
+    if (closed || retryTimer) return;
+    const delay = backoffDelayMs(manualRetryAttempt++, { baseMs, maxMs });
+    logger[level](msg, { code, retryInMs: delay });
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      if (!closed && !socket.connected) socket.connect();
+    }, delay);
+  }
 
   /** @param {number} delayMs */
   function scheduleFlush(delayMs) {
@@ -151,7 +162,7 @@ export function createOrigoLink(opts) {
       closed = true;
       clearInterval(statusTimer);
       if (flushTimer) clearTimeout(flushTimer);
-      if (authTimer) clearTimeout(authTimer);
+      if (retryTimer) clearTimeout(retryTimer);
       socket.close();
     },
   };

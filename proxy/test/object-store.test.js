@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { createObjectStore } from '../src/objects/object-store.js';
+
+/** A fetcher that counts calls and answers when the test says so. */
+function controllableFetcher() {
+  /** @type {Map<string, { resolve: (v: any) => void, reject: (e: Error) => void }[]>} */
+  const waiting = new Map();
+  const calls = [];
+  /** @param {string} url */
+  const fetcher = (url) => new Promise((resolve, reject) => {
+    calls.push(url);
+    waiting.set(url, [...(waiting.get(url) ?? []), { resolve, reject }]);
+  });
+  return {
+    fetcher,
+    calls,
+    /** @param {string} url @param {number} size */
+    answer(url, size) {
+      for (const w of waiting.get(url) ?? []) w.resolve({ bytes: new Uint8Array(size).fill(size & 0xff), contentType: 'x/y' });
+      waiting.delete(url);
+    },
+    /** @param {string} url @param {string} code */
+    fail(url, code) {
+      for (const w of waiting.get(url) ?? []) w.reject(Object.assign(new Error(code), { code }));
+      waiting.delete(url);
+    },
+  };
+}
+
+/** An immediate fetcher returning `size` bytes for URLs like http://o/<size>/<name>. */
+function sizedFetcher() {
+  const calls = [];
+  return {
+    calls,
+    fetcher: async (/** @type {string} */ url) => {
+      calls.push(url);
+      const size = Number(new URL(url).pathname.split('/')[1]);
+      return { bytes: new Uint8Array(size), contentType: 'x/y' };
+    },
+  };
+}
+
+describe('object store (LRU by bytes + single-flight)', () => {
+  it('N concurrent gets of one URL make one origin fetch, and all get the same bytes', async () => {
+    const f = controllableFetcher();
+    const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });
+    const gets = Array.from({ length: 10 }, () => store.get('http://o/a'));
+    f.answer('http://o/a', 300);
+    const got = await Promise.all(gets);
+    assert.equal(f.calls.length, 1);
+    for (const g of got) {
+      assert.equal(g.bytes.length, 300);
+      assert.equal(g.fromCache, false);
+      assert.equal(typeof g.serverFetchMs, 'number');
+    }
+    const again = await store.get('http://o/a');
+    assert.equal(again.fromCache, true);
+    assert.equal(f.calls.length, 1);
+  });
+
+  it('treats spellings of one URL as one key', async () => {
+    const f = sizedFetcher();
+    const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });
+    await store.get('http://O:80/10/x');
+    await store.get('HTTP://o/10/x');
+    assert.equal(f.calls.length, 1);
+  });
+
+  it('evicts least recently used objects when the byte budget is exceeded', async () => {
+    const f = sizedFetcher();
+    const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1000 });
+    await store.get('http://o/400/a');
+    await store.get('http://o/400/b');
+    await store.get('http://o/400/a'); // a is now more recent than b
+    await store.get('http://o/400/c'); // 1200 > 1000: b goes
+    assert.equal(store.has('http://o/400/a'), true);
+    assert.equal(store.has('http://o/400/b'), false);
+    assert.equal(store.has('http://o/400/c'), true);
+    assert.ok(store.stats().bytes <= 1000);
+    assert.equal(f.calls.length, 3);
+    await store.get('http://o/400/b');
+    assert.equal(f.calls.length, 4, 'an evicted object is fetched again');
+  });
+
+  it('serves an object larger than the cache without keeping it', async () => {
+    const f = sizedFetcher();
+    const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1000 });
+    await store.get('http://o/400/a');
+    const big = await store.get('http://o/5000/big');
+    assert.equal(big.bytes.length, 5000);
+    assert.equal(store.has('http://o/5000/big'), false);
+    assert.equal(store.has('http://o/400/a'), true, 'a too-big object does not flush the cache');
+  });
+
+  it('does not cache failures: all waiters see the error, the next get retries', async () => {
+    const f = controllableFetcher();
+    const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });
+    const gets = [store.get('http://o/x'), store.get('http://o/x')];
+    f.fail('http://o/x', 'ERR_ORIGIN_STATUS');
+    for (const g of gets) await assert.rejects(g, { code: 'ERR_ORIGIN_STATUS' });
+    const retry = store.get('http://o/x');
+    f.answer('http://o/x', 5);
+    assert.equal((await retry).bytes.length, 5);
+    assert.equal(f.calls.length, 2);
+  });
+
+  it('one caller aborting does not abort the shared fetch for the others', async () => {
+    const f = controllableFetcher();
+    const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });
+    const ac = new AbortController();
+    const leaving = store.get('http://o/y', { signal: ac.signal });
+    const staying = store.get('http://o/y');
+    ac.abort();
+    await assert.rejects(leaving, { code: 'ERR_ABORTED' });
+    f.answer('http://o/y', 7);
+    assert.equal((await staying).bytes.length, 7);
+  });
+});
