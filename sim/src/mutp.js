@@ -48,11 +48,20 @@ export async function runMutp(net, job) {
   const busy = new Array(n).fill(false);
   const wakeSet = new Array(n).fill(Infinity);
   let receiverWake = -1;
+  // Diagnostics: how long each uplink sat idle because its sender had nothing to send
+  // (window or in-flight limits waiting for feedback).
+  const idleMs = new Array(n).fill(0);
+  const idleSince = new Array(n).fill(NaN);
 
   /** @param {number} i */
   function pump(i) {
     if (doneMs !== null || !active[i] || busy[i]) return;
     const msg = senders[i].nextPacket(q.now);
+    if (!msg && Number.isNaN(idleSince[i])) idleSince[i] = q.now;
+    if (msg && !Number.isNaN(idleSince[i])) {
+      idleMs[i] += q.now - idleSince[i];
+      idleSince[i] = NaN;
+    }
     if (!msg) {
       const wake = senders[i].wakeAt?.(q.now);
       if (typeof wake === 'number' && wake > q.now && wake < wakeSet[i]) {
@@ -163,5 +172,6 @@ export async function runMutp(net, job) {
     verified,
     badMessages,
     feedbackSent,
+    senderIdleMs: idleMs.map((v, i) => v + (Number.isNaN(idleSince[i]) ? 0 : doneMs - idleSince[i])),
   };
 }

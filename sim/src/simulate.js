@@ -45,6 +45,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number[][]} [ranges]
  * @property {number} [badMessages]
  * @property {number} [feedbackSent]
+ * @property {number[]} [senderIdleMs]  MUTP: per source, time its sender returned null (stalled)
  */
 
 /** @type {Map<number, Uint8Array>} */
@@ -153,6 +154,9 @@ export async function simulateConfig(config, hooks = {}) {
     duplicates: median(good.map((r) => r.duplicates)),
     durationMs: median(good.map((r) => r.durationMs)),
     runs: good.length,
+    senderIdleShare: config.mode === 'coded' || config.mode === 'uncoded'
+      ? median(good.map((r) => (r.senderIdleMs ?? []).reduce((a, b) => a + b, 0) / (r.senderIdleMs?.length || 1) / Math.max(r.durationMs, 1e-3)))
+      : null,
     failed: results.length - good.length,
     goodputOfSumRates: goodputBps / sumRatesBps,
     sumRatesBps,

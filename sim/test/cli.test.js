@@ -12,6 +12,7 @@ function sim(args) {
 
 describe('sim CLI', () => {
   it('refuses bad input with exit status 2 and a clear message', () => {
+    /** @type {Array<[string[], RegExp]>} */
     const cases = [
       [['--rates', '4xfoo'], /bad rate 'foo'/],
       [['--mode', 'tcp'], /--mode must be one of/],
@@ -25,9 +26,9 @@ describe('sim CLI', () => {
       [['--delay-ms', '10,20', '--rates', '3x896KiB'], /lists 2 values but there are 3 sources/],
     ];
     for (const [args, pattern] of cases) {
-      const r = sim(/** @type {string[]} */ (args));
+      const r = sim(args);
       assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code}, ${r.err}`);
-      assert.match(r.err, /** @type {RegExp} */ (pattern));
+      assert.match(r.err, pattern);
       assert.equal(r.out, '');
     }
   });
