@@ -14,3 +14,4 @@ export { UncodedReceiver } from './src/uncoded-receiver.js';
 export { CodedReceiver } from './src/coded-receiver.js';
 export { ReceivedLog } from './src/received-log.js';
 export { deriveRates, median } from './src/metrics.js';
+export { createRangeScheduler } from './src/range-scheduler.js';

@@ -10,7 +10,8 @@ function sim(args) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-describe('sim CLI', () => {
+describe('sim CLI', function () {
+  this.timeout(30_000); // spawns node processes; the shared machine is slow
   it('refuses bad input with exit status 2 and a clear message', () => {
     /** @type {Array<[string[], RegExp]>} */
     const cases = [
