@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
+// Origo's limits on a record's error (origo/src/limits.js); longer text would get it rejected.
+const MAX_ERROR_CODE_CHARS = 64;
+const MAX_ERROR_MESSAGE_CHARS = 2048;
+
 // Every field of a proxy record (docs/origo-api.md); missing ones are sent as null.
 const RECORD_FIELDS = ['id', 'proxyId', 'downloadId', 'startedAt', 'mode', 'url', 'objectBytes', 'sourceIndex', 'n',
   'params', 'packetsSent', 'bytesSent', 'durationMs', 'serverFetchMs', 'fromCache', 'error'];
@@ -21,6 +25,8 @@ export function createProxyLogs({ proxyId, queue, onRecord }) {
       rec.proxyId = proxyId;
       rec.startedAt ??= new Date().toISOString();
       rec.fromCache = partial.fromCache === true;
+      if (rec.error) rec.error = { code: String(rec.error.code ?? 'ERR_INTERNAL').slice(0, MAX_ERROR_CODE_CHARS),
+        message: rec.error.message == null ? null : String(rec.error.message).slice(0, MAX_ERROR_MESSAGE_CHARS) };
       queue.push(/** @type {any} */ (rec));
       onRecord?.();
       return rec;

@@ -10,7 +10,8 @@ export const DEFAULT_CACHE_BYTES = 256 * 1024 ** 2;
 export const DEFAULT_MAX_OBJECT_BYTES = 64 * 1024 ** 2;
 // The whole origin fetch, all redirect hops included.
 export const DEFAULT_ORIGIN_TIMEOUT_MS = 30_000;
-const MAX_ID_CHARS = 64;
+// Origo's proxy id rule (docs/origo-api.md): 1..128 of [A-Za-z0-9._:-].
+const MAX_ID_CHARS = 128;
 
 /**
  * @typedef {object} ProxyConfig
@@ -40,8 +41,8 @@ const MAX_ID_CHARS = 64;
  */
 export function resolveConfig(input = {}) {
   const id = input.id ?? `proxy-${randomBytes(4).toString('hex')}`;
-  if (typeof id !== 'string' || !/^[A-Za-z0-9._-]+$/.test(id) || id.length > MAX_ID_CHARS) {
-    throw codedError('ERR_BAD_CONFIG', `proxy id must be 1..${MAX_ID_CHARS} of [A-Za-z0-9._-]`);
+  if (typeof id !== 'string' || !/^[A-Za-z0-9._:-]+$/.test(id) || id.length > MAX_ID_CHARS) {
+    throw codedError('ERR_BAD_CONFIG', `proxy id must be 1..${MAX_ID_CHARS} of [A-Za-z0-9._:-]`);
   }
   const port = input.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw codedError('ERR_BAD_CONFIG', `bad port ${port}`);

@@ -3,7 +3,8 @@ import { sendError } from './error-status.js';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
 const HTTP_MODES = new Set(['parallel-http', 'range-http']);
-const ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+// Origo stores ids of up to 128 characters; printable tokens only, they end up in logs.
+const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 // Larger values are not a source index/fleet size of this system.
 const MAX_SOURCES = 64;
 
@@ -87,7 +88,7 @@ function readQuery(query) {
   const url = one('url');
   if (url === undefined || url === '') return { ok: false, message: 'url is required' };
   const downloadId = one('downloadId') ?? null;
-  if (downloadId !== null && !ID_PATTERN.test(downloadId)) return { ok: false, message: 'downloadId must be 1..64 of [A-Za-z0-9._-]' };
+  if (downloadId !== null && !ID_PATTERN.test(downloadId)) return { ok: false, message: 'downloadId must be 1..128 of [A-Za-z0-9._:-]' };
   const mode = one('mode') ?? 'http';
   if (mode !== 'http' && !HTTP_MODES.has(mode)) return { ok: false, message: 'mode must be parallel-http or range-http' };
   const sourceIndex = intOrNull(one('sourceIndex'), 0, MAX_SOURCES - 1);

@@ -4,8 +4,10 @@
  * sent again, so a restart of Origo loses nothing.
  */
 
-// Origo keeps batches small enough to commit in one transaction quickly.
+// Origo accepts up to 1,000 records per emit; smaller batches commit quickly.
 export const LOG_BATCH_MAX_RECORDS = 200;
+// Origo's socket.io drops a connection on a message over 4 MiB (docs/origo-api.md); stay well below.
+export const LOG_BATCH_MAX_JSON_BYTES = 1024 * 1024;
 // Memory bound while Origo is away for long: ~1 KB per record → ~100 MB worst case.
 export const LOG_QUEUE_MAX_RECORDS = 100_000;
 
@@ -39,9 +41,14 @@ export function createLogQueue(opts = {}) {
     takeBatch() {
       /** @type {ProxyRecord[]} */
       const batch = [];
+      let bytes = 0;
       for (const [id, rec] of pending) {
         if (batch.length >= LOG_BATCH_MAX_RECORDS) break;
         if (inFlight.has(id)) continue;
+        const size = JSON.stringify(rec).length;
+        // The first record always goes, so a single big record cannot stall the queue.
+        if (batch.length > 0 && bytes + size > LOG_BATCH_MAX_JSON_BYTES) break;
+        bytes += size;
         inFlight.add(id);
         batch.push(rec);
       }
