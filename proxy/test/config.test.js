@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { parseByteSize } from '../src/config/byte-size.js';
+import { configFromCli } from '../src/config/cli-config.js';
+import { resolveConfig } from '../src/config/resolve-config.js';
+
+const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
+
+describe('proxy configuration', () => {
+  it('parses byte sizes with decimal and binary units', () => {
+    assert.equal(parseByteSize('896KiB'), 917504);
+    assert.equal(parseByteSize('896KiB/s'), 917504);
+    assert.equal(parseByteSize('1.5MB'), 1_500_000);
+    assert.equal(parseByteSize('64MiB'), 67108864);
+    assert.equal(parseByteSize('1000'), 1000);
+    for (const bad of ['', 'abc', '-5', '5 parsecs', '1e9']) assert.throws(() => parseByteSize(bad), { code: 'ERR_BAD_CONFIG' }, bad);
+  });
+
+  it('reads environment variables, and flags win over them', () => {
+    const env = { PROXY_PORT: '9001', PROXY_ID: 'p-env', PROXY_TOKEN: 'tok', ORIGO_URL: 'http://127.0.0.1:8080',
+      PROXY_LAT: '47.5', PROXY_LON: '19.04', UPLOAD_RATE: '896KiB', MUTP_ALLOWED_HOSTS: 'a.example:8000, b.example' };
+    const r = /** @type {any} */ (configFromCli(['--id', 'p-flag'], env));
+    const c = resolveConfig(r.config);
+    assert.equal(c.port, 9001);
+    assert.equal(c.id, 'p-flag');
+    assert.equal(c.token, 'tok');
+    assert.equal(c.host, '127.0.0.1');
+    assert.deepEqual(c.location, { lat: 47.5, lon: 19.04 });
+    assert.equal(c.uploadRateBps, 917504);
+    assert.deepEqual(c.allowedHosts, ['*.googlevideo.com', 'a.example:8000', 'b.example']);
+    assert.equal(c.allowPrivate, false);
+  });
+
+  it('refuses bad values with ERR_BAD_CONFIG', () => {
+    const bad = [
+      [['--port', 'x'], {}], [['--lat', '10'], {}], [['--lat', '91', '--lon', '0'], {}],
+      [[], { MUTP_ALLOWED_HOSTS: 'http://x' }], [['--id', 'bad id'], {}], [['--origo', 'ftp://x'], {}],
+      [['--cache-size', 'lots'], {}],
+    ];
+    for (const [argv, env] of bad) {
+      assert.throws(() => resolveConfig(/** @type {any} */ (configFromCli(/** @type {string[]} */ (argv), env)).config),
+        { code: 'ERR_BAD_CONFIG' }, JSON.stringify([argv, env]));
+    }
+    assert.throws(() => configFromCli(['--no-such-flag'], {}));
+  });
+
+  it('prints --help and exits 0; exits 2 on a bad flag', async () => {
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, [BIN, '--help']);
+    assert.match(stdout, /MUTP_ALLOWED_HOSTS/);
+    assert.match(stdout, /PROXY_TOKEN/);
+    await assert.rejects(run(process.execPath, [BIN, '--port', 'nope']), (/** @type {any} */ err) => err.code === 2);
+  });
+});
