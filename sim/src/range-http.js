@@ -2,7 +2,7 @@
 // tail duplication) hands out byte ranges; every range is one HTTP request and pays one RTT.
 // The client assembles the winning copy of each range and checks it byte for byte.
 
-import { createRangeScheduler } from '../../protocol/src/range-scheduler.js';
+import { createRangeScheduler } from '@mutp/protocol';
 import { startTcpStream } from './tcp-stream.js';
 
 /**

@@ -1,7 +1,7 @@
 // One simulated download (simulateOnce) and one configuration over many seeds
 // (simulateConfig, medians as the paper reports them).
 
-import { deriveRates, median } from '../../protocol/src/metrics.js';
+import { deriveRates, median } from '@mutp/protocol';
 import { EventQueue } from './event-queue.js';
 import { Network } from './network.js';
 import { createPrng, randomBytes } from './prng.js';
