@@ -69,7 +69,7 @@ describe('shaping/shape (network namespaces)', function () {
 
   it('refuses bad input with a clear message and changes nothing', () => {
     for (const args of [['--dev', net.devA, '--upload', '4xfoo'], ['--dev', net.devA], ['--dev', 'nosuch0', '--upload', '1MiB'], ['--dev', net.devA, '--loss', '140']]) {
-      assert.throws(() => shapeIn(net.a, args), (e) => e.status === 2 && /shape: error:/.test(String(e.stderr)));
+      assert.throws(() => shapeIn(net.a, args), (/** @type {any} */ e) => e.status === 2 && /shape: error:/.test(String(e.stderr)));
     }
     assert.doesNotMatch(sh('ip', 'netns', 'exec', net.a, 'tc', 'qdisc', 'show', 'dev', net.devA), /htb/);
   });
