@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Runs inside the client namespace: one long-lived ProxyClientLib client, driven by JSON lines
+// on stdin ({seq, cmd, ...}) and answering JSON lines on stdout ({seq, ok, result | error}).
+// One process for the whole campaign: Node start-up and codec loading are paid once, not per download.
+import { createInterface } from 'node:readline';
+import { createClient } from '@mutp/proxyclientlib';
+import { cpuSeconds } from './proc-cpu.js';
+
+const FLEET_POLL_MS = 200; // Origo registration is a socket.io handshake: a few hundred ms
+const LOG_FLUSH_TIMEOUT_MS = 10_000; // at the end, give Origo this long to ack the records
+
+const origo = process.argv[2];
+const client = createClient({ origo, logger: { warn: (...a) => process.stderr.write(`agent warn: ${a.map(String).join(' ')}\n`) } });
+
+/** @param {object} msg */
+const reply = (msg) => process.stdout.write(`${JSON.stringify(msg)}\n`);
+
+/** @type {Record<string, (req: any) => Promise<unknown>>} */
+const commands = {
+  async waitFleet({ count, timeoutMs }) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const list = await client.proxies({ n: count });
+        if (list.length >= count) return list;
+      } catch {
+        // Origo not up yet
+      }
+      if (Date.now() > deadline) throw Object.assign(new Error(`fewer than ${count} proxies registered with Origo within ${timeoutMs} ms`), { code: 'ERR_FLEET_NOT_READY' });
+      await new Promise((r) => setTimeout(r, FLEET_POLL_MS));
+    }
+  },
+  async download({ url, mode, proxies, window, generationSize, feedbackEvery }) {
+    const cpu0 = cpuSeconds(process.pid);
+    const t0 = performance.now();
+    try {
+      const { stats } = await client.download(url, { mode, proxies, window, generationSize, feedbackEvery });
+      return { stats: slim(stats), clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0 };
+    } catch (err) {
+      return { stats: slim(err.stats ?? null), error: { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) }, clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0 };
+    }
+  },
+  async flush() {
+    return { flushed: await client.flushLogs(LOG_FLUSH_TIMEOUT_MS), counters: client.logCounters() };
+  },
+};
+
+/** The per-packet logs go to Origo; the campaign keeps only the summary. @param {any} stats */
+function slim(stats) {
+  if (!stats) return null;
+  const { packetLog: _p, feedbackLog: _f, ...rest } = stats;
+  return rest;
+}
+
+// Requests run one at a time per lane, but lanes may overlap: handle each line as it comes.
+createInterface({ input: process.stdin }).on('line', async (line) => {
+  let req;
+  try {
+    req = JSON.parse(line);
+  } catch {
+    process.stderr.write('agent: ignoring a line that is not JSON\n');
+    return;
+  }
+  const run = commands[req?.cmd];
+  if (!run) return reply({ seq: req?.seq, ok: false, error: { code: 'ERR_BAD_COMMAND', message: `unknown command ${req?.cmd}` } });
+  try {
+    reply({ seq: req.seq, ok: true, result: await run(req) });
+  } catch (err) {
+    reply({ seq: req.seq, ok: false, error: { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) } });
+  }
+}).on('close', async () => {
+  await client.flushLogs(LOG_FLUSH_TIMEOUT_MS);
+  client.close();
+  process.exit(0);
+});

@@ -1,0 +1,73 @@
+// Shaping and loss on the testbed's links. Upload rates use the project's own shaping/shape
+// (htb on the proxy's eth0 egress). Loss is dropped on the RECEIVER's INPUT chain (FIELD-NOTES:
+// dropped at the sender, sendto() fails visibly and libraries resend), per link: the client
+// drops packets from one proxy, the proxy drops packets (feedback) from the client.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
+const LOSS_COMMENT = 'mtb-loss'; // tags our iptables rules so they can be found and replaced
+
+/** @param {string} ns @param {string[]} args */
+function inNs(ns, args) {
+  return execFileSync('ip', ['netns', 'exec', ns, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
+ * Limits a proxy's upload (its eth0 egress) to `bps` bytes per second.
+ * @param {string} ns @param {number} bps
+ */
+export function shapeUpload(ns, bps) {
+  inNs(ns, [SHAPE, '--dev', 'eth0', '--upload', `${bps}B`]);
+}
+
+/**
+ * The htb class's byte counter on a proxy's eth0 (what actually left through the shaper).
+ * @param {string} ns
+ * @returns {{bytes: number, rateBitsPerSec: number | null}}
+ */
+export function shapedClassStats(ns) {
+  const out = inNs(ns, ['tc', '-s', 'class', 'show', 'dev', 'eth0']);
+  const bytes = Number(/Sent (\d+) bytes/.exec(out)?.[1] ?? NaN);
+  const rate = /rate (\d+)bit/.exec(out);
+  return { bytes, rateBitsPerSec: rate ? Number(rate[1]) : null };
+}
+
+/**
+ * Sets random loss on the link between a proxy and the client, both directions, each dropped
+ * at its receiver. pct = 0 removes it. Idempotent.
+ * @param {{clientNs: string, clientIp: string, proxyNs: string, proxyIp: string}} link
+ * @param {number} pct  0 ≤ pct < 100
+ */
+export function setLinkLoss(link, pct) {
+  if (!(pct >= 0 && pct < 100)) throw Object.assign(new Error(`loss must be in [0, 100), got ${pct}`), { code: 'ERR_BAD_OPTION' });
+  clearRules(link.clientNs, link.proxyIp);
+  clearRules(link.proxyNs, link.clientIp);
+  if (pct === 0) return;
+  const p = (pct / 100).toFixed(6);
+  for (const [ns, from] of [[link.clientNs, link.proxyIp], [link.proxyNs, link.clientIp]]) {
+    inNs(ns, ['iptables', '-A', 'INPUT', '-s', from, '-m', 'statistic', '--mode', 'random', '--probability', p,
+      '-m', 'comment', '--comment', `${LOSS_COMMENT}:${from}`, '-j', 'DROP']);
+  }
+}
+
+/** @param {string} ns @param {string} from */
+function clearRules(ns, from) {
+  const ours = new RegExp(`${LOSS_COMMENT}:${from.replaceAll('.', '\\.')}(?:"|\\s|$)`);
+  const rules = inNs(ns, ['iptables', '-S', 'INPUT']).split('\n').filter((r) => ours.test(r));
+  for (const r of rules) {
+    const args = r.replace(/^-A INPUT/, '-D INPUT').match(/"[^"]*"|\S+/g).map((a) => a.replace(/^"|"$/g, ''));
+    inNs(ns, ['iptables', ...args]);
+  }
+}
+
+/**
+ * Packets dropped so far by our loss rules in a namespace (for the report's loss check).
+ * @param {string} ns
+ */
+export function droppedPackets(ns) {
+  const out = inNs(ns, ['iptables', '-L', 'INPUT', '-v', '-n', '-x']);
+  let n = 0;
+  for (const line of out.split('\n')) if (line.includes(LOSS_COMMENT)) n += Number(line.trim().split(/\s+/)[0]) || 0;
+  return n;
+}

@@ -1,0 +1,193 @@
+// The one-machine testbed: real Origo, real proxies, the demo origin and a ProxyClientLib
+// client, each in its own network namespace, with every proxy's upload shaped by shaping/shape.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { proxyToken } from '@mutp/origo';
+import { planTopology, createTopology, destroyTag } from './topology.js';
+import { shapeUpload, setLinkLoss } from './links.js';
+import { spawnInNs } from './spawn-in-ns.js';
+import { cpuSeconds } from './proc-cpu.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ENTRY = {
+  origo: join(ROOT, 'origo/bin/origo.js'),
+  proxy: join(ROOT, 'proxy/bin/proxy.js'),
+  origin: join(ROOT, 'demo/server.js'),
+  agent: fileURLToPath(new URL('./client-agent.js', import.meta.url)),
+};
+const PORTS = /** @type {const} */ ({ origo: 8080, proxy: 8090, origin: 8000 }); // each process has its own namespace, so fixed ports never clash
+const FLEET_READY_TIMEOUT_MS = 30_000; // 18 proxies start on 2 busy cores
+const REQUIRED_TOOLS = ['ip', 'tc', 'iptables'];
+
+/**
+ * @typedef {{id: string, url: string, ip: string, ns: string, rateBps: number, rateText: string, pid: number}} TestbedProxy
+ */
+
+/** Throws ERR_NEED_ROOT / ERR_MISSING_TOOL with a clear message when the testbed cannot run here. */
+export function checkPrerequisites() {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    throw Object.assign(new Error('the testbed needs root: it creates network namespaces and shapes links with tc/iptables (run it with sudo)'), { code: 'ERR_NEED_ROOT' });
+  }
+  for (const tool of REQUIRED_TOOLS) {
+    try {
+      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    } catch {
+      throw Object.assign(new Error(`'${tool}' not found: install iproute2 and iptables`), { code: 'ERR_MISSING_TOOL' });
+    }
+  }
+}
+
+/**
+ * @param {object} o
+ * @param {{text: string, bps: number}[]} o.rates   one entry per proxy
+ * @param {string} o.dir            work directory: process logs, Origo's DuckDB file
+ * @param {string} [o.tag]          namespace tag; a stale testbed with the same tag is removed first
+ * @param {string} [o.subnet]       first three octets of the private /24
+ * @param {number} [o.lossPct]      random loss on every proxy↔client link, dropped at the receiver
+ * @param {string} [o.origoDb]      DuckDB path (default <dir>/origo.duckdb) or ':memory:'
+ */
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb }) {
+  checkPrerequisites();
+  mkdirSync(dir, { recursive: true });
+  const topo = planTopology({ tag, subnet, proxyCount: rates.length });
+  const cleanup = installCleanup(tag);
+  createTopology(topo);
+  /** @type {import('node:child_process').ChildProcess[]} */
+  const children = [];
+  try {
+    topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
+
+    const secret = randomBytes(32).toString('hex'); // per run: tokens of an earlier run are worthless
+    const originUrl = `http://${topo.origin.ip}:${PORTS.origin}`;
+    const origoUrl = `http://${topo.origo.ip}:${PORTS.origo}`;
+    children.push(spawnInNs({ ns: topo.origin.ns, script: ENTRY.origin, args: ['--host', topo.origin.ip, '--port', String(PORTS.origin)], logFile: join(dir, 'origin.log') }));
+    children.push(spawnInNs({
+      ns: topo.origo.ns, script: ENTRY.origo, logFile: join(dir, 'origo.log'),
+      args: ['--host', topo.origo.ip, '--port', String(PORTS.origo), '--db', origoDb ?? join(dir, 'origo.duckdb'), '--rate-limit', '0'],
+      env: { ORIGO_PROXY_SECRET: secret },
+    }));
+    /** @type {TestbedProxy[]} */
+    const proxies = topo.proxies.map((p, i) => {
+      const id = `tb-${p.name}`;
+      const child = spawnInNs({
+        ns: p.ns, script: ENTRY.proxy, logFile: join(dir, `proxy-${p.name}.log`),
+        args: ['--host', p.ip, '--port', String(PORTS.proxy), '--id', id, '--origo', origoUrl,
+          '--upload-rate', `${rates[i].bps}B`, '--allowed-hosts', `${topo.origin.ip}:${PORTS.origin}`, '--allow-private'],
+        env: { PROXY_TOKEN: proxyToken(secret, id) },
+      });
+      children.push(child);
+      return { id, url: `http://${p.ip}:${PORTS.proxy}`, ip: p.ip, ns: p.ns, rateBps: rates[i].bps, rateText: rates[i].text, pid: child.pid ?? 0 };
+    });
+    const agentChild = spawnInNs({ ns: topo.client.ns, script: ENTRY.agent, args: [origoUrl], logFile: join(dir, 'client.log'), pipeStdio: true });
+    children.push(agentChild);
+    const agent = createAgentRpc(agentChild);
+    await agent.call({ cmd: 'waitFleet', count: proxies.length, timeoutMs: FLEET_READY_TIMEOUT_MS });
+
+    const links = proxies.map((p) => ({ clientNs: topo.client.ns, clientIp: topo.client.ip, proxyNs: p.ns, proxyIp: p.ip }));
+    if (lossPct > 0) links.forEach((l) => setLinkLoss(l, lossPct));
+
+    let closed = false;
+    return {
+      topology: topo,
+      origoUrl,
+      originUrl,
+      proxies,
+      agentPid: agentChild.pid ?? 0,
+      /** URL of a deterministic demo object of `kib` KiB on the origin. @param {number} kib */
+      objectUrl: (kib) => `${originUrl}/media/demo-${kib}KB.bin`,
+      /**
+       * One download by the client. Resolves with {stats, error?, clientCpuSeconds, wallMs}.
+       * @param {{url: string, mode: string, proxies: {id: string, url: string}[], window?: number, generationSize?: number}} req
+       */
+      download: (req) => agent.call({ cmd: 'download', ...req }),
+      /** Loss on the links of the given proxies (all when omitted). @param {number} pct @param {TestbedProxy[]} [which] */
+      setLoss(pct, which = proxies) {
+        for (const p of which) setLinkLoss(links[proxies.indexOf(p)], pct);
+      },
+      /** CPU seconds used so far by a process of the testbed. @param {number} pid */
+      cpuSeconds,
+      /** Waits until the client's log records reached Origo. */
+      flushLogs: () => agent.call({ cmd: 'flush' }),
+      async close() {
+        if (closed) return;
+        closed = true;
+        try {
+          await agent.call({ cmd: 'flush' });
+        } catch {
+          /* the agent is gone: nothing to flush */
+        }
+        agentChild.stdin?.end();
+        cleanup.run();
+      },
+    };
+  } catch (err) {
+    cleanup.run();
+    throw err;
+  }
+}
+
+/**
+ * Tears the testbed down on every way out: normal exit, Ctrl-C, SIGTERM, an uncaught error.
+ * @param {string} tag
+ */
+function installCleanup(tag) {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    destroyTag(tag);
+    process.off('exit', run);
+  };
+  const onSignal = (/** @type {NodeJS.Signals} */ sig) => {
+    process.stderr.write(`\ntestbed: ${sig}, tearing down…\n`);
+    run();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.on('exit', run);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  process.once('uncaughtException', (err) => {
+    process.stderr.write(`testbed: crashed (${err?.stack ?? err}), tearing down…\n`);
+    run();
+    process.exit(1);
+  });
+  return { run };
+}
+
+/** @param {import('node:child_process').ChildProcess} child */
+function createAgentRpc(child) {
+  let seq = 0;
+  /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void}>} */
+  const pending = new Map();
+  createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) }).on('line', (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return; // not an RPC line
+    }
+    const p = pending.get(msg.seq);
+    if (!p) return;
+    pending.delete(msg.seq);
+    if (msg.ok) p.resolve(msg.result);
+    else p.reject(Object.assign(new Error(msg.error?.message ?? 'agent error'), { code: msg.error?.code }));
+  });
+  child.on('close', (code) => {
+    for (const p of pending.values()) p.reject(Object.assign(new Error(`client agent exited (${code}); see client.log`), { code: 'ERR_AGENT_EXITED' }));
+    pending.clear();
+  });
+  return {
+    /** @param {object} req @returns {Promise<any>} */
+    call(req) {
+      const id = ++seq;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        child.stdin?.write(`${JSON.stringify({ seq: id, ...req })}\n`);
+      });
+    },
+  };
+}
