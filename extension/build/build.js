@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Builds dist/chrome and dist/firefox (MV3 each) from src/, and a zip package of each.
+// `node build/build.js [--no-zip]`
+import { build } from 'esbuild';
+import { mkdir, rm, writeFile, copyFile, readFile, readdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { manifest } from './manifest.js';
+
+const run = promisify(execFile);
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const dist = path.join(root, 'dist');
+const src = (p) => path.join(root, 'src', p);
+const TARGETS = /** @type {const} */ (['chrome', 'firefox']);
+const BROWSER_TARGETS = ['chrome111', 'firefox142']; // the manifests' minimum versions
+const STATIC = ['frame/frame.html', 'options/options.html', 'options/options.css', 'popup/popup.html', 'popup/popup.css'];
+
+const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+const noZip = process.argv.includes('--no-zip');
+
+await rm(dist, { recursive: true, force: true });
+for (const target of TARGETS) {
+  const out = path.join(dist, target);
+  await mkdir(out, { recursive: true });
+  const common = { bundle: true, platform: /** @type {const} */ ('browser'), target: BROWSER_TARGETS, sourcemap: /** @type {const} */ ('linked'), logLevel: /** @type {const} */ ('warning'), legalComments: /** @type {const} */ ('none') };
+  // classic scripts: content scripts and the background cannot be modules in both browsers
+  await build({
+    ...common, format: 'iife', outdir: out,
+    entryPoints: [
+      { in: src('page/main-world.js'), out: 'content-main' },
+      { in: src('bridge/bridge.js'), out: 'content-bridge' },
+      { in: src('background/background.js'), out: 'background' },
+      { in: src('options/options.js'), out: 'options' },
+      { in: src('popup/popup.js'), out: 'popup' },
+    ],
+  });
+  // the frame is a module page. ProxyClientLib loads its MUTP transport with import('./mutp/index.js')
+  // relative to the frame bundle, so the transport is its own entry at that path.
+  await build({
+    ...common, format: 'esm', splitting: true, outdir: out, chunkNames: 'chunks/[name]-[hash]',
+    entryPoints: [
+      { in: src('frame/frame.js'), out: 'frame' },
+      { in: path.join(root, '..', 'proxyclientlib', 'src', 'mutp', 'index.js'), out: 'mutp/index' },
+    ],
+  });
+  // the codec fetches ../wasm/rlnc-*.wasm relative to its module: from /, /mutp/ or /chunks/ that is /wasm/
+  await mkdir(path.join(out, 'wasm'), { recursive: true });
+  const wasmDir = path.join(root, '..', 'rlnc', 'wasm');
+  for (const f of await readdir(wasmDir)) if (f.endsWith('.wasm')) await copyFile(path.join(wasmDir, f), path.join(out, 'wasm', f));
+  for (const f of STATIC) await copyFile(src(f), path.join(out, path.basename(f)));
+  await writeFile(path.join(out, 'manifest.json'), JSON.stringify(manifest(target, version), null, 2) + '\n');
+  if (!noZip) {
+    const webExt = path.join(root, '..', 'node_modules', '.bin', 'web-ext');
+    await run(webExt, ['build', '--source-dir', out, '--artifacts-dir', dist, '--filename', `mutp-proxy-client-${target}-${version}.zip`, '--overwrite-dest'], { cwd: root });
+  }
+  process.stdout.write(`built ${path.relative(process.cwd(), out)}${noZip ? '' : ` and dist/mutp-proxy-client-${target}-${version}.zip`}\n`);
+}

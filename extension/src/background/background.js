@@ -1,0 +1,57 @@
+// Background (Chrome service worker, Firefox event page): receives the frame's records and
+// fallback reports, keeps per-tab stats for the popup, and ships records to Origo.
+import browser from '../shared/api.js';
+import { loadSettings, clientId } from '../shared/storage.js';
+import { createLogQueue, RETRY_ALARM } from './log-queue.js';
+import { emptyStats, addRecord, addFallback } from './tab-stats.js';
+
+const FRAME_URL = browser.runtime.getURL('frame.html');
+const logs = createLogQueue({
+  storage: browser.storage.local,
+  origoUrl: async () => (await loadSettings()).origoUrl,
+  armAlarm: (name, minutes) => browser.alarms.create(name, { delayInMinutes: minutes }),
+});
+
+// session storage outlives a suspended service worker, not the browser session
+const statsArea = browser.storage.session ?? browser.storage.local;
+const statsKey = (tabId) => `tab:${tabId}`;
+let statsChain = Promise.resolve();
+
+/** @param {number} tabId @param {(s: import('./tab-stats.js').TabStats) => void} change */
+function updateStats(tabId, change) {
+  statsChain = statsChain.then(async () => {
+    const key = statsKey(tabId);
+    const got = await statsArea.get(key);
+    const s = got[key] ?? emptyStats();
+    change(s);
+    await statsArea.set({ [key]: s });
+  }).catch((err) => console.warn(`[mutp] stats: ${err?.message}`));
+  return statsChain;
+}
+
+browser.runtime.onMessage.addListener((msg, sender) => {
+  if (!msg || typeof msg !== 'object') return undefined;
+  const fromFrame = typeof sender.url === 'string' && sender.url.startsWith(FRAME_URL) && sender.id === browser.runtime.id;
+  const tabId = sender.tab?.id;
+  if (msg.t === 'record' && fromFrame && msg.record && typeof msg.record.id === 'string') {
+    if (Number.isInteger(tabId)) updateStats(tabId, (s) => addRecord(s, msg.record));
+    return logs.add(msg.record).then(() => undefined);
+  }
+  if (msg.t === 'fallback' && fromFrame && typeof msg.reason === 'string' && typeof msg.url === 'string') {
+    console.warn(`[mutp] fallback to direct: ${msg.reason} (${msg.url.slice(0, 200)})`);
+    if (Number.isInteger(tabId)) return updateStats(tabId, (s) => addFallback(s, msg.url, msg.reason)).then(() => undefined);
+    return undefined;
+  }
+  if (msg.t === 'tab-stats' && sender.id === browser.runtime.id && !sender.tab?.url?.startsWith('http') && Number.isInteger(msg.tabId)) {
+    return statsChain.then(() => statsArea.get(statsKey(msg.tabId))).then((got) => ({ stats: got[statsKey(msg.tabId)] ?? emptyStats() }));
+  }
+  if (msg.t === 'log-status' && sender.id === browser.runtime.id && !sender.tab?.url?.startsWith('http')) {
+    return logs.pending().then((pending) => ({ pending, counters: logs.counters }));
+  }
+  return undefined;
+});
+
+browser.tabs.onRemoved.addListener((tabId) => { statsArea.remove(statsKey(tabId)); });
+browser.alarms.onAlarm.addListener((a) => { if (a.name === RETRY_ALARM) logs.flush(); });
+browser.runtime.onInstalled.addListener(() => { clientId(); });
+logs.flush(); // records left from before a restart

@@ -1,0 +1,106 @@
+// Client records on their way to Origo (`POST /api/logs`): batched, kept in extension storage
+// until Origo acknowledged them, retried with backoff while the background lives and by an
+// alarm after it was suspended. Nothing is lost while Origo is down (up to the queue cap).
+
+export const BATCH_MAX_RECORDS = 20; // as ProxyClientLib's sender: far below Origo's 8 MiB body cap
+export const QUEUE_MAX_RECORDS = 500; // storage bound (records carry packet logs); the oldest go first
+const RETRY_BASE_MS = 1000; // first retry after a failed POST
+const RETRY_MAX_MS = 60_000; // backoff ceiling
+const POST_TIMEOUT_MS = 10_000; // a hung Origo must not block the queue
+export const RETRY_ALARM = 'mutp-log-retry';
+const ALARM_PERIOD_MIN = 1; // browsers' minimum alarm granularity
+
+/**
+ * @param {object} o
+ * @param {{get: (k: string) => Promise<Record<string, any>>, set: (v: object) => Promise<void>}} o.storage
+ * @param {() => Promise<string>} o.origoUrl
+ * @param {typeof fetch} [o.fetch]
+ * @param {(name: string, minutes: number) => void} [o.armAlarm]
+ * @param {{warn: (...a: unknown[]) => void}} [o.logger]
+ */
+export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, armAlarm = () => {}, logger = console }) {
+  const KEY = 'logQueue';
+  /** @type {{id: string}[] | null} */
+  let queue = null;
+  let sending = null;
+  let attempt = 0;
+  let timer = null;
+  const counters = { stored: 0, duplicates: 0, rejected: 0, failures: 0, dropped: 0 };
+
+  async function load() {
+    if (queue) return queue;
+    const got = await storage.get(KEY);
+    queue = Array.isArray(got[KEY]) ? got[KEY].filter((r) => r && typeof r.id === 'string') : [];
+    return queue;
+  }
+  const persist = () => storage.set({ [KEY]: queue });
+
+  /** @param {{id: string}} record */
+  async function add(record) {
+    const q = await load();
+    q.push(record);
+    while (q.length > QUEUE_MAX_RECORDS) {
+      q.shift();
+      counters.dropped += 1;
+    }
+    await persist();
+    flush();
+  }
+
+  /** Send until the queue is empty or a POST fails. */
+  function flush() {
+    if (sending) return sending;
+    clearTimeout(timer);
+    timer = null;
+    sending = (async () => {
+      const q = await load();
+      while (q.length > 0) {
+        const batch = q.slice(0, BATCH_MAX_RECORDS);
+        const acked = await post(batch);
+        if (!acked) {
+          attempt += 1;
+          counters.failures += 1;
+          const backoff = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
+          timer = setTimeout(() => flush(), backoff / 2 + Math.random() * backoff / 2); // jitter: clients must not retry in lockstep
+          armAlarm(RETRY_ALARM, ALARM_PERIOD_MIN); // the background may be suspended before the timer fires
+          return;
+        }
+        attempt = 0;
+        for (let i = q.length - 1; i >= 0; i--) if (acked.has(q[i].id)) q.splice(i, 1);
+        await persist();
+      }
+    })().finally(() => { sending = null; });
+    return sending;
+  }
+
+  /** @param {{id: string}[]} batch @returns {Promise<Set<string> | null>} ids Origo acknowledged */
+  async function post(batch) {
+    let endpoint;
+    try {
+      endpoint = new URL('/api/logs', await origoUrl()).href;
+      const res = await fetch(endpoint, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch),
+        signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+      });
+      if (res.status !== 200 && res.status !== 400) throw new Error(`HTTP ${res.status}`);
+      const body = await res.json();
+      const ids = (v) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
+      const stored = ids(body?.stored);
+      const dup = ids(body?.duplicates);
+      const rejected = Array.isArray(body?.rejected) ? body.rejected : [];
+      const rej = rejected.map((r) => (typeof r?.id === 'string' ? r.id : batch[r?.index]?.id)).filter((x) => typeof x === 'string');
+      for (const r of rejected) logger.warn(`[mutp] Origo rejected a record: ${String(r?.reason).slice(0, 200)}`);
+      counters.stored += stored.length;
+      counters.duplicates += dup.length;
+      counters.rejected += rej.length;
+      const all = new Set([...stored, ...dup, ...rej]); // rejected ones too: re-sending them can never succeed
+      if (all.size === 0) throw new Error('Origo acknowledged none of the batch');
+      return all;
+    } catch (err) {
+      if (attempt === 0) logger.warn(`[mutp] log upload to ${endpoint ?? 'Origo'} failed, will retry: ${/** @type {Error} */ (err)?.message}`);
+      return null;
+    }
+  }
+
+  return { add, flush, counters, pending: async () => (await load()).length };
+}

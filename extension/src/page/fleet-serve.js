@@ -1,0 +1,117 @@
+// Serve one matching request through the download frame, or decide it goes direct. The
+// response starts with the first bytes from the fleet; a failure or a stall before that is a
+// silent direct fetch, a failure after it continues the body from the direct fetch, so the
+// player always sees one normal, complete response.
+import { responseHead } from './response-head.js';
+
+/**
+ * @param {AbortSignal | null | undefined} signal
+ */
+export function abortReason(signal) {
+  return signal?.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+}
+
+/**
+ * Next frame event, or a timeout after `ms` without one, or the caller's abort.
+ * @param {import('./frame-link.js').FrameRequest} req
+ * @param {number} ms
+ * @param {AbortSignal | null | undefined} signal
+ * @returns {Promise<import('./frame-link.js').FrameEvent | {t: 'timeout'} | {t: 'aborted'}>}
+ */
+function nextWithin(req, ms, signal) {
+  if (signal?.aborted) return Promise.resolve({ t: 'aborted' });
+  return new Promise((resolve) => {
+    const onAbort = () => finish({ t: 'aborted' });
+    const timer = setTimeout(() => finish({ t: 'timeout' }), ms);
+    signal?.addEventListener('abort', onAbort);
+    const finish = (ev) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(ev);
+    };
+    req.next().then(finish);
+  });
+}
+
+/**
+ * @param {object} o
+ * @param {ReturnType<typeof import('./frame-link.js').createFrameLink>} o.link
+ * @param {string} o.url
+ * @param {{start: number, end: number} | null} o.range
+ * @param {AbortSignal | null | undefined} o.signal
+ * @param {number} o.noProgressMs
+ * @param {() => Promise<Response>} o.direct   the original request, for the rest of a broken body
+ * @param {(msg: string) => void} o.warn
+ * @returns {Promise<null | {head: ReturnType<typeof responseHead>, body: AsyncGenerator<Uint8Array>}>}
+ *   null: serve it directly (the reason was reported); rejects with the abort reason when aborted
+ */
+export async function serveThroughFleet({ link, url, range, signal, noProgressMs, direct, warn }) {
+  if (signal?.aborted) throw abortReason(signal);
+  const req = link.open(url, range);
+  const first = await nextWithin(req, noProgressMs, signal);
+  if (first.t === 'aborted') {
+    req.cancel();
+    throw abortReason(signal);
+  }
+  if (first.t !== 'data') {
+    req.cancel();
+    const reason = first.t === 'timeout' ? `ERR_NO_PROGRESS: nothing for ${noProgressMs} ms` : first.t === 'fail' ? `${first.code}: ${first.message}` : 'ERR_EMPTY: no body';
+    warn(`direct fetch for ${url}: ${reason}`);
+    link.reportFallback(url, reason);
+    return null;
+  }
+  const head = responseHead(url, range, first.total);
+
+  async function* body() {
+    let delivered = first.buf.byteLength;
+    let done = false;
+    try {
+      yield new Uint8Array(first.buf);
+      for (;;) {
+        const ev = await nextWithin(req, noProgressMs, signal);
+        if (ev.t === 'data') {
+          delivered += ev.buf.byteLength;
+          yield new Uint8Array(ev.buf);
+        } else if (ev.t === 'end') {
+          done = true;
+          return;
+        } else if (ev.t === 'aborted') {
+          throw abortReason(signal);
+        } else {
+          req.cancel();
+          done = true;
+          const reason = ev.t === 'timeout' ? `ERR_NO_PROGRESS: nothing for ${noProgressMs} ms` : `${ev.code}: ${ev.message}`;
+          warn(`direct fetch for the rest of ${url} after ${delivered} bytes: ${reason}`);
+          link.reportFallback(url, `mid-body ${reason}`);
+          yield* remainder(direct, delivered);
+          return;
+        }
+      }
+    } finally {
+      if (!done) req.cancel();
+    }
+  }
+  return { head, body: body() };
+}
+
+/**
+ * The body of a direct fetch without its first `skip` bytes.
+ * @param {() => Promise<Response>} direct
+ * @param {number} skip
+ */
+async function* remainder(direct, skip) {
+  const res = await direct();
+  if (!res.ok || !res.body) throw new TypeError(`direct fetch answered HTTP ${res.status}`);
+  const reader = res.body.getReader();
+  let left = skip;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    if (left >= value.byteLength) {
+      left -= value.byteLength;
+      continue;
+    }
+    yield left > 0 ? value.subarray(left) : value;
+    left = 0;
+  }
+}

@@ -1,0 +1,104 @@
+// The page side of the MessagePort to the extension's download frame. One request = one id;
+// the frame answers with `data` (a transferred ArrayBuffer), `end` or `fail`. Frame messages
+// are checked at the edge: the port is only trusted as far as its shape.
+
+const MAX_QUEUED_EVENTS = 100_000; // a broken frame must not make us buffer without bound
+
+/**
+ * @typedef {{t: 'data', buf: ArrayBuffer, total: number | null} | {t: 'end'} | {t: 'fail', code: string, message: string}} FrameEvent
+ * @typedef {{next: () => Promise<FrameEvent>, cancel: () => void, id: number}} FrameRequest
+ */
+
+/**
+ * @param {object} o
+ * @param {() => void} o.requestFrame   ask the bridge to insert the frame (idempotent)
+ * @param {(msg: string) => void} o.warn
+ */
+export function createFrameLink({ requestFrame, warn }) {
+  /** @type {MessagePort | null} */
+  let port = null;
+  /** @type {((p: MessagePort) => void)[]} */
+  const portWaiters = [];
+  let nextId = 1;
+  /** @type {Map<number, {events: FrameEvent[], wake: (() => void) | null}>} */
+  const live = new Map();
+
+  /** @param {MessagePort} p */
+  function attach(p) {
+    if (port) port.close();
+    port = p;
+    port.onmessage = (e) => onFrameMessage(e.data);
+    for (const w of portWaiters.splice(0)) w(p);
+    // a frame that was replaced (navigation, reload) cannot finish what the old one started
+    for (const [id, r] of live) push(id, r, { t: 'fail', code: 'ERR_FRAME_RESET', message: 'the download frame was replaced' });
+  }
+
+  /** @param {unknown} m */
+  function onFrameMessage(m) {
+    if (!m || typeof m !== 'object') return warn('frame sent a non-object message');
+    const msg = /** @type {Record<string, any>} */ (m);
+    if (!Number.isInteger(msg.id)) return warn('frame message without an id');
+    const r = live.get(msg.id);
+    if (!r) return; // cancelled already
+    if (msg.t === 'data' && msg.buf instanceof ArrayBuffer) {
+      const total = Number.isSafeInteger(msg.total) && msg.total >= 0 ? msg.total : null;
+      push(msg.id, r, { t: 'data', buf: msg.buf, total });
+    } else if (msg.t === 'end') push(msg.id, r, { t: 'end' });
+    else if (msg.t === 'fail') push(msg.id, r, { t: 'fail', code: String(msg.code ?? 'ERR_FRAME').slice(0, 64), message: String(msg.message ?? '').slice(0, 500) });
+    else warn(`frame sent an unknown message type ${String(msg.t).slice(0, 20)}`);
+  }
+
+  function push(id, r, ev) {
+    if (r.events.length >= MAX_QUEUED_EVENTS) {
+      r.events.length = 0;
+      ev = { t: 'fail', code: 'ERR_FRAME_FLOOD', message: 'too many queued frame events' };
+    }
+    r.events.push(ev);
+    if (ev.t !== 'data') live.delete(id);
+    const w = r.wake;
+    r.wake = null;
+    w?.();
+  }
+
+  /** @returns {Promise<MessagePort>} */
+  function getPort() {
+    if (port) return Promise.resolve(port);
+    requestFrame();
+    return new Promise((resolve) => portWaiters.push(resolve));
+  }
+
+  /**
+   * @param {string} url
+   * @param {{start: number, end: number} | null} range
+   * @returns {FrameRequest}
+   */
+  function open(url, range) {
+    const id = nextId++;
+    const r = { events: /** @type {FrameEvent[]} */ ([]), wake: null };
+    live.set(id, r);
+    let sent = false;
+    getPort().then((p) => {
+      if (!live.has(id)) return;
+      sent = true;
+      p.postMessage({ t: 'get', id, url, range });
+    });
+    return {
+      id,
+      next() {
+        if (r.events.length) return Promise.resolve(r.events.shift());
+        return new Promise((resolve) => { r.wake = () => resolve(r.events.shift()); });
+      },
+      cancel() {
+        live.delete(id);
+        if (sent) port?.postMessage({ t: 'abort', id });
+      },
+    };
+  }
+
+  /** Tell the frame (for the popup and the log) that a request went direct, and why. */
+  function reportFallback(url, reason) {
+    port?.postMessage({ t: 'fallback', url, reason });
+  }
+
+  return { attach, open, reportFallback, hasPort: () => port !== null };
+}

@@ -1,0 +1,71 @@
+// Popup: live statistics of the current tab (or of ?tab=ID, for a detached view).
+import browser from '../shared/api.js';
+import { loadSettings } from '../shared/storage.js';
+
+const REFRESH_MS = 1000; // "live" at human speed
+
+const $ = (id) => document.getElementById(id);
+const fmtRate = (bps) => (bps >= 1e6 ? `${(bps / 1e6).toFixed(1)} MB/s` : `${(bps / 1e3).toFixed(0)} kB/s`);
+const fmtBytes = (b) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : `${(b / 1e3).toFixed(0)} kB`);
+
+async function tabId() {
+  const q = Number(new URLSearchParams(location.search).get('tab'));
+  if (Number.isInteger(q) && q > 0) return q;
+  const [tab] = await browser.tabs.query({ active: true, currentWindow: true });
+  return tab?.id ?? null;
+}
+
+function spark(values) {
+  const svg = $('spark');
+  svg.replaceChildren();
+  if (values.length < 2) return;
+  const max = Math.max(...values) || 1;
+  const pts = values.map((v, i) => `${(i / (values.length - 1)) * 118 + 1},${23 - (v / max) * 22}`).join(' ');
+  const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+  line.setAttribute('points', pts);
+  svg.appendChild(line);
+}
+
+function render(s, enabled) {
+  $('state').textContent = enabled ? 'on' : 'off';
+  $('state').className = enabled ? '' : 'off';
+  $('fleet').textContent = String(s.fleet);
+  $('direct').textContent = String(s.direct);
+  $('last').textContent = s.last ? `${s.last.mode}, N = ${s.last.n}` : '–';
+  const g = s.goodputBps;
+  $('goodput').textContent = g.length ? fmtRate(g[g.length - 1]) : '–';
+  spark(g);
+  const entries = Object.entries(s.proxyBytes).sort((a, b) => b[1] - a[1]);
+  const total = entries.reduce((a, [, b]) => a + b, 0) || 1;
+  $('proxies').replaceChildren(...(entries.length ? entries.map(([id, bytes]) => {
+    const row = document.createElement('div');
+    row.className = 'bar';
+    const name = document.createElement('span');
+    name.textContent = id;
+    const fill = document.createElement('div');
+    fill.className = 'fill';
+    fill.style.width = `${(100 * bytes / total).toFixed(1)}%`;
+    const num = document.createElement('span');
+    num.className = 'num';
+    num.textContent = fmtBytes(bytes);
+    row.append(name, fill, num);
+    return row;
+  }) : [Object.assign(document.createElement('p'), { className: 'none', textContent: 'No chunk through the fleet yet.' })]));
+  $('fallbacks').replaceChildren(...s.fallbacks.slice().reverse().map((f) => {
+    const li = document.createElement('li');
+    li.textContent = `${f.at.slice(11, 19)} ${f.reason}`;
+    li.title = f.url;
+    return li;
+  }));
+}
+
+async function refresh() {
+  const id = await tabId();
+  const settings = await loadSettings();
+  if (id === null) return;
+  const res = await browser.runtime.sendMessage({ t: 'tab-stats', tabId: id });
+  if (res?.stats) render(res.stats, settings.enabled);
+}
+
+refresh();
+setInterval(refresh, REFRESH_MS);
