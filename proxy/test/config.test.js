@@ -40,7 +40,7 @@ describe('proxy configuration', () => {
       [['--cache-size', 'lots'], {}],
     ];
     for (const [argv, env] of bad) {
-      assert.throws(() => resolveConfig(/** @type {any} */ (configFromCli(/** @type {string[]} */ (argv), env)).config),
+      assert.throws(() => resolveConfig(/** @type {any} */ (configFromCli(/** @type {string[]} */ (argv), /** @type {any} */ (env))).config),
         { code: 'ERR_BAD_CONFIG' }, JSON.stringify([argv, env]));
     }
     assert.throws(() => configFromCli(['--no-such-flag'], {}));
