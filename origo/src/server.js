@@ -1,5 +1,11 @@
+import { EventEmitter } from 'node:events';
 import { createServer } from 'node:http';
 import { Server } from 'socket.io';
+import { mountAdminNamespace } from './admin/admin-namespace.js';
+import { checkPasswordPolicy, createPasswordVerifier } from './admin/admin-password.js';
+import { createAdminRouter } from './admin/admin-router.js';
+import { createSessionManager } from './admin/admin-session.js';
+import { FleetView } from './admin/fleet-view.js';
 import { codedError } from './errors.js';
 import { createApp } from './http/app.js';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, SOCKET_MAX_MESSAGE_BYTES } from './limits.js';
@@ -19,12 +25,17 @@ import { openDuckDbStore } from './store/duckdb-store.js';
  * @property {number} [rateLimitPerMinute] per client address on /api; 0 disables (default 1200)
  * @property {import('./logger.js').Logger} [logger]
  * @property {() => number} [random]       for proxy selection
+ * @property {string} [adminPassword]      the /admin dashboard password (ORIGO_ADMIN_PASSWORD); omitted = dashboard off (403).
+ *                                         Empty or a default password is refused (ERR_ADMIN_PASSWORD) unless insecureDev.
+ * @property {boolean} [insecureDev]       accept an empty/default admin password (empty → "admin") with a loud warning
+ * @property {boolean} [secureCookies]     mark the session cookie Secure (Origo served over HTTPS)
+ * @property {number} [adminLoginAttemptsPerWindow]  failed logins per address per 15 min (default 10)
  */
 
 /**
  * Starts Origo: HTTP API + socket.io `/proxy` on one port.
  * @param {OrigoConfig} config
- * @returns {Promise<{ url: string, port: number, close: () => Promise<void>, store: import('./store/store-interface.js').Store }>}
+ * @returns {Promise<{ url: string, port: number, close: () => Promise<void>, store: import('./store/store-interface.js').Store, adminUrl: string | null }>}
  */
 export async function startOrigo(config) {
   const {
@@ -33,16 +44,30 @@ export async function startOrigo(config) {
   } = config ?? /** @type {OrigoConfig} */ ({});
   if (typeof proxySecret !== 'string' || proxySecret.length === 0) throw codedError('ERR_CONFIG', 'proxySecret is required (ORIGO_PROXY_SECRET)');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw codedError('ERR_CONFIG', `bad port: ${port}`);
+  // Checked before anything opens: a weak admin password stops the start (unless insecureDev).
+  const adminOn = config.adminPassword !== undefined || config.insecureDev === true;
+  const verifier = adminOn
+    ? createPasswordVerifier(checkPasswordPolicy({ password: config.adminPassword, insecureDev: config.insecureDev, logger }))
+    : null;
+  const sessions = adminOn ? createSessionManager({ secure: config.secureCookies === true }) : null;
 
   const ownsStore = !config.store;
   const store = config.store ?? (await openDuckDbStore({ path: db }));
   const registry = new ProxyRegistry();
-  const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random });
+  const events = new EventEmitter();
+  const fleet = new FleetView();
+  if (adminOn && typeof store.latestProxyStatus === 'function') fleet.seed(await store.latestProxyStatus());
+  events.on('proxy-connected', (id) => events.emit('fleet', fleet.connected(id, Date.now())));
+  events.on('proxy-status', (status) => events.emit('fleet', fleet.status(status, Date.now())));
+  events.on('proxy-disconnected', (id) => events.emit('fleet', fleet.disconnected(id, Date.now())));
+  const admin = createAdminRouter({ store, logger, sessions, verifier, fleet, loginAttemptsPerWindow: config.adminLoginAttemptsPerWindow });
+  const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin });
   const httpServer = createServer(app);
   const io = new Server(httpServer, { maxHttpBufferSize: SOCKET_MAX_MESSAGE_BYTES, serveClient: false });
   // Only /proxy is served; refuse the default namespace so nothing else can hold a socket open.
   io.of('/').use((_socket, next) => next(Object.assign(new Error('ERR_NAMESPACE'), { data: { code: 'ERR_NAMESPACE' } })));
-  mountProxyNamespace({ io, secret: proxySecret, registry, store, logger });
+  mountProxyNamespace({ io, secret: proxySecret, registry, store, logger, events });
+  mountAdminNamespace({ io, sessions, fleet, events, store, logger });
 
   try {
     await new Promise((resolve, reject) => {
@@ -67,5 +92,6 @@ export async function startOrigo(config) {
     logger.info('origo stopped', { url });
   })());
 
-  return { url, port: address.port, close, store };
+  if (adminOn) logger.info('admin dashboard', { url: `${url}/admin` });
+  return { url, port: address.port, close, store, adminUrl: adminOn ? `${url}/admin` : null };
 }

@@ -9,9 +9,10 @@ import { sendError } from './send-error.js';
  * The public HTTP API (docs/origo-api.md).
  * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry, store: import('../store/store-interface.js').Store,
  *           logger: import('../logger.js').Logger, trustProxy: boolean | number | string, rateLimitPerMinute: number,
- *           random?: () => number }} deps
+ *           random?: () => number, events?: import('node:events').EventEmitter, admin?: import('express').Router }} deps
+ *   admin: the /admin router (dashboard); events: see logsRoute
  */
-export function createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random }) {
+export function createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin }) {
   const app = express();
   // Off by default: X-Forwarded-For from a direct client would let it pick its own rate-limit key.
   app.set('trust proxy', trustProxy);
@@ -40,8 +41,9 @@ export function createApp({ registry, store, logger, trustProxy, rateLimitPerMin
     }));
   }
   api.get('/proxies', proxiesRoute({ registry, random }));
-  api.post('/logs', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger }));
+  api.post('/logs', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events }));
   app.use('/api', api);
+  if (admin) app.use('/admin', admin);
 
   app.use((_req, res) => sendError(res, 404, 'ERR_NOT_FOUND', 'no such endpoint'));
   // Body-parser errors (too large, bad JSON) and anything unexpected: JSON, never a stack trace.

@@ -5,10 +5,11 @@ import { sendError } from './send-error.js';
 /**
  * POST /api/logs: a JSON array of client records. Valid records are stored even when others are
  * rejected; the status is 200 only when nothing was rejected.
- * @param {{ store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger }} deps
+ * @param {{ store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger,
+ *           events?: import('node:events').EventEmitter }} deps  events: 'client-records' (ids stored) after each commit
  * @returns {import('express').RequestHandler}
  */
-export function logsRoute({ store, logger }) {
+export function logsRoute({ store, logger, events }) {
   return async (req, res) => {
     const body = req.body;
     if (!req.is('application/json')) return sendError(res, 415, 'ERR_BAD_CONTENT_TYPE', 'send a JSON array with Content-Type: application/json');
@@ -32,6 +33,7 @@ export function logsRoute({ store, logger }) {
       logger.error('client records not stored', { code: err.code, message: err.message, count: valid.length });
       return sendError(res, 503, 'ERR_STORE_UNAVAILABLE', 'the log store could not commit; retry later');
     }
+    if (result.stored.length) events?.emit('client-records', result.stored);
     if (rejected.length) logger.warn('client records rejected', { address: req.ip, count: rejected.length, first: rejected[0].reason });
     res.status(rejected.length ? 400 : 200).json({ ...result, rejected });
   };

@@ -18,9 +18,10 @@ function authError(code) {
 /**
  * The `/proxy` namespace: token-checked registration, `status`, and `logs` acked after commit.
  * @param {{ io: import('socket.io').Server, secret: string, registry: import('../registry/proxy-registry.js').ProxyRegistry,
- *           store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger, now?: () => number }} deps
+ *           store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger, now?: () => number,
+ *           events?: import('node:events').EventEmitter }} deps  events: 'proxy-connected' (id), 'proxy-status' (clean status), 'proxy-disconnected' (id)
  */
-export function mountProxyNamespace({ io, secret, registry, store, logger, now = Date.now }) {
+export function mountProxyNamespace({ io, secret, registry, store, logger, now = Date.now, events }) {
   const nsp = io.of('/proxy');
 
   nsp.use((socket, next) => {
@@ -45,10 +46,13 @@ export function mountProxyNamespace({ io, secret, registry, store, logger, now =
     const replaced = registry.connect(proxyId, socket.id, address, now());
     if (replaced) nsp.sockets.get(replaced.connectionId)?.disconnect(true);
     logger.info('proxy connected', { proxyId, address, replaced: Boolean(replaced) });
+    events?.emit('proxy-connected', proxyId);
 
     socket.on('disconnect', (reason) => {
       registry.disconnect(proxyId, socket.id);
       logger.info('proxy disconnected', { proxyId, reason });
+      // A connection replaced by a newer one with the same id is not a disconnected proxy.
+      if (!registry.all().some((p) => p.id === proxyId)) events?.emit('proxy-disconnected', proxyId);
     });
 
     socket.on('status', (status) => {
@@ -65,6 +69,7 @@ export function mountProxyNamespace({ io, secret, registry, store, logger, now =
         cpu: status.cpu ?? null,
       };
       registry.updateStatus(proxyId, socket.id, clean, now());
+      events?.emit('proxy-status', clean);
       store.insertProxyStatus([clean]).catch((err) => logger.error('proxy status not stored', { proxyId, code: err.code, message: err.message }));
     });
 

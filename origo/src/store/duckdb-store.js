@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, LIST, VARCHAR, listValue } from '@duckdb/node-api';
 import { codedError } from '../errors.js';
+import { DOWNLOAD_ORDER_SQL, DOWNLOAD_ROW_SQL, EXPORT_SQL, boxplotSql, whereSql } from './dashboard-sql.js';
 import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, DDL, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
 
 /** Default page size of the list methods, rows. */
@@ -49,6 +50,13 @@ function fromCell(c, v) {
   if (c.kind === 'bigint') return Number(v);
   if (c.kind === 'json') return JSON.parse(/** @type {string} */ (v));
   return v;
+}
+
+/** A downloads-table row: BIGINTs and timestamps as plain numbers. @param {Record<string, any>} r */
+function downloadRow(r) {
+  const out = { ...r };
+  for (const k of ['started_at', 'received_at', 'object_bytes', 'gross_bytes', 'net_bytes']) if (out[k] !== null) out[k] = Number(out[k]);
+  return out;
 }
 
 /** Sets a dotted path, creating objects on the way. */
@@ -288,6 +296,92 @@ export class DuckDbStore {
       ${groups ? `GROUP BY ${groups} ORDER BY ${groups}` : ''}`;
     const reader = await this.#reader.runAndReadAll(sql);
     return reader.getRowObjectsJS().map((row) => ({ ...row, count: Number(row.count) }));
+  }
+
+  /**
+   * A page of the downloads table, newest first, and the number of rows matching the filter.
+   * @param {{ filter: import('../admin/dashboard-filter.js').DashboardFilter, limit: number, offset: number }} q
+   * @returns {Promise<{ total: number, rows: object[] }>}
+   */
+  async listDownloads({ filter, limit, offset }) {
+    const where = whereSql(filter);
+    const [page, total] = await Promise.all([
+      this.#reader.runAndReadAll(`SELECT ${DOWNLOAD_ROW_SQL} FROM client_records ${where} ${DOWNLOAD_ORDER_SQL}
+        LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`),
+      this.#reader.runAndReadAll(`SELECT count(*) AS c FROM client_records ${where}`),
+    ]);
+    return { total: Number(total.getRowObjectsJS()[0].c), rows: page.getRowObjectsJS().map(downloadRow) };
+  }
+
+  /**
+   * The downloads-table rows of the given ids (for live updates).
+   * @param {string[]} ids
+   */
+  async downloadsByIds(ids) {
+    if (ids.length === 0) return [];
+    const reader = await this.#reader.runAndReadAll(
+      `SELECT ${DOWNLOAD_ROW_SQL} FROM client_records WHERE id IN (SELECT unnest($ids::VARCHAR[])::UUID) ${DOWNLOAD_ORDER_SQL}`,
+      { ids: listValue(ids) },
+    );
+    return reader.getRowObjectsJS().map(downloadRow);
+  }
+
+  /**
+   * One client record in full (packet log, feedback log, per-proxy rows), or null.
+   * @param {string} id  a UUID
+   */
+  async getClientRecord(id) {
+    const reader = await this.#reader.runAndReadAll(
+      `SELECT ${CLIENT_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM client_records WHERE id = $id::UUID`, { id },
+    );
+    const [row] = reader.getRowObjectsJS();
+    if (!row) return null;
+    const record = withExtra(rowToRecord(CLIENT_RECORD_COLUMNS, row), row.extra);
+    const proxies = await this.#reader.runAndReadAll(
+      `SELECT ${CLIENT_RECORD_PROXY_COLUMNS.map(selectExpr).join(', ')} FROM client_record_proxies WHERE record_id = $id::UUID ORDER BY source_index`, { id },
+    );
+    const perProxy = proxies.getRowObjectsJS().map((r) => rowToRecord(CLIENT_RECORD_PROXY_COLUMNS, r));
+    record.perProxy = perProxy.length ? perProxy : null;
+    record.rateMix = row.rate_mix ?? null;
+    return record;
+  }
+
+  /**
+   * Grouped boxplot statistics computed in the database (see dashboard-sql.js boxplotSql).
+   * @param {{ metric: keyof typeof import('../admin/dashboard-filter.js').METRICS, groupBy: string, filter: import('../admin/dashboard-filter.js').DashboardFilter }} q
+   */
+  async boxplot(q) {
+    const reader = await this.#reader.runAndReadAll(boxplotSql(q));
+    return reader.getRowObjectsJS().map((r) => ({
+      mode: r.mode, group: r.grp, order: Number(r.ord), count: Number(r.count),
+      q1: r.q1, median: r.median, q3: r.q3, whiskerLow: r.whisker_low, whiskerHigh: r.whisker_high,
+      outlierCount: Number(r.outlier_count), outliers: /** @type {number[] | null} */ (r.outliers) ?? [],
+    }));
+  }
+
+  /**
+   * Writes the filtered records to a file with DuckDB's COPY (CSV with a header, or Parquet).
+   * @param {{ filter: import('../admin/dashboard-filter.js').DashboardFilter, format: 'csv' | 'parquet', path: string }} q
+   */
+  async exportRecords({ filter, format, path }) {
+    if (!/^[\w./:\\-]+$/.test(path)) throw codedError('ERR_BAD_PATH', 'export path has unexpected characters');
+    const options = format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
+    await this.#reader.run(`COPY (SELECT ${EXPORT_SQL} FROM client_records ${whereSql(filter)} ${DOWNLOAD_ORDER_SQL}) TO '${path}' ${options}`);
+  }
+
+  /** The last status of every proxy ever seen (for the fleet page after an Origo restart). */
+  async latestProxyStatus() {
+    const reader = await this.#reader.runAndReadAll(
+      `SELECT proxy_id, epoch_ms(max(received_at)) AS received_at, arg_max(public_url, received_at) AS public_url,
+         arg_max(lat, received_at) AS lat, arg_max(lon, received_at) AS lon, arg_max(upload_rate_bps, received_at) AS upload_rate_bps,
+         arg_max(active_sessions, received_at) AS active_sessions, arg_max(bytes_sent, received_at) AS bytes_sent, arg_max(cpu, received_at) AS cpu
+       FROM proxy_status GROUP BY proxy_id ORDER BY proxy_id`,
+    );
+    return reader.getRowObjectsJS().map((r) => ({
+      proxyId: r.proxy_id, receivedAt: Number(r.received_at), publicUrl: r.public_url,
+      location: r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon },
+      uploadRateBps: r.upload_rate_bps, activeSessions: Number(r.active_sessions), bytesSent: Number(r.bytes_sent), cpu: r.cpu,
+    }));
   }
 
   /** Waits for queued writes, checkpoints the file, releases it. Safe to call twice. */

@@ -19,6 +19,16 @@
  * @property {() => Promise<{ clientRecords: number, proxyRecords: number, proxyStatus: number }>} counts
  * @property {(q: { metric: string, groupBy: string[], quantiles?: number[], includeFailed?: boolean }) => Promise<object[]>} quantilesByGroup
  * @property {() => Promise<void>} close  waits for pending writes, checkpoints, releases the file
+ *
+ * The admin dashboard's reads (filters from admin/dashboard-filter.js; see docs/dashboard.md):
+ * @property {(q: { filter: DashboardFilter, limit: number, offset: number }) => Promise<{ total: number, rows: object[] }>} listDownloads
+ * @property {(ids: string[]) => Promise<object[]>} downloadsByIds   downloads-table rows, for live updates
+ * @property {(id: string) => Promise<object | null>} getClientRecord  one record with packetLog, feedbackLog, perProxy
+ * @property {(q: { metric: 'throughput' | 'goodput' | 'normalizedGoodput', groupBy: string, filter: DashboardFilter }) => Promise<object[]>} boxplot
+ *           one box per (mode, group): count, q1, median, q3, whiskers at 1.5·IQR, capped outliers — computed in the database
+ * @property {(q: { filter: DashboardFilter, format: 'csv' | 'parquet', path: string }) => Promise<void>} exportRecords
+ * @property {() => Promise<object[]>} latestProxyStatus   the last status of every proxy ever seen
+ * @typedef {import('../admin/dashboard-filter.js').DashboardFilter} DashboardFilter
  */
 
 export {};

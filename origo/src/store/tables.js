@@ -48,6 +48,24 @@ function extraOf(/** @type {any} */ r) {
   return Object.keys(extra).length ? extra : null;
 }
 
+/** Bytes per KiB: the paper quotes proxy rates in KB/s of 1,024 bytes (896 KB/s = 917,504 B/s). */
+const BYTES_PER_KIB = 1024;
+
+/**
+ * "1x1792+3x896": how many proxies advertised each rate (KiB/s), fastest first; '?' for an unknown rate.
+ * Null without perProxy. Stored on ingest so grouping 1.3M records by rate mix is a column scan, not a join.
+ */
+export function rateMixOf(/** @type {any} */ r) {
+  if (!Array.isArray(r.perProxy) || r.perProxy.length === 0) return null;
+  /** @type {Map<number, number>} */
+  const counts = new Map();
+  for (const p of r.perProxy) {
+    const kib = typeof p.uploadRateBps === 'number' ? Math.round(p.uploadRateBps / BYTES_PER_KIB) : -1;
+    counts.set(kib, (counts.get(kib) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[0] - a[0]).map(([kib, c]) => `${c}x${kib < 0 ? '?' : kib}`).join('+');
+}
+
 const paramColumns = [
   col('param_window', 'integer', 'params.window'),
   col('param_generation_size', 'integer', 'params.generationSize'),
@@ -85,6 +103,8 @@ export const CLIENT_RECORD_COLUMNS = [
   col('packet_log', 'json', 'packetLog'),
   col('feedback_log', 'json', 'feedbackLog'),
   col('extra', 'json', null, extraOf),
+  // Added after the first release (see the ALTER in DDL): the proxies' advertised rates, for grouping by "N and rate mix" (paper FIGURE 11).
+  col('rate_mix', 'varchar', null, rateMixOf),
 ];
 
 /** One row per (record, proxy): per-proxy bytes for the heterogeneous-rate figures (paper FIGURE 11). */
@@ -144,5 +164,8 @@ export const DDL = [
   createTable('client_record_proxies', CLIENT_RECORD_PROXY_COLUMNS),
   createTable('proxy_records', PROXY_RECORD_COLUMNS, ',\n  PRIMARY KEY (id)'),
   createTable('proxy_status', PROXY_STATUS_COLUMNS),
+  // Migrations: columns appended since the first release, so an older database file keeps opening.
+  // Appended at the end in both places, so the appender's column order still matches the table.
+  'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS rate_mix VARCHAR',
 ];
 
