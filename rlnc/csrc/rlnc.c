@@ -10,7 +10,10 @@ typedef unsigned int u32;
 #define POLYNOMIAL 0x11d
 #define MAX_SYMBOLS 255   /* coefficients are bytes; matches MAX_SYMBOLS in src/limits.js */
 #define VEC 16            /* bytes in one v128 */
-#define BLOCK 64          /* bytes per inner SIMD block: 4 accumulators hide swizzle latency */
+/* SIMD cost model (x86-64, V8 11): one multiply-add of 16 bytes is and, shr, and, 2x swizzle
+ * (V8 emits paddusb + pshufb for each, to zero out-of-range lanes) and 2x xor = 9 vector ops,
+ * so the kernels are bound by the 3 vector ALU ports, not by memory. */
+
 
 #ifndef RLNC_MAX_MEMORY
 #error "RLNC_MAX_MEMORY must be defined by the build (bytes, matches --max-memory)"
@@ -33,6 +36,12 @@ static u8 mul(u8 a, u8 b) {
 /* NIB[c][0..15] = c·i, NIB[c][16..31] = c·(i<<4): the split 4-bit tables for coefficient c. */
 static u8 NIB[256][32] __attribute__((aligned(16)));
 
+/* TAIL_KEEP + r: lane i is 0xff iff i >= 16 - r, the lanes a ragged tail vector adds. */
+static const u8 TAIL_KEEP[32] __attribute__((aligned(16))) = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
 static void init_tables(void) {
   for (u32 c = 0; c < 256; c++) {
     for (u32 i = 0; i < 16; i++) {
@@ -42,18 +51,28 @@ static void init_tables(void) {
   }
 }
 
+/* Low and high nibbles of x as swizzle indices. i16x8 shift + mask: 20-30% faster than
+ * i8x16.shr_u in V8 (field notes). */
+#define NIBBLES(x, xl, xh, mask)                         \
+  v128_t xl = wasm_v128_and((x), (mask));                \
+  v128_t xh = wasm_v128_and(wasm_u16x8_shr((x), 4), (mask))
+
+#define LOOKUP(xl, xh, lo, hi) wasm_v128_xor(wasm_i8x16_swizzle((lo), (xl)), wasm_i8x16_swizzle((hi), (xh)))
+
 static inline v128_t mul_vec(v128_t x, v128_t lo, v128_t hi, v128_t mask) {
-  /* i16x8 shift + mask: 20-30% faster than i8x16.shr_u in V8 (field notes) */
-  v128_t xl = wasm_v128_and(x, mask);
-  v128_t xh = wasm_v128_and(wasm_u16x8_shr(x, 4), mask);
-  return wasm_v128_xor(wasm_i8x16_swizzle(lo, xl), wasm_i8x16_swizzle(hi, xh));
+  NIBBLES(x, xl, xh, mask);
+  return LOOKUP(xl, xh, lo, hi);
 }
 
+/* scalar fallback for rows shorter than one vector */
+static inline u8 mul_nib(const u8 *t, u8 x) { return t[x & 15] ^ t[16 + (x >> 4)]; }
+
 /*
- * dst[0..n) (^)= Σ_k c_k · srcs[k][0..n) for the m non-zero coefficients whose tables are
- * tabs[k]. Output-stationary: each block of dst is accumulated in registers over all sources.
- * The last partial vector is handled by an overlapping vector computed before anything is
- * stored, so dst may equal a source (in-place scaling) and odd sizes need no byte loop.
+ * dst[0..n) (^)= Σ_k c_k · srcs[k][0..n) for m coefficients (tables tabs[k]).
+ * Output-stationary: each block of 8 vectors (then 4, then 1) of dst is accumulated in
+ * registers over all sources before one store. 8 accumulators measured a few % faster than 4
+ * at g=24 (fewer loop iterations: V8 adds a stack check to every loop back-edge). The last partial vector is an overlapping vector computed before
+ * anything is stored, so dst may equal a source and odd sizes need no byte loop.
  */
 static void combine(u8 *dst, const u8 *const *srcs, const u8 *const *tabs, u32 m, u32 n,
                     int accumulate) {
@@ -61,10 +80,7 @@ static void combine(u8 *dst, const u8 *const *srcs, const u8 *const *tabs, u32 m
   if (n < VEC) {
     for (u32 j = 0; j < n; j++) {
       u8 acc = accumulate ? dst[j] : 0;
-      for (u32 k = 0; k < m; k++) {
-        u8 x = srcs[k][j];
-        acc ^= tabs[k][x & 15] ^ tabs[k][16 + (x >> 4)];
-      }
+      for (u32 k = 0; k < m; k++) acc ^= mul_nib(tabs[k], srcs[k][j]);
       dst[j] = acc;
     }
     return;
@@ -81,7 +97,43 @@ static void combine(u8 *dst, const u8 *const *srcs, const u8 *const *tabs, u32 m
     }
   }
   u32 off = 0;
-  for (; off + BLOCK <= n; off += BLOCK) {
+  for (; off + 8 * VEC <= n; off += 8 * VEC) {
+    v128_t a0, a1, a2, a3, a4, a5, a6, a7;
+    if (accumulate) {
+      a0 = wasm_v128_load(dst + off);
+      a1 = wasm_v128_load(dst + off + 16);
+      a2 = wasm_v128_load(dst + off + 32);
+      a3 = wasm_v128_load(dst + off + 48);
+      a4 = wasm_v128_load(dst + off + 64);
+      a5 = wasm_v128_load(dst + off + 80);
+      a6 = wasm_v128_load(dst + off + 96);
+      a7 = wasm_v128_load(dst + off + 112);
+    } else {
+      a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = wasm_i64x2_splat(0);
+    }
+    for (u32 k = 0; k < m; k++) {
+      const v128_t lo = wasm_v128_load(tabs[k]);
+      const v128_t hi = wasm_v128_load(tabs[k] + VEC);
+      const u8 *s = srcs[k] + off;
+      a0 = wasm_v128_xor(a0, mul_vec(wasm_v128_load(s), lo, hi, mask));
+      a1 = wasm_v128_xor(a1, mul_vec(wasm_v128_load(s + 16), lo, hi, mask));
+      a2 = wasm_v128_xor(a2, mul_vec(wasm_v128_load(s + 32), lo, hi, mask));
+      a3 = wasm_v128_xor(a3, mul_vec(wasm_v128_load(s + 48), lo, hi, mask));
+      a4 = wasm_v128_xor(a4, mul_vec(wasm_v128_load(s + 64), lo, hi, mask));
+      a5 = wasm_v128_xor(a5, mul_vec(wasm_v128_load(s + 80), lo, hi, mask));
+      a6 = wasm_v128_xor(a6, mul_vec(wasm_v128_load(s + 96), lo, hi, mask));
+      a7 = wasm_v128_xor(a7, mul_vec(wasm_v128_load(s + 112), lo, hi, mask));
+    }
+    wasm_v128_store(dst + off, a0);
+    wasm_v128_store(dst + off + 16, a1);
+    wasm_v128_store(dst + off + 32, a2);
+    wasm_v128_store(dst + off + 48, a3);
+    wasm_v128_store(dst + off + 64, a4);
+    wasm_v128_store(dst + off + 80, a5);
+    wasm_v128_store(dst + off + 96, a6);
+    wasm_v128_store(dst + off + 112, a7);
+  }
+  for (; off + 4 * VEC <= n; off += 4 * VEC) {
     v128_t a0, a1, a2, a3;
     if (accumulate) {
       a0 = wasm_v128_load(dst + off);
@@ -115,6 +167,76 @@ static void combine(u8 *dst, const u8 *const *srcs, const u8 *const *tabs, u32 m
     wasm_v128_store(dst + off, a);
   }
   if (ragged) wasm_v128_store(dst + tail, last);
+}
+
+/*
+ * rows[r][0..n) ^= c_r · src[0..n) for m rows (tables tabs[r]); src is none of the rows.
+ * Source-stationary: the nibble indices of each source vector are computed once and used
+ * for every row, which saves a third of the vector work of one axpy per row. A ragged tail
+ * is one overlapping vector whose already-done lanes have index 0 (c·0 = 0, a no-op).
+ */
+static void eliminate(u8 *const *rows, const u8 *const *tabs, u32 m, const u8 *src, u32 n) {
+  const v128_t mask = wasm_i8x16_splat(0x0f);
+  if (n < VEC) {
+    for (u32 r = 0; r < m; r++)
+      for (u32 j = 0; j < n; j++) rows[r][j] ^= mul_nib(tabs[r], src[j]);
+    return;
+  }
+  u32 off = 0;
+  for (; off + 4 * VEC <= n; off += 4 * VEC) {
+    v128_t x0 = wasm_v128_load(src + off);
+    v128_t x1 = wasm_v128_load(src + off + 16);
+    v128_t x2 = wasm_v128_load(src + off + 32);
+    v128_t x3 = wasm_v128_load(src + off + 48);
+    NIBBLES(x0, l0, h0, mask);
+    NIBBLES(x1, l1, h1, mask);
+    NIBBLES(x2, l2, h2, mask);
+    NIBBLES(x3, l3, h3, mask);
+    for (u32 r = 0; r < m; r++) {
+      const v128_t lo = wasm_v128_load(tabs[r]);
+      const v128_t hi = wasm_v128_load(tabs[r] + VEC);
+      u8 *d = rows[r] + off;
+      wasm_v128_store(d, wasm_v128_xor(wasm_v128_load(d), LOOKUP(l0, h0, lo, hi)));
+      wasm_v128_store(d + 16, wasm_v128_xor(wasm_v128_load(d + 16), LOOKUP(l1, h1, lo, hi)));
+      wasm_v128_store(d + 32, wasm_v128_xor(wasm_v128_load(d + 32), LOOKUP(l2, h2, lo, hi)));
+      wasm_v128_store(d + 48, wasm_v128_xor(wasm_v128_load(d + 48), LOOKUP(l3, h3, lo, hi)));
+    }
+  }
+  for (; off + 2 * VEC <= n; off += 2 * VEC) {
+    v128_t x0 = wasm_v128_load(src + off);
+    v128_t x1 = wasm_v128_load(src + off + 16);
+    NIBBLES(x0, l0, h0, mask);
+    NIBBLES(x1, l1, h1, mask);
+    for (u32 r = 0; r < m; r++) {
+      const v128_t lo = wasm_v128_load(tabs[r]);
+      const v128_t hi = wasm_v128_load(tabs[r] + VEC);
+      u8 *d = rows[r] + off;
+      wasm_v128_store(d, wasm_v128_xor(wasm_v128_load(d), LOOKUP(l0, h0, lo, hi)));
+      wasm_v128_store(d + 16, wasm_v128_xor(wasm_v128_load(d + 16), LOOKUP(l1, h1, lo, hi)));
+    }
+  }
+  for (; off + VEC <= n; off += VEC) {
+    v128_t x0 = wasm_v128_load(src + off);
+    NIBBLES(x0, l0, h0, mask);
+    for (u32 r = 0; r < m; r++) {
+      const v128_t lo = wasm_v128_load(tabs[r]);
+      const v128_t hi = wasm_v128_load(tabs[r] + VEC);
+      u8 *d = rows[r] + off;
+      wasm_v128_store(d, wasm_v128_xor(wasm_v128_load(d), LOOKUP(l0, h0, lo, hi)));
+    }
+  }
+  if (off < n) {
+    const u32 tail = n - VEC;
+    v128_t keep = wasm_v128_load(TAIL_KEEP + (n - off));
+    v128_t x0 = wasm_v128_and(wasm_v128_load(src + tail), keep);
+    NIBBLES(x0, l0, h0, mask);
+    for (u32 r = 0; r < m; r++) {
+      const v128_t lo = wasm_v128_load(tabs[r]);
+      const v128_t hi = wasm_v128_load(tabs[r] + VEC);
+      u8 *d = rows[r] + tail;
+      wasm_v128_store(d, wasm_v128_xor(wasm_v128_load(d), LOOKUP(l0, h0, lo, hi)));
+    }
+  }
 }
 
 static const u8 *table_for(u8 c) { return NIB[c]; }
@@ -179,38 +301,14 @@ static void combine(u8 *dst, const u8 *const *srcs, const u8 *const *tabs, u32 m
   }
 }
 
+/* rows[r] ^= c_r · src, one output-stationary pass per row */
+static void eliminate(u8 *const *rows, const u8 *const *tabs, u32 m, const u8 *src, u32 n) {
+  for (u32 r = 0; r < m; r++) combine(rows[r], &src, &tabs[r], 1, n, 1);
+}
+
 static const u8 *table_for(u8 c) { return MUL_T[c]; }
 
 #endif
-
-/* dst (^)= Σ_i coeffs[i] · (base + i·stride), skipping zero coefficients. */
-static void lincomb(u8 *dst, const u8 *base, u32 stride, const u8 *coeffs, u32 g, u32 n,
-                    int accumulate) {
-  const u8 *srcs[MAX_SYMBOLS];
-  const u8 *tabs[MAX_SYMBOLS];
-  u32 m = 0;
-  for (u32 i = 0; i < g; i++) {
-    u8 c = coeffs[i];
-    if (c == 0) continue;
-    srcs[m] = base + i * stride;
-    tabs[m] = table_for(c);
-    m++;
-  }
-  combine(dst, srcs, tabs, m, n, accumulate);
-}
-
-/* dst ^= c · src */
-static void axpy(u8 *dst, const u8 *src, u8 c, u32 n) {
-  const u8 *t = table_for(c);
-  combine(dst, &src, &t, 1, n, 1);
-}
-
-/* p = c · p (in place) */
-static void scale(u8 *p, u8 c, u32 n) {
-  const u8 *src = p;
-  const u8 *t = table_for(c);
-  combine(p, &src, &t, 1, n, 0);
-}
 
 EXPORT(rlnc_init) void rlnc_init(void) {
   u32 x = 1;
@@ -230,38 +328,76 @@ EXPORT(rlnc_max_memory) u32 rlnc_max_memory(void) { return RLNC_MAX_MEMORY; }
 /* out[0..size) = Σ_i coeffs[i] · symbol_i, symbols back to back from `symbols`. */
 EXPORT(rlnc_encode) void rlnc_encode(u8 *out, const u8 *symbols, const u8 *coeffs, u32 g,
                                      u32 size) {
-  lincomb(out, symbols, size, coeffs, g, size, 0);
+  const u8 *srcs[MAX_SYMBOLS];
+  const u8 *tabs[MAX_SYMBOLS];
+  u32 m = 0;
+  for (u32 i = 0; i < g; i++) {
+    u8 c = coeffs[i];
+    if (c == 0) continue;
+    srcs[m] = symbols + i * size;
+    tabs[m] = table_for(c);
+    m++;
+  }
+  combine(out, srcs, tabs, m, size, 0);
 }
 
 /*
  * Adds `row` (g coefficients, then size data bytes) to the decoder kept in reduced
  * row-echelon form; cm = g×g coefficients, dm = g×size data, row p holds the pivot-p row,
  * piv[p] = 1 when present. Returns the new pivot column, or -1 if not innovative (in which
- * case cm, dm and piv are untouched).
+ * case cm, dm and piv are untouched; the row buffer is scratch either way).
  */
 EXPORT(rlnc_decode) int rlnc_decode(u8 *cm, u8 *dm, u8 *piv, u8 *row, u32 g, u32 size) {
+  const u8 *srcs[MAX_SYMBOLS + 1];
+  const u8 *tabs[MAX_SYMBOLS + 1];
+  u8 *rows[MAX_SYMBOLS];
+  u8 idx[MAX_SYMBOLS];
   u8 f[MAX_SYMBOLS];
   u8 *rd = row + g;
-  /* 1. forward: RREF rows are zero in the other pivot columns, so one pass with the row's
-   *    own coefficients removes every existing pivot. */
-  for (u32 j = 0; j < g; j++) f[j] = piv[j] ? row[j] : 0;
-  lincomb(row, cm, g, f, g, g, 1);
-  lincomb(rd, dm, size, f, g, size, 1);
+  /* 1. forward on the coefficients: RREF rows are zero in the other pivot columns, so one
+   *    pass with the row's own coefficients removes every existing pivot. */
+  u32 m = 0;
+  for (u32 j = 0; j < g; j++) {
+    if (!piv[j] || row[j] == 0) continue;
+    idx[m] = (u8)j;
+    f[m] = row[j];
+    srcs[m] = cm + j * g;
+    tabs[m] = table_for(row[j]);
+    m++;
+  }
+  combine(row, srcs, tabs, m, g, 1);
   u32 p = 0;
   while (p < g && row[p] == 0) p++;
-  if (p == g) return -1;
-  /* 2. normalise (coefficients and data are contiguous in the row) */
-  if (row[p] != 1) scale(row, INV_T[row[p]], g + size);
-  /* 3. backward: clear column p from the other rows */
+  if (p == g) return -1; /* not innovative: the data part is never touched */
+  /* 2. forward on the data, normalised and written straight into the free slot p:
+   *    dm_p = inv·rd + Σ (inv·f_j)·dm_j, so there is no separate scaling pass or copy. */
+  const u8 inv = INV_T[row[p]];
+  srcs[0] = rd;
+  tabs[0] = table_for(inv);
+  for (u32 k = 0; k < m; k++) {
+    srcs[k + 1] = dm + idx[k] * size;
+    tabs[k + 1] = table_for(mul(inv, f[k]));
+  }
+  u8 *const dp = dm + p * size;
+  combine(dp, srcs, tabs, m + 1, size, 0);
+  u8 *const cp = cm + p * g;
+  const u8 *rowc = row;
+  const u8 *tinv = table_for(inv);
+  combine(cp, &rowc, &tinv, 1, g, 0);
+  /* 3. backward: clear column p from the other rows, one pass per matrix over all rows */
+  m = 0;
   for (u32 r = 0; r < g; r++) {
     if (!piv[r]) continue;
     u8 c = cm[r * g + p];
     if (c == 0) continue;
-    axpy(cm + r * g, row, c, g);
-    axpy(dm + r * size, rd, c, size);
+    idx[m] = (u8)r;
+    tabs[m] = table_for(c);
+    m++;
   }
-  __builtin_memcpy(cm + p * g, row, g);
-  __builtin_memcpy(dm + p * size, rd, size);
+  for (u32 k = 0; k < m; k++) rows[k] = cm + idx[k] * g;
+  eliminate(rows, tabs, m, cp, g);
+  for (u32 k = 0; k < m; k++) rows[k] = dm + idx[k] * size;
+  eliminate(rows, tabs, m, dp, size);
   piv[p] = 1;
   return (int)p;
 }
