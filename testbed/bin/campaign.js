@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+// `npm run campaign -- --preset quick|paper [--out DIR]`: the paper's measurement campaign on
+// the one-machine testbed, then the report (Markdown + SVG boxplots). Needs root.
+import { parseArgs } from 'node:util';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { cpus } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { parseRates } from '../src/rates.js';
+import { startTestbed, checkPrerequisites } from '../src/testbed.js';
+import { PRESETS, PAPER_FLEET, planConditions, planDownloads, seededRandom } from '../src/campaign-plan.js';
+import { runCampaign, feasibleCompositions } from '../src/campaign-run.js';
+import { calibrate } from '../src/calibrate.js';
+import { writeReport } from '../src/report.js';
+import { createProgress } from '../src/progress.js';
+
+const USAGE = `Usage: npm run campaign -- [options]
+
+Runs the paper's measurement design on the namespace testbed (needs root) and writes a
+report: README.md with the claims table and targets, SVG boxplots of FIGURES 11–15,
+results.jsonl (one line per download) and Origo's DuckDB with every log record.
+
+  --preset NAME        quick (30 per box, < 10 min) | paper (100 per box) | smoke (CI)   [quick]
+  --out DIR            report folder        [test-artifacts/campaign/<timestamp>]
+  --rates LIST         proxy fleet          [${PAPER_FLEET}; smoke: 2x896KiB]
+  --per-box N          downloads per box (overrides the preset)
+  --concurrency K      downloads at a time, each on its own proxies (overrides the preset)
+  --seed N             plan seed (same seed, same plan)   [time]
+  --no-calibrate       skip the shaping check
+  --report-only DIR    re-make the report from DIR/results.jsonl, run nothing
+  --tag T, --subnet S  namespace tag and private /24   [camp, 10.219.0]
+  -h, --help`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      preset: { type: 'string', default: 'quick' }, out: { type: 'string' }, rates: { type: 'string' }, 'per-box': { type: 'string' },
+      concurrency: { type: 'string' }, seed: { type: 'string' }, 'no-calibrate': { type: 'boolean' }, 'report-only': { type: 'string' },
+      tag: { type: 'string', default: 'camp' }, subnet: { type: 'string', default: '10.219.0' }, help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (err) {
+  console.error(`campaign: ${err.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const fail = (/** @type {string} */ msg, code = 2) => {
+  console.error(`campaign: ${msg}`);
+  process.exit(code);
+};
+
+if (values['report-only']) {
+  const dir = resolve(values['report-only']);
+  const rows = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const meta = existsSync(join(dir, 'meta.json')) ? JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) : {};
+  const { claims } = writeReport({ rows, dir, meta });
+  console.log(`${claims}\n\nreport: ${join(dir, 'README.md')}`);
+  process.exit(0);
+}
+
+const preset = PRESETS[/** @type {keyof typeof PRESETS} */ (values.preset)];
+if (!preset) fail(`unknown preset "${values.preset}" (quick, paper, smoke)`);
+const perBox = values['per-box'] ? Number(values['per-box']) : preset.perBox;
+const concurrency = values.concurrency ? Number(values.concurrency) : preset.concurrency;
+if (!(Number.isInteger(perBox) && perBox > 0)) fail('--per-box must be a positive integer');
+if (!(Number.isInteger(concurrency) && concurrency > 0)) fail('--concurrency must be a positive integer');
+const seed = values.seed ? Number(values.seed) : Date.now() % 2 ** 31;
+let rates;
+try {
+  rates = parseRates(values.rates ?? (values.preset === 'smoke' ? '2x896KiB' : PAPER_FLEET));
+  checkPrerequisites();
+} catch (err) {
+  fail(`${err.code}: ${err.message}`);
+}
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const dir = resolve(values.out ?? join('test-artifacts', 'campaign', stamp));
+mkdirSync(dir, { recursive: true });
+
+const random = seededRandom(seed);
+const startedAt = new Date().toISOString();
+const t0 = Date.now();
+console.error(`campaign: starting the testbed (${rates.length} proxies) in ${dir}`);
+const testbed = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet });
+const compositions = feasibleCompositions(testbed.proxies);
+const conditions = planConditions({ ...preset, compositions });
+const items = planDownloads(conditions, perBox, random);
+let calibration = null;
+if (!values['no-calibrate']) {
+  calibration = await calibrate(testbed);
+  console.error(`campaign: shaping check: ${calibration.text}`);
+}
+console.error(`campaign: ${conditions.length} boxes × ${perBox} = ${items.length} downloads, ${concurrency} at a time (seed ${seed})`);
+const progress = createProgress();
+const resultsFile = join(dir, 'results.jsonl');
+writeFileSync(resultsFile, '');
+let failed = 0;
+const rows = await runCampaign({
+  testbed, items, concurrency, resultsFile, random,
+  onProgress: (done, total, row) => {
+    if (!(/** @type {any} */ (row).ok)) failed++;
+    progress.update(done, total, failed ? `(${failed} failed)` : '');
+  },
+});
+const flush = await testbed.flushLogs();
+const origoUrl = testbed.origoUrl;
+await testbed.close();
+
+let commit = 'unknown';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+} catch {
+  /* not a git checkout */
+}
+const meta = {
+  preset: values.preset, fleet: rates.map((r) => r.text).join(','), concurrency, perBox, seed, startedAt, finishedAt: new Date().toISOString(),
+  elapsedMin: (Date.now() - t0) / 60000, cores: cpus().length, commit, calibration: calibration?.text ?? null, calibrationChecks: calibration?.checks ?? null,
+  origoUrl, logsFlushed: flush,
+};
+writeFileSync(join(dir, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
+const { claims, targets } = writeReport({ rows, dir, meta });
+console.log(`${claims}\n`);
+for (const t of targets) console.log(`target: ${t.ok === null ? 'no data' : t.ok ? 'met   ' : 'MISSED'}  ${t.name}`);
+console.log(`\nreport: ${join(dir, 'README.md')} (${rows.length} downloads, ${failed} failed, ${meta.elapsedMin.toFixed(1)} min)`);

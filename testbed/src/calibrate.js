@@ -1,0 +1,24 @@
+// A short shaping check before a campaign: one slow and one fast proxy alone, a 4 MiB object
+// over HTTP (TCP) and over Uncoded MUTP (a WebRTC data channel), goodput vs the shaped rate.
+import { formatRate } from './rates.js';
+
+const CALIBRATION_KIB = 4096; // long enough that TCP slow start is a few % of the time
+
+/**
+ * @param {Awaited<ReturnType<typeof import('./testbed.js').startTestbed>>} testbed
+ * @returns {Promise<{text: string, checks: {proxy: string, rateBps: number, mode: string, goodputBps: number | null}[]}>}
+ */
+export async function calibrate(testbed) {
+  const byRate = new Map();
+  for (const p of testbed.proxies) if (!byRate.has(p.rateBps)) byRate.set(p.rateBps, p);
+  const checks = [];
+  for (const p of byRate.values()) {
+    for (const mode of ['parallel-http', 'uncoded']) {
+      const r = await testbed.download({ url: testbed.objectUrl(CALIBRATION_KIB), mode, proxies: [{ id: p.id, url: p.url }] });
+      const s = r.stats;
+      checks.push({ proxy: p.id, rateBps: p.rateBps, mode, goodputBps: !r.error && s ? s.netBytes / (s.durationMs / 1000) : null });
+    }
+  }
+  const text = checks.map((c) => `${c.mode === 'uncoded' ? 'WebRTC (Uncoded MUTP)' : 'TCP (HTTP)'} through one ${formatRate(c.rateBps)} proxy: ${c.goodputBps === null ? 'failed' : `${formatRate(c.goodputBps)} of payload (${((c.goodputBps / c.rateBps) * 100).toFixed(0)}% of the limit)`}`).join('; ');
+  return { text, checks };
+}

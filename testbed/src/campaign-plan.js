@@ -1,0 +1,111 @@
+// The paper's measurement design (Braun, Médard, Ekler 2019, section V) as a list of
+// "conditions" (one boxplot each) and a shuffled, balanced list of downloads over them.
+// Every download draws its condition — N, the proxies' rates, the mode, w, g, loss — at random
+// order from this list, so each box gets exactly `perBox` downloads.
+
+export const MODES = /** @type {const} */ (['parallel-http', 'range-http', 'uncoded', 'coded']);
+export const MUTP_MODES = /** @type {const} */ (['uncoded', 'coded']);
+const KIB = 1024;
+export const SLOW_BPS = 896 * KIB; // paper: 14 proxies at "896 KB/s" (KB = 1024 B)
+export const FAST_BPS = 1792 * KIB; // paper: 4 proxies at "1,792 KB/s"
+export const PAPER_FLEET = '14x896KiB,4x1792KiB';
+export const DEFAULT_WINDOW = 240; // paper FIGURE 11: w = 240
+export const DEFAULT_GENERATION = 24; // paper FIGURE 11: g = 24
+
+/** Proxy sets of FIGURE 11's x-axis (and the heterogeneous mix the paper could not exploit). */
+export const COMPOSITIONS = /** @type {const} */ ({
+  '1x896': { slow: 1, fast: 0 },
+  '1x1792': { slow: 0, fast: 1 },
+  '2x896': { slow: 2, fast: 0 },
+  '4x896': { slow: 4, fast: 0 },
+  '1x1792+3x896': { slow: 3, fast: 1 },
+  '6x896': { slow: 6, fast: 0 },
+});
+export const MIX = '1x1792+3x896'; // FIGURES 12–15 use one 1,792 and three 896 KB/s proxies
+
+/** Chunk-size bins in KiB [lo, hi), drawn on a 32 KiB grid so proxies' caches warm quickly. */
+export const SIZE_BINS = /** @type {const} */ ({
+  '256-512KB': [256, 512],
+  '512KB-1MB': [512, 1024],
+  '1-2MB': [1024, 2048],
+  '2-4MB': [2048, 4096],
+});
+const SIZE_STEP_KIB = 32;
+export const MAIN_BIN = '1-2MB'; // paper FIGURE 10: most YouTube chunks are 1–2 MB
+
+/**
+ * @typedef {{composition: keyof typeof COMPOSITIONS, mode: typeof MODES[number], window: number, generationSize: number, lossPct: number, sizeBin: keyof typeof SIZE_BINS}} Condition
+ */
+
+/** @param {Condition} c */
+export function conditionKey(c) {
+  return `${c.composition}|${c.mode}|w${c.window}|g${c.generationSize}|loss${c.lossPct}|${c.sizeBin}`;
+}
+
+/** @param {Partial<Condition> & {composition: keyof typeof COMPOSITIONS, mode: typeof MODES[number]}} c @returns {Condition} */
+export function condition(c) {
+  return { window: DEFAULT_WINDOW, generationSize: DEFAULT_GENERATION, lossPct: 0, sizeBin: MAIN_BIN, ...c };
+}
+
+export const PRESETS = /** @type {const} */ ({
+  // < 10 min on 2 cores: every box of FIGURE 11, and the grids' extremes.
+  quick: { perBox: 30, concurrency: 3, g: [12, 20], w: [120, 480], loss: [1, 2], sizeBins: /** @type {(keyof typeof SIZE_BINS)[]} */ (['256-512KB', '2-4MB']) },
+  // the paper's design: at least 100 downloads per box, all grid points.
+  paper: { perBox: 100, concurrency: 3, g: [12, 20], w: [120, 360, 480], loss: [0.5, 1, 2], sizeBins: /** @type {(keyof typeof SIZE_BINS)[]} */ (['256-512KB', '512KB-1MB', '2-4MB']) },
+  // CI smoke: two proxies, a handful of downloads.
+  smoke: { perBox: 2, concurrency: 1, g: [], w: [], loss: [], sizeBins: [] },
+});
+
+/**
+ * Every condition the campaign measures. FIGURE 11's grid, then the grids of FIGURES 12–15 on
+ * the mix (the baseline mix condition is shared: g=24, w=240, loss 0, 1–2 MB).
+ * @param {{g: readonly number[], w: readonly number[], loss: readonly number[], sizeBins: readonly (keyof typeof SIZE_BINS)[], compositions?: (keyof typeof COMPOSITIONS)[]}} grid
+ * @returns {Condition[]}
+ */
+export function planConditions(grid) {
+  const comps = grid.compositions ?? /** @type {(keyof typeof COMPOSITIONS)[]} */ (Object.keys(COMPOSITIONS));
+  /** @type {Map<string, Condition>} */
+  const all = new Map();
+  const add = (/** @type {Condition} */ c) => all.set(conditionKey(c), c);
+  for (const composition of comps) for (const mode of MODES) add(condition({ composition, mode }));
+  if (comps.includes(MIX)) {
+    for (const generationSize of grid.g) add(condition({ composition: MIX, mode: 'coded', generationSize })); // g matters to Coded MUTP only
+    for (const window of grid.w) for (const mode of MUTP_MODES) add(condition({ composition: MIX, mode, window })); // w matters to MUTP only
+    for (const lossPct of grid.loss) for (const mode of MODES) add(condition({ composition: MIX, mode, lossPct }));
+    for (const sizeBin of grid.sizeBins) for (const mode of MODES) add(condition({ composition: MIX, mode, sizeBin }));
+  }
+  return [...all.values()];
+}
+
+/**
+ * A shuffled list of downloads, `perBox` per condition, each with its chunk size.
+ * @param {Condition[]} conditions
+ * @param {number} perBox
+ * @param {() => number} random  uniform [0, 1)
+ * @returns {{condition: Condition, sizeKiB: number}[]}
+ */
+export function planDownloads(conditions, perBox, random) {
+  const items = [];
+  for (const c of conditions) {
+    const [lo, hi] = SIZE_BINS[c.sizeBin];
+    const steps = (hi - lo) / SIZE_STEP_KIB;
+    for (let i = 0; i < perBox; i++) items.push({ condition: c, sizeKiB: lo + Math.floor(random() * steps) * SIZE_STEP_KIB });
+  }
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
+/** A small seeded PRNG (mulberry32), so a campaign's plan can be replayed. @param {number} seed */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

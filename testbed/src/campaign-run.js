@@ -1,0 +1,115 @@
+// Runs a campaign's downloads on a started testbed: up to `concurrency` downloads at a time,
+// each on its own proxies (disjoint sets, so every proxy's shaped uplink serves one download),
+// with loss set on exactly the links a download uses. One JSON line per download.
+import { appendFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey } from './campaign-plan.js';
+
+const WAIT_FOR_PROXIES_MS = 20; // poll period while every fitting proxy is busy
+
+/**
+ * @typedef {import('./campaign-plan.js').Condition} Condition
+ * @typedef {import('./testbed.js').TestbedProxy} TestbedProxy
+ */
+
+/**
+ * Which compositions this fleet can serve at all.
+ * @param {{rateBps: number}[]} proxies
+ */
+export function feasibleCompositions(proxies) {
+  const slow = proxies.filter((p) => p.rateBps === SLOW_BPS).length;
+  const fast = proxies.filter((p) => p.rateBps === FAST_BPS).length;
+  return /** @type {(keyof typeof COMPOSITIONS)[]} */ (Object.keys(COMPOSITIONS)).filter((k) => COMPOSITIONS[k].slow <= slow && COMPOSITIONS[k].fast <= fast);
+}
+
+/**
+ * @param {object} o
+ * @param {Awaited<ReturnType<typeof import('./testbed.js').startTestbed>>} o.testbed
+ * @param {{condition: Condition, sizeKiB: number}[]} o.items
+ * @param {number} o.concurrency
+ * @param {string} o.resultsFile   JSON lines appended here
+ * @param {() => number} o.random
+ * @param {(done: number, total: number, last: object) => void} [o.onProgress]
+ * @returns {Promise<object[]>} the result rows
+ */
+export async function runCampaign({ testbed, items, concurrency, resultsFile, random, onProgress }) {
+  const busy = new Set();
+  const queue = [...items];
+  const rows = [];
+  let inFlight = 0;
+
+  /** @param {Condition} c @returns {TestbedProxy[] | null} fast first, then slow (source order) */
+  function acquire(c) {
+    const need = COMPOSITIONS[c.composition];
+    const pick = (/** @type {number} */ bps, /** @type {number} */ count) => {
+      const free = testbed.proxies.filter((p) => p.rateBps === bps && !busy.has(p));
+      if (free.length < count) return null;
+      for (let i = free.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [free[i], free[j]] = [free[j], free[i]];
+      }
+      return free.slice(0, count);
+    };
+    const fast = pick(FAST_BPS, need.fast);
+    const slow = pick(SLOW_BPS, need.slow);
+    if (!fast || !slow) return null;
+    const set = [...fast, ...slow];
+    set.forEach((p) => busy.add(p));
+    return set;
+  }
+
+  /** The first queued item whose proxies are free (keeps the shuffled order otherwise). */
+  function takeNext() {
+    for (let i = 0; i < queue.length; i++) {
+      const proxies = acquire(queue[i].condition);
+      if (proxies) return { item: queue.splice(i, 1)[0], proxies };
+    }
+    return null;
+  }
+
+  async function worker() {
+    while (queue.length > 0) {
+      const next = takeNext();
+      if (!next) {
+        await new Promise((r) => setTimeout(r, WAIT_FOR_PROXIES_MS));
+        continue;
+      }
+      const { item, proxies } = next;
+      const c = item.condition;
+      inFlight++;
+      try {
+        if (c.lossPct > 0) testbed.setLoss(c.lossPct, proxies);
+        const cpu0 = proxies.map((p) => testbed.cpuSeconds(p.pid));
+        const t0 = performance.now();
+        const r = await testbed.download({
+          url: testbed.objectUrl(item.sizeKiB), mode: c.mode, proxies: proxies.map((p) => ({ id: p.id, url: p.url })),
+          ...(c.mode === 'uncoded' || c.mode === 'coded' ? { window: c.window } : {}),
+          ...(c.mode === 'coded' ? { generationSize: c.generationSize } : {}),
+        });
+        const wallSec = (performance.now() - t0) / 1000;
+        const proxyCpu = proxies.map((p, i) => ((testbed.cpuSeconds(p.pid) ?? NaN) - (cpu0[i] ?? NaN)) / wallSec);
+        const s = r.stats ?? {};
+        const ok = !r.error && s.netBytes > 0;
+        const row = {
+          key: conditionKey(c), ...c, sizeKiB: item.sizeKiB, proxyIds: proxies.map((p) => p.id), ok,
+          error: r.error?.code ?? null, durationMs: s.durationMs ?? null, netBytes: s.netBytes ?? 0, grossBytes: s.grossBytes ?? 0,
+          goodputBps: ok ? s.netBytes / (s.durationMs / 1000) : null,
+          throughputBps: ok ? s.grossBytes / (s.durationMs / 1000) : null,
+          normalizedGoodput: ok && s.grossBytes > 0 ? s.netBytes / s.grossBytes : null,
+          lossEstimate: s.lossEstimate ?? null, duplicates: s.duplicates ?? null,
+          proxyCpuMax: Math.max(...proxyCpu), proxyCpuMean: proxyCpu.reduce((a, b) => a + b, 0) / proxyCpu.length,
+          clientCpu: r.clientCpuSeconds / wallSec, concurrent: inFlight, loadavg1: loadavg()[0], recordId: s.id ?? null,
+        };
+        rows.push(row);
+        appendFileSync(resultsFile, `${JSON.stringify(row)}\n`);
+        onProgress?.(rows.length, items.length, row);
+      } finally {
+        if (c.lossPct > 0) testbed.setLoss(0, proxies);
+        proxies.forEach((p) => busy.delete(p));
+        inFlight--;
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return rows;
+}

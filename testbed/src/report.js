@@ -1,0 +1,223 @@
+// The campaign report: Markdown + SVG boxplots reproducing the paper's FIGURES 11–15, the
+// paper-vs-ours claims table, the issue's targets with measured values, and CPU figures that
+// explain misses. Built only from the result rows, so it can be re-made from results.jsonl.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { boxplotSvg, modeName } from './charts.js';
+import { median } from './stats.js';
+import { MODES, MUTP_MODES, COMPOSITIONS, MIX, MAIN_BIN, SIZE_BINS, DEFAULT_WINDOW, DEFAULT_GENERATION, SLOW_BPS } from './campaign-plan.js';
+
+const KIB = 1024;
+const HTTP_MODES = ['parallel-http', 'range-http'];
+const PAPER_MODES = ['parallel-http', 'uncoded', 'coded']; // the three the paper compared
+const APPROX_BAND = 0.2; // "≈" in the claims table: within ±20%
+const NO_EFFECT_SPREAD = 0.1; // "no significant effect": medians within 10% of each other
+const CPU_BOUND_FRACTION = 0.8; // a process above 80% of one core is CPU-bound
+const TARGET_SHARE = 0.8; // issue: goodput ≥ 0.8 × the shaped links' sum
+
+/**
+ * @typedef {{key: string, composition: string, mode: string, window: number, generationSize: number, lossPct: number, sizeBin: string, sizeKiB: number,
+ *   ok: boolean, error: string | null, goodputBps: number | null, throughputBps: number | null, normalizedGoodput: number | null,
+ *   proxyCpuMax: number, proxyCpuMean: number, clientCpu: number, concurrent: number, loadavg1: number, lossEstimate: number | null}} Row
+ */
+
+/**
+ * @param {Row[]} rows
+ * @param {Partial<Row>} where
+ */
+function select(rows, where) {
+  return rows.filter((r) => r.ok && Object.entries(where).every(([k, v]) => /** @type {any} */ (r)[k] === v));
+}
+const base = (/** @type {string} */ composition, /** @type {string} */ mode) => ({ composition, mode, window: DEFAULT_WINDOW, generationSize: DEFAULT_GENERATION, lossPct: 0, sizeBin: MAIN_BIN });
+/** @param {Row[]} rows @param {Partial<Row>} where @param {keyof Row} metric */
+const med = (rows, where, metric) => {
+  const v = select(rows, where).map((r) => /** @type {number} */ (r[metric])).filter(Number.isFinite);
+  return v.length ? median(v) : NaN;
+};
+const kib = (/** @type {number} */ bps) => (Number.isFinite(bps) ? `${Math.round(bps / KIB)} KiB/s` : 'n/a');
+const pct = (/** @type {number} */ x) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : 'n/a');
+const num = (/** @type {number} */ x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+const ratio = (/** @type {number} */ a, /** @type {number} */ b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN);
+const verdict = (/** @type {boolean | null} */ ok) => (ok === null ? 'no data' : ok ? 'holds' : 'does not hold');
+
+/**
+ * @param {object} o
+ * @param {Row[]} o.rows
+ * @param {string} o.dir
+ * @param {object} o.meta   {preset, fleet, concurrency, startedAt, finishedAt, cores, commit, calibration?, origoUrl}
+ * @returns {{markdown: string, claims: string, targets: {name: string, ok: boolean | null}[]}}
+ */
+export function writeReport({ rows, dir, meta }) {
+  const figures = [];
+  const fig = (/** @type {string} */ file, /** @type {string} */ caption, /** @type {Parameters<typeof boxplotSvg>[0]} */ spec) => {
+    const hasData = spec.ticks.some((t) => spec.modes.some((m) => spec.values(t, m).length > 0));
+    if (!hasData) return;
+    writeFileSync(join(dir, file), boxplotSvg(spec));
+    figures.push(`### ${caption}\n\n![${caption}](${file})\n`);
+  };
+  const comps = Object.keys(COMPOSITIONS).filter((c) => MODES.some((m) => select(rows, base(c, m)).length));
+  const metricOf = (/** @type {keyof Row} */ k) => (/** @type {Partial<Row>} */ where) => select(rows, where).map((r) => /** @type {number} */ (r[k]));
+
+  // FIGURE 11: goodput, throughput and normalized goodput over N and the proxies' rates.
+  for (const [metric, label, scale, file] of /** @type {const} */ ([['goodputBps', 'goodput (KiB/s)', KIB, 'fig11-goodput.svg'], ['throughputBps', 'throughput (KiB/s)', KIB, 'fig11-throughput.svg'], ['normalizedGoodput', 'normalized goodput', 1, 'fig11-normalized.svg']])) {
+    fig(file, `FIGURE 11 — ${label}, 1–2 MB chunks, w=240, g=24, by proxies used`, {
+      title: `FIGURE 11: ${label} by proxy set (1–2 MB chunks, w=240, g=24)`, yName: label, ticks: comps, modes: [...MODES], scale,
+      values: (t, m) => metricOf(metric)(base(t, m)),
+      lines: metric === 'goodputBps' ? [{ value: (TARGET_SHARE * 4 * SLOW_BPS) / KIB, label: 'target N=4: 0.8×4×896' }, { value: (TARGET_SHARE * 5 * SLOW_BPS) / KIB, label: 'target mix: 0.8×4480' }] : metric === 'normalizedGoodput' ? [{ value: 0.9, label: 'target 0.9' }] : [],
+    });
+  }
+  // FIGURE 12: normalized goodput by chunk size on the mix.
+  const bins = Object.keys(SIZE_BINS).filter((b) => MODES.some((m) => select(rows, { ...base(MIX, m), sizeBin: b }).length));
+  fig('fig12-size.svg', 'FIGURE 12 — normalized goodput by chunk size, 1×1792 + 3×896 KiB/s', {
+    title: 'FIGURE 12: normalized goodput by chunk size (1×1792 + 3×896 KiB/s)', yName: 'normalized goodput', ticks: bins, modes: [...MODES],
+    values: (t, m) => metricOf('normalizedGoodput')({ ...base(MIX, m), sizeBin: t }),
+  });
+  // FIGURE 13: generation size (Coded only varies; the others are the g-independent baseline).
+  const gs = [...new Set(select(rows, { composition: MIX, mode: 'coded', window: DEFAULT_WINDOW, lossPct: 0, sizeBin: MAIN_BIN }).map((r) => r.generationSize))].sort((a, b) => a - b);
+  fig('fig13-generation.svg', 'FIGURE 13 — normalized goodput by generation size g (mix, w=240)', {
+    title: 'FIGURE 13: normalized goodput by g (1×1792 + 3×896, w=240)', yName: 'normalized goodput', ticks: gs.map((g) => `g=${g}`), modes: PAPER_MODES,
+    values: (t, m) => metricOf('normalizedGoodput')(m === 'coded' ? { ...base(MIX, m), generationSize: Number(t.slice(2)) } : base(MIX, m)),
+  });
+  // FIGURE 14: window size (MUTP only varies).
+  const ws = [...new Set(select(rows, { composition: MIX, mode: 'uncoded', lossPct: 0, sizeBin: MAIN_BIN }).map((r) => r.window))].sort((a, b) => a - b);
+  fig('fig14-window.svg', 'FIGURE 14 — normalized goodput by window size w (mix, g=24)', {
+    title: 'FIGURE 14: normalized goodput by w (1×1792 + 3×896, g=24)', yName: 'normalized goodput', ticks: ws.map((w) => `w=${w}`), modes: PAPER_MODES,
+    values: (t, m) => metricOf('normalizedGoodput')(m === 'parallel-http' ? base(MIX, m) : { ...base(MIX, m), window: Number(t.slice(2)) }),
+  });
+  // FIGURE 15: loss.
+  const losses = [...new Set(select(rows, { composition: MIX, mode: 'parallel-http', sizeBin: MAIN_BIN }).map((r) => r.lossPct))].sort((a, b) => a - b);
+  for (const [metric, label, scale, file] of /** @type {const} */ ([['goodputBps', 'goodput (KiB/s)', KIB, 'fig15-loss-goodput.svg'], ['normalizedGoodput', 'normalized goodput', 1, 'fig15-loss-normalized.svg']])) {
+    fig(file, `FIGURE 15 — ${label} by loss rate (mix, w=240, g=24)`, {
+      title: `FIGURE 15: ${label} by loss (1×1792 + 3×896)`, yName: label, ticks: losses.map((l) => `${l}%`), modes: [...MODES], scale,
+      values: (t, m) => metricOf(metric)({ ...base(MIX, m), lossPct: Number(t.slice(0, -1)) }),
+    });
+  }
+  // CPU: to explain misses (2 shared cores).
+  for (const [metric, label, file] of /** @type {const} */ ([['proxyCpuMax', 'busiest proxy CPU (fraction of a core)', 'cpu-proxy.svg'], ['clientCpu', 'client CPU (fraction of a core)', 'cpu-client.svg']])) {
+    fig(file, `CPU — ${label}, FIGURE 11 conditions`, {
+      title: `${label}`, yName: 'cores', ticks: comps, modes: [...MODES], values: (t, m) => metricOf(metric)(base(t, m)),
+    });
+  }
+
+  // ---- claims: the paper's vs our medians ----
+  const g = (/** @type {string} */ c, /** @type {string} */ m, /** @type {Partial<Row>} */ extra = {}) => med(rows, { ...base(c, m), ...extra }, 'goodputBps');
+  const ng = (/** @type {string} */ c, /** @type {string} */ m, /** @type {Partial<Row>} */ extra = {}) => med(rows, { ...base(c, m), ...extra }, 'normalizedGoodput');
+  const claimRows = [];
+  const claim = (/** @type {string} */ paper, /** @type {string} */ ours, /** @type {boolean | null} */ ok) => claimRows.push(`| ${paper} | ${ours} | ${verdict(ok)} |`);
+  const near = (/** @type {number} */ r) => (Number.isFinite(r) ? Math.abs(r - 1) <= APPROX_BAND || r > 1 : null);
+  {
+    const ru = ratio(g('2x896', 'uncoded'), g('2x896', 'parallel-http'));
+    const rc = ratio(g('2x896', 'coded'), g('2x896', 'parallel-http'));
+    claim('MUTP goodput ≈ Parallel HTTP at N=2 (FIG. 11)', `2×896: Uncoded ${kib(g('2x896', 'uncoded'))}, Coded ${kib(g('2x896', 'coded'))}, Parallel HTTP ${kib(g('2x896', 'parallel-http'))} (×${num(ru)}, ×${num(rc)})`, Number.isFinite(ru) && Number.isFinite(rc) ? Boolean(near(ru) && near(rc)) : null);
+  }
+  for (const c of ['4x896', '6x896']) {
+    const ru = ratio(g(c, 'uncoded'), g(c, 'parallel-http'));
+    const rc = ratio(g(c, 'coded'), g(c, 'parallel-http'));
+    claim(`MUTP goodput > Parallel HTTP at N ≥ 4 (${c.replace('x', '×')})`, `Uncoded ${kib(g(c, 'uncoded'))} (×${num(ru)}), Coded ${kib(g(c, 'coded'))} (×${num(rc)}), Parallel HTTP ${kib(g(c, 'parallel-http'))}`, Number.isFinite(ru) && Number.isFinite(rc) ? ru > 1 && rc > 1 : null);
+  }
+  {
+    const best = (/** @type {string} */ m) => {
+      let top = { r: NaN, c: '' };
+      for (const c of comps) {
+        const r = ratio(ng(c, m), ng(c, 'parallel-http'));
+        if (Number.isFinite(r) && !(r <= top.r)) top = { r, c };
+      }
+      return top;
+    };
+    const u = best('uncoded');
+    const c = best('coded');
+    claim('Normalized goodput: Uncoded up to 2× Parallel HTTP (FIG. 11)', `up to ×${num(u.r)} (${u.c})`, Number.isFinite(u.r) ? u.r >= 2 * (1 - APPROX_BAND) : null);
+    claim('Normalized goodput: Coded up to 3× Parallel HTTP (FIG. 11)', `up to ×${num(c.r)} (${c.c})`, Number.isFinite(c.r) ? c.r >= 3 * (1 - APPROX_BAND) : null);
+  }
+  {
+    const r = ratio(ng(MIX, 'uncoded', { window: 480 }), ng(MIX, 'parallel-http'));
+    claim('w=480: Uncoded normalized goodput +40% over HTTP (FIG. 14)', `Uncoded ${num(ng(MIX, 'uncoded', { window: 480 }))} vs Parallel HTTP ${num(ng(MIX, 'parallel-http'))}: ${Number.isFinite(r) ? `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(0)}%` : 'n/a'}`, Number.isFinite(r) ? r >= 1.4 * (1 - APPROX_BAND / 2) : null);
+  }
+  {
+    const vals = gs.map((x) => ng(MIX, 'coded', { generationSize: x })).filter(Number.isFinite);
+    const spread = vals.length > 1 ? Math.max(...vals) / Math.min(...vals) - 1 : NaN;
+    claim('Generation size g has no significant effect (FIG. 13)', `Coded normalized goodput ${gs.map((x) => `g=${x}: ${num(ng(MIX, 'coded', { generationSize: x }))}`).join(', ')} (spread ${pct(spread)})`, Number.isFinite(spread) ? spread <= NO_EFFECT_SPREAD : null);
+  }
+  {
+    const drop = (/** @type {string} */ m) => 1 - ratio(g(MIX, m, { lossPct: 1 }), g(MIX, m));
+    const dh = drop('parallel-http');
+    const du = drop('uncoded');
+    const dc = drop('coded');
+    claim('At 1% loss Parallel HTTP drops while MUTP holds (FIG. 15)', `goodput change at 1% vs 0%: Parallel HTTP −${pct(dh)}, Range-split −${pct(drop('range-http'))}, Uncoded −${pct(du)}, Coded −${pct(dc)}`, [dh, du, dc].every(Number.isFinite) ? dh > du && dh > dc : null);
+  }
+  const claims = ['| paper claim | our medians | verdict |', '|---|---|---|', ...claimRows].join('\n');
+
+  // ---- targets (issue 7) ----
+  /** @type {{name: string, ok: boolean | null}[]} */
+  const targets = [];
+  const targetRows = [];
+  const why = (/** @type {string} */ c, /** @type {string} */ m) => {
+    const s = select(rows, base(c, m));
+    if (!s.length) return '';
+    const pc = median(s.map((r) => r.proxyCpuMax));
+    const cc = median(s.map((r) => r.clientCpu));
+    const la = median(s.map((r) => r.loadavg1));
+    const bound = [pc > CPU_BOUND_FRACTION ? `the busiest proxy used ${pct(pc)} of a core` : '', cc > CPU_BOUND_FRACTION ? `the client used ${pct(cc)} of a core` : ''].filter(Boolean);
+    return `busiest proxy CPU ${pct(pc)}, client CPU ${pct(cc)} of a core, load average ${num(la, 1)} on ${meta.cores} cores${bound.length ? ` → CPU-bound: ${bound.join(', ')}` : ' → not CPU-bound by these numbers; the shortfall is protocol/transport (WebRTC SCTP pacing, feedback round trips)'}`;
+  };
+  const target = (/** @type {string} */ name, /** @type {number} */ value, /** @type {number} */ goal, /** @type {string} */ shown, /** @type {string} */ c) => {
+    const ok = Number.isFinite(value) ? value >= goal : null;
+    targets.push({ name, ok });
+    targetRows.push(`| ${name} | ${shown} | ${ok === null ? 'no data' : ok ? 'met' : 'MISSED'} | ${ok === false ? why(c, 'coded') : ''} |`);
+  };
+  const linkSum4 = 4 * SLOW_BPS;
+  target('Coded goodput at N=4 (4×896) ≥ 0.8 × 4 × 896 KiB/s = 2867 KiB/s', g('4x896', 'coded'), TARGET_SHARE * linkSum4, `${kib(g('4x896', 'coded'))} (${pct(g('4x896', 'coded') / linkSum4)} of the links)`, '4x896');
+  target('Coded normalized goodput ≥ 0.9 (4×896)', ng('4x896', 'coded'), 0.9, `${num(ng('4x896', 'coded'))} (all FIG. 11 sets: ${comps.map((c) => `${c} ${num(ng(c, 'coded'))}`).join(', ')})`, '4x896');
+  target('Coded goodput at N=4 ≥ 3 × Parallel HTTP\'s', ratio(g('4x896', 'coded'), g('4x896', 'parallel-http')), 3, `×${num(ratio(g('4x896', 'coded'), g('4x896', 'parallel-http')))} (${kib(g('4x896', 'coded'))} vs ${kib(g('4x896', 'parallel-http'))})`, '4x896');
+  const mixSum = 5 * SLOW_BPS;
+  target('Mix 1×1792 + 3×896: Coded goodput ≥ 0.8 × 4480 KiB/s = 3584 KiB/s', g(MIX, 'coded'), TARGET_SHARE * mixSum, `${kib(g(MIX, 'coded'))} (${pct(g(MIX, 'coded') / mixSum)} of the links)`, MIX);
+
+  // ---- per-box table ----
+  const keys = [...new Set(rows.map((r) => r.key))];
+  const boxRows = keys.map((k) => {
+    const all = rows.filter((r) => r.key === k);
+    const ok = all.filter((r) => r.ok);
+    const r0 = all[0];
+    const m = (/** @type {keyof Row} */ f) => median(ok.map((r) => /** @type {number} */ (r[f])).filter(Number.isFinite));
+    return `| ${r0.composition} | ${modeName(r0.mode)} | ${HTTP_MODES.includes(r0.mode) ? '–' : r0.window} | ${r0.mode === 'coded' ? r0.generationSize : '–'} | ${r0.lossPct}% | ${r0.sizeBin} | ${ok.length}/${all.length} | ${kib(m('goodputBps'))} | ${kib(m('throughputBps'))} | ${num(m('normalizedGoodput'))} | ${pct(m('proxyCpuMax'))} | ${pct(m('clientCpu'))} |`;
+  });
+  const failures = rows.filter((r) => !r.ok);
+  const failureCodes = Object.entries(failures.reduce((a, r) => ({ ...a, [r.error ?? 'unknown']: (a[r.error ?? 'unknown'] ?? 0) + 1 }), /** @type {Record<string, number>} */ ({})));
+  const perBox = keys.map((k) => rows.filter((r) => r.key === k && r.ok).length);
+
+  const markdown = [
+    `# MUTP testbed campaign — preset \`${meta.preset}\``,
+    '',
+    `Run ${meta.startedAt} → ${meta.finishedAt} (${num(meta.elapsedMin, 1)} min) on ${meta.cores} cores, commit \`${meta.commit}\`. Fleet \`${meta.fleet}\` (KiB = 1024 B; the paper's "896 KB/s" is 896 KiB/s), ` +
+      `up to ${meta.concurrency} downloads at a time, each on its own proxies. ${rows.length} downloads, ${failures.length} failed${failureCodes.length ? ` (${failureCodes.map(([c, n]) => `${c}: ${n}`).join(', ')})` : ''}; ` +
+      `successful downloads per box: min ${Math.min(...perBox)}, median ${median(perBox)}. Logs went to Origo (${meta.origoUrl}, DuckDB \`origo.duckdb\` in this folder: open it with the dashboard).`,
+    '',
+    'Chunks are 1–2 MB (uniform on a 32 KiB grid) except in FIGURE 12. Each proxy\'s upload is shaped with `shaping/shape` (htb on its veth); loss is dropped at each receiver\'s INPUT chain, on both directions of the links a download uses. ' +
+      'The machine is shared (2 cores, other jobs running): numbers are noisy, and CPU columns say how busy the proxies and the client were. There is no emulated delay (RTT ≈ 0.1 ms on the bridge).',
+    '',
+    meta.calibration ? `**Shaping check:** ${meta.calibration}\n` : '',
+    '## Paper claims vs our medians',
+    '',
+    claims,
+    '',
+    '## Targets (issue 7)',
+    '',
+    '| target | measured (median) | result | why (if missed) |',
+    '|---|---|---|---|',
+    ...targetRows,
+    '',
+    '## Figures',
+    '',
+    ...figures,
+    '## Every box',
+    '',
+    '| proxies | mode | w | g | loss | chunk | ok/all | goodput | throughput | normalized | busiest proxy CPU | client CPU |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...boxRows,
+    '',
+    `Goodput = bytes delivered / duration; throughput = bytes received (duplicates and aborted parallel responses included) / duration; normalized goodput = goodput / throughput (paper, eq. 2). Duration runs from the chunk request to the last byte. Modes: ${MODES.map(modeName).join(', ')}; ${MUTP_MODES.map(modeName).join(' and ')} run over WebRTC data channels (node-datachannel).`,
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'README.md'), markdown);
+  return { markdown, claims, targets };
+}
