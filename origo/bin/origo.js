@@ -43,6 +43,7 @@ if (cli.command === 'help') {
   try {
     const origo = await started;
     process.stdout.write(`origo listening on ${origo.url} (db ${cli.config.db})\n`);
+    if (origo.adminUrl) process.stdout.write(`admin dashboard on ${origo.adminUrl}\n`);
   } catch (err) {
     process.stderr.write(`origo: ${err.message} [${err.code ?? 'ERR_START'}]\n`);
     process.exit(EXIT_FAILURE);

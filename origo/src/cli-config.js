@@ -20,6 +20,8 @@ Options (flag, or environment variable):
   --trust-proxy <v>     ORIGO_TRUST_PROXY    Express 'trust proxy' behind a reverse proxy: a hop count,
                                              'loopback', or an address list (default off)
   --rate-limit <n>      ORIGO_RATE_LIMIT     /api requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
+  --admin-password <s>  ORIGO_ADMIN_PASSWORD password of the /admin dashboard (required; kept only as a scrypt hash)
+  --insecure-dev                             allow an empty or default admin password (empty → "admin"), for local use only
   -h, --help                                 show this help
 
 A proxy's token is HMAC-SHA256(secret, proxyId) in lowercase hex; \`origo token <id>\` prints it.`;
@@ -58,6 +60,8 @@ export function parseCli(argv, env) {
         'proxy-secret': { type: 'string' },
         'trust-proxy': { type: 'string' },
         'rate-limit': { type: 'string' },
+        'admin-password': { type: 'string' },
+        'insecure-dev': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -83,5 +87,9 @@ export function parseCli(argv, env) {
   const db = pick('db', 'ORIGO_DB') ?? DEFAULT_DB;
   const rateLimitPerMinute = integer('--rate-limit', pick('rate-limit', 'ORIGO_RATE_LIMIT') ?? String(DEFAULT_RATE_LIMIT_PER_MINUTE), 0, 1e9);
   const trustProxy = trustProxyValue(pick('trust-proxy', 'ORIGO_TRUST_PROXY') ?? 'false');
-  return { command: 'serve', config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy } };
+  // Always set (never undefined), so the CLI cannot start with the dashboard silently off; startOrigo
+  // refuses an empty or default one unless --insecure-dev.
+  const adminPassword = pick('admin-password', 'ORIGO_ADMIN_PASSWORD') ?? '';
+  const insecureDev = values['insecure-dev'] === true;
+  return { command: 'serve', config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy, adminPassword, insecureDev } };
 }

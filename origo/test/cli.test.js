@@ -16,7 +16,7 @@ describe('origo: CLI configuration', () => {
   it('has the documented defaults', () => {
     assert.deepEqual(parseCli([], env), {
       command: 'serve',
-      config: { port: 8080, host: '127.0.0.1', db: DEFAULT_DB, proxySecret: SECRET, rateLimitPerMinute: 1200, trustProxy: false },
+      config: { port: 8080, host: '127.0.0.1', db: DEFAULT_DB, proxySecret: SECRET, rateLimitPerMinute: 1200, trustProxy: false, adminPassword: '', insecureDev: false },
     });
     assert.match(DEFAULT_DB, /^\.\/\.data\//);
   });
@@ -73,6 +73,25 @@ describe('origo: bin/origo.js', () => {
     assert.match(bad.err(), /--port must be an integer.*ERR_BAD_FLAG/);
   });
 
+  it('refuses to start with an empty or default admin password; --insecure-dev starts with a loud warning', async () => {
+    for (const password of [undefined, '', 'admin', 'changeme']) {
+      const env = { ORIGO_PROXY_SECRET: SECRET, ORIGO_PORT: '0', ORIGO_DB: ':memory:', ORIGO_ADMIN_PASSWORD: password };
+      if (password === undefined) delete env.ORIGO_ADMIN_PASSWORD;
+      const refused = run([], /** @type {Record<string, string>} */ (env));
+      assert.notEqual(await refused.exit, 0);
+      assert.match(refused.err(), /ERR_ADMIN_PASSWORD/);
+      assert.doesNotMatch(refused.out(), /listening/);
+    }
+    const dev = run(['--insecure-dev'], { ORIGO_PROXY_SECRET: SECRET, ORIGO_PORT: '0', ORIGO_DB: ':memory:', ORIGO_ADMIN_PASSWORD: '' });
+    await new Promise((resolve, reject) => {
+      dev.child.stdout.on('data', () => /admin dashboard on http/.test(dev.out()) && resolve(undefined));
+      dev.exit.then((code) => reject(new Error(`exited ${code}: ${dev.err()}`)));
+    });
+    assert.match(dev.err(), /WARN !!! INSECURE DEV MODE/);
+    dev.child.kill('SIGTERM');
+    assert.equal(await dev.exit, 0);
+  });
+
   it('token prints the proxy token', async () => {
     const t = run(['token', 'p3'], { ORIGO_PROXY_SECRET: SECRET });
     assert.equal(await t.exit, 0);
@@ -83,7 +102,7 @@ describe('origo: bin/origo.js', () => {
     const dir = await mkdtemp(join(tmpdir(), 'origo-cli-'));
     const db = join(dir, 'cli.duckdb');
     try {
-      const server = run([], { ORIGO_PROXY_SECRET: SECRET, ORIGO_PORT: '0', ORIGO_DB: db });
+      const server = run([], { ORIGO_PROXY_SECRET: SECRET, ORIGO_PORT: '0', ORIGO_DB: db, ORIGO_ADMIN_PASSWORD: 'a-real-admin-password' });
       const url = await new Promise((resolve, reject) => {
         server.child.stdout.on('data', () => {
           const m = server.out().match(/listening on (http:\/\/\S+)/);
