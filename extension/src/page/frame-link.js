@@ -20,17 +20,18 @@ export function createFrameLink({ requestFrame, warn }) {
   /** @type {((p: MessagePort) => void)[]} */
   const portWaiters = [];
   let nextId = 1;
-  /** @type {Map<number, {events: FrameEvent[], wake: (() => void) | null}>} */
+  /** @type {Map<number, {events: FrameEvent[], wake: (() => void) | null, port: MessagePort | null}>} */
   const live = new Map();
 
   /** @param {MessagePort} p */
   function attach(p) {
-    if (port) port.close();
+    const old = port;
+    if (old) old.close();
     port = p;
     port.onmessage = (e) => onFrameMessage(e.data);
-    for (const w of portWaiters.splice(0)) w(p);
     // a frame that was replaced (navigation, reload) cannot finish what the old one started
-    for (const [id, r] of live) push(id, r, { t: 'fail', code: 'ERR_FRAME_RESET', message: 'the download frame was replaced' });
+    for (const [id, r] of live) if (old && r.port === old) push(id, r, { t: 'fail', code: 'ERR_FRAME_RESET', message: 'the download frame was replaced' });
+    for (const w of portWaiters.splice(0)) w(p);
   }
 
   /** @param {unknown} m */
@@ -74,12 +75,11 @@ export function createFrameLink({ requestFrame, warn }) {
    */
   function open(url, range) {
     const id = nextId++;
-    const r = { events: /** @type {FrameEvent[]} */ ([]), wake: null };
+    const r = { events: /** @type {FrameEvent[]} */ ([]), wake: null, port: /** @type {MessagePort | null} */ (null) };
     live.set(id, r);
-    let sent = false;
     getPort().then((p) => {
       if (!live.has(id)) return;
-      sent = true;
+      r.port = p;
       p.postMessage({ t: 'get', id, url, range });
     });
     return {
@@ -90,7 +90,7 @@ export function createFrameLink({ requestFrame, warn }) {
       },
       cancel() {
         live.delete(id);
-        if (sent) port?.postMessage({ t: 'abort', id });
+        r.port?.postMessage({ t: 'abort', id });
       },
     };
   }

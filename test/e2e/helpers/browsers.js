@@ -1,0 +1,60 @@
+// Headless Debian Chromium and Firefox ESR with the built extension loaded (puppeteer-core,
+// recipes from the field notes). Each returns the extension's base URL so tests can open its
+// options page and popup, and set the options through extension storage.
+import puppeteer from 'puppeteer-core';
+import { mkdtemp, rm, access } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const FIREFOX = '/usr/bin/firefox-esr';
+const SERVICE_WORKER_TIMEOUT_MS = 30_000; // field notes: the extension's worker can take a while on a busy box
+
+/** @param {string} extDir */
+export async function launchChromium(extDir) {
+  const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-chromium-'));
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM, headless: true, userDataDir,
+    args: [
+      '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      `--disable-extensions-except=${extDir}`, `--load-extension=${extDir}`,
+      '--autoplay-policy=no-user-gesture-required',
+      '--disable-features=WebRtcHideLocalIpsWithMdns', // raw host candidates: the proxies are on 127.0.0.1
+    ],
+  });
+  const worker = await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().endsWith('/background.js'), { timeout: SERVICE_WORKER_TIMEOUT_MS });
+  const base = new URL('/', worker.url()).href;
+  return { browser, base, close: async () => { await browser.close(); await rm(userDataDir, { recursive: true, force: true }); } };
+}
+
+/**
+ * Firefox with the extension as a temporary add-on. Its moz-extension UUID is pinned through
+ * the `extensions.webextensions.uuids` pref so the test knows the options page's URL.
+ * @param {string} extDir
+ * @param {string} addonId
+ */
+export async function launchFirefox(extDir, addonId) {
+  const uuid = randomUUID();
+  const browser = await puppeteer.launch({
+    browser: 'firefox', executablePath: FIREFOX, headless: true,
+    extraPrefsFirefox: {
+      'extensions.webextensions.uuids': JSON.stringify({ [addonId]: uuid }),
+      'media.autoplay.default': 0, // allow autoplay
+      'media.peerconnection.ice.obfuscate_host_addresses': false, // raw host candidates, as in Chromium
+      'extensions.manifestV3.enabled': true,
+    },
+  });
+  await browser.installExtension(extDir);
+  return { browser, base: `moz-extension://${uuid}/`, close: () => browser.close() };
+}
+
+/** @param {string} file */
+export async function exists(file) {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

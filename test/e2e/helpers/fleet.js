@@ -1,0 +1,57 @@
+// The local fleet for the end-to-end tests, in this process, on 127.0.0.1 only: Origo and N
+// proxies whose allowlist holds the test video site (as `npm start` with MUTP_ALLOWED_HOSTS).
+import { randomBytes } from 'node:crypto';
+import { startOrigo, proxyToken } from '@mutp/origo';
+import { startProxy } from '@mutp/proxy';
+
+const FLEET_READY_TIMEOUT_MS = 20_000; // proxies register over socket.io; slow on a busy 2-core box
+const STATUS_EVERY_MS = 1000; // proxy status period (fast, so Origo notices restarts quickly)
+const silent = { info() {}, warn() {}, error() {} };
+
+/**
+ * @param {{proxyCount: number, allowedHosts: string[]}} o
+ */
+export async function startLocalFleet({ proxyCount, allowedHosts }) {
+  const secret = randomBytes(16).toString('hex');
+  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0 });
+  /** @type {{id: string, close: () => Promise<void>}[]} */
+  const proxies = [];
+  for (let i = 1; i <= proxyCount; i++) {
+    const id = `e2e-${i}`;
+    const p = await startProxy({
+      id, token: proxyToken(secret, id), host: '127.0.0.1', port: 0, origoUrl: origo.url,
+      allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger: silent,
+    });
+    proxies.push({ id, close: () => p.close() });
+  }
+  await waitForProxies(origo.url, proxyCount);
+  let origoClosed = false;
+  return {
+    origo, proxies,
+    killProxies: () => Promise.all(proxies.splice(0).map((p) => p.close())),
+    async closeOrigo() {
+      if (origoClosed) return;
+      origoClosed = true;
+      await origo.close();
+    },
+    async close() {
+      await Promise.all(proxies.splice(0).map((p) => p.close()));
+      await this.closeOrigo();
+    },
+  };
+}
+
+/** @param {string} origoUrl @param {number} count */
+async function waitForProxies(origoUrl, count) {
+  const deadline = Date.now() + FLEET_READY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const body = await (await fetch(`${origoUrl}/api/proxies`)).json();
+      if (Array.isArray(body?.proxies) && body.proxies.length >= count) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`only some of ${count} proxies registered within ${FLEET_READY_TIMEOUT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
