@@ -41,7 +41,7 @@ const commands = {
     }
   },
   async flush() {
-    return { flushed: await client.flushLogs(LOG_FLUSH_TIMEOUT_MS), counters: client.logCounters() };
+    return { flushed: await client.flushLogs(LOG_FLUSH_TIMEOUT_MS), counters: client.logCounters(), pending: client.pendingLogs() };
   },
 };
 

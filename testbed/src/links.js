@@ -29,8 +29,10 @@ export function shapeUpload(ns, bps) {
 export function shapedClassStats(ns) {
   const out = inNs(ns, ['tc', '-s', 'class', 'show', 'dev', 'eth0']);
   const bytes = Number(/Sent (\d+) bytes/.exec(out)?.[1] ?? NaN);
-  const rate = /rate (\d+)bit/.exec(out);
-  return { bytes, rateBitsPerSec: rate ? Number(rate[1]) : null };
+  // tc prints rates rounded with a unit: "7340Kbit", "14680Kbit", "1Mbit"
+  const rate = /rate (\d+(?:\.\d+)?)([KMG]?)bit/.exec(out);
+  const mult = { '': 1, K: 1e3, M: 1e6, G: 1e9 }[rate?.[2] ?? ''];
+  return { bytes, rateBitsPerSec: rate ? Number(rate[1]) * mult : null };
 }
 
 /**

@@ -20,7 +20,8 @@ const ENTRY = {
   agent: fileURLToPath(new URL('./client-agent.js', import.meta.url)),
 };
 const PORTS = /** @type {const} */ ({ origo: 8080, proxy: 8090, origin: 8000 }); // each process has its own namespace, so fixed ports never clash
-const FLEET_READY_TIMEOUT_MS = 30_000; // 18 proxies start on 2 busy cores
+const FLEET_READY_BASE_MS = 30_000; // Origo (DuckDB) and the first proxies start on 2 busy cores
+const FLEET_READY_PER_PROXY_MS = 5000; // each proxy's Node start-up + socket.io handshake, under load
 const REQUIRED_TOOLS = ['ip', 'tc', 'iptables'];
 
 /**
@@ -62,13 +63,14 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
 
     const secret = randomBytes(32).toString('hex'); // per run: tokens of an earlier run are worthless
+    const adminPassword = randomBytes(12).toString('base64url'); // the dashboard's login for this run
     const originUrl = `http://${topo.origin.ip}:${PORTS.origin}`;
     const origoUrl = `http://${topo.origo.ip}:${PORTS.origo}`;
     children.push(spawnInNs({ ns: topo.origin.ns, script: ENTRY.origin, args: ['--host', topo.origin.ip, '--port', String(PORTS.origin)], logFile: join(dir, 'origin.log') }));
     children.push(spawnInNs({
       ns: topo.origo.ns, script: ENTRY.origo, logFile: join(dir, 'origo.log'),
       args: ['--host', topo.origo.ip, '--port', String(PORTS.origo), '--db', origoDb ?? join(dir, 'origo.duckdb'), '--rate-limit', '0'],
-      env: { ORIGO_PROXY_SECRET: secret },
+      env: { ORIGO_PROXY_SECRET: secret, ORIGO_ADMIN_PASSWORD: adminPassword },
     }));
     /** @type {TestbedProxy[]} */
     const proxies = topo.proxies.map((p, i) => {
@@ -85,7 +87,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     const agentChild = spawnInNs({ ns: topo.client.ns, script: ENTRY.agent, args: [origoUrl], logFile: join(dir, 'client.log'), pipeStdio: true });
     children.push(agentChild);
     const agent = createAgentRpc(agentChild);
-    await agent.call({ cmd: 'waitFleet', count: proxies.length, timeoutMs: FLEET_READY_TIMEOUT_MS });
+    await agent.call({ cmd: 'waitFleet', count: proxies.length, timeoutMs: FLEET_READY_BASE_MS + FLEET_READY_PER_PROXY_MS * proxies.length });
 
     const links = proxies.map((p) => ({ clientNs: topo.client.ns, clientIp: topo.client.ip, proxyNs: p.ns, proxyIp: p.ip }));
     if (lossPct > 0) links.forEach((l) => setLinkLoss(l, lossPct));
@@ -95,6 +97,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       topology: topo,
       origoUrl,
       originUrl,
+      adminPassword,
       proxies,
       agentPid: agentChild.pid ?? 0,
       /** URL of a deterministic demo object of `kib` KiB on the origin. @param {number} kib */

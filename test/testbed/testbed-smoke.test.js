@@ -1,0 +1,101 @@
+// CI smoke run of the namespace testbed: 2 shaped proxies, real Origo/proxies/client, every
+// mode once, the shaping verified, logs stored in Origo, and nothing left behind.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { requireOrSkip } from '../support/require-tool.js';
+import { startTestbed } from '../../testbed/src/testbed.js';
+import { listNamespaces } from '../../testbed/src/topology.js';
+import { parseRates } from '../../testbed/src/rates.js';
+import { shapedClassStats } from '../../testbed/src/links.js';
+
+const TAG = 'ci'; // namespaces mtb-ci-*: distinct from a campaign's (mtb-camp-*) running alongside
+const SUBNET = '10.219.7'; // a /24 of its own for the same reason
+const KIB = 1024;
+const LIMIT_BPS = 896 * KIB;
+const RATE_BITS = LIMIT_BPS * 8; // 7340032 bit/s, what htb must be configured with
+const SHAPING_CHECK_KIB = 2048; // one proxy alone: a 2 MiB object takes ~2.3 s at 896 KiB/s
+const TC_DISPLAY_ROUNDING_BITS = 1000; // tc shows 7340032 bit/s as "7340Kbit"
+const SHAPER_SLACK = 1.1; // htb's burst and timing: never more than 10% over the limit
+const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];
+const CAMPAIGN = fileURLToPath(new URL('../../testbed/bin/campaign.js', import.meta.url));
+const TESTBED = fileURLToPath(new URL('../../testbed/bin/testbed.js', import.meta.url));
+
+describe('testbed (network namespaces, smoke)', function () {
+  this.timeout(120_000);
+  /** @type {Awaited<ReturnType<typeof startTestbed>>} */
+  let tb;
+
+  before(async function () {
+    requireOrSkip(this, { commands: ['ip', 'tc', 'iptables'], root: true });
+    tb = await startTestbed({ rates: parseRates('2x896KiB'), dir: mkdtempSync(join(tmpdir(), 'mtb-smoke-')), tag: TAG, subnet: SUBNET, origoDb: ':memory:' });
+  });
+  after(async () => {
+    await tb?.close();
+  });
+
+  it('shapes every proxy\'s uplink with htb at 896 KiB/s and a lone download never beats it', async () => {
+    for (const p of tb.proxies) {
+      const configured = shapedClassStats(p.ns).rateBitsPerSec; // tc rounds to kbit for display
+      assert.ok(Math.abs(configured - RATE_BITS) <= TC_DISPLAY_ROUNDING_BITS, `${p.id} htb rate ${configured}`);
+    }
+    const p = tb.proxies[0];
+    const before = shapedClassStats(p.ns).bytes;
+    const r = await tb.download({ url: tb.objectUrl(SHAPING_CHECK_KIB), mode: 'parallel-http', proxies: [{ id: p.id, url: p.url }] });
+    assert.equal(r.error, undefined);
+    assert.equal(r.stats.netBytes, SHAPING_CHECK_KIB * KIB);
+    const goodput = r.stats.netBytes / (r.stats.durationMs / 1000);
+    console.log(`      one 896 KiB/s proxy, TCP: ${(goodput / KIB).toFixed(0)} KiB/s of payload`);
+    assert.ok(goodput <= LIMIT_BPS * SHAPER_SLACK, `goodput ${goodput} B/s exceeds the shaped rate`);
+    // every byte went through the shaper: the htb class counted at least the payload
+    assert.ok(shapedClassStats(p.ns).bytes - before >= SHAPING_CHECK_KIB * KIB);
+  });
+
+  for (const mode of MODES) {
+    it(`downloads a 1 MiB chunk through 2 proxies with ${mode}`, async () => {
+      const req = { url: tb.objectUrl(1024), mode, proxies: tb.proxies.map((p) => ({ id: p.id, url: p.url })) };
+      let r = await tb.download(req);
+      if (/ERR_RTC_CONNECT_TIMEOUT/.test(r.error?.message ?? '')) {
+        // ICE on 2 cores shared with other jobs can miss the client's 8 s connect deadline once; twice is a failure
+        console.log(`      retrying once after ${r.error.message}`);
+        r = await tb.download(req);
+      }
+      assert.equal(r.error, undefined, JSON.stringify(r.error));
+      assert.equal(r.stats.mode, mode);
+      assert.equal(r.stats.netBytes, 1024 * KIB);
+      assert.equal(r.stats.n, 2);
+      assert.ok(r.stats.grossBytes >= r.stats.netBytes);
+    });
+  }
+
+  it('drops packets on a lossy link at the receiver, and removes the rule again', () => {
+    tb.setLoss(2, [tb.proxies[0]]);
+    const rules = execFileSync('ip', ['netns', 'exec', tb.topology.client.ns, 'iptables', '-S', 'INPUT'], { encoding: 'utf8' });
+    assert.match(rules, new RegExp(`-s ${tb.proxies[0].ip.replaceAll('.', '\\.')}/32 .*--probability 0\\.02.*-j DROP`));
+    tb.setLoss(0, [tb.proxies[0]]);
+    assert.doesNotMatch(execFileSync('ip', ['netns', 'exec', tb.topology.client.ns, 'iptables', '-S', 'INPUT'], { encoding: 'utf8' }), /mtb-loss/);
+  });
+
+  it('stores the client\'s log records in Origo', async () => {
+    const { flushed, counters, pending } = await tb.flushLogs();
+    assert.equal(flushed, true, `${pending} records still queued: ${JSON.stringify(counters)}`);
+    assert.ok(counters.stored >= MODES.length + 1, JSON.stringify(counters));
+    assert.equal(counters.rejected, 0);
+  });
+
+  it('tears everything down on close', async () => {
+    await tb.close();
+    assert.deepEqual(listNamespaces(TAG), []);
+  });
+
+  it('refuses clearly without root', () => {
+    for (const bin of [TESTBED, CAMPAIGN]) {
+      const r = spawnSync('setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', process.execPath, bin], { encoding: 'utf8' });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /ERR_NEED_ROOT: .*needs root/);
+    }
+  });
+});
