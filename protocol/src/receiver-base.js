@@ -94,7 +94,7 @@ export class ReceiverBase {
    */
   pollFeedback(now) {
     const due = this.packetsSinceFeedback >= this.params.feedbackEvery || this.urgentFeedback ||
-      (this.packetsSinceFeedback > 0 && now - this.lastFeedbackAt >= this.params.feedbackMaxDelayMs);
+      (this.packetsSinceFeedback > 0 && now >= this.lastFeedbackAt + this.params.feedbackMaxDelayMs); // same sum as wakeAt()
     if (this.complete) {
       if (this.doneSent && !due) return null;
       // done again if packets keep coming: the earlier done was lost

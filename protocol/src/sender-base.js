@@ -122,8 +122,8 @@ export class SenderBase {
   /** Presume packets lost that have been in transit longer than the RTO. @param {number} now */
   expireTransit(now) {
     const q = this.transit;
-    const limit = now - this.rto();
-    while (q.length > 0 && q.frontTime() <= limit) {
+    const rto = this.rto();
+    while (q.length > 0 && q.frontTime() + rto <= now) { // same sum as wakeAt(), so a wake-up always expires something
       const item = q.frontItem();
       const seq = q.frontSeq();
       q.shift();
