@@ -1,6 +1,6 @@
 // Progressive RLNC decoder: the matrix stays in reduced row-echelon form after every packet,
 // so the data is ready the moment the rank reaches g (no final elimination pass).
-import { checkBytes } from './limits.js';
+import { checkBytes, checkRoom } from './limits.js';
 import { align } from './align.js';
 import { track, untrack, disposedError } from './lifetime.js';
 
@@ -49,9 +49,32 @@ export class Decoder {
    * @returns {boolean} true if the packet was innovative (raised the rank)
    */
   readPayload(payload) {
-    const mem = this._mem();
     checkBytes(payload, this.payloadSize, 'payload');
-    mem.set(payload, this._arena.base + this._row);
+    return this._read(payload, 0);
+  }
+
+  /**
+   * Like readPayload(), for a payload inside a larger buffer (e.g. a datagram after its
+   * header): no subarray view is created. The bytes are copied once into codec memory.
+   * @param {Uint8Array} source
+   * @param {number} [offset] first payload byte in `source`
+   * @returns {boolean} true if the packet was innovative
+   */
+  readPayloadFrom(source, offset = 0) {
+    checkRoom(source, offset, this.payloadSize, 'payload');
+    return this._read(source, offset);
+  }
+
+  /** @param {Uint8Array} src @param {number} offset */
+  _read(src, offset) {
+    const mem = this._mem();
+    const start = this._arena.base + this._row;
+    // a payload already written into inputView() needs no copy
+    if (src.buffer !== mem.buffer || src.byteOffset + offset !== start) {
+      const n = this.payloadSize;
+      if (offset === 0 && src.length === n) mem.set(src, start);
+      else mem.set(src.subarray(offset, offset + n), start);
+    }
     return this.readInput();
   }
 

@@ -1,5 +1,5 @@
 // RLNC encoder for one generation: coded packet = coefficients ‖ Σ cᵢ·symbolᵢ.
-import { checkBytes } from './limits.js';
+import { checkBytes, checkRoom } from './limits.js';
 import { align } from './align.js';
 import { CoefficientGenerator } from './coefficients.js';
 import { track, untrack, disposedError } from './lifetime.js';
@@ -24,6 +24,8 @@ export class Encoder {
     const dataBytes = symbols * symbolSize;
     this._payloadOffset = align(dataBytes);
     this._arena = backend.arena(this._payloadOffset + symbols + symbolSize);
+    /** @type {Uint8Array | null} cached view of the output slot */
+    this._view = null;
     track(this, this._arena);
   }
 
@@ -64,6 +66,32 @@ export class Encoder {
    * @returns {Uint8Array}
    */
   writePayloadView() {
+    this._writeNext();
+    return this._outView();
+  }
+
+  /**
+   * Allocation-free write: the next packet (coefficients, then coded bytes) goes straight into
+   * `target` at `offset`, e.g. after a datagram header. Same packet as writePayload().
+   * @param {Uint8Array} target
+   * @param {number} [offset] first byte to write; target needs payloadSize bytes from there
+   * @returns {number} bytes written (payloadSize)
+   */
+  writePayloadInto(target, offset = 0) {
+    checkRoom(target, offset, this.payloadSize, 'target');
+    this._writeNext();
+    target.set(this._outView(), offset);
+    return this.payloadSize;
+  }
+
+  /** @returns {Uint8Array} a new coded packet (coefficients, then symbolSize coded bytes) */
+  writePayload() {
+    this._writeNext();
+    return this._outView().slice();
+  }
+
+  /** Computes the next packet into the output slot of encoder memory. */
+  _writeNext() {
     const mem = this._mem();
     if (!this._symbolsSet) {
       const err = new Error('setSymbols() must be called before writePayload()');
@@ -84,12 +112,16 @@ export class Encoder {
       this._backend.encode(mem, out + g, base, out, g, size);
     }
     this.packets++;
-    return mem.subarray(out, out + g + size);
   }
 
-  /** @returns {Uint8Array} a new coded packet (coefficients, then symbolSize coded bytes) */
-  writePayload() {
-    return this.writePayloadView().slice();
+  /** The output slot as a view, re-created only after memory growth (saves an allocation per packet). */
+  _outView() {
+    const mem = this._mem();
+    if (this._view === null || this._view.buffer !== mem.buffer) {
+      const out = this._arena.base + this._payloadOffset;
+      this._view = mem.subarray(out, out + this.payloadSize);
+    }
+    return this._view;
   }
 
   /** Returns this encoder's memory to the shared heap; the encoder is unusable afterwards. */
@@ -98,5 +130,6 @@ export class Encoder {
     untrack(this);
     this._arena.free();
     this._arena = null;
+    this._view = null;
   }
 }

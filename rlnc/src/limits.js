@@ -67,3 +67,24 @@ export function checkBytes(bytes, expected, what) {
   }
   return bytes;
 }
+
+/**
+ * Checks that `bytes` is a Uint8Array with `length` bytes from `offset` on.
+ * @param {any} bytes
+ * @param {any} offset
+ * @param {number} length
+ * @param {string} what
+ * @returns {Uint8Array}
+ */
+export function checkRoom(bytes, offset, length, what) {
+  if (!(bytes instanceof Uint8Array)) {
+    throw typeError('ERR_RLNC_BAD_INPUT', `${what} must be a Uint8Array`);
+  }
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+    throw rangeError('ERR_RLNC_BAD_OFFSET', `${what} offset must be a non-negative integer, got ${String(offset)}`);
+  }
+  if (offset + length > bytes.length) {
+    throw rangeError('ERR_RLNC_BAD_LENGTH', `${what} needs ${length} bytes from offset ${offset}, has ${bytes.length - offset}`);
+  }
+  return bytes;
+}
