@@ -10,7 +10,7 @@ function assertSameBytes(a, b) {
   assert.ok(Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length)), 'bytes differ');
 }
 
-/** @param {Awaited<ReturnType<typeof runTransfer>>} r */
+/** @param {any} r result of runTransfer() */
 function assertDelivered(r) {
   assert.ok(r.complete, `did not complete in simulated time (${r.durationMs} ms)`);
   assertSameBytes(r.receiver.data(), r.data);
