@@ -17,7 +17,7 @@ export { Encoder, Decoder };
  * @property {number} symbolSize bytes per symbol, 1..MAX_SYMBOL_SIZE
  * @property {number} [seed] non-negative safe integer; omitted = random
  * @property {boolean} [systematic] send the g source symbols uncoded first (default false)
- * @property {'auto'|'simd'|'scalar'|'js'} [impl] default 'auto' (fastest available)
+ * @property {'auto'|'relaxed'|'simd'|'scalar'|'js'} [impl] default 'auto' (fastest available)
  */
 
 /**
@@ -35,7 +35,7 @@ export async function createEncoder(opts) {
  * @typedef {object} DecoderOptions
  * @property {number} symbols g, 1..255
  * @property {number} symbolSize bytes per symbol, 1..MAX_SYMBOL_SIZE
- * @property {'auto'|'simd'|'scalar'|'js'} [impl] default 'auto' (fastest available)
+ * @property {'auto'|'relaxed'|'simd'|'scalar'|'js'} [impl] default 'auto' (fastest available)
  */
 
 /**

@@ -19,11 +19,20 @@ const MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
 /** C stack in bytes: the decoder keeps two 255-entry pointer arrays and a 255-byte row there. */
 const STACK_BYTES = 64 * 1024;
 
-/** Both flavors need bulk memory (memory.copy/fill; Chrome 75+, Firefox 79+, Safari 15+). */
+/** All flavors need bulk memory (memory.copy/fill; Chrome 75+, Firefox 79+, Safari 15+).
+ * 'relaxed' also needs relaxed SIMD (Chrome 114+, Firefox 120+, Node 22+ or Node 20 with
+ * --experimental-wasm-relaxed-simd); src/backends.js feature-detects it. */
 const FLAVORS = {
+  relaxed: ['-msimd128', '-mrelaxed-simd', '-mbulk-memory', '-DRLNC_RELAXED_SWIZZLE'],
   simd: ['-msimd128', '-mbulk-memory'],
   scalar: ['-mno-simd128', '-mbulk-memory'],
 };
+/** Code section id in the WebAssembly binary format. */
+const CODE_SECTION_ID = 10;
+/** clang 14 encodes i8x16.relaxed_swizzle with the pre-standard opcode 0xfd 0xa2 (LEB 0xa2 0x01);
+ * the standard one, the only one engines accept, is 0xfd 0x100 (LEB 0x80 0x02): same length. */
+const RELAXED_SWIZZLE_CLANG14 = Buffer.from([0xfd, 0xa2, 0x01]);
+const RELAXED_SWIZZLE_STANDARD = Buffer.from([0xfd, 0x80, 0x02]);
 
 const COMMON_CFLAGS = [
   '--target=wasm32', '-O2', '-ffreestanding', '-nostdlib', '-fno-ident',
@@ -47,6 +56,48 @@ function findTool(names) {
   return null;
 }
 
+/** @param {Buffer} buf @param {number} pos @returns {[number, number]} value and next position */
+function readLeb(buf, pos) {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const b = buf[pos++];
+    value += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (b < 0x80) return [value, pos];
+  }
+}
+
+/** @param {Buffer} wasm @returns {{start: number, end: number}} the code section's payload */
+function codeSection(wasm) {
+  let pos = 8; // magic + version
+  while (pos < wasm.length) {
+    const id = wasm[pos];
+    const [size, start] = readLeb(wasm, pos + 1);
+    if (id === CODE_SECTION_ID) return { start, end: start + size };
+    pos = start + size;
+  }
+  throw new Error('build-wasm: no code section');
+}
+
+/**
+ * Rewrites clang 14's pre-standard relaxed_swizzle opcode to the standard one, in the code
+ * section only. `expected` is the count of relaxed_swizzle instructions in clang's assembly
+ * output: a different byte count would mean a false match, so the build stops.
+ * @param {Buffer} wasm @param {number} expected
+ */
+function patchRelaxedSwizzle(wasm, expected) {
+  const { start, end } = codeSection(wasm);
+  const sites = [];
+  for (let i = wasm.indexOf(RELAXED_SWIZZLE_CLANG14, start); i >= 0 && i < end; i = wasm.indexOf(RELAXED_SWIZZLE_CLANG14, i + 1)) {
+    sites.push(i);
+  }
+  if (sites.length !== expected) {
+    throw new Error(`build-wasm: ${sites.length} relaxed_swizzle byte matches, clang emitted ${expected}; refusing to patch`);
+  }
+  for (const i of sites) RELAXED_SWIZZLE_STANDARD.copy(wasm, i);
+}
+
 /** @param {string} dir */
 function buildInto(dir) {
   const clang = findTool(['clang', 'clang-14']);
@@ -60,8 +111,17 @@ function buildInto(dir) {
   const src = relative(process.cwd(), SOURCE);
   for (const [flavor, flags] of Object.entries(FLAVORS)) {
     const obj = join(dir, `rlnc-${flavor}.o`);
+    const out = join(dir, `rlnc-${flavor}.wasm`);
     execFileSync(clang, [...COMMON_CFLAGS, ...flags, '-c', '-o', obj, src], { stdio: 'inherit' });
-    execFileSync(wasmLd, [...LDFLAGS, '-o', join(dir, `rlnc-${flavor}.wasm`), obj], { stdio: 'inherit' });
+    execFileSync(wasmLd, [...LDFLAGS, '-o', out, obj], { stdio: 'inherit' });
+    if (flavor === 'relaxed') {
+      const asm = join(dir, `rlnc-${flavor}.s`);
+      execFileSync(clang, [...COMMON_CFLAGS, ...flags, '-S', '-o', asm, src], { stdio: 'inherit' });
+      const expected = readFileSync(asm, 'utf8').split('\n').filter((l) => /^\s*i8x16\.relaxed_swizzle\b/.test(l)).length;
+      const wasm = readFileSync(out);
+      patchRelaxedSwizzle(wasm, expected);
+      writeFileSync(out, wasm);
+    }
   }
 }
 

@@ -10,7 +10,7 @@
 
 /**
  * @typedef {object} Backend
- * @property {'simd'|'scalar'|'js'} name
+ * @property {'relaxed'|'simd'|'scalar'|'js'} name
  * @property {(bytes: number) => Arena} arena zero-filled block of `bytes` bytes
  * @property {(mem: Uint8Array, out: number, symbols: number, coeffs: number, g: number, size: number) => void} encode
  * @property {(mem: Uint8Array, cm: number, dm: number, piv: number, row: number, g: number, size: number) => number} decode

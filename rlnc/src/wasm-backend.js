@@ -1,4 +1,4 @@
-// WebAssembly backends (SIMD128 and scalar builds of csrc/rlnc.c). Each module is compiled and
+// WebAssembly backends (relaxed-SIMD, SIMD128 and scalar builds of csrc/rlnc.c). Each module is compiled and
 // instantiated once per process; all its encoders/decoders share its memory through a Heap.
 import { loadWasmBytes } from '#wasm-bytes';
 import { Heap } from './heap.js';
@@ -9,7 +9,7 @@ import { Heap } from './heap.js';
 const cache = new Map();
 
 /**
- * @param {'simd'|'scalar'} flavor
+ * @param {'relaxed'|'simd'|'scalar'} flavor
  * @param {Uint8Array} bytes
  * @returns {Promise<Backend>}
  */
@@ -47,7 +47,7 @@ async function instantiate(flavor, bytes) {
 const heaps = new WeakMap();
 
 /**
- * @param {'simd'|'scalar'} flavor
+ * @param {'relaxed'|'simd'|'scalar'} flavor
  * @returns {Promise<{usedBytes: number, memoryBytes: number, freeBlocks: number}>}
  */
 export async function wasmHeapStats(flavor) {
@@ -56,7 +56,7 @@ export async function wasmHeapStats(flavor) {
 }
 
 /**
- * @param {'simd'|'scalar'} flavor
+ * @param {'relaxed'|'simd'|'scalar'} flavor
  * @returns {Promise<Backend>}
  */
 export function loadWasmBackend(flavor) {
@@ -70,8 +70,9 @@ export function loadWasmBackend(flavor) {
 }
 
 /**
- * Feature detection: whether this engine accepts the module (SIMD128 support for 'simd').
- * @param {'simd'|'scalar'} flavor
+ * Feature detection: whether this engine accepts the module (SIMD128 for 'simd', plus relaxed
+ * SIMD for 'relaxed').
+ * @param {'relaxed'|'simd'|'scalar'} flavor
  * @returns {Promise<boolean>}
  */
 export async function wasmSupported(flavor) {

@@ -41,7 +41,7 @@ describe('rlnc shared WASM heap', () => {
   });
 
   it('dispose() returns every block: 400 encoders + decoders leave the heap as they found it', async () => {
-    for (const flavor of /** @type {const} */ (['simd', 'scalar'])) {
+    for (const flavor of /** @type {const} */ (['relaxed', 'simd', 'scalar'])) {
       const before = await wasmHeapStats(flavor);
       const objs = [];
       for (let i = 0; i < 200; i++) {
