@@ -62,7 +62,14 @@ try {
   const secret = randomBytes(32).toString('hex'); // per run: tokens from an earlier run are worthless
   const origin = await startDemoOrigin({ host: HOST, port: demoPort });
   closers.push(() => origin.close());
-  const origo = await startOrigo({ proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger()) });
+  // The admin dashboard: ORIGO_ADMIN_PASSWORD if set; otherwise local-only insecure dev mode with password "admin"
+  // (Origo logs a loud warning; the banner below says so). Origo binds to loopback here.
+  const adminPassword = process.env.ORIGO_ADMIN_PASSWORD ?? '';
+  const insecureDev = adminPassword === '';
+  const origo = await startOrigo({
+    proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger()),
+    adminPassword, insecureDev,
+  });
   closers.push(() => origo.close());
   const allowedHosts = [`${HOST}:${origin.port}`, ...extraHosts];
   for (let i = 1; i <= PROXY_COUNT; i++) {
@@ -80,6 +87,7 @@ try {
   process.stdout.write([
     'MUTP local system is up.',
     `  Origo:        ${origo.url}   (GET /api/proxies, POST /api/logs)`,
+    `  admin:        ${origo.adminUrl}   ${insecureDev ? '(INSECURE DEV MODE: password "admin"; set ORIGO_ADMIN_PASSWORD to choose one)' : '(password: ORIGO_ADMIN_PASSWORD)'}`,
     `  proxies:      ${PROXY_COUNT}, registered with Origo (list: npx mutp proxies --origo ${origo.url})`,
     `  demo origin:  ${origin.url}/media/demo-1MB.bin, ${example}`,
     extraHosts.length ? `  extra allowed origin hosts: ${extraHosts.join(', ')}` : '  extra origin hosts: set MUTP_ALLOWED_HOSTS=host:port,…',

@@ -86,7 +86,8 @@ async function show() {
       { type: 'category', data: groups.map((g) => groupLabel(body.groupBy, g)), axisLabel: { interval: 0 } },
       { type: 'value', min: -0.5, max: groups.length - 0.5, show: false },
     ],
-    yAxis: { type: 'value', name: METRIC_LABEL[metric], scale: true },
+    // onZero off: otherwise the y axis would sit at 0 of the hidden outlier axis, i.e. on the first tick.
+    yAxis: { type: 'value', name: METRIC_LABEL[metric], scale: true, axisLine: { show: true, onZero: false } },
     series,
   }, { notMerge: true });
 

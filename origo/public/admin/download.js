@@ -46,7 +46,7 @@ async function show() {
     const color = PALETTE[s % PALETTE.length];
     series.push({ name: nameOf(s), type: 'scatter', symbolSize: 4, itemStyle: { color }, large: true,
       data: points.filter((p) => p.source === s && p.isUseful).map((p) => [p.t, p.y]) });
-    series.push({ name: `${nameOf(s)} duplicate`, type: 'scatter', symbol: CROSS, symbolSize: 7, itemStyle: { color, borderColor: '#000', borderWidth: 0.5 },
+    series.push({ name: `${nameOf(s)} duplicate`, type: 'scatter', symbol: CROSS, symbolSize: 7, itemStyle: { color, borderColor: color, borderWidth: 1 },
       data: points.filter((p) => p.source === s && !p.isUseful).map((p) => [p.t, p.y]) });
   }
   series.push({ name: 'feedback (ACK)', type: 'line', data: [], itemStyle: { color: '#888' },
@@ -56,7 +56,7 @@ async function show() {
   chart.setOption({
     animation: false,
     legend: { type: 'scroll', top: 4 },
-    grid: { left: 60, right: 30, top: 40, bottom: 50 },
+    grid: { left: 60, right: 30, top: 70, bottom: 60 },
     tooltip: { trigger: 'item' },
     xAxis: { type: 'value', name: 'time since request (ms)', nameLocation: 'middle', nameGap: 28 },
     yAxis: { type: 'value', name: 'packet index / DoF' },

@@ -158,8 +158,13 @@ export function syntheticRecord(i, { seed = 1, withPacketLog = false, startedAtM
   };
   if (withPacketLog && mode !== 'parallel-http' && !failed) {
     const { log, feedback } = packetTimeline(rnd, { mode, rates, netBytes, g: g ?? 24, every: every ?? 8, loss });
+    // Stretch the simulated times onto the record's own first-packet → end span, so the timeline agrees with durationMs.
+    const t0 = log[0]?.[0] ?? 0;
+    const span = Math.max(1e-9, (log[log.length - 1]?.[0] ?? 0) - t0);
+    const at = (/** @type {number} */ t) => Math.round((record.firstPacketMs + ((t - t0) / span) * (record.durationMs - record.firstPacketMs)) * 100) / 100;
+    for (const p of log) p[0] = at(p[0]);
     record.packetLog = log;
-    record.feedbackLog = feedback;
+    record.feedbackLog = feedback.map(at);
   }
   return record;
 }
