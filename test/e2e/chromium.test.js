@@ -8,7 +8,7 @@ import { startVideoSite } from './site/server.js';
 import { startLocalFleet } from './helpers/fleet.js';
 import { launchChromium } from './helpers/browsers.js';
 import {
-  buildExtension, setOptions, tabStats, waitForPlayback, playerState, assertBytesExact, waitForRecords, EXT_DIST, SCREENSHOT_DIR,
+  buildExtension, quietPlayer, setOptions, tabStats, waitForPlayback, playerState, assertBytesExact, waitForRecords, EXT_DIST, SCREENSHOT_DIR,
 } from './helpers/scenario.js';
 import { fleetModes } from './helpers/modes.js';
 
@@ -18,7 +18,7 @@ const NO_PROGRESS_MS = 2500; // the fallback timer, short so the fault tests sta
 
 describe('extension e2e: headless Chromium', function () {
   this.timeout(180_000);
-  let video, site, fleet, chrome;
+  let video, site, fleet, chrome, playPage;
   const modes = fleetModes();
 
   before(async function () {
@@ -42,9 +42,10 @@ describe('extension e2e: headless Chromium', function () {
 
   it(`plays ≥ ${PLAY_SECONDS} s with every chunk through the proxies, one Origo record each, random modes, byte-exact`, async () => {
     const hitsBefore = site.mediaHits.length;
-    const page = await chrome.browser.newPage();
+    const page = playPage = await chrome.browser.newPage(); // kept open: the popup screenshot shows its stats
     await page.goto(`${site.url}/`);
-    const st = await waitForPlayback(page, PLAY_SECONDS, PLAY_TIMEOUT_MS);
+    await waitForPlayback(page, PLAY_SECONDS, PLAY_TIMEOUT_MS);
+    const st = await quietPlayer(page);
     const chunks = st.chunks;
     assert.ok(chunks.length >= 5, `only ${chunks.length} chunks`);
     assertBytesExact(chunks, video);
@@ -66,7 +67,6 @@ describe('extension e2e: headless Chromium', function () {
     const { stats } = await tabStats(chrome.browser, chrome.base, site.url);
     assert.equal(stats.fleet, chunks.length);
     assert.equal(stats.direct, 0);
-    await page.close();
   });
 
   it('leaves a page that does not match the patterns untouched', async () => {
@@ -96,6 +96,41 @@ describe('extension e2e: headless Chromium', function () {
     await page.goto(`${chrome.base}options.html`);
     await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('origoUrl')).value !== '');
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'extension-options-chromium.png') });
+    await page.close();
+    await playPage?.close();
+  });
+
+  it('keeps playing via the direct fetch when all proxies are killed mid-playback, and logs the fallback', async () => {
+    const page = await chrome.browser.newPage();
+    await page.goto(`${site.url}/`);
+    await page.waitForFunction(() => /** @type {any} */ (window).__player?.appended >= 2, { timeout: PLAY_TIMEOUT_MS, polling: 100 });
+    const before = await playerState(page);
+    const hitsBefore = site.mediaHits.length;
+    await fleet.killProxies();
+    // playback goes on: two more chunks and 4 more seconds after the kill
+    await page.waitForFunction((n, t) => /** @type {any} */ (window).__player.appended >= n && document.querySelector('video').currentTime >= t,
+      { timeout: PLAY_TIMEOUT_MS, polling: 250 }, before.appended + 2, before.currentTime + 4);
+    const st = await playerState(page);
+    assert.deepEqual(st.errors, []);
+    assert.equal(st.videoError, null, 'an error event on <video>');
+    assertBytesExact(st.chunks, video);
+    assert.ok(site.mediaHits.slice(hitsBefore).some((h) => h.fromBrowser), 'no chunk was fetched directly after the kill');
+    const { stats } = await tabStats(chrome.browser, chrome.base, site.url);
+    assert.ok(stats.direct >= 1 && stats.fallbacks.length >= 1, `fallbacks not logged: ${JSON.stringify(stats)}`);
+    assert.ok(stats.fallbacks.every((f) => /^(mid-body )?ERR_[A-Z_]+/.test(f.reason)), JSON.stringify(stats.fallbacks));
+    await page.close();
+  });
+
+  it('plays directly when Origo is down', async () => {
+    await fleet.closeOrigo();
+    const hitsBefore = site.mediaHits.length;
+    const page = await chrome.browser.newPage();
+    await page.goto(`${site.url}/`);
+    const st = await waitForPlayback(page, 4, PLAY_TIMEOUT_MS);
+    assert.equal(st.videoError, null);
+    assertBytesExact(st.chunks, video);
+    const hits = site.mediaHits.slice(hitsBefore);
+    assert.ok(hits.length >= st.chunks.length && hits.every((h) => h.fromBrowser), 'chunks went elsewhere than direct');
     await page.close();
   });
 });

@@ -7,7 +7,7 @@ import { testVideo, VIDEO_MIME } from './helpers/video.js';
 import { startVideoSite } from './site/server.js';
 import { startLocalFleet } from './helpers/fleet.js';
 import { launchFirefox } from './helpers/browsers.js';
-import { buildExtension, setOptions, tabStats, waitForPlayback, assertBytesExact, waitForRecords, EXT_DIST, SCREENSHOT_DIR } from './helpers/scenario.js';
+import { buildExtension, quietPlayer, setOptions, tabStats, waitForPlayback, assertBytesExact, waitForRecords, EXT_DIST, SCREENSHOT_DIR } from './helpers/scenario.js';
 import { fleetModes } from './helpers/modes.js';
 import { GECKO_ID } from '../../extension/build/manifest.js';
 
@@ -43,7 +43,8 @@ describe('extension e2e: headless Firefox ESR', function () {
     const hitsBefore = site.mediaHits.length;
     const page = await ff.browser.newPage();
     await page.goto(`${site.url}/`);
-    const st = await waitForPlayback(page, PLAY_SECONDS, PLAY_TIMEOUT_MS);
+    await waitForPlayback(page, PLAY_SECONDS, PLAY_TIMEOUT_MS);
+    const st = await quietPlayer(page);
     assertBytesExact(st.chunks, video);
     const hits = site.mediaHits.slice(hitsBefore);
     assert.deepEqual(hits.filter((h) => h.fromBrowser).map((h) => h.range), [], 'chunks the browser fetched directly');

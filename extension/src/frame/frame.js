@@ -10,6 +10,7 @@ import { TAG } from '../shared/page-messages.js';
 import { createInOrder } from './in-order.js';
 import { parsePageMessage } from './page-request.js';
 
+const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer; HTTP modes deliver their bytes only at the end
 const logger = { warn: (...a) => console.warn('[mutp frame]', ...a) };
 
 let settings = await loadSettings();
@@ -59,11 +60,17 @@ async function serve(id, url, range) {
   active.set(id, ctrl);
   let total = range ? range.end - range.start + 1 : null;
   const order = createInOrder((buf) => port.postMessage({ t: 'data', id, buf, total }, [buf]));
+  let lastAlive = 0;
   const where = settings.proximity && settings.location ? { lat: settings.location.lat, lon: settings.location.lon } : {};
   try {
     const { data, stats } = await client.download(url, {
       mode, proxies: n, range, signal: ctrl.signal, log: false, ...where,
       onProgress: (p) => {
+        const now = performance.now();
+        if (now - lastAlive >= ALIVE_EVERY_MS) {
+          lastAlive = now;
+          port.postMessage({ t: 'alive', id });
+        }
         if (Number.isSafeInteger(p.objectBytes)) total = p.objectBytes;
         const chunks = /** @type {{chunks?: {offset: number, bytes: Uint8Array}[]}} */ (p).chunks;
         if (Array.isArray(chunks)) for (const c of chunks) order.push(c.offset, c.bytes);

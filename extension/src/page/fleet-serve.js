@@ -12,24 +12,26 @@ export function abortReason(signal) {
 }
 
 /**
- * Next frame event, or a timeout after `ms` without one, or the caller's abort.
+ * Next frame event, or a timeout after `ms` without one (an `alive` from the frame restarts the
+ * clock: bytes are arriving even if none is decoded yet), or the caller's abort.
  * @param {import('./frame-link.js').FrameRequest} req
  * @param {number} ms
  * @param {AbortSignal | null | undefined} signal
- * @returns {Promise<import('./frame-link.js').FrameEvent | {t: 'timeout'} | {t: 'aborted'}>}
+ * @returns {Promise<Exclude<import('./frame-link.js').FrameEvent, {t: 'alive'}> | {t: 'timeout'} | {t: 'aborted'}>}
  */
 function nextWithin(req, ms, signal) {
   if (signal?.aborted) return Promise.resolve({ t: 'aborted' });
   return new Promise((resolve) => {
     const onAbort = () => finish({ t: 'aborted' });
-    const timer = setTimeout(() => finish({ t: 'timeout' }), ms);
+    let timer = setTimeout(() => finish({ t: 'timeout' }), ms);
     signal?.addEventListener('abort', onAbort);
     const finish = (ev) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       resolve(ev);
     };
-    req.next().then(finish);
+    const wait = () => req.next().then((ev) => (ev.t === 'alive' ? (clearTimeout(timer), timer = setTimeout(() => finish({ t: 'timeout' }), ms), wait()) : finish(ev)));
+    wait();
   });
 }
 

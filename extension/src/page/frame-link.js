@@ -5,7 +5,7 @@
 const MAX_QUEUED_EVENTS = 100_000; // a broken frame must not make us buffer without bound
 
 /**
- * @typedef {{t: 'data', buf: ArrayBuffer, total: number | null} | {t: 'end'} | {t: 'fail', code: string, message: string}} FrameEvent
+ * @typedef {{t: 'data', buf: ArrayBuffer, total: number | null} | {t: 'alive'} | {t: 'end'} | {t: 'fail', code: string, message: string}} FrameEvent
  * @typedef {{next: () => Promise<FrameEvent>, cancel: () => void, id: number}} FrameRequest
  */
 
@@ -44,6 +44,8 @@ export function createFrameLink({ requestFrame, warn }) {
     if (msg.t === 'data' && msg.buf instanceof ArrayBuffer) {
       const total = Number.isSafeInteger(msg.total) && msg.total >= 0 ? msg.total : null;
       push(msg.id, r, { t: 'data', buf: msg.buf, total });
+    } else if (msg.t === 'alive') {
+      if (r.events.at(-1)?.t !== 'alive') push(msg.id, r, { t: 'alive' }); // bytes arrive at the frame, none decoded yet
     } else if (msg.t === 'end') push(msg.id, r, { t: 'end' });
     else if (msg.t === 'fail') push(msg.id, r, { t: 'fail', code: String(msg.code ?? 'ERR_FRAME').slice(0, 64), message: String(msg.message ?? '').slice(0, 500) });
     else warn(`frame sent an unknown message type ${String(msg.t).slice(0, 20)}`);
@@ -55,7 +57,7 @@ export function createFrameLink({ requestFrame, warn }) {
       ev = { t: 'fail', code: 'ERR_FRAME_FLOOD', message: 'too many queued frame events' };
     }
     r.events.push(ev);
-    if (ev.t !== 'data') live.delete(id);
+    if (ev.t === 'end' || ev.t === 'fail') live.delete(id);
     const w = r.wake;
     r.wake = null;
     w?.();

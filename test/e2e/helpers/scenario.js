@@ -107,3 +107,13 @@ export async function waitForRecords(origo, filter, count) {
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/**
+ * Stop the player from asking for more chunks and wait until the one in flight is appended.
+ * @param {import('puppeteer-core').Page} page
+ */
+export async function quietPlayer(page) {
+  await page.evaluate(() => { /** @type {any} */ (window).__player.stop = true; });
+  await page.waitForFunction(() => !(/** @type {any} */ (window).__player.inFlight), { timeout: 30_000, polling: 100 });
+  return playerState(page);
+}

@@ -4,7 +4,7 @@
 const AHEAD_S = 8; // buffer goal: keeps chunk requests flowing during playback (fault tests need that)
 const POLL_MS = 200;
 
-const state = { chunks: [], errors: [], appended: 0, done: false, started: false };
+const state = { chunks: [], errors: [], appended: 0, done: false, started: false, inFlight: false, stop: false };
 /** @type {any} */ (window).__player = state;
 const video = /** @type {HTMLVideoElement} */ (document.getElementById('v'));
 video.addEventListener('error', () => state.errors.push(`video error ${video.error?.code}: ${video.error?.message}`));
@@ -52,7 +52,8 @@ async function main() {
   const sb = ms.addSourceBuffer(info.mime);
   const mime = encodeURIComponent(info.mime.split(';')[0]);
   for (let start = 0, i = 0; start < info.size; i++) {
-    while (state.started && bufferedAhead() > AHEAD_S) await sleep(POLL_MS);
+    while ((state.started && bufferedAhead() > AHEAD_S) || state.stop) await sleep(POLL_MS); // stop: a test wants a quiet player
+    state.inFlight = true;
     const end = Math.min(start + info.chunkBytes, info.size) - 1;
     const url = `/videoplayback?id=test&itag=18&mime=${mime}&range=${start}-${end}&rn=${i}`;
     const api = i % 2 === 0 ? 'fetch' : 'xhr';
@@ -63,6 +64,7 @@ async function main() {
     state.chunks.push({ i, start, end, api, bytes: got.buf.byteLength, sha, ms: ms1, type: got.type ?? null, progress: got.progress ?? null });
     await append(sb, got.buf);
     state.appended += 1;
+    state.inFlight = false;
     if (!state.started) {
       state.started = true;
       video.play().catch((e) => state.errors.push(`play(): ${e.message}`));
