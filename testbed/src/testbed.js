@@ -133,6 +133,9 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
   }
 }
 
+/** Exit status 128 + signal number, as shells report a death by signal. */
+const SIGNAL_NUMBERS = /** @type {Record<string, number>} */ ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 });
+
 /**
  * Tears the testbed down on every way out: normal exit, Ctrl-C, SIGTERM, an uncaught error.
  * @param {string} tag
@@ -148,11 +151,14 @@ function installCleanup(tag) {
   const onSignal = (/** @type {NodeJS.Signals} */ sig) => {
     process.stderr.write(`\ntestbed: ${sig}, tearing down…\n`);
     run();
-    process.exit(sig === 'SIGINT' ? 130 : 143);
+    process.exit(128 + (SIGNAL_NUMBERS[sig] ?? 15));
   };
   process.on('exit', run);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // SIGHUP: the parent shell or `npm run` went away (e.g. it was killed); without a handler
+  // node would exit at once and leave every namespace behind.
+  process.once('SIGHUP', onSignal);
   process.once('uncaughtException', (err) => {
     process.stderr.write(`testbed: crashed (${err?.stack ?? err}), tearing down…\n`);
     run();
