@@ -1,7 +1,8 @@
 // Coded MUTP receiver (paper III.B): one progressive decoder per live generation; a packet is
 // useful when it raises its generation's rank. A generation's bytes are delivered the moment
 // its rank reaches its size, and feedback goes out at once so senders stop coding for it.
-// Feedback: the DoF of each window generation from the lowest incomplete one.
+// Feedback: the DoF of each window generation from the lowest incomplete one, and how many
+// of those DoF each source contributed (the senders' 'share' scheduler splits generations).
 import { ReceiverBase } from './receiver-base.js';
 
 export class CodedReceiver extends ReceiverBase {
@@ -18,6 +19,8 @@ export class CodedReceiver extends ReceiverBase {
     /** @type {(import('@mutp/rlnc').Decoder | undefined)[]} */
     this.decoders = new Array(G);
     this.gmin = 0;
+    /** useful packets per (window slot, source): generation k uses row k mod windowGenerations */
+    this.contrib = new Uint8Array(this.layout.windowGenerations * this.sourceCount);
   }
 
   /** @param {number} k */
@@ -39,8 +42,8 @@ export class CodedReceiver extends ReceiverBase {
     return this.layout.payloadSize;
   }
 
-  /** @param {any} msg */
-  accept(msg) {
+  /** @param {any} msg @param {number} _now @param {number} sourceIndex */
+  accept(msg, _now, sourceIndex) {
     const k = msg.generation;
     if (this.done[k]) return false;
     const size = this.generationSize(k);
@@ -56,6 +59,7 @@ export class CodedReceiver extends ReceiverBase {
     if (!innovative) return false;
     this.dof[k]++;
     this.dofTotal++;
+    this.contrib[(k % this.layout.windowGenerations) * this.sourceCount + sourceIndex]++;
     if (dec.isComplete()) this.finishGeneration(k, dec);
     return true;
   }
@@ -72,6 +76,7 @@ export class CodedReceiver extends ReceiverBase {
     dec.dispose();
     this.decoders[k] = undefined;
     this.done[k] = 1;
+    this.contrib.fill(0, (k % this.layout.windowGenerations) * this.sourceCount, (k % this.layout.windowGenerations + 1) * this.sourceCount);
     this.c.netBytes += n;
     this.markReady(k);
     this.urgentFeedback = true;
@@ -83,9 +88,16 @@ export class CodedReceiver extends ReceiverBase {
   buildFeedback(seq) {
     const base = this.gmin;
     const count = Math.min(this.layout.windowGenerations, this.layout.generationCount - base);
+    const n = this.sourceCount;
+    const wg = this.layout.windowGenerations;
     const dof = new Array(count);
-    for (let i = 0; i < count; i++) dof[i] = this.dof[base + i];
-    return { type: 'feedback', downloadId: this.downloadId, mode: 'coded', seq, echo: this.echo.slice(), base, bits: 0, bitmap: null, dof };
+    const contrib = new Uint8Array(count * n);
+    for (let i = 0; i < count; i++) {
+      dof[i] = this.dof[base + i];
+      const row = ((base + i) % wg) * n;
+      for (let j = 0; j < n; j++) contrib[i * n + j] = this.contrib[row + j];
+    }
+    return { type: 'feedback', downloadId: this.downloadId, mode: 'coded', seq, echo: this.echo.slice(), base, bits: 0, bitmap: null, dof, contrib };
   }
 
   close() {

@@ -2,19 +2,12 @@
 // w/g generations from the lowest one the client has not completed.
 // Rarest generation first: send from the window generation with the least (received DoF +
 // in transit) that is still short of its size (+ `surplus` for loss); ties broken at random.
-// scheduler 'share': "in transit" also counts the other sources' estimated share: this
-// source's own in-flight packets × (total delivery rate / own delivery rate), both measured
-// from the per-source echo in feedback. Without it, N sources each fill every generation
-// and the client gets up to N× the packets a generation needs.
+// scheduler 'share': each source keeps to its own quota of every generation (computeQuota),
+// counting its useful packets as the feedback reports them per source, and fills the window
+// lowest generation first. Without it, N sources each fill every generation and the client
+// gets up to N× the packets a generation's tail needs.
 import { SenderBase } from './sender-base.js';
 import { sourceSeed } from './rng.js';
-
-/** Weight of a new per-source rate sample (smooths the burstiness of feedback timing). */
-const RATE_GAIN = 0.3;
-/** Shortest span (ms) between two rate samples, so one feedback burst is not a rate. */
-const RATE_SAMPLE_MIN_MS = 5;
-/** Cap on the share factor: a source that measures almost no own delivery still sends a little. */
-const MAX_SHARE_FACTOR = 64;
 
 export class CodedSender extends SenderBase {
   /**
@@ -32,11 +25,13 @@ export class CodedSender extends SenderBase {
     this.gmin = 0;
     this.gend = Math.min(G, this.layout.windowGenerations);
     this.shared = this.params.scheduler === 'share' && this.sourceCount > 1;
-    this.shareFactor = this.shared ? this.sourceCount : 1;
-    this.rates = new Float64Array(this.sourceCount);
-    this.rateEcho = new Float64Array(this.sourceCount);
-    this.rateAt = NaN;
-    this.rateSamples = 0;
+    /** per-source weights for 'share': packets delivered (latest echo) + 1 */
+    this.weights = new Float64Array(this.sourceCount).fill(1);
+    this.weightTotal = this.sourceCount;
+    /** this source's quota and useful packets (from feedback) per generation, for 'share' */
+    this.quota = new Int32Array(G);
+    this.ownUseful = new Int32Array(G);
+    if (this.shared) for (let k = 0; k < this.gend; k++) this.computeQuota(k);
   }
 
   /** @param {number} k */
@@ -44,17 +39,44 @@ export class CodedSender extends SenderBase {
     return k === this.layout.generationCount - 1 ? this.layout.lastGenerationSize : this.layout.generationSize;
   }
 
-  /** The rarest eligible window generation, or -1. */
+  /**
+   * This source's quota of generation k under 'share': the generation's packets are split
+   * among the sources in proportion to how many packets each has delivered so far (the echo
+   * of the latest feedback, which every source sees alike), in integers so the quotas add up
+   * to the generation size exactly; the rounding remainder rotates with k. Fixed when the
+   * generation enters the window, so later feedback cannot make quotas overlap.
+   * @param {number} k
+   */
+  computeQuota(k) {
+    const n = this.sourceCount;
+    const w = this.weights;
+    let before = 0;
+    for (let p = k % n; p !== this.sourceIndex; p = (p + 1) % n) before += w[p];
+    const total = this.weightTotal;
+    const size = this.generationSize(k);
+    this.quota[k] = Math.floor(((before + w[this.sourceIndex]) * size) / total) - Math.floor((before * size) / total);
+  }
+
+  /**
+   * The generation to send from, or -1. 'share': the lowest window generation where this
+   * source's useful packets (per the feedback) + its packets in transit are short of its
+   * quota; when none is, it helps like 'paper', so a silent or slow source cannot hold a
+   * generation back. 'paper': rarest generation first (least DoF + in transit), random ties.
+   */
   pick() {
     const surplus = this.params.surplus;
-    const f = this.shareFactor;
+    if (this.shared) {
+      for (let k = this.gmin; k < this.gend; k++) {
+        if (this.dof[k] < this.generationSize(k) && this.ownUseful[k] + this.inTransit[k] < this.quota[k] + surplus) return k;
+      }
+    }
     let best = -1;
     let bestEst = Infinity;
     let ties = 0;
     for (let k = this.gmin; k < this.gend; k++) {
       const size = this.generationSize(k);
       if (this.dof[k] >= size) continue;
-      const est = this.dof[k] + this.inTransit[k] * f;
+      const est = this.dof[k] + this.inTransit[k];
       if (est >= size + surplus) continue;
       if (est < bestEst) { best = k; bestEst = est; ties = 1; } else if (est === bestEst && this.rand() * ++ties < 1) best = k;
     }
@@ -102,6 +124,9 @@ export class CodedSender extends SenderBase {
     const G = this.layout.generationCount;
     const d = msg.dof;
     if (!Number.isInteger(msg.base) || msg.base > G || !d || d.length > G - msg.base) return false;
+    const c = msg.contrib;
+    if (!c || c.length !== d.length * this.sourceCount) return false;
+    for (let i = 0; i < c.length; i++) if (!Number.isInteger(c[i]) || c[i] < 0 || c[i] > 255) return false;
     for (let i = 0; i < d.length; i++) {
       const v = d[i];
       if (!Number.isInteger(v) || v < 0 || v > this.generationSize(msg.base + i)) return false;
@@ -109,46 +134,30 @@ export class CodedSender extends SenderBase {
     return true;
   }
 
-  /** @param {any} msg @param {number} now */
-  applyFeedback(msg, now) {
+  /** @param {any} msg */
+  applyFeedback(msg) {
     const base = msg.base;
     for (let k = this.gmin; k < base; k++) this.dof[k] = this.generationSize(k);
     const d = msg.dof;
-    for (let i = 0; i < d.length; i++) if (d[i] > this.dof[base + i]) this.dof[base + i] = d[i];
+    const n = this.sourceCount;
+    for (let i = 0; i < d.length; i++) {
+      if (d[i] > this.dof[base + i]) this.dof[base + i] = d[i];
+      const mine = msg.contrib[i * n + this.sourceIndex];
+      if (mine > this.ownUseful[base + i]) this.ownUseful[base + i] = mine;
+    }
     const G = this.layout.generationCount;
     let g = Math.max(this.gmin, base);
     while (g < G && this.dof[g] >= this.generationSize(g)) g++;
     for (let k = this.gmin; k < g; k++) this.dropEncoder(k);
+    if (this.shared) {
+      let t = 0;
+      for (let j = 0; j < n; j++) t += (this.weights[j] = msg.echo[j] + 1);
+      this.weightTotal = t;
+    }
+    const oldEnd = this.gend;
     this.gmin = g;
-    this.gend = Math.min(G, g + this.layout.windowGenerations);
-    if (this.shared) this.updateRates(msg.echo, now);
-  }
-
-  /**
-   * Per-source delivery rates from how fast each source's echoed seq grows.
-   * @param {number[]} echo
-   * @param {number} now
-   */
-  updateRates(echo, now) {
-    const n = this.sourceCount;
-    if (Number.isNaN(this.rateAt)) {
-      for (let j = 0; j < n; j++) this.rateEcho[j] = echo[j];
-      this.rateAt = now;
-      return;
-    }
-    const dt = now - this.rateAt;
-    if (dt < RATE_SAMPLE_MIN_MS) return;
-    for (let j = 0; j < n; j++) {
-      const r = Math.max(0, echo[j] - this.rateEcho[j]) / dt;
-      this.rates[j] = this.rateSamples === 0 ? r : this.rates[j] + RATE_GAIN * (r - this.rates[j]);
-      this.rateEcho[j] = Math.max(this.rateEcho[j], echo[j]);
-    }
-    this.rateAt = now;
-    this.rateSamples++;
-    let total = 0;
-    for (let j = 0; j < n; j++) total += this.rates[j];
-    const own = this.rates[this.sourceIndex];
-    this.shareFactor = own > 0 ? Math.min(MAX_SHARE_FACTOR, Math.max(1, total / own)) : n;
+    this.gend = Math.max(oldEnd, Math.min(G, g + this.layout.windowGenerations));
+    if (this.shared) for (let k = oldEnd; k < this.gend; k++) this.computeQuota(k);
   }
 
   /** @param {number} k */

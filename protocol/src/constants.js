@@ -87,7 +87,7 @@ export const DEFAULTS = Object.freeze({
   window: 240,
   generationSize: 24,
   feedbackEvery: 8,
-  surplus: 1,
+  surplus: 0,
   feedbackMaxDelayMs: 20,
   minRtoMs: 200,
   scheduler: 'share',

@@ -71,7 +71,7 @@ export class ReceiverBase {
     const payloadBytes = this.check(msg);
     if (payloadBytes < 0) return NOT_USEFUL; // counted by check()
     if (msg.seq > this.echo[sourceIndex]) this.echo[sourceIndex] = msg.seq;
-    const useful = this.complete ? false : this.accept(msg, now);
+    const useful = this.complete ? false : this.accept(msg, now, sourceIndex);
     const c = this.c;
     const s = this.perSource[sourceIndex];
     c.packets++;
@@ -161,8 +161,8 @@ export class ReceiverBase {
   // Subclass hooks.
   /** Check a message against the layout; returns its payload bytes or -1 (and counts why). @param {any} _msg @returns {number} */
   check(_msg) { return -1; }
-  /** @param {any} _msg @param {number} _now @returns {boolean} useful */
-  accept(_msg, _now) { return false; }
+  /** @param {any} _msg @param {number} _now @param {number} _sourceIndex @returns {boolean} useful */
+  accept(_msg, _now, _sourceIndex) { return false; }
   /** @param {number} _seq @returns {any} */
   buildFeedback(_seq) { return null; }
   /** Free codec memory. */

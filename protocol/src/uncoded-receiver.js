@@ -45,6 +45,6 @@ export class UncodedReceiver extends ReceiverBase {
     const bitmap = new Uint8Array(Math.ceil(bits / 8));
     const r = this.received;
     for (let k = 0; k < bits; k++) if (r[base + k]) bitmap[k >>> 3] |= 1 << (k & 7);
-    return { type: 'feedback', downloadId: this.downloadId, mode: 'uncoded', seq, echo: this.echo.slice(), base, bits, bitmap, dof: null };
+    return { type: 'feedback', downloadId: this.downloadId, mode: 'uncoded', seq, echo: this.echo.slice(), base, bits, bitmap, dof: null, contrib: null };
   }
 }

@@ -211,7 +211,8 @@ function encodeFeedback(msg) {
   } else {
     count = msg.dof.length;
     need(isInt(count, 0, 0xffff), 'dof');
-    bodyLen = 2 * count;
+    need(msg.contrib instanceof Uint8Array && msg.contrib.length === count * n, 'contrib: one byte per generation and source');
+    bodyLen = (2 + n) * count;
   }
   need(o + 6 + bodyLen <= MAX_DATAGRAM_BYTES, 'feedback does not fit one datagram');
   const b = new Uint8Array(o + 6 + bodyLen);
@@ -228,6 +229,7 @@ function encodeFeedback(msg) {
     if (rest) b[o + 6 + bodyLen - 1] &= (1 << rest) - 1;
   } else {
     for (let i = 0; i < count; i++) put16(b, o + 6 + 2 * i, msg.dof[i]);
+    b.set(msg.contrib, o + 6 + 2 * count);
   }
   return b;
 }
@@ -378,16 +380,17 @@ function decodeFeedback(b, downloadId) {
   for (let i = 0; i < n; i++) echo[i] = u32(b, FEEDBACK_HEADER_BYTES + 4 * i);
   const base = u32(b, o);
   const count = u16(b, o + 4);
-  const msg = { type: 'feedback', downloadId, mode, seq: u32(b, 8), echo, base, bits: 0, bitmap: null, dof: null };
+  const msg = { type: 'feedback', downloadId, mode, seq: u32(b, 8), echo, base, bits: 0, bitmap: null, dof: null, contrib: null };
   if (mode === 'uncoded') {
     if (b.length !== o + 6 + Math.ceil(count / 8)) return fail('ERR_BAD_LENGTH', 'bitmap length mismatch');
     msg.bits = count;
     msg.bitmap = b.subarray(o + 6);
   } else {
-    if (b.length !== o + 6 + 2 * count) return fail('ERR_BAD_LENGTH', 'dof list length mismatch');
+    if (b.length !== o + 6 + (2 + n) * count) return fail('ERR_BAD_LENGTH', 'dof list length mismatch');
     const dof = new Array(count);
     for (let i = 0; i < count; i++) dof[i] = u16(b, o + 6 + 2 * i);
     msg.dof = dof;
+    msg.contrib = b.subarray(o + 6 + 2 * count);
   }
   return { ok: true, msg };
 }
