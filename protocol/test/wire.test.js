@@ -148,7 +148,7 @@ describe('state machines under bad input', () => {
   it('coded sources with the same seed still send different packets', async () => {
     const data = new Uint8Array(30000).fill(1);
     const a = /** @type {any} */ (await createSender({ mode: 'coded', data, sourceIndex: 0, sourceCount: 2, seed: 5 }));
-    const b = /** @type {any} */ (await createSender({ mode: 'coded', data, sourceIndex: 1, sourceCount: 2, seed: 5, });
+    const b = /** @type {any} */ (await createSender({ mode: 'coded', data, sourceIndex: 1, sourceCount: 2, seed: 5 }));
     const pa = a.encoderFor(0).writePayload();
     const pb = b.encoderFor(0).writePayload();
     assert.notDeepEqual([...pa.subarray(0, 24)], [...pb.subarray(0, 24)], 'coefficients must differ across sources');
