@@ -26,11 +26,29 @@ export async function buildExtension() {
 export async function setOptions(browser, base, settings) {
   const page = await browser.newPage();
   try {
-    await page.goto(`${base}options.html`);
+    await openExtensionPage(page, base, 'options.html');
     await page.evaluate((s) => (globalThis.browser ?? globalThis.chrome).storage.local.set({ settings: s }), settings);
   } finally {
     await page.close();
   }
+}
+
+/**
+ * Open one of the extension's pages in `page`. Chromium navigates there directly; Firefox's
+ * WebDriver BiDi refuses moz-extension: URLs, so the tab goes to the web-accessible frame page
+ * first (as a page could) and that extension page moves on to the wanted one.
+ * @param {import('puppeteer-core').Page} page
+ * @param {string} base
+ * @param {string} file
+ */
+export async function openExtensionPage(page, base, file) {
+  if (base.startsWith('chrome-extension:')) {
+    await page.goto(`${base}${file}`);
+    return;
+  }
+  await page.goto('about:blank');
+  await Promise.all([page.waitForNavigation(), page.evaluate((u) => { location.href = u; }, `${base}frame.html`)]);
+  await Promise.all([page.waitForNavigation(), page.evaluate((u) => { location.href = u; }, `${base}${file}`)]);
 }
 
 /**
@@ -42,7 +60,7 @@ export async function setOptions(browser, base, settings) {
 export async function tabStats(browser, base, pageUrlPrefix) {
   const page = await browser.newPage();
   try {
-    await page.goto(`${base}options.html`);
+    await openExtensionPage(page, base, 'options.html');
     return await page.evaluate(async (prefix) => {
       const api = globalThis.browser ?? globalThis.chrome;
       const tabs = await api.tabs.query({});

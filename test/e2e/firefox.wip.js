@@ -7,7 +7,7 @@ import { testVideo, VIDEO_MIME } from './helpers/video.js';
 import { startVideoSite } from './site/server.js';
 import { startLocalFleet } from './helpers/fleet.js';
 import { launchFirefox } from './helpers/browsers.js';
-import { buildExtension, quietPlayer, setOptions, tabStats, waitForPlayback, assertBytesExact, waitForRecords, EXT_DIST, SCREENSHOT_DIR } from './helpers/scenario.js';
+import { buildExtension, openExtensionPage, quietPlayer, setOptions, tabStats, waitForPlayback, assertBytesExact, waitForRecords, EXT_DIST, SCREENSHOT_DIR } from './helpers/scenario.js';
 import { fleetModes } from './helpers/modes.js';
 import { GECKO_ID } from '../../extension/build/manifest.js';
 
@@ -17,7 +17,7 @@ const NO_PROGRESS_MS = 2500;
 
 describe('extension e2e: headless Firefox ESR', function () {
   this.timeout(150_000);
-  let video, site, fleet, ff;
+  let video, site, fleet, ff, playPage;
   const modes = fleetModes();
 
   before(async function () {
@@ -53,7 +53,7 @@ describe('extension e2e: headless Firefox ESR', function () {
     for (const r of records) assert.ok(modes.includes(r.mode) && r.error === null);
     const { stats } = await tabStats(ff.browser, ff.base, site.url);
     assert.equal(stats?.fleet, st.chunks.length);
-    await page.close();
+    playPage = page; // kept open: the popup screenshot shows its stats
   });
 
   it('saves a screenshot of the popup', async () => {
@@ -61,9 +61,10 @@ describe('extension e2e: headless Firefox ESR', function () {
     const { tabId } = await tabStats(ff.browser, ff.base, site.url);
     const page = await ff.browser.newPage();
     await page.setViewport({ width: 360, height: 480 });
-    await page.goto(`${ff.base}popup.html${tabId ? `?tab=${tabId}` : ''}`);
+    await openExtensionPage(page, ff.base, `popup.html${tabId ? `?tab=${tabId}` : ''}`);
     await page.waitForFunction(() => document.getElementById('fleet').textContent !== '0', { timeout: 5000 }).catch(() => {});
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'extension-popup-firefox.png') });
     await page.close();
+    await playPage?.close();
   });
 });
