@@ -17,10 +17,8 @@ function bulkSession(stats) {
   return (channel) => {
     const out = createChannelSender(channel);
     let stopped = false;
-    let pumping = false;
     channel.addEventListener('message', async (ev) => {
       const count = new DataView(ev.data).getUint32(0);
-      pumping = true;
       for (let i = 0; i < count && !stopped; ) {
         if (!out.canSend()) {
           await out.drained();
@@ -33,9 +31,8 @@ function bulkSession(stats) {
         stats.maxBuffered = Math.max(stats.maxBuffered, channel.bufferedAmount);
         i++;
       }
-      pumping = false;
     });
-    return { busy: () => pumping, stop() { stopped = true; } };
+    return { stop() { stopped = true; } };
   };
 }
 

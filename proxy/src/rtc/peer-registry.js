@@ -6,10 +6,10 @@ import { CHANNEL_OPEN_TIMEOUT_MS, IDLE_SWEEP_EVERY_MS, SESSION_IDLE_TIMEOUT_MS }
 /**
  * @typedef {object} Peer
  * @property {RTCPeerConnection} pc
+ * @property {string} remote           the client's address, for log lines
  * @property {number} createdAt          ms (Date.now)
- * @property {number} lastActivityAt     ms (Date.now): last inbound message or outbound packet
+ * @property {number} lastActivityAt     ms (Date.now): last inbound message (a live client sends feedback)
  * @property {boolean} channelOpened
- * @property {() => boolean} busy        true while a session is sending (never idle then)
  * @property {(reason: string) => void} close
  */
 
@@ -28,7 +28,7 @@ export function createPeerRegistry({ maxPeers, logger, idleTimeoutMs = SESSION_I
       if (!peer.channelOpened && now - peer.createdAt > openTimeoutMs) {
         logger.info('rtc: closing peer whose channel never opened');
         peer.close('open timeout');
-      } else if (peer.channelOpened && !peer.busy() && now - peer.lastActivityAt > idleTimeoutMs) {
+      } else if (peer.channelOpened && now - peer.lastActivityAt > idleTimeoutMs) {
         logger.info('rtc: closing idle peer');
         peer.close('idle timeout');
       }

@@ -12,7 +12,7 @@ const MAX_CHANNELS_PER_PEER = 2;
 
 /**
  * @typedef {import('./peer-registry.js').Peer} Peer
- * @typedef {{ onMessage?: (ev: MessageEvent) => void, busy?: () => boolean, stop: (reason: string) => void }} ChannelSession
+ * @typedef {{ stop: (reason: string) => void }} ChannelSession
  */
 
 /**
@@ -30,6 +30,18 @@ export function parseOfferBody(body) {
   if (sdp.length > MAX_SDP_CHARS) throw codedError('ERR_OFFER_TOO_LARGE', `sdp longer than ${MAX_SDP_CHARS} characters`, 413);
   if (!sdp.startsWith('v=0')) throw codedError('ERR_BAD_OFFER', 'sdp does not start with v=0', 400);
   return { type, sdp };
+}
+
+/**
+ * Make the client the DTLS client: read the offer's `a=setup:actpass` as `a=setup:active`, so our
+ * answer says `passive` and we wait for the client's ClientHello. Otherwise we (the answerer,
+ * `active` by default) finish ICE first and send a ClientHello before the client has our answer:
+ * libdatachannel drops it (a 1 s DTLS retransmit stall) or tears its ICE transport down
+ * ("Got a remote candidate without ICE transport"). Measured on loopback, node-datachannel 0.33.
+ * @param {string} sdp
+ */
+export function preferRemoteDtlsClient(sdp) {
+  return sdp.replace(/^a=setup:actpass\r?$/gm, (line) => line.replace('actpass', 'active'));
 }
 
 /**
@@ -54,9 +66,9 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
       if (closed) throw codedError('ERR_SHUTTING_DOWN', 'proxy is shutting down', 503);
       const offer = parseOfferBody(req.body);
       if (registry.full()) throw codedError('ERR_TOO_MANY_PEERS', `more than ${maxPeers} peer connections`, 503);
-      peer = openPeer(offer);
+      peer = openPeer(offer, String(req.ip ?? 'peer'));
       const pc = peer.pc;
-      await pc.setRemoteDescription(offer);
+      await pc.setRemoteDescription({ type: 'offer', sdp: preferRemoteDtlsClient(offer.sdp) });
       await pc.setLocalDescription(await pc.createAnswer());
       await iceGatheringComplete(pc, ICE_GATHER_TIMEOUT_MS);
       const answer = pc.localDescription;
@@ -85,8 +97,8 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     else sendError(res, codedError('ERR_BAD_OFFER', 'offer body is not JSON', 400));
   });
 
-  /** @param {{ type: 'offer', sdp: string }} _offer */
-  function openPeer(_offer) {
+  /** @param {{ type: 'offer', sdp: string }} _offer @param {string} remote */
+  function openPeer(_offer, remote) {
     const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
     /** @type {Set<ChannelSession>} */
     const sessions = new Set();
@@ -95,10 +107,10 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     /** @type {Peer} */
     const peer = {
       pc,
+      remote,
       createdAt: Date.now(),
       lastActivityAt: Date.now(),
       channelOpened: false,
-      busy: () => [...sessions].some((s) => s.busy?.()),
       close(reason) {
         if (isClosed) return;
         isClosed = true;
@@ -127,6 +139,9 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
       const start = () => {
         peer.channelOpened = true;
         peer.lastActivityAt = Date.now();
+        channel.addEventListener('message', () => {
+          peer.lastActivityAt = Date.now();
+        });
         const session = onChannel(channel, peer);
         sessions.add(session);
         channel.addEventListener('close', () => {

@@ -1,0 +1,263 @@
+// One MUTP session per data channel: parse each message, serve `request`s with a protocol
+// sender, pump its packets as fast as the channel's capped queue allows, apply feedback,
+// stop on `done`, and write one proxy record per download.
+
+import { createChannelSender } from './channel-sender.js';
+import {
+  BLOCKED_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
+} from './limits.js';
+
+/** Warnings about bad peer data per session, then one "suppressed" line: a hostile peer must not flood the log. */
+const MAX_WARNINGS_PER_SESSION = 10;
+
+/**
+ * @typedef {object} ProtocolApi  the parts of @mutp/protocol a session uses (injectable for tests)
+ * @property {(msg: any) => Uint8Array} encodeMessage
+ * @property {(bytes: Uint8Array) => { ok: boolean, msg?: any, error?: { code: string, message: string } }} decodeMessage
+ * @property {(o: any) => Promise<any>} createSender
+ *
+ * @typedef {object} SessionDeps
+ * @property {{ get(url: string, o?: { signal?: AbortSignal }): Promise<{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean }> }} objects
+ * @property {{ record(r: object): unknown }} logs
+ * @property {{ activeSessions: number, bytesSent: number }} stats
+ * @property {{ id?: string }} [config]
+ * @property {{ info: Function, warn: Function, error: Function }} logger
+ */
+
+/**
+ * @param {object} opts
+ * @param {RTCDataChannel} opts.channel
+ * @param {SessionDeps} opts.deps
+ * @param {ProtocolApi} opts.protocol
+ * @param {string} [opts.remote]     who is on the other end, for log lines
+ * @param {() => number} [opts.now]  monotonic ms
+ * @returns {{ stop(reason: string): void }}
+ */
+export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now() }) {
+  const { encodeMessage, decodeMessage, createSender } = protocol;
+  const logger = deps.logger;
+  const out = createChannelSender(channel);
+  let warnings = 0;
+  let stopped = false;
+  /** @type {Download | null} */
+  let active = null;
+  /** the last finished download: a re-sent request for it gets its error again (the first one may have been lost) */
+  let last = /** @type {{ downloadId: number, error: { code: string, message: string } | null } | null} */ (null);
+
+  /**
+   * @typedef {object} Download
+   * @property {number} downloadId
+   * @property {any} req
+   * @property {any} sender            null until the object is fetched
+   * @property {Uint8Array | null} metaBytes
+   * @property {AbortController} abort
+   * @property {string} startedAt
+   * @property {number} t0
+   * @property {number} objectBytes
+   * @property {number | null} serverFetchMs
+   * @property {boolean} fromCache
+   * @property {number} packetsSent
+   * @property {number} bytesSent
+   * @property {boolean} ended
+   * @property {(() => void) | null} wake   resolves the pump's wait for feedback
+   */
+
+  /** @param {string} what */
+  function warn(what) {
+    warnings++;
+    if (warnings <= MAX_WARNINGS_PER_SESSION) logger.warn(`rtc session ${remote}: ${what}`);
+    else if (warnings === MAX_WARNINGS_PER_SESSION + 1) logger.warn(`rtc session ${remote}: further warnings suppressed`);
+  }
+
+  /** @param {Uint8Array} bytes */
+  function send(bytes) {
+    if (!out.send(bytes)) return false;
+    deps.stats.bytesSent += bytes.length;
+    return true;
+  }
+
+  /** @param {number} downloadId @param {string} code @param {string} message */
+  function sendError(downloadId, code, message) {
+    try {
+      send(encodeMessage({ type: 'error', downloadId, code, message }));
+    } catch (e) {
+      logger.error(`rtc session ${remote}: cannot encode error ${code}: ${/** @type {Error} */ (e).message}`);
+    }
+  }
+
+  channel.addEventListener('message', (/** @type {MessageEvent} */ ev) => {
+    if (stopped) return;
+    const data = ev.data;
+    if (!(data instanceof ArrayBuffer)) return warn('ignored a non-binary message');
+    if (data.byteLength > MAX_INBOUND_MESSAGE_BYTES) return warn(`ignored a ${data.byteLength}-byte message`);
+    const r = decodeMessage(new Uint8Array(data));
+    if (!r.ok) return warn(`ignored a malformed message: ${r.error.code} ${r.error.message}`);
+    const msg = r.msg;
+    switch (msg.type) {
+      case 'request':
+        return onRequest(msg);
+      case 'feedback':
+        if (!active || msg.downloadId !== active.downloadId || !active.sender) return; // stale: feedback for a past download
+        if (msg.mode !== active.req.mode) return warn('ignored feedback of the wrong mode');
+        try {
+          active.sender.handleFeedback(msg, now());
+        } catch (e) {
+          return warn(`feedback refused: ${/** @type {Error} */ (e).message}`);
+        }
+        active.wake?.();
+        return;
+      case 'done':
+        if (active && msg.downloadId === active.downloadId) finish(active, null);
+        return;
+      default:
+        return warn(`ignored a ${msg.type} message (proxies only accept request, feedback, done)`);
+    }
+  });
+
+  /** @param {any} req */
+  function onRequest(req) {
+    if (active && req.downloadId === active.downloadId) {
+      // the client re-sent its request: our meta may have been lost
+      if (active.metaBytes) send(active.metaBytes);
+      return;
+    }
+    if (last && req.downloadId === last.downloadId) {
+      if (last.error) sendError(req.downloadId, last.error.code, last.error.message);
+      return;
+    }
+    if (active) finish(active, { code: 'ERR_SUPERSEDED', message: 'the client started another download on this channel' });
+    /** @type {Download} */
+    const dl = {
+      downloadId: req.downloadId, req, sender: null, metaBytes: null, abort: new AbortController(),
+      startedAt: new Date().toISOString(), t0: now(), objectBytes: 0, serverFetchMs: null, fromCache: false,
+      packetsSent: 0, bytesSent: 0, ended: false, wake: null,
+    };
+    active = dl;
+    deps.stats.activeSessions++;
+    serve(dl).catch((e) => {
+      const err = /** @type {any} */ (e);
+      const code = typeof err?.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(err.code) ? err.code : 'ERR_INTERNAL';
+      if (code === 'ERR_INTERNAL') logger.error(`rtc session ${remote}: ${err?.stack ?? err}`);
+      finish(dl, { code, message: String(err?.message ?? err) });
+    });
+  }
+
+  /** @param {Download} dl */
+  async function serve(dl) {
+    const { req } = dl;
+    const obj = await deps.objects.get(req.url, { signal: dl.abort.signal });
+    if (dl.ended) return;
+    dl.serverFetchMs = obj.serverFetchMs;
+    dl.fromCache = obj.fromCache;
+    const data = sliceRange(obj.bytes, req.range);
+    dl.objectBytes = data.byteLength;
+    dl.sender = await createSender({
+      mode: req.mode, data, params: req.params, sourceIndex: req.sourceIndex, sourceCount: req.sourceCount,
+      seed: req.seed, downloadId: req.downloadId,
+    });
+    if (dl.ended) return;
+    dl.metaBytes = encodeMessage({ ...dl.sender.meta(), downloadId: dl.downloadId });
+    send(dl.metaBytes);
+    if (req.method === 'HEAD') return finish(dl, null);
+    await pump(dl);
+  }
+
+  /**
+   * Send packets while the channel's queue is under its cap; wait for bufferedamountlow when it is
+   * full, and for feedback (or a short recheck) when the sender's window allows nothing.
+   * @param {Download} dl
+   */
+  async function pump(dl) {
+    let sinceYield = 0;
+    while (!dl.ended) {
+      if (dl.sender.finished) return finish(dl, null);
+      if (!out.open) return finish(dl, { code: 'ERR_CHANNEL_CLOSED', message: 'the data channel closed mid-download' });
+      if (!out.canSend()) {
+        await out.drained();
+        sinceYield = 0;
+        continue;
+      }
+      const msg = dl.sender.nextPacket(now());
+      if (!msg) {
+        // blocked by the window: wait for feedback, or until a timeout can free a packet
+        const wakeIn = typeof dl.sender.wakeAt === 'function' ? dl.sender.wakeAt() - now() : BLOCKED_RECHECK_MS;
+        await waitForFeedback(dl, Math.min(BLOCKED_RECHECK_MS, Math.max(1, wakeIn)));
+        sinceYield = 0;
+        continue;
+      }
+      const bytes = encodeMessage(msg);
+      if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw Object.assign(new Error(`packet of ${bytes.length} bytes`), { code: 'ERR_PACKET_TOO_LARGE' });
+      if (!send(bytes)) continue; // closed: the loop ends above
+      dl.packetsSent++;
+      dl.bytesSent += bytes.length;
+      if (++sinceYield >= YIELD_EVERY_PACKETS) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve)); // let inbound feedback in
+      }
+    }
+  }
+
+  /** @param {Download} dl @param {number} ms @returns {Promise<void>} */
+  function waitForFeedback(dl, ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        dl.wake = null;
+        resolve();
+      }
+      dl.wake = done;
+    });
+  }
+
+  /**
+   * @param {Download} dl
+   * @param {{ code: string, message: string } | null} error
+   */
+  function finish(dl, error) {
+    if (dl.ended) return;
+    dl.ended = true;
+    dl.abort.abort();
+    dl.wake?.();
+    try {
+      dl.sender?.close?.(); // frees codec memory
+    } catch {
+      // a sender that cannot close has nothing left to free
+    }
+    if (active === dl) active = null;
+    last = { downloadId: dl.downloadId, error };
+    deps.stats.activeSessions--;
+    if (error && error.code !== 'ERR_CHANNEL_CLOSED') sendError(dl.downloadId, error.code, error.message);
+    try {
+      deps.logs.record({
+        downloadId: String(dl.downloadId), startedAt: dl.startedAt, mode: dl.req.mode, url: dl.req.url,
+        objectBytes: dl.objectBytes, sourceIndex: dl.req.sourceIndex, n: dl.req.sourceCount, params: dl.req.params,
+        packetsSent: dl.packetsSent, bytesSent: dl.bytesSent, durationMs: now() - dl.t0,
+        serverFetchMs: dl.serverFetchMs, fromCache: dl.fromCache, error,
+      });
+    } catch (e) {
+      logger.error(`rtc session ${remote}: could not record the download: ${/** @type {Error} */ (e).message}`);
+    }
+  }
+
+  return {
+    stop(reason) {
+      if (stopped) return;
+      stopped = true;
+      if (active) finish(active, { code: 'ERR_CHANNEL_CLOSED', message: `session stopped: ${reason}` });
+    },
+  };
+}
+
+/**
+ * The requested byte range of an object (end inclusive, clamped to the object like HTTP).
+ * @param {Uint8Array} bytes
+ * @param {{ start: number, end: number } | null} range
+ */
+export function sliceRange(bytes, range) {
+  if (!range) return bytes;
+  if (range.start >= bytes.byteLength) {
+    throw Object.assign(new Error(`range starts at ${range.start}, the object has ${bytes.byteLength} bytes`), { code: 'ERR_RANGE_NOT_SATISFIABLE' });
+  }
+  return bytes.subarray(range.start, Math.min(range.end, bytes.byteLength - 1) + 1);
+}

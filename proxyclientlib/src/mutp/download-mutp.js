@@ -1,0 +1,390 @@
+// Uncoded and Coded MUTP over WebRTC (paper III.A/B): connect to N proxies, ask each for the
+// same object with its own source index, feed every packet to one protocol receiver, and
+// broadcast its cumulative feedback to all proxies. A proxy that fails is dropped; the download
+// fails only when none is left.
+
+import { RTCPeerConnection as EnvRTCPeerConnection } from '#rtc';
+import { encodeMessage, decodeMessage, createReceiver, normalizeParams } from '@mutp/protocol';
+import { connectPeer, CONNECT_TIMEOUT_MS } from '../rtc/connect-peer.js';
+import { codedError } from '../rtc/coded-error.js';
+import { createSourceLink, estimateLoss, perProxyStats } from './source-link.js';
+import { buildMutpStats } from './mutp-stats.js';
+
+/** Housekeeping period (ms): feedback when packets stopped, request re-sends, stall checks. */
+const TICK_MS = 50;
+
+/** Re-send a request that got no meta after this long (ms): the channel is unreliable, requests can be lost. */
+const REQUEST_RESEND_MS = 500;
+
+/**
+ * A proxy that has not sent its meta after this long (ms) is dropped: it covers the proxy's
+ * origin fetch, which may be slow, but a proxy that stays silent is gone.
+ */
+const META_TIMEOUT_MS = 20_000;
+
+/**
+ * While the download makes no progress for this long (ms), every proxy that has been silent as
+ * long is dropped: lets "all proxies gone" surface well within the 10 s the issue allows.
+ */
+const NO_PROGRESS_TIMEOUT_MS = 5000;
+
+/** After the last byte, keep the channels open this long (ms) so `done` is read before the close (the channel is unordered). */
+const DONE_LINGER_MS = 100;
+
+/** Packets kept while the receiver is being created (count): a few windows' worth. */
+const MAX_PENDING_PACKETS = 8192;
+
+/** Bad messages per proxy before that proxy is dropped as broken. */
+const MAX_MALFORMED_PER_PROXY = 1000;
+
+/** Meta fields every proxy must agree on: they define the object's layout. */
+const META_LAYOUT_FIELDS = ['mode', 'totalSize', 'payloadSize', 'packetCount', 'generationSize', 'generationCount'];
+
+/**
+ * @typedef {object} MutpOptions
+ * @property {string} url
+ * @property {{ start: number, end: number } | null} [range]   end inclusive
+ * @property {'coded'|'uncoded'} mode
+ * @property {{ id: string, url: string }[]} proxies
+ * @property {object} [params]          window, generationSize, feedbackEvery, payloadSize, surplus, scheduler
+ * @property {AbortSignal} [signal]
+ * @property {(p: { grossBytes: number, netBytes: number, objectBytes: number | null,
+ *   chunks: { offset: number, bytes: Uint8Array }[] }) => void} [onProgress]
+ * @property {typeof RTCPeerConnection} [RTCPeerConnection]    defaults to the environment's (#rtc)
+ * @property {object} [rtcConfig]       merged into every RTCPeerConnection config (Node: bindAddress)
+ * @property {() => number} [elapsed]   ms since the request was issued (default: from this call)
+ * @property {typeof fetch} [fetch]
+ * @property {{ warn: (...a: unknown[]) => void }} [logger]
+ * @property {number} [connectTimeoutMs]
+ * @property {number} [noProgressTimeoutMs]
+ * @property {string} [clientId]        for the stats record
+ */
+
+/**
+ * @param {MutpOptions} o
+ * @returns {Promise<{ data: Uint8Array, stats: object, params: object, grossBytes: number, firstPacketMs: number | null,
+ *   serverFetchMs: number[], packets: number, duplicates: number, lossEstimate: number | null,
+ *   perProxy: object[], packetLog: any[] | null, feedbackLog: number[] | null }>}
+ *   rejects with ERR_ALL_PROXIES_FAILED (err.perProxy says why each failed), ERR_ABORTED, ERR_BAD_OPTION
+ */
+export function downloadMutp(o) {
+  const t0 = performance.now();
+  const elapsed = o.elapsed ?? (() => performance.now() - t0);
+  const startedAt = new Date().toISOString();
+  const mode = o.mode;
+  if (mode !== 'coded' && mode !== 'uncoded') return Promise.reject(codedError('ERR_BAD_OPTION', `mode must be coded or uncoded, not ${mode}`));
+  if (!Array.isArray(o.proxies) || o.proxies.length === 0) return Promise.reject(codedError('ERR_BAD_OPTION', 'no proxies given'));
+  let params;
+  try {
+    params = normalizeParams(stripUndefined(o.params ?? {}), mode);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const RTCPeerConnection = o.RTCPeerConnection ?? EnvRTCPeerConnection;
+  const logger = o.logger ?? console;
+  const noProgressTimeoutMs = o.noProgressTimeoutMs ?? NO_PROGRESS_TIMEOUT_MS;
+  const downloadId = randomU32();
+  const links = o.proxies.map((p, i) => createSourceLink(p, i));
+  const connectAbort = new AbortController();
+  const requestBytes = links.map((l) => encodeMessage({
+    type: 'request', downloadId, url: o.url, method: 'GET', range: o.range ?? null, mode,
+    sourceIndex: l.index, sourceCount: links.length, seed: randomU32(), params,
+  }));
+
+  /** @type {any} */
+  let receiver = null;
+  let receiverPending = false;
+  /** @type {any} */
+  let firstMeta = null;
+  /** @type {{ msg: any, link: import('./source-link.js').SourceLink }[]} */
+  const pending = [];
+  /** @type {number | null} */
+  let firstPacketMs = null;
+  let lastProgressAt = 0;
+  let firstMetaAt = 0;
+  let netBytes = 0;
+  let finished = false;
+  /** @type {(v: any) => void} */
+  let resolve;
+  /** @type {(e: any) => void} */
+  let reject;
+  const result = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  const tick = setInterval(onTick, TICK_MS);
+
+  const onAbort = () => fail(abortReason(o.signal));
+  if (o.signal?.aborted) {
+    onAbort();
+    return result;
+  }
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+
+  for (const link of links) connect(link);
+  return result;
+
+  /** @param {import('./source-link.js').SourceLink} link */
+  async function connect(link) {
+    try {
+      const peer = await connectPeer({
+        url: link.url, RTCPeerConnection, rtcConfig: o.rtcConfig, signal: connectAbort.signal, fetch: o.fetch,
+        timeoutMs: o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      });
+      if (finished || link.state !== 'connecting') return peer.close();
+      link.peer = peer;
+      link.state = 'open';
+      link.lastHeardAt = elapsed();
+      peer.channel.addEventListener('message', (ev) => onMessage(link, ev));
+      peer.channel.addEventListener('close', () => dropLink(link, 'ERR_PROXY_GONE', 'the data channel closed'));
+      peer.pc.addEventListener('connectionstatechange', () => {
+        const s = peer.pc.connectionState;
+        if (s === 'failed' || s === 'closed') dropLink(link, 'ERR_PROXY_GONE', `the peer connection is ${s}`);
+      });
+      sendRequest(link);
+    } catch (e) {
+      if (finished) return;
+      const err = /** @type {any} */ (e);
+      dropLink(link, err?.code ?? 'ERR_RTC_CONNECT_FAILED', String(err?.message ?? err));
+    }
+  }
+
+  /** @param {import('./source-link.js').SourceLink} link */
+  function sendRequest(link) {
+    link.requestedAt = elapsed();
+    sendTo(link, requestBytes[link.index]);
+  }
+
+  /** @param {import('./source-link.js').SourceLink} link @param {Uint8Array} bytes */
+  function sendTo(link, bytes) {
+    const ch = link.peer?.channel;
+    if (!ch || ch.readyState !== 'open') return;
+    try {
+      ch.send(/** @type {Uint8Array<ArrayBuffer>} */ (bytes));
+    } catch {
+      // closed between the check and the send; the close handler drops the link
+    }
+  }
+
+  /** @param {import('./source-link.js').SourceLink} link @param {MessageEvent} ev */
+  function onMessage(link, ev) {
+    if (finished || link.state !== 'open') return;
+    const r = ev.data instanceof ArrayBuffer ? decodeMessage(new Uint8Array(ev.data)) : null;
+    if (!r || !r.ok) {
+      link.malformed++;
+      if (link.malformed <= 3) logger.warn(`mutp: ignored a malformed message from proxy ${link.proxyId}: ${r ? r.error.code : 'not binary'}`);
+      if (link.malformed > MAX_MALFORMED_PER_PROXY) dropLink(link, 'ERR_PROXY_MALFORMED', `${link.malformed} malformed messages`);
+      return;
+    }
+    const msg = r.msg;
+    if (msg.downloadId !== downloadId) return; // a stale message from another download
+    switch (msg.type) {
+      case 'meta':
+        return onMeta(link, msg);
+      case 'data':
+      case 'coded':
+        link.lastHeardAt = elapsed();
+        if (receiver) onPacket(link, msg);
+        else if (pending.length < MAX_PENDING_PACKETS) pending.push({ msg, link });
+        return;
+      case 'error':
+        return dropLink(link, msg.code, msg.message);
+      default:
+        link.malformed++;
+        if (link.malformed <= 3) logger.warn(`mutp: ignored a ${msg.type} message from proxy ${link.proxyId}`);
+    }
+  }
+
+  /** @param {import('./source-link.js').SourceLink} link @param {any} meta */
+  function onMeta(link, meta) {
+    link.lastHeardAt = elapsed();
+    if (link.meta) return; // a repeat (we re-sent the request)
+    if (meta.mode !== mode) return dropLink(link, 'ERR_META_MISMATCH', `proxy answered in ${meta.mode} mode`);
+    if (firstMeta) {
+      const differs = META_LAYOUT_FIELDS.find((f) => meta[f] !== firstMeta[f]);
+      if (differs) return dropLink(link, 'ERR_META_MISMATCH', `proxy disagrees on ${differs}: ${meta[differs]} vs ${firstMeta[differs]}`);
+      link.meta = meta;
+      return;
+    }
+    link.meta = meta;
+    firstMeta = meta;
+    firstMetaAt = elapsed();
+    receiverPending = true;
+    createReceiver({ meta, params, sourceCount: links.length, now: elapsed() }).then((rx) => {
+      receiverPending = false;
+      if (finished) return;
+      receiver = rx;
+      for (const p of pending.splice(0)) if (p.link.state === 'open') onPacket(p.link, p.msg);
+      afterPackets();
+    }, (e) => fail(codedError(e?.code ?? 'ERR_RECEIVER', `cannot create the receiver: ${e?.message ?? e}`)));
+  }
+
+  /** @param {import('./source-link.js').SourceLink} link @param {any} msg */
+  function onPacket(link, msg) {
+    if (finished) return;
+    const t = elapsed();
+    if (firstPacketMs === null) firstPacketMs = t;
+    let useful;
+    try {
+      useful = receiver.handlePacket(msg, link.index, t).useful;
+    } catch (e) {
+      link.malformed++;
+      if (link.malformed <= 3) logger.warn(`mutp: packet from proxy ${link.proxyId} refused: ${/** @type {Error} */ (e).message}`);
+      return;
+    }
+    link.packets++;
+    link.bytes += msg.type === 'data' ? msg.payload.length : msg.codedPayload.length - msg.symbols;
+    if (msg.seq > link.maxSeq) link.maxSeq = msg.seq;
+    if (useful) lastProgressAt = t;
+    else link.duplicates++;
+    if (!receiverPending) afterPackets();
+  }
+
+  /** Feedback, delivery and completion after one or more packets. */
+  function afterPackets() {
+    if (finished || !receiver) return;
+    pollFeedback();
+    const chunks = receiver.pollDelivered();
+    if (chunks.length > 0) {
+      for (const c of chunks) netBytes += c.bytes.length;
+      try {
+        o.onProgress?.({ grossBytes: grossBytes(), netBytes, objectBytes: firstMeta.totalSize, chunks });
+      } catch (e) {
+        logger.warn(`mutp: onProgress threw: ${/** @type {Error} */ (e).message}`);
+      }
+    }
+    if (receiver.isComplete()) complete();
+  }
+
+  function pollFeedback() {
+    const fb = receiver.pollFeedback(elapsed());
+    if (!fb) return;
+    const bytes = encodeMessage({ ...fb, downloadId });
+    for (const l of links) if (l.state === 'open') sendTo(l, bytes);
+  }
+
+  function onTick() {
+    if (finished) return;
+    const t = elapsed();
+    if (receiver) afterPackets();
+    if (finished) return;
+    const stalled = firstMeta !== null && t - Math.max(lastProgressAt, firstMetaAt) > noProgressTimeoutMs;
+    for (const l of links) {
+      if (l.state !== 'open') continue;
+      if (!l.meta) {
+        if (t - l.lastHeardAt > META_TIMEOUT_MS) dropLink(l, 'ERR_PROXY_SILENT', `no meta within ${META_TIMEOUT_MS} ms`);
+        else if (t - l.requestedAt > REQUEST_RESEND_MS) sendRequest(l);
+      } else if (stalled && t - l.lastHeardAt > noProgressTimeoutMs) {
+        dropLink(l, 'ERR_PROXY_SILENT', `no packet for ${Math.round(t - l.lastHeardAt)} ms while the download stalled`);
+      }
+    }
+  }
+
+  /**
+   * @param {import('./source-link.js').SourceLink} link
+   * @param {string} code
+   * @param {string} message
+   */
+  function dropLink(link, code, message) {
+    if (link.state === 'failed' || link.state === 'closed') return;
+    link.state = 'failed';
+    link.error = { code, message };
+    link.peer?.close();
+    if (finished) return;
+    if (links.every((l) => l.state === 'failed')) {
+      const codes = [...new Set(links.map((l) => l.error?.code))].join(', ');
+      fail(codedError('ERR_ALL_PROXIES_FAILED', `all ${links.length} proxies failed (${codes})`));
+    }
+  }
+
+  function grossBytes() {
+    let g = 0;
+    for (const l of links) g += l.bytes;
+    return g;
+  }
+
+  function complete() {
+    const data = receiver.data();
+    const done = encodeMessage({ type: 'done', downloadId });
+    for (const l of links) if (l.state === 'open') sendTo(l, done);
+    const out = summary(null, data);
+    // close a moment after `done`, so it reaches the proxies before the close does
+    cleanup(DONE_LINGER_MS);
+    resolve({ data, ...out });
+  }
+
+  /** @param {any} err */
+  function fail(err) {
+    if (finished) return;
+    const e = err && typeof err === 'object' ? err : codedError('ERR_UNKNOWN', String(err));
+    Object.assign(e, summary({ code: e.code ?? 'ERR_UNKNOWN', message: String(e.message) }, null));
+    cleanup();
+    reject(e);
+  }
+
+  /** @param {number} [lingerMs] keep the peer connections this long (ms) before closing them */
+  function cleanup(lingerMs = 0) {
+    finished = true;
+    clearInterval(tick);
+    o.signal?.removeEventListener('abort', onAbort);
+    connectAbort.abort(codedError('ERR_ABORTED', 'the download ended'));
+    const peers = [];
+    for (const l of links) {
+      if (l.state === 'open' || l.state === 'connecting') l.state = 'closed';
+      if (l.peer) peers.push(l.peer);
+    }
+    const closeAll = () => peers.forEach((p) => p.close());
+    if (lingerMs > 0) setTimeout(closeAll, lingerMs);
+    else closeAll();
+  }
+
+  /**
+   * @param {{ code: string, message: string } | null} error
+   * @param {Uint8Array | null} data
+   */
+  function summary(error, data) {
+    const counts = receiver?.counts?.() ?? {};
+    const logs = packetLogs(receiver);
+    const out = {
+      params: { window: params.window, generationSize: mode === 'coded' ? params.generationSize : null,
+        feedbackEvery: params.feedbackEvery, payloadSize: params.payloadSize, surplus: mode === 'coded' ? params.surplus : null },
+      grossBytes: grossBytes(),
+      firstPacketMs,
+      serverFetchMs: /** @type {number[]} */ ([]), // the meta message does not carry the proxies' fetch time
+      packets: counts.packets ?? links.reduce((s, l) => s + l.packets, 0),
+      duplicates: counts.duplicates ?? links.reduce((s, l) => s + l.duplicates, 0),
+      lossEstimate: estimateLoss(links),
+      perProxy: perProxyStats(links),
+      packetLog: logs.packetLog,
+      feedbackLog: logs.feedbackLog,
+    };
+    const stats = buildMutpStats({
+      clientId: o.clientId ?? null, startedAt, mode, proxies: o.proxies, url: o.url, objectBytes: firstMeta?.totalSize ?? (data ? data.byteLength : 0),
+      netBytes: data ? data.byteLength : 0, durationMs: elapsed(), error, ...out,
+    });
+    return { ...out, stats };
+  }
+}
+
+/** @param {any} rx */
+function packetLogs(rx) {
+  const log = rx?.receivedLog;
+  if (log && typeof log.toRecord === 'function') return log.toRecord(0);
+  return { packetLog: null, feedbackLog: null };
+}
+
+/** @param {AbortSignal} signal */
+function abortReason(signal) {
+  const r = signal.reason;
+  if (typeof r?.code === 'string' && r.code.startsWith('ERR_')) return r;
+  return codedError('ERR_ABORTED', 'the download was aborted', { cause: r });
+}
+
+function randomU32() {
+  return globalThis.crypto.getRandomValues(new Uint32Array(1))[0];
+}
+
+/** @param {Record<string, unknown>} p */
+function stripUndefined(p) {
+  return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
+}
