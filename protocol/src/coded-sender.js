@@ -9,6 +9,9 @@
 import { SenderBase } from './sender-base.js';
 import { sourceSeed } from './rng.js';
 
+/** 'share': a helper leaves to each owner the packets it sends in this many of the helper's RTTs (tuned in the simulator). */
+const HELP_HORIZON_RTTS = 1.5;
+
 export class CodedSender extends SenderBase {
   /**
    * @param {import('./sender-base.js').SenderOptions} opts
@@ -28,10 +31,25 @@ export class CodedSender extends SenderBase {
     /** per-source weights for 'share': packets delivered (latest echo) + 1 */
     this.weights = new Float64Array(this.sourceCount).fill(1);
     this.weightTotal = this.sourceCount;
-    /** this source's quota and useful packets (from feedback) per generation, for 'share' */
-    this.quota = new Int32Array(G);
-    this.ownUseful = new Int32Array(G);
-    if (this.shared) for (let k = 0; k < this.gend; k++) this.computeQuota(k);
+    const wg = this.layout.windowGenerations;
+    const n = this.sourceCount;
+    /** 'share', per (window slot, source), generation k in slot k mod wg: the source's quota of k */
+    this.quotas = new Int32Array(wg * n);
+    /** 'share', per (window slot, source): useful packets the source gave k (feedback `contrib`) */
+    this.contrib = new Int32Array(wg * n);
+    /** 'share', per generation: packets this source still owes k, after others' excess (see owed()) */
+    this.owe = new Int32Array(G);
+    /** 'share', per window slot: others' owed packets a helper may take (computeStealable) */
+    this.stealable = new Float64Array(wg);
+    /** 'share': generations below this have quotas; the rest of the first window waits for the first feedback's weights */
+    this.assignedEnd = 0;
+    if (this.shared) this.assignUpTo(Math.min(this.gend, this.gend));
+  }
+
+  /** @param {number} end */
+  assignUpTo(end) {
+    for (let k = Math.max(this.assignedEnd, this.gmin); k < end; k++) this.enterWindow(k);
+    this.assignedEnd = Math.max(this.assignedEnd, end);
   }
 
   /** @param {number} k */
@@ -40,35 +58,106 @@ export class CodedSender extends SenderBase {
   }
 
   /**
-   * This source's quota of generation k under 'share': the generation's packets are split
-   * among the sources in proportion to how many packets each has delivered so far (the echo
-   * of the latest feedback, which every source sees alike), in integers so the quotas add up
-   * to the generation size exactly; the rounding remainder rotates with k. Fixed when the
-   * generation enters the window, so later feedback cannot make quotas overlap.
+   * Generation k enters the window ('share'): split its packets among the sources in proportion
+   * to how many packets each has delivered so far (the echo of the latest feedback, which every
+   * source sees alike), in integers so the quotas add up to the generation size exactly; the
+   * rounding remainder rotates with k. Fixed from now on, so later feedback cannot make quotas
+   * overlap.
    * @param {number} k
    */
-  computeQuota(k) {
+  enterWindow(k) {
     const n = this.sourceCount;
     const w = this.weights;
-    let before = 0;
-    for (let p = k % n; p !== this.sourceIndex; p = (p + 1) % n) before += w[p];
     const total = this.weightTotal;
     const size = this.generationSize(k);
-    this.quota[k] = Math.floor(((before + w[this.sourceIndex]) * size) / total) - Math.floor((before * size) / total);
+    const row = (k % this.layout.windowGenerations) * n;
+    let before = 0;
+    for (let i = 0; i < n; i++) {
+      const p = (k + i) % n;
+      this.quotas[row + p] = Math.floor(((before + w[p]) * size) / total) - Math.floor((before * size) / total);
+      before += w[p];
+      this.contrib[row + p] = 0;
+    }
+    this.owe[k] = this.quotas[row + this.sourceIndex];
+  }
+
+  /**
+   * Packets this source still owes generation k ('share'), from the latest feedback: its quota
+   * minus what it delivered, less its part of the excess others delivered beyond their quotas
+   * (a helper that took over some of the generation). The excess is charged to the sources with
+   * the smallest quota first (the slow ones, whose work helpers take), ties by index from k,
+   * the same way at every source, so the debts of all sources add up to the generation's
+   * missing DoF and nobody repeats what a helper already sent.
+   * @param {number} k
+   * @param {number} [me] the source whose debt to compute
+   */
+  owed(k, me = this.sourceIndex) {
+    const n = this.sourceCount;
+    const row = (k % this.layout.windowGenerations) * n;
+    const q = this.quotas;
+    const c = this.contrib;
+    let excess = 0;
+    for (let j = 0; j < n; j++) if (c[row + j] > q[row + j]) excess += c[row + j] - q[row + j];
+    const mine = Math.max(0, q[row + me] - c[row + me]);
+    if (excess === 0 || mine === 0) return mine;
+    // charged before me: sources with a smaller quota, or an equal one earlier in the k-rotation
+    const rank = (/** @type {number} */ j) => q[row + j] * n + ((j - k % n + n) % n);
+    const myRank = rank(me);
+    for (let j = 0; j < n; j++) {
+      if (j === me || rank(j) > myRank) continue;
+      excess -= Math.min(excess, Math.max(0, q[row + j] - c[row + j]));
+      if (excess === 0) return mine;
+    }
+    return Math.max(0, mine - excess);
+  }
+
+  /**
+   * 'share', after feedback: how many of the other sources' owed packets of each window
+   * generation a helper may take without racing them. Each owner sends lowest generation
+   * first; in the time my packet needs to reach the client and the feedback to reach the
+   * owner (about my RTT), owner j sends about (my packets in transit) × (its delivered share /
+   * mine) packets, so those of its owed packets, counted lowest first, are as good as sent.
+   * The rest, higher in the window, can be taken.
+   */
+  computeStealable() {
+    const n = this.sourceCount;
+    const me = this.sourceIndex;
+    const horizon = HELP_HORIZON_RTTS * this.transit.length / this.weights[me];
+    this.stealable.fill(0);
+    for (let j = 0; j < n; j++) {
+      if (j === me) continue;
+      let committed = horizon * this.weights[j];
+      for (let k = this.gmin; k < this.gend; k++) {
+        if (this.dof[k] >= this.generationSize(k)) continue;
+        const o = this.owed(k, j);
+        const c = Math.min(o, committed);
+        committed -= c;
+        this.stealable[k % this.layout.windowGenerations] += o - c;
+      }
+    }
   }
 
   /**
    * The generation to send from, or -1. 'share': the lowest window generation where this
-   * source's useful packets (per the feedback) + its packets in transit are short of its
-   * quota; when none is, it helps like 'paper', so a silent or slow source cannot hold a
-   * generation back. 'paper': rarest generation first (least DoF + in transit), random ties.
+   * source still owes packets (owed() beyond its packets in transit); when it owes none, it
+   * helps on the highest window generation still short of DoF + its own packets in transit:
+   * the owners fill their quotas lowest first, so the top of the window is where their packets
+   * are least likely to be on the way already, and the feedback tells them before they get
+   * there. A silent or slow source thus cannot hold a generation back.
+   * 'paper': rarest generation first (least DoF + in transit), random ties.
    */
   pick() {
     const surplus = this.params.surplus;
     if (this.shared) {
       for (let k = this.gmin; k < this.gend; k++) {
-        if (this.dof[k] < this.generationSize(k) && this.ownUseful[k] + this.inTransit[k] < this.quota[k] + surplus) return k;
+        if (this.dof[k] < this.generationSize(k) && this.inTransit[k] < this.owe[k] + surplus) return k;
       }
+      const wg = this.layout.windowGenerations;
+      for (let k = this.gend - 1; k >= this.gmin; k--) {
+        if (this.dof[k] + this.inTransit[k] < this.generationSize(k) + surplus &&
+          this.inTransit[k] - this.owe[k] < this.stealable[k % wg]) return k;
+      }
+      return -1;
     }
     let best = -1;
     let bestEst = Infinity;
@@ -137,15 +226,11 @@ export class CodedSender extends SenderBase {
   /** @param {any} msg */
   applyFeedback(msg) {
     const base = msg.base;
+    const G = this.layout.generationCount;
+    const n = this.sourceCount;
     for (let k = this.gmin; k < base; k++) this.dof[k] = this.generationSize(k);
     const d = msg.dof;
-    const n = this.sourceCount;
-    for (let i = 0; i < d.length; i++) {
-      if (d[i] > this.dof[base + i]) this.dof[base + i] = d[i];
-      const mine = msg.contrib[i * n + this.sourceIndex];
-      if (mine > this.ownUseful[base + i]) this.ownUseful[base + i] = mine;
-    }
-    const G = this.layout.generationCount;
+    for (let i = 0; i < d.length; i++) if (d[i] > this.dof[base + i]) this.dof[base + i] = d[i];
     let g = Math.max(this.gmin, base);
     while (g < G && this.dof[g] >= this.generationSize(g)) g++;
     for (let k = this.gmin; k < g; k++) this.dropEncoder(k);
@@ -154,10 +239,26 @@ export class CodedSender extends SenderBase {
       for (let j = 0; j < n; j++) t += (this.weights[j] = msg.echo[j] + 1);
       this.weightTotal = t;
     }
+    // move the window first: generations entering it take over the ring slots of those leaving
     const oldEnd = this.gend;
     this.gmin = g;
     this.gend = Math.max(oldEnd, Math.min(G, g + this.layout.windowGenerations));
-    if (this.shared) for (let k = oldEnd; k < this.gend; k++) this.computeQuota(k);
+    if (!this.shared) return;
+    this.assignUpTo(this.gend);
+    const wg = this.layout.windowGenerations;
+    const c = msg.contrib;
+    for (let i = 0; i < d.length; i++) {
+      const k = base + i;
+      if (k < this.gmin || k >= this.gend) continue;
+      const row = (k % wg) * n;
+      for (let j = 0; j < n; j++) if (c[i * n + j] > this.contrib[row + j]) this.contrib[row + j] = c[i * n + j];
+      this.owe[k] = this.owed(k);
+    }
+  }
+
+  /** Feedback applied and echoed packets settled: my transit now spans about one RTT. */
+  afterFeedback() {
+    if (this.shared) this.computeStealable();
   }
 
   /** @param {number} k */

@@ -7,6 +7,9 @@
 import { SenderBase } from './sender-base.js';
 import { Bitset } from './bitset.js';
 
+/** Fractional part of the golden ratio: k·GOLDEN mod 1 spreads k = 0, 1, 2, … evenly over [0, 1). */
+const GOLDEN = (Math.sqrt(5) - 1) / 2;
+
 export class UncodedSender extends SenderBase {
   /** @param {import('./sender-base.js').SenderOptions} opts */
   constructor(opts) {
@@ -18,14 +21,41 @@ export class UncodedSender extends SenderBase {
     /** seq of the packet's latest send while in transit, 0 when not in transit */
     this.transitSeq = new Float64Array(L);
     this.striped = this.params.scheduler === 'share' && this.sourceCount > 1;
+    /** 'share': per-source weights, packets delivered (latest echo) + 1, as the coded quotas */
+    this.weights = new Float64Array(this.sourceCount).fill(1);
+    this.weightTotal = this.sourceCount;
     this.wmin = 0;
+    /** packets this source owns ('share'), or all of them */
+    this.own = new Bitset(L);
     this.wend = Math.min(L, this.params.window);
-    for (let i = 0; i < this.wend; i++) this.makeSendable(i);
+    for (let i = 0; i < this.wend; i++) this.enterWindow(i);
+  }
+
+  /**
+   * 'share': the source that owns packet i, fixed when i enters the window. Packets are dealt
+   * in proportion to the weights (so a source twice as fast owns twice as many): packet i maps
+   * to a point in [0, 1) (stripe i mod N, spread inside the stripe by the golden ratio), owned by
+   * the source whose weight interval holds it. Equal weights give the plain stripes. Stateless,
+   * so every source deals alike from the same feedback.
+   * @param {number} i
+   */
+  ownerOf(i) {
+    const n = this.sourceCount;
+    const x = (((i % n) + ((Math.floor(i / n) * GOLDEN) % 1)) / n) * this.weightTotal;
+    let acc = 0;
+    for (let j = 0; j < this.sourceCount - 1; j++) if (x < (acc += this.weights[j])) return j;
+    return this.sourceCount - 1;
+  }
+
+  /** Packet i enters the window: it is this source's own or another's (helped from the top). @param {number} i */
+  enterWindow(i) {
+    if (this.striped && this.ownerOf(i) !== this.sourceIndex) this.sendOther.add(i);
+    else { this.sendOwn.add(i); this.own.add(i); }
   }
 
   /** @param {number} i */
   makeSendable(i) {
-    if (!this.striped || i % this.sourceCount === this.sourceIndex) this.sendOwn.add(i);
+    if (this.own.has(i)) this.sendOwn.add(i);
     else this.sendOther.add(i);
   }
 
@@ -51,9 +81,10 @@ export class UncodedSender extends SenderBase {
       this.sendOwn.delete(i);
       return i;
     }
-    const c = this.sendOther.countIn(lo, hi);
-    if (c === 0) return -1;
-    const i = this.sendOther.selectIn(lo, hi, Math.floor(this.rand() * c));
+    // help from the top of the window: the owners send their stripes lowest first, so the
+    // highest packets are the last they reach, and the feedback tells them before they do
+    const i = this.sendOther.highestIn(lo, hi);
+    if (i < 0) return -1;
     this.sendOther.delete(i);
     return i;
   }
@@ -96,6 +127,11 @@ export class UncodedSender extends SenderBase {
         if (!this.received.has(i)) this.markReceived(i);
       }
     }
+    if (this.striped) {
+      let t = 0;
+      for (let j = 0; j < this.sourceCount; j++) t += (this.weights[j] = msg.echo[j] + 1);
+      this.weightTotal = t;
+    }
     const L = this.layout.packetCount;
     let w = Math.max(this.wmin, base);
     while (w < L && this.received.has(w)) w++;
@@ -106,7 +142,7 @@ export class UncodedSender extends SenderBase {
     // the window moved: packets entering it become sendable
     const L = this.layout.packetCount;
     const end = Math.min(L, this.wmin + this.params.window);
-    for (let i = this.wend; i < end; i++) if (!this.received.has(i) && this.transitSeq[i] === 0) this.makeSendable(i);
+    for (let i = this.wend; i < end; i++) if (!this.received.has(i) && this.transitSeq[i] === 0) this.enterWindow(i);
     this.wend = Math.max(this.wend, end);
   }
 
