@@ -73,6 +73,28 @@ describe('rlnc allocation-free paths: writePayloadInto / readPayloadFrom', () =>
         dec.dispose();
       });
 
+      it('reset() empties the decoder for the next generation: rank 0, nothing known, decodes new data', async () => {
+        const g = 8;
+        const size = 40;
+        const dec = await createDecoder({ symbols: g, symbolSize: size, impl });
+        for (const seed of [1, 2]) {
+          const data = testData(g * size, 10 + seed);
+          const enc = await createEncoder({ symbols: g, symbolSize: size, seed, impl, systematic: true });
+          enc.setSymbols(data);
+          dec.readPayload(enc.writePayload());
+          assert.equal(dec.isSymbolDecoded(0), true);
+          dec.reset();
+          assert.equal(dec.rank, 0);
+          assert.equal(dec.isSymbolDecoded(0), false);
+          assert.ok(dec.symbols().every((x) => x === 0), 'no data left from before');
+          while (!dec.isComplete()) dec.readPayload(enc.writePayload());
+          assert.deepEqual(dec.copySymbols(), data);
+          dec.reset();
+          enc.dispose();
+        }
+        dec.dispose();
+      });
+
       it('a payload written into inputView() and passed to readPayload() decodes (copy skipped)', async () => {
         const g = 6;
         const size = 20;
