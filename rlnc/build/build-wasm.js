@@ -20,7 +20,7 @@ const MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
 const STACK_BYTES = 64 * 1024;
 
 /** All flavors need bulk memory (memory.copy/fill; Chrome 75+, Firefox 79+, Safari 15+).
- * 'relaxed' also needs relaxed SIMD (Chrome 114+, Firefox 120+, Node 22+ or Node 20 with
+ * 'relaxed' also needs relaxed SIMD (Chrome 114+, Node 22+, or Node 20 with
  * --experimental-wasm-relaxed-simd); src/backends.js feature-detects it. */
 const FLAVORS = {
   relaxed: ['-msimd128', '-mrelaxed-simd', '-mbulk-memory', '-DRLNC_RELAXED_SWIZZLE'],
