@@ -16,7 +16,7 @@ const SOURCE = join(PKG_DIR, 'csrc', 'rlnc.c');
 const OUT_DIR = join(PKG_DIR, 'wasm');
 /** Memory cap of each module in bytes (1 GiB): the JS heap reports it as ERR_RLNC_OUT_OF_MEMORY. */
 const MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
-/** C stack in bytes: the decoder keeps two 255-entry pointer arrays and a 255-byte row there. */
+/** C stack in bytes: the decoder keeps three 256-entry pointer arrays and two 255-byte arrays there (~3.6 KiB). */
 const STACK_BYTES = 64 * 1024;
 
 /** All flavors need bulk memory (memory.copy/fill; Chrome 75+, Firefox 79+, Safari 15+).
