@@ -8,6 +8,8 @@
 // gets up to N× the packets a generation's tail needs.
 import { SenderBase } from './sender-base.js';
 import { sourceSeed } from './rng.js';
+import { writeCodedHeader } from './wire.js';
+import { CODED_HEADER_BYTES } from './constants.js';
 
 /** 'share': a helper leaves to each owner the packets it sends in this many of the helper's RTTs (tuned in the simulator). */
 const HELP_HORIZON_RTTS = 1.5;
@@ -192,20 +194,48 @@ export class CodedSender extends SenderBase {
   }
 
   /**
-   * The next coded message, or null when the window allows nothing now.
+   * Choose the next packet's generation and book it as sent; -1 when the window allows nothing.
    * @param {number} now
    */
-  nextPacket(now) {
-    if (this.finished) return null;
+  take(now) {
+    if (this.finished) return -1;
     this.expireTransit(now);
     const k = this.pick();
-    if (k < 0) return null;
-    const codedPayload = this.encoderFor(k).writePayload();
+    if (k < 0) return -1;
+    this.encoderFor(k); // before booking: setting up the encoder may throw
     const seq = ++this.seq;
     this.inTransit[k]++;
     this.transit.push(seq, k, now);
     this.stats.sent++;
-    return { type: 'coded', downloadId: this.downloadId, seq, generation: k, symbols: this.generationSize(k), codedPayload };
+    return k;
+  }
+
+  /**
+   * The next coded message, or null when the window allows nothing now.
+   * @param {number} now
+   */
+  nextPacket(now) {
+    const k = this.take(now);
+    if (k < 0) return null;
+    const codedPayload = this.encoders[k].writePayload();
+    return { type: 'coded', downloadId: this.downloadId, seq: this.seq, generation: k, symbols: this.generationSize(k), codedPayload };
+  }
+
+  /**
+   * The next coded message already encoded for the wire (the same bytes as
+   * encodeMessage(nextPacket(now))), or null. The coded payload is written by the codec straight
+   * into the datagram: no payload copy, no message object.
+   * @param {number} now
+   * @returns {Uint8Array | null}
+   */
+  nextDatagram(now) {
+    const k = this.take(now);
+    if (k < 0) return null;
+    const symbols = this.generationSize(k);
+    const b = new Uint8Array(CODED_HEADER_BYTES + symbols + this.layout.payloadSize);
+    writeCodedHeader(b, this.downloadId, this.seq, k, symbols);
+    /** @type {import('@mutp/rlnc').Encoder} */ (this.encoders[k]).writePayloadInto(b, CODED_HEADER_BYTES);
+    return b;
   }
 
   /** @param {any} msg */

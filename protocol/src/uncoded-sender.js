@@ -6,6 +6,8 @@
 //   window is all sent it helps with a random packet of the other stripes.
 import { SenderBase } from './sender-base.js';
 import { Bitset } from './bitset.js';
+import { writeDataHeader } from './wire.js';
+import { DATA_HEADER_BYTES } from './constants.js';
 
 /** Fractional part of the golden ratio: k·GOLDEN mod 1 spreads k = 0, 1, 2, … evenly over [0, 1). */
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
@@ -90,23 +92,51 @@ export class UncodedSender extends SenderBase {
   }
 
   /**
-   * The next data message, or null when the window allows nothing now.
+   * Choose the next packet and book it as sent; -1 when the window allows nothing.
    * @param {number} now
    */
-  nextPacket(now) {
-    if (this.finished) return null;
+  take(now) {
+    if (this.finished) return -1;
     this.expireTransit(now);
     const i = this.pick();
-    if (i < 0) return null;
+    if (i < 0) return -1;
     const seq = ++this.seq;
     this.transitSeq[i] = seq;
     this.transit.push(seq, i, now);
     this.stats.sent++;
+    return i;
+  }
+
+  /**
+   * The next data message, or null when the window allows nothing now.
+   * @param {number} now
+   */
+  nextPacket(now) {
+    const i = this.take(now);
+    if (i < 0) return null;
     const P = this.layout.payloadSize;
     return {
-      type: 'data', downloadId: this.downloadId, seq, index: i,
+      type: 'data', downloadId: this.downloadId, seq: this.seq, index: i,
       payload: this.data.subarray(i * P, Math.min(this.data.length, (i + 1) * P)),
     };
+  }
+
+  /**
+   * The next data message already encoded for the wire (the same bytes as
+   * encodeMessage(nextPacket(now))), or null: no message object, one copy of the payload.
+   * @param {number} now
+   * @returns {Uint8Array | null}
+   */
+  nextDatagram(now) {
+    const i = this.take(now);
+    if (i < 0) return null;
+    const P = this.layout.payloadSize;
+    const start = i * P;
+    const end = Math.min(this.data.length, start + P);
+    const b = new Uint8Array(DATA_HEADER_BYTES + end - start);
+    writeDataHeader(b, this.downloadId, this.seq, i);
+    b.set(this.data.subarray(start, end), DATA_HEADER_BYTES);
+    return b;
   }
 
   /** @param {any} msg */

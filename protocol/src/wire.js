@@ -52,6 +52,28 @@ function need(ok, what) {
 const isInt = (v, lo, hi) => Number.isInteger(v) && /** @type {number} */ (v) >= lo && /** @type {number} */ (v) <= hi;
 
 /**
+ * Header of a data message, written into a datagram whose payload the caller fills from byte
+ * DATA_HEADER_BYTES (the senders' allocation-free path; values are the sender's own).
+ * @param {Uint8Array} b @param {number} downloadId @param {number} seq @param {number} index
+ */
+export function writeDataHeader(b, downloadId, seq, index) {
+  header(b, MSG.data, downloadId);
+  put32(b, 6, seq);
+  put32(b, 10, index);
+}
+
+/**
+ * Header of a coded message; the caller writes coefficients + payload from CODED_HEADER_BYTES.
+ * @param {Uint8Array} b @param {number} downloadId @param {number} seq @param {number} generation @param {number} symbols
+ */
+export function writeCodedHeader(b, downloadId, seq, generation, symbols) {
+  header(b, MSG.coded, downloadId);
+  put32(b, 6, seq);
+  put32(b, 10, generation);
+  put16(b, 14, symbols);
+}
+
+/**
  * Encode one message object into a datagram. Throws ERR_BAD_MESSAGE for an object that cannot
  * be represented (a caller bug, never peer data).
  * @param {any} msg
