@@ -47,3 +47,33 @@ export async function createDecoder(opts) {
   const backend = await getBackend(opts.impl);
   return new Decoder(backend, shape);
 }
+
+/**
+ * @typedef {object} CodecFactory
+ * @property {'relaxed'|'simd'|'scalar'|'js'} impl  the implementation behind it
+ * @property {(opts: EncoderOptions) => Encoder} createEncoder  synchronous, validated like createEncoder()
+ * @property {(opts: DecoderOptions) => Decoder} createDecoder  synchronous, validated like createDecoder()
+ */
+
+/**
+ * Load an implementation once, then create encoders and decoders synchronously. For callers
+ * that make a codec per generation inside synchronous code (the sans-IO protocol objects).
+ * @param {'auto'|'relaxed'|'simd'|'scalar'|'js'} [impl] default 'auto'
+ * @returns {Promise<CodecFactory>}
+ */
+export async function loadCodec(impl = 'auto') {
+  const backend = await getBackend(impl);
+  return {
+    impl: backend.name,
+    createEncoder(opts) {
+      const shape = checkShape(opts);
+      if (opts.impl !== undefined && opts.impl !== 'auto' && opts.impl !== backend.name) {
+        throw new TypeError(`this factory is for impl '${backend.name}', not '${opts.impl}'`);
+      }
+      return new Encoder(backend, { ...shape, seed: normalizeSeed(opts.seed), systematic: opts.systematic === true });
+    },
+    createDecoder(opts) {
+      return new Decoder(backend, checkShape(opts));
+    },
+  };
+}

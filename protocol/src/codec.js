@@ -1,8 +1,10 @@
 // Synchronous encoder/decoder construction on top of @mutp/rlnc. Protocol objects create a
 // codec per generation inside nextPacket()/handlePacket(), which are synchronous (sans-IO,
 // and the simulator's event loop never yields), so the async backend load happens once here.
-import { createDecoder, Encoder, Decoder } from '@mutp/rlnc';
-import { protocolError } from './errors.js';
+import { loadCodec as loadRlnc } from '@mutp/rlnc';
+
+/** @typedef {import('@mutp/rlnc').Encoder} Encoder */
+/** @typedef {import('@mutp/rlnc').Decoder} Decoder */
 
 /**
  * @typedef {object} Codec
@@ -14,24 +16,16 @@ import { protocolError } from './errors.js';
 const cache = new Map();
 
 /**
- * @param {'auto'|'simd'|'scalar'|'js'} [impl]
+ * @param {'auto'|'relaxed'|'simd'|'scalar'|'js'} [impl]
  * @returns {Promise<Codec>}
  */
 export function loadCodec(impl = 'auto') {
   let p = cache.get(impl);
   if (!p) {
-    p = (async () => {
-      // @mutp/rlnc exposes only async factories; the Encoder/Decoder classes take the loaded
-      // backend. Borrow it from a probe decoder (see docs/protocol.md, "codec").
-      const probe = await createDecoder({ symbols: 1, symbolSize: 1, impl });
-      const backend = /** @type {any} */ (probe)._backend;
-      probe.dispose();
-      if (!backend) throw protocolError('ERR_CODEC_API', '@mutp/rlnc decoder exposes no backend; protocol/src/codec.js needs updating');
-      return {
-        encoder: (symbols, symbolSize, seed) => new Encoder(backend, { symbols, symbolSize, seed, systematic: false }),
-        decoder: (symbols, symbolSize) => new Decoder(backend, { symbols, symbolSize }),
-      };
-    })();
+    p = loadRlnc(impl).then((factory) => ({
+      encoder: (symbols, symbolSize, seed) => factory.createEncoder({ symbols, symbolSize, seed, systematic: false }),
+      decoder: (symbols, symbolSize) => factory.createDecoder({ symbols, symbolSize }),
+    }));
     cache.set(impl, p);
   }
   return p;
