@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { downloadMutp } from '../src/mutp/index.js';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from './mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes, waitFor } from './mutp-harness.js';
 
 const MB = 1_000_000;
 const ORIGIN = 'http://origin.test';
@@ -82,8 +82,3 @@ describe('MUTP over WebRTC (loopback): byte-exact matrix', function () {
     assert.ok(proxies.every((p) => p.stats.bytesSent > 0));
   });
 });
-
-/** Poll a condition (no timing assertion: mocha's timeout is the limit). @param {() => boolean} cond */
-export async function waitFor(cond) {
-  while (!cond()) await new Promise((r) => setTimeout(r, 10));
-}

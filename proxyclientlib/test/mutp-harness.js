@@ -74,3 +74,8 @@ export async function startTestProxy({ id, objects, protocol, config = {} }) {
     },
   };
 }
+
+/** Poll a condition (no timing assertion: mocha's timeout is the limit). @param {() => boolean} cond */
+export async function waitFor(cond) {
+  while (!cond()) await new Promise((r) => setTimeout(r, 10));
+}

@@ -45,6 +45,17 @@ export function preferRemoteDtlsClient(sdp) {
 }
 
 /**
+ * Drop the client's candidates from its offer, so we send no ICE check before the client has our
+ * answer: an early check makes libdatachannel on the client fail to apply the answer ("Got a remote
+ * candidate without ICE transport"). The client checks us first (our answer carries our candidates)
+ * and we learn its address from those checks (a peer-reflexive candidate, RFC 8445 7.3.1.3).
+ * @param {string} sdp
+ */
+export function withoutCandidates(sdp) {
+  return sdp.replace(/^a=(candidate:|end-of-candidates).*(\r?\n|$)/gm, '');
+}
+
+/**
  * @param {object} opts
  * @param {typeof RTCPeerConnection} opts.RTCPeerConnection
  * @param {object} opts.rtcConfig         passed to every RTCPeerConnection (e.g. bindAddress)
@@ -68,7 +79,7 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
       if (registry.full()) throw codedError('ERR_TOO_MANY_PEERS', `more than ${maxPeers} peer connections`, 503);
       peer = openPeer(offer, String(req.ip ?? 'peer'));
       const pc = peer.pc;
-      await pc.setRemoteDescription({ type: 'offer', sdp: preferRemoteDtlsClient(offer.sdp) });
+      await pc.setRemoteDescription({ type: 'offer', sdp: withoutCandidates(preferRemoteDtlsClient(offer.sdp)) });
       await pc.setLocalDescription(await pc.createAnswer());
       await iceGatheringComplete(pc, ICE_GATHER_TIMEOUT_MS);
       const answer = pc.localDescription;

@@ -1,0 +1,132 @@
+// The proxy's MUTP session over a real data channel: bad peer data is logged and ignored,
+// refused URLs answer with their code, and the real startProxy serves MUTP end to end.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { createHash } from 'node:crypto';
+import { RTCPeerConnection } from 'node-datachannel/polyfill';
+import { encodeMessage, decodeMessage, normalizeParams } from '@mutp/protocol';
+import { startProxy } from '../index.js';
+import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
+import { downloadMutp } from '../../proxyclientlib/src/mutp/index.js';
+import { LOOPBACK_RTC, memoryObjects, startTestProxy, testBytes, waitFor } from '../../proxyclientlib/test/mutp-harness.js';
+
+const URL1 = 'http://origin.test/one';
+const BLOCKED = 'http://169.254.169.254/';
+const sha256 = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
+
+/** @param {RTCDataChannel} channel @returns {Promise<any>} the next decodable message */
+function nextMessage(channel, type) {
+  return new Promise((resolve) => {
+    const on = (/** @type {MessageEvent} */ ev) => {
+      const r = decodeMessage(new Uint8Array(ev.data));
+      if (r.ok && r.msg.type === type) {
+        channel.removeEventListener('message', on);
+        resolve(r.msg);
+      }
+    };
+    channel.addEventListener('message', on);
+  });
+}
+
+const request = (/** @type {object} */ o) => encodeMessage({
+  type: 'request', downloadId: 7, url: URL1, method: 'GET', range: null, mode: 'uncoded', sourceIndex: 0, sourceCount: 1,
+  seed: 1, params: normalizeParams({}, 'uncoded'), ...o,
+});
+
+describe('rtc MUTP session (real WebRTC on loopback)', function () {
+  this.timeout(30_000);
+  let proxy;
+  let link;
+  beforeEach(async () => {
+    proxy = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map([[URL1, testBytes(50_000, 9)]]), { [BLOCKED]: 'ERR_SSRF_BLOCKED' }) });
+    link = await connectPeer({ url: proxy.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
+  });
+  afterEach(() => {
+    link?.close();
+    proxy?.kill();
+  });
+
+  it('logs and ignores malformed messages, then still serves a valid request', async () => {
+    const junk = [
+      'a string',
+      new Uint8Array([1]), // shorter than the header
+      new Uint8Array([99, 1, 0, 0, 0, 7]), // unknown version
+      new Uint8Array([1, 42, 0, 0, 0, 7]), // unknown type
+      request({}).subarray(0, 20), // truncated request
+      new Uint8Array(70_000), // oversize
+      encodeMessage({ type: 'done', downloadId: 12345 }), // done for nothing
+      encodeMessage({ type: 'error', downloadId: 7, code: 'ERR_X', message: 'clients do not send errors' }),
+    ];
+    for (const j of junk) link.channel.send(j);
+    const meta = nextMessage(link.channel, 'meta');
+    link.channel.send(request({}));
+    const m = await meta;
+    assert.equal(m.totalSize, 50_000);
+    assert.equal(m.downloadId, 7);
+    await waitFor(() => proxy.warnings.length >= 6);
+    assert.ok(proxy.warnings.some((w) => /malformed/.test(w)));
+    assert.ok(proxy.warnings.some((w) => /non-binary/.test(w)));
+    assert.ok(proxy.warnings.some((w) => /70000-byte/.test(w)));
+    assert.equal(proxy.stats.activeSessions, 1, 'the valid request is being served');
+  });
+
+  it('a refused URL answers with its error code and records it', async () => {
+    const err = nextMessage(link.channel, 'error');
+    link.channel.send(request({ url: BLOCKED, downloadId: 9 }));
+    const e = await err;
+    assert.equal(e.code, 'ERR_SSRF_BLOCKED');
+    assert.equal(e.downloadId, 9);
+    await waitFor(() => proxy.records.length === 1);
+    assert.equal(proxy.records[0].error.code, 'ERR_SSRF_BLOCKED');
+    assert.equal(proxy.records[0].downloadId, '9');
+    assert.equal(proxy.stats.activeSessions, 0);
+  });
+
+  it('bad request parameters answer with a code', async () => {
+    const err = nextMessage(link.channel, 'error');
+    link.channel.send(request({ range: { start: 10_000_000, end: 10_000_010 }, downloadId: 11 }));
+    assert.equal((await err).code, 'ERR_RANGE_NOT_SATISFIABLE');
+  });
+});
+
+describe('rtc through the real startProxy', function () {
+  this.timeout(30_000);
+  const body = testBytes(1_000_000, 4);
+  let origin;
+  let originUrl;
+  let originPort;
+  before(async () => {
+    origin = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'video/webm', 'content-length': body.length });
+      res.end(body);
+    });
+    await new Promise((r) => origin.listen(0, '127.0.0.1', () => r(undefined)));
+    originPort = /** @type {import('node:net').AddressInfo} */ (origin.address()).port;
+    originUrl = `http://127.0.0.1:${originPort}/video.webm`;
+  });
+  after(() => origin.close());
+
+  const quiet = { info() {}, warn() {}, error() {}, debug() {} };
+
+  it('serves Coded MUTP byte-exact and writes a proxy record', async () => {
+    const proxy = await startProxy({ id: 'real-0', allowPrivate: true, allowedHosts: [`127.0.0.1:${originPort}`], logger: /** @type {any} */ (quiet) });
+    try {
+      const { data } = await downloadMutp({ url: originUrl, mode: 'coded', proxies: [{ id: proxy.id, url: proxy.url }], RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quiet });
+      assert.equal(sha256(data), sha256(body));
+      await waitFor(() => proxy.queue.size >= 1);
+      assert.ok(proxy.stats.bytesSent >= body.length);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('default config refuses a loopback origin: ERR_SSRF_BLOCKED over the data channel', async () => {
+    const proxy = await startProxy({ id: 'real-1', logger: /** @type {any} */ (quiet) });
+    try {
+      await assert.rejects(downloadMutp({ url: 'http://127.0.0.1/', mode: 'uncoded', proxies: [{ id: proxy.id, url: proxy.url }], RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quiet }),
+        (/** @type {any} */ err) => err.code === 'ERR_ALL_PROXIES_FAILED' && err.perProxy[0].error.code === 'ERR_SSRF_BLOCKED');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
