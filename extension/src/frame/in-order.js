@@ -1,6 +1,7 @@
 // Decoded pieces can arrive out of order (generations finish independently); the page gets
-// the body strictly in order. Pieces are copied into fresh ArrayBuffers so they can be
-// transferred to the page without detaching the decoder's memory.
+// the body strictly in order. Pieces are copied at once into fresh ArrayBuffers: the
+// transport's views may point into memory it reuses, and a copy can be transferred to the
+// page without detaching the transport's buffer.
 
 const MAX_HELD_BYTES = 512 * 1024 * 1024; // ProxyClientLib's own response cap: more is a broken transport
 
@@ -23,13 +24,15 @@ export function createInOrder(emit) {
       pending.set(offset, copy);
       return;
     }
-    emit(copy);
+    // read lengths before emit: emit transfers the buffer, which detaches it (byteLength 0)
     next += copy.byteLength;
+    emit(copy);
     for (let b = pending.get(next); b; b = pending.get(next)) {
+      const n = b.byteLength;
       pending.delete(next);
-      held -= b.byteLength;
+      held -= n;
+      next += n;
       emit(b);
-      next += b.byteLength;
     }
   }
 
@@ -39,6 +42,7 @@ export function createInOrder(emit) {
    */
   function finish(data) {
     pending.clear();
+    held = 0;
     if (next >= data.byteLength) return;
     const rest = next === 0 && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer
       ? data.buffer // the whole body in its own buffer: transfer it as is
