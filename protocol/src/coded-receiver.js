@@ -3,7 +3,20 @@
 // its rank reaches its size, and feedback goes out at once so senders stop coding for it.
 // Feedback: the DoF of each window generation from the lowest incomplete one, and how many
 // of those DoF each source contributed (the senders' 'share' scheduler splits generations).
+// Integrity (with opts.verify): a decoded generation is checked against its checksum before it
+// is delivered. On a mismatch it is discarded and sent again (its DoF drops to 0 in feedback);
+// the failed attempt's packets are kept as suspects. When the generation later verifies, each
+// suspect is re-encoded from the verified data: the corrupted ones name their source exactly.
+// After MIN_ATTEMPTS_FOR_LEAVE_ONE_OUT failed attempts, decoding the suspects without one
+// source at a time finds a source that corrupts all of its packets.
 import { ReceiverBase } from './receiver-base.js';
+import { codedPacketMatches } from './integrity/gf256.js';
+
+/** Failed attempts of one generation before trying to decode it without each source in turn: one attempt alone has too few packets without any source. */
+const MIN_ATTEMPTS_FOR_LEAVE_ONE_OUT = 2;
+
+/** Failed attempts of one generation whose packets are kept as suspects (bounds memory to this × g packets per generation). */
+const MAX_SUSPECT_ATTEMPTS = 4;
 
 export class CodedReceiver extends ReceiverBase {
   /**
@@ -21,6 +34,13 @@ export class CodedReceiver extends ReceiverBase {
     this.gmin = 0;
     /** useful packets per (window slot, source): generation k uses row k mod windowGenerations */
     this.contrib = new Uint8Array(this.layout.windowGenerations * this.sourceCount);
+    /** with verify: per live generation, [source, codedPayload, …] of its useful packets */
+    /** @type {(any[] | undefined)[]} */
+    this.kept = new Array(G);
+    /** with verify: per generation, the kept packets of its failed attempts */
+    /** @type {(any[] | undefined)[]} */
+    this.suspects = new Array(G);
+    this.attempts = new Uint8Array(G);
   }
 
   /** @param {number} k */
@@ -57,10 +77,14 @@ export class CodedReceiver extends ReceiverBase {
       return false;
     }
     if (!innovative) return false;
+    if (this.verify) (this.kept[k] ??= []).push(sourceIndex, msg.codedPayload);
     this.dof[k]++;
     this.dofTotal++;
     this.contrib[(k % this.layout.windowGenerations) * this.sourceCount + sourceIndex]++;
-    if (dec.isComplete()) this.finishGeneration(k, dec);
+    if (dec.isComplete() && !this.finishGeneration(k, dec)) {
+      this.rejected = true;
+      return false;
+    }
     return true;
   }
 
@@ -72,9 +96,16 @@ export class CodedReceiver extends ReceiverBase {
     const P = this.layout.payloadSize;
     const start = k * this.layout.generationSize * P;
     const n = Math.min(this.buffer.length - start, this.generationSize(k) * P); // drop the last packet's padding
-    this.buffer.set(dec.symbols().subarray(0, n), start);
+    const symbols = dec.symbols();
+    if (this.verify && !this.verify(k, symbols.subarray(0, n))) {
+      this.discardAttempt(k);
+      return false;
+    }
+    if (this.verify) this.checkSuspects(k, symbols);
+    this.buffer.set(symbols.subarray(0, n), start);
     dec.dispose();
     this.decoders[k] = undefined;
+    this.kept[k] = undefined;
     this.done[k] = 1;
     this.contrib.fill(0, (k % this.layout.windowGenerations) * this.sourceCount, (k % this.layout.windowGenerations + 1) * this.sourceCount);
     this.c.netBytes += n;
@@ -82,6 +113,88 @@ export class CodedReceiver extends ReceiverBase {
     this.urgentFeedback = true;
     const G = this.layout.generationCount;
     while (this.gmin < G && this.done[this.gmin]) this.gmin++;
+    return true;
+  }
+
+  /**
+   * Generation k failed its checksum: forget its decode (DoF back to 0, so the senders send it
+   * again), keep its packets as suspects, and report who contributed.
+   * @param {number} k
+   */
+  discardAttempt(k) {
+    const n = this.sourceCount;
+    const row = (k % this.layout.windowGenerations) * n;
+    const contributors = Array.from(this.contrib.subarray(row, row + n));
+    this.decoders[k]?.dispose();
+    this.decoders[k] = undefined;
+    this.dofTotal -= this.dof[k];
+    this.dof[k] = 0;
+    this.contrib.fill(0, row, row + n);
+    this.c.integrityFailures++;
+    this.integrityEvents.push({ kind: 'unit-failed', unit: k, contributors });
+    this.urgentFeedback = true;
+    const kept = this.kept[k] ?? [];
+    this.kept[k] = undefined;
+    if (this.attempts[k] < MAX_SUSPECT_ATTEMPTS) {
+      this.attempts[k]++;
+      this.suspects[k] = (this.suspects[k] ?? []).concat(kept);
+    }
+    if (this.attempts[k] >= MIN_ATTEMPTS_FOR_LEAVE_ONE_OUT) this.decodeWithoutOneSource(k);
+  }
+
+  /**
+   * Decode generation k from its suspects, leaving out one source at a time; the first result
+   * that verifies completes the generation (and checkSuspects names the corrupting source).
+   * @param {number} k
+   */
+  decodeWithoutOneSource(k) {
+    const sus = /** @type {any[]} */ (this.suspects[k]);
+    const size = this.generationSize(k);
+    const P = this.layout.payloadSize;
+    const start = k * this.layout.generationSize * P;
+    const n = Math.min(this.buffer.length - start, size * P);
+    for (let out = 0; out < this.sourceCount; out++) {
+      if (!sus.some((v, i) => i % 2 === 0 && v === out)) continue;
+      const dec = this.codec.decoder(size, P);
+      try {
+        for (let i = 0; i < sus.length && !dec.isComplete(); i += 2) {
+          if (sus[i] !== out) dec.readPayload(sus[i + 1]);
+        }
+        if (!dec.isComplete()) continue;
+        const symbols = dec.symbols();
+        if (!this.verify?.(k, symbols.subarray(0, n))) continue;
+        this.checkSuspects(k, symbols);
+        this.buffer.set(symbols.subarray(0, n), start);
+        this.dofTotal += size;
+        this.dof[k] = size;
+        this.done[k] = 1;
+        this.c.netBytes += n;
+        this.markReady(k);
+        const G = this.layout.generationCount;
+        while (this.gmin < G && this.done[this.gmin]) this.gmin++;
+        return;
+      } catch {
+        // a suspect the codec refuses: try leaving out the next source
+      } finally {
+        dec.dispose();
+      }
+    }
+  }
+
+  /**
+   * Generation k verified: re-encode each suspect packet from the verified symbols; a packet
+   * that does not match was corrupted by its source.
+   * @param {number} k
+   * @param {Uint8Array} symbols  the generation, zero-padded to size × P
+   */
+  checkSuspects(k, symbols) {
+    const sus = this.suspects[k];
+    if (!sus) return;
+    this.suspects[k] = undefined;
+    const size = this.generationSize(k);
+    for (let i = 0; i < sus.length; i += 2) {
+      if (!codedPacketMatches(sus[i + 1], symbols, size, this.layout.payloadSize)) this.blame(k, sus[i]);
+    }
   }
 
   /** @param {number} seq */
@@ -101,6 +214,8 @@ export class CodedReceiver extends ReceiverBase {
   }
 
   close() {
+    this.kept.fill(undefined);
+    this.suspects.fill(undefined);
     for (let k = 0; k < this.decoders.length; k++) {
       const d = this.decoders[k];
       if (d) { d.dispose(); this.decoders[k] = undefined; }

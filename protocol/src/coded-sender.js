@@ -260,7 +260,9 @@ export class CodedSender extends SenderBase {
     const n = this.sourceCount;
     for (let k = this.gmin; k < base; k++) this.dof[k] = this.generationSize(k);
     const d = msg.dof;
-    for (let i = 0; i < d.length; i++) if (d[i] > this.dof[base + i]) this.dof[base + i] = d[i];
+    // newer feedback is the truth (handleFeedback refuses stale ones): a generation whose decode
+    // failed its checksum goes back to DoF 0 and must be sent again
+    for (let i = 0; i < d.length; i++) this.dof[base + i] = d[i];
     let g = Math.max(this.gmin, base);
     while (g < G && this.dof[g] >= this.generationSize(g)) g++;
     for (let k = this.gmin; k < g; k++) this.dropEncoder(k);
@@ -281,7 +283,7 @@ export class CodedSender extends SenderBase {
       const k = base + i;
       if (k < this.gmin || k >= this.gend) continue;
       const row = (k % wg) * n;
-      for (let j = 0; j < n; j++) if (c[i * n + j] > this.contrib[row + j]) this.contrib[row + j] = c[i * n + j];
+      for (let j = 0; j < n; j++) this.contrib[row + j] = c[i * n + j];
       this.owe[k] = this.owed(k);
     }
   }

@@ -15,8 +15,11 @@ export const DATA_HEADER_BYTES = COMMON_HEADER_BYTES + 8;
 /** Header bytes of a coded data message before the coefficients: common + seq u32 + generation u32 + symbols u16. */
 export const CODED_HEADER_BYTES = COMMON_HEADER_BYTES + 10;
 
-/** Meta header bytes before the optional checksum block. */
-export const META_HEADER_BYTES = COMMON_HEADER_BYTES + 22;
+/** Meta header bytes before the optional checksum block (common + layout 22 + serverFetchMs u32). */
+export const META_HEADER_BYTES = COMMON_HEADER_BYTES + 26;
+
+/** Checksum block header in a meta message: algo u8, entry bytes u8, first unit u32, count u16. */
+export const META_CHECKSUM_HEADER_BYTES = 8;
 
 /** Feedback header bytes before the per-source echo: common + mode u8 + sourceCount u8 + feedback seq u32. */
 export const FEEDBACK_HEADER_BYTES = COMMON_HEADER_BYTES + 6;

@@ -16,6 +16,18 @@ export const NOT_USEFUL = Object.freeze({ useful: false });
  * @property {number} [sourceCount]     N
  * @property {number} [now]             creation time, ms
  * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
+ * @property {(unit: number, bytes: Uint8Array) => boolean} [verify] integrity check of a unit
+ *   (coded: a decoded generation; uncoded: a packet) against the proxies' checksums, e.g.
+ *   createMetaVote().verify. Without it nothing is verified (the simulator). With it, a coded
+ *   receiver keeps references to the coded payloads it was given until their generation
+ *   verifies (to find the corrupted packet): callers must not reuse those buffers.
+ */
+
+/**
+ * @typedef {{ kind: 'bad-packet', unit: number, source: number } |
+ *   { kind: 'unit-failed', unit: number, contributors: number[] }} IntegrityEvent
+ *   bad-packet: a packet of `source` is proven corrupted; unit-failed: a unit failed its
+ *   checksum and was discarded (contributors: useful packets per source in the failed attempt)
  */
 
 export class ReceiverBase {
@@ -50,8 +62,16 @@ export class ReceiverBase {
     this.dofTotal = 0;
     this.completedAt = NaN;
     this.firstPacketAt = NaN;
-    this.c = { grossBytes: 0, netBytes: 0, packets: 0, duplicates: 0, ignored: 0, invalid: 0, outOfWindow: 0, feedbackSent: 0, doneSent: 0 };
-    this.perSource = Array.from({ length: this.sourceCount }, () => ({ bytes: 0, packets: 0, duplicates: 0 }));
+    this.c = {
+      grossBytes: 0, netBytes: 0, packets: 0, duplicates: 0, ignored: 0, invalid: 0, outOfWindow: 0, feedbackSent: 0, doneSent: 0,
+      integrityFailures: 0,
+    };
+    this.perSource = Array.from({ length: this.sourceCount }, () => ({ bytes: 0, packets: 0, duplicates: 0, badPackets: 0 }));
+    this.verify = opts.verify ?? null;
+    /** @type {IntegrityEvent[]} */
+    this.integrityEvents = [];
+    /** set by accept() when it refused the packet for integrity: not a duplicate */
+    this.rejected = false;
     /** units (packets or generations) newly ready, for pollDelivered() */
     this.readyUnits = new Int32Array(16);
     this.readyCount = 0;
@@ -71,6 +91,7 @@ export class ReceiverBase {
     const payloadBytes = this.check(msg);
     if (payloadBytes < 0) return NOT_USEFUL; // counted by check()
     if (msg.seq > this.echo[sourceIndex]) this.echo[sourceIndex] = msg.seq;
+    this.rejected = false;
     const useful = this.complete ? false : this.accept(msg, now, sourceIndex);
     const c = this.c;
     const s = this.perSource[sourceIndex];
@@ -78,7 +99,7 @@ export class ReceiverBase {
     c.grossBytes += payloadBytes;
     s.packets++;
     s.bytes += payloadBytes;
-    if (!useful) { c.duplicates++; s.duplicates++; }
+    if (!useful && !this.rejected) { c.duplicates++; s.duplicates++; }
     if (Number.isNaN(this.firstPacketAt)) this.firstPacketAt = now;
     this.packetsSinceFeedback++;
     this.receivedLog.add(now, sourceIndex, useful, this.dofTotal);
@@ -143,6 +164,17 @@ export class ReceiverBase {
     }
     this.readyCount = 0;
     return out;
+  }
+
+  /** Integrity events since the last call: proven bad packets and discarded units. @returns {IntegrityEvent[]} */
+  pollIntegrity() {
+    return this.integrityEvents.splice(0);
+  }
+
+  /** A packet of `source` is proven corrupted. @param {number} unit @param {number} source */
+  blame(unit, source) {
+    this.perSource[source].badPackets++;
+    this.integrityEvents.push({ kind: 'bad-packet', unit, source });
   }
 
   get complete() { return this.dofTotal >= this.layout.packetCount; }

@@ -5,6 +5,11 @@ import { TransitQueue } from './transit-queue.js';
 import { createRng, sourceSeed } from './rng.js';
 import { checkSourceCount, computeLayout, normalizeParams } from './params.js';
 import { protocolError } from './errors.js';
+import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES, checksumTable } from './integrity/checksums.js';
+import { MAX_DATAGRAM_BYTES, META_HEADER_BYTES, META_CHECKSUM_HEADER_BYTES } from './constants.js';
+
+/** Checksum entries one meta message carries: as many as fit the datagram (145 of 8 bytes). */
+export const CHECKSUMS_PER_META = Math.floor((MAX_DATAGRAM_BYTES - META_HEADER_BYTES - META_CHECKSUM_HEADER_BYTES) / CHECKSUM_ENTRY_BYTES);
 
 /** Weight of a new RTT sample in the smoothed RTT (TCP's classic 1/8). */
 const RTT_GAIN = 1 / 8;
@@ -48,6 +53,8 @@ export class SenderBase {
     this.srtt = 0;
     this.lastFeedbackSeq = -1;
     this.finished = this.layout.packetCount === 0;
+    /** @type {Uint8Array | null} checksum table, hashed by the first metaMessages() */
+    this.checksums = null;
     this.stats = { sent: 0, feedback: 0, ignored: 0, invalid: 0, stale: 0, lostByEcho: 0, lostByTimeout: 0 };
   }
 
@@ -59,6 +66,28 @@ export class SenderBase {
       packetCount: l.packetCount, generationSize: l.generationSize, generationCount: l.generationCount,
       window: this.params.window, feedbackEvery: this.params.feedbackEvery, checksums: null,
     };
+  }
+
+  /**
+   * The meta messages to send before any data (integrity, docs/protocol.md): the layout, the
+   * proxy's origin fetch time, and the checksum table of this sender's data in slices of
+   * CHECKSUMS_PER_META entries, one datagram each. The table is hashed once, on the first call.
+   * @param {{ serverFetchMs?: number | null }} [o]
+   */
+  metaMessages(o = {}) {
+    const base = { ...this.meta(), serverFetchMs: o.serverFetchMs ?? null };
+    if (!this.checksums) this.checksums = checksumTable(this.data, this.layout);
+    const table = this.checksums;
+    const units = table.length / CHECKSUM_ENTRY_BYTES;
+    if (units === 0) return [base];
+    const out = [];
+    for (let first = 0; first < units; first += CHECKSUMS_PER_META) {
+      const end = Math.min(units, first + CHECKSUMS_PER_META);
+      out.push({ ...base, checksums: {
+        algo: CHECKSUM_ALGO_SHA256, entryBytes: CHECKSUM_ENTRY_BYTES, first, values: table.subarray(first * CHECKSUM_ENTRY_BYTES, end * CHECKSUM_ENTRY_BYTES),
+      } });
+    }
+    return out;
   }
 
   /** Current retransmission timeout in ms. */

@@ -24,10 +24,18 @@ export class UncodedReceiver extends ReceiverBase {
     return expected;
   }
 
-  /** @param {any} msg */
-  accept(msg) {
+  /** @param {any} msg @param {number} _now @param {number} sourceIndex */
+  accept(msg, _now, sourceIndex) {
     const i = msg.index;
     if (this.received[i]) return false;
+    if (this.verify && !this.verify(i, msg.payload)) {
+      // refused like a lost packet: the bitmap still shows i missing, so it is sent again
+      this.rejected = true;
+      this.c.integrityFailures++;
+      this.integrityEvents.push({ kind: 'unit-failed', unit: i, contributors: this.perSource.map((_, j) => (j === sourceIndex ? 1 : 0)) });
+      this.blame(i, sourceIndex);
+      return false;
+    }
     this.received[i] = 1;
     this.buffer.set(msg.payload, i * this.layout.payloadSize);
     this.dofTotal++;

@@ -8,6 +8,10 @@ import {
   MAX_GENERATION_SIZE, MAX_WINDOW_PACKETS, MIN_PAYLOAD_BYTES,
 } from './constants.js';
 import { protocolError } from './errors.js';
+import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksums.js';
+
+/** serverFetchMs on the wire when the proxy does not know it (u32 all ones). */
+const SERVER_FETCH_UNKNOWN = 0xffffffff;
 
 const TYPE_NAMES = ['', 'request', 'meta', 'data', 'coded', 'feedback', 'done', 'error'];
 const MODE_NAMES = ['', 'uncoded', 'coded'];
@@ -187,6 +191,8 @@ function encodeMeta(msg) {
   need(isInt(msg.totalSize, 0, MAX_OBJECT_BYTES) && isInt(msg.payloadSize, 1, 0xffff) && isInt(msg.packetCount, 0, 0xffffffff) &&
     isInt(msg.generationSize, 1, 0xffff) && isInt(msg.generationCount, 0, 0xffffffff) && isInt(msg.window, 1, 0xffff) &&
     isInt(msg.feedbackEvery, 1, 0xffff), 'meta fields');
+  const fetchMs = msg.serverFetchMs ?? null;
+  need(fetchMs === null || (Number.isFinite(fetchMs) && fetchMs >= 0), 'serverFetchMs must be a number ≥ 0 or null');
   const cs = msg.checksums ?? null;
   if (cs) {
     need(isInt(cs.algo, 0, 255) && isInt(cs.entryBytes, 1, 255) && isInt(cs.first, 0, 0xffffffff) && cs.values instanceof Uint8Array &&
@@ -205,6 +211,7 @@ function encodeMeta(msg) {
   put32(b, 20, msg.generationCount);
   put16(b, 24, msg.window);
   put16(b, 26, msg.feedbackEvery);
+  put32(b, 28, fetchMs === null ? SERVER_FETCH_UNKNOWN : Math.min(SERVER_FETCH_UNKNOWN - 1, Math.round(fetchMs)));
   if (cs) {
     const o = META_HEADER_BYTES;
     b[o] = cs.algo;
@@ -365,7 +372,8 @@ function decodeMeta(b, downloadId) {
   const msg = {
     type: 'meta', downloadId, mode,
     totalSize: u32(b, 8), payloadSize: u16(b, 12), packetCount: u32(b, 14), generationSize: u16(b, 18),
-    generationCount: u32(b, 20), window: u16(b, 24), feedbackEvery: u16(b, 26), checksums: null,
+    generationCount: u32(b, 20), window: u16(b, 24), feedbackEvery: u16(b, 26),
+    serverFetchMs: u32(b, 28) === SERVER_FETCH_UNKNOWN ? null : u32(b, 28), checksums: null,
   };
   if (msg.totalSize > MAX_OBJECT_BYTES) return fail('ERR_OBJECT_TOO_LARGE', `object of ${msg.totalSize} bytes exceeds the limit`);
   if (msg.payloadSize < MIN_PAYLOAD_BYTES || msg.payloadSize > MAX_DATAGRAM_BYTES - DATA_HEADER_BYTES) return fail('ERR_BAD_FIELD', 'payloadSize out of range');
@@ -379,10 +387,12 @@ function decodeMeta(b, downloadId) {
     const o = META_HEADER_BYTES;
     if (b.length < o + 8) return fail('ERR_TRUNCATED', 'checksum block truncated');
     const entryBytes = b[o + 1];
+    const first = u32(b, o + 2);
     const count = u16(b, o + 6);
-    if (entryBytes < 1) return fail('ERR_BAD_FIELD', 'checksum entry size 0');
+    if (b[o] !== CHECKSUM_ALGO_SHA256 || entryBytes !== CHECKSUM_ENTRY_BYTES) return fail('ERR_BAD_FIELD', 'unknown checksum algorithm or entry size');
+    if (count < 1 || first + count > msg.generationCount) return fail('ERR_BAD_FIELD', 'checksum entries outside the object');
     if (b.length !== o + 8 + entryBytes * count) return fail('ERR_BAD_LENGTH', 'checksum block length mismatch');
-    msg.checksums = { algo: b[o], entryBytes, first: u32(b, o + 2), values: b.subarray(o + 8) };
+    msg.checksums = { algo: b[o], entryBytes, first, values: b.subarray(o + 8) };
   } else if (b.length !== META_HEADER_BYTES) {
     return fail('ERR_BAD_LENGTH', 'meta length mismatch');
   }

@@ -1,7 +1,7 @@
 // Test helper (not a test file): an in-memory discrete-event harness that moves real wire
 // bytes between N senders and one receiver over links with an upload rate, a one-way delay
 // and random loss, both directions. Deterministic for a given seed.
-import { createSender, createReceiver, encodeMessage, decodeMessage } from '../index.js';
+import { createSender, createReceiver, encodeMessage, decodeMessage, createMetaVote, createMetaAssembler } from '../index.js';
 import { createRng } from '../src/rng.js';
 
 /** 896 KiB/s, the paper's shaped proxy upload (Figure 11). */
@@ -56,6 +56,8 @@ const before = (a, b) => a.t < b.t || (a.t === b.t && a.k < b.k);
  * @param {number} [o.delayMs]    one-way delay
  * @param {number} [o.maxMs]      give up after this much simulated time
  * @param {(bytes: Uint8Array, src: number, rand: () => number) => Uint8Array | null} [o.tamper] mangle data datagrams
+ * @param {boolean} [o.integrity]  verify units against the senders' checksum tables (meta vote)
+ * @param {(src: number, meta: any) => any} [o.tamperMeta] integrity: change a source's meta messages
  */
 export async function runTransfer(o) {
   const { mode, size, n, loss = 0, seed = 1, params = {}, rateBps = PAPER_RATE_BPS, delayMs = 25, maxMs = 120000 } = o;
@@ -67,7 +69,18 @@ export async function runTransfer(o) {
     createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed, downloadId })));
   const metaBytes = encodeMessage(senders[0].meta());
   const meta = decodeMessage(metaBytes).msg;
-  const receiver = await createReceiver({ meta, params, sourceCount: n, now: 0 });
+  let vote = null;
+  if (o.integrity) {
+    const entries = senders.map((s, src) => {
+      const msgs = s.metaMessages({ serverFetchMs: 7 }).map((m) => decodeMessage(encodeMessage(o.tamperMeta ? o.tamperMeta(src, m) : m)).msg);
+      const asm = createMetaAssembler(msgs[0]);
+      for (const m of msgs) if (asm.add(m)) throw new Error('meta refused');
+      if (!asm.complete) throw new Error('meta incomplete');
+      return { source: src, meta: asm.meta, table: asm.table };
+    });
+    vote = createMetaVote(entries);
+  }
+  const receiver = await createReceiver({ meta, params, sourceCount: n, now: 0, verify: vote?.verify });
   const q = new EventQueue();
   const idle = new Array(n).fill(false);
   const wakeScheduled = new Array(n).fill(Infinity);
@@ -144,5 +157,5 @@ export async function runTransfer(o) {
     for (const d of receiver.pollDelivered()) deliveredChunks.push(d);
   }
   if (Number.isNaN(completedAt) && receiver.isComplete()) completedAt = now;
-  return { data, receiver, senders, meta, durationMs: completedAt, finishedAt: now, maxGapMs, tailGapMs, deliveredChunks, complete: receiver.isComplete() };
+  return { vote, data, receiver, senders, meta, durationMs: completedAt, finishedAt: now, maxGapMs, tailGapMs, deliveredChunks, complete: receiver.isComplete() };
 }

@@ -10,7 +10,7 @@ const samples = [
   { type: 'request', downloadId: 7, url: 'http://127.0.0.1:8080/v.mp4', method: 'GET', range: { start: 0, end: 2 ** 40 }, mode: 'coded',
     sourceIndex: 2, sourceCount: 4, seed: 99, params: { payloadSize: 1100, window: 240, generationSize: 24, feedbackEvery: 8, surplus: 0, scheduler: 'share' } },
   { type: 'meta', downloadId: 7, mode: 'coded', totalSize: 1500000, payloadSize: 1100, packetCount: 1364, generationSize: 24,
-    generationCount: 57, window: 240, feedbackEvery: 8, checksums: { algo: 1, entryBytes: 4, first: 0, values: new Uint8Array(8).fill(5) } },
+    generationCount: 57, window: 240, feedbackEvery: 8, serverFetchMs: 42, checksums: { algo: 1, entryBytes: 8, first: 55, values: new Uint8Array(16).fill(5) } },
   { type: 'data', downloadId: 7, seq: 1, index: 1363, payload: new Uint8Array(700).fill(3) },
   { type: 'coded', downloadId: 7, seq: 2, generation: 56, symbols: 20, codedPayload: new Uint8Array(20 + 1100).fill(9) },
   { type: 'feedback', downloadId: 7, mode: 'uncoded', seq: 3, echo: [5, 0], base: 10, bits: 13, bitmap: new Uint8Array([0xff, 0x1f]), dof: null, contrib: null },

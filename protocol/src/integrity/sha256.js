@@ -1,0 +1,77 @@
+// SHA-256 (FIPS 180-4) in plain JavaScript, synchronous: the browser's WebCrypto digest is
+// async and the sans-IO receiver must verify a generation inside handlePacket(). Node uses
+// node:crypto instead (sha256.node.js, chosen by the "#sha256" import condition).
+// Tested against the FIPS/NIST vectors and node:crypto (protocol/test/integrity-sha256.test.js).
+
+/** Round constants: first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
+const K = new Int32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+/** Initial hash value: first 32 bits of the fractional parts of the square roots of the first 8 primes. */
+const H0 = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+
+/** Message schedule, reused: the function is synchronous and not re-entrant. */
+const W = new Int32Array(64);
+
+/**
+ * @param {Int32Array} h   state, updated in place
+ * @param {Uint8Array} b
+ * @param {number} o       offset of a 64-byte block in b
+ */
+function compress(h, b, o) {
+  for (let t = 0; t < 16; t++, o += 4) W[t] = (b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3];
+  for (let t = 16; t < 64; t++) {
+    const x = W[t - 15];
+    const y = W[t - 2];
+    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+    W[t] = (W[t - 16] + s0 + W[t - 7] + s1) | 0;
+  }
+  let a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+  for (let t = 0; t < 64; t++) {
+    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+    const ch = (e & f) ^ (~e & g);
+    const t1 = (hh + S1 + ch + K[t] + W[t]) | 0;
+    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+    const maj = (a & bb) ^ (a & c) ^ (bb & c);
+    const t2 = (S0 + maj) | 0;
+    hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = bb; bb = a; a = (t1 + t2) | 0;
+  }
+  h[0] = (h[0] + a) | 0; h[1] = (h[1] + bb) | 0; h[2] = (h[2] + c) | 0; h[3] = (h[3] + d) | 0;
+  h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + hh) | 0;
+}
+
+/**
+ * SHA-256 of `bytes`.
+ * @param {Uint8Array} bytes
+ * @returns {Uint8Array} 32-byte digest
+ */
+export function sha256(bytes) {
+  const h = Int32Array.from(H0);
+  const n = bytes.length;
+  const full = n - (n % 64);
+  for (let o = 0; o < full; o += 64) compress(h, bytes, o);
+  // padding: 0x80, zeros, then the bit length as a 64-bit big-endian integer
+  const tail = new Uint8Array(n % 64 < 56 ? 64 : 128);
+  tail.set(bytes.subarray(full));
+  tail[n - full] = 0x80;
+  const bits = n * 8;
+  const hi = Math.floor(bits / 2 ** 32);
+  const end = tail.length;
+  tail[end - 8] = hi >>> 24; tail[end - 7] = hi >>> 16; tail[end - 6] = hi >>> 8; tail[end - 5] = hi;
+  tail[end - 4] = bits >>> 24; tail[end - 3] = bits >>> 16; tail[end - 2] = bits >>> 8; tail[end - 1] = bits;
+  for (let o = 0; o < end; o += 64) compress(h, tail, o);
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 8; i++) {
+    out[4 * i] = h[i] >>> 24; out[4 * i + 1] = h[i] >>> 16; out[4 * i + 2] = h[i] >>> 8; out[4 * i + 3] = h[i];
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+// Integrity metadata (issue 8 §3): meta carries serverFetchMs and the checksum table in slices
+// that each fit one datagram; the client believes the majority of proxies and names the liars.
+import assert from 'node:assert/strict';
+import {
+  createSender, encodeMessage, decodeMessage, createMetaVote, createMetaAssembler, checksumOf,
+  MAX_DATAGRAM_BYTES, CHECKSUMS_PER_META, CHECKSUM_ENTRY_BYTES,
+} from '../index.js';
+
+/** @param {number} size @param {number} [seed] */
+function object(size, seed = 1) {
+  const d = new Uint8Array(size);
+  for (let i = 0; i < size; i++) d[i] = (i * 31 + seed * 7 + (i >> 8)) & 0xff;
+  return d;
+}
+
+/** Meta messages of a sender, through the wire. @param {any} sender @param {(m: any) => any} [edit] */
+function metasOf(sender, edit = (m) => m) {
+  return sender.metaMessages({ serverFetchMs: 12.4 }).map((/** @type {any} */ m) => {
+    const b = encodeMessage(edit(m));
+    assert.ok(b.length <= MAX_DATAGRAM_BYTES, `meta of ${b.length} bytes`);
+    const r = decodeMessage(b);
+    assert.ok(r.ok, r.error?.code);
+    return r.msg;
+  });
+}
+
+/** @param {any[]} msgs @param {number} source */
+function assemble(msgs, source) {
+  const a = createMetaAssembler(msgs[0]);
+  for (const m of msgs) assert.equal(a.add(m), null);
+  assert.equal(a.complete, true);
+  return { source, meta: a.meta, table: a.table };
+}
+
+describe('integrity: meta checksums and the majority rule', () => {
+  it('a large uncoded object needs several meta datagrams; all together give every packet a checksum', async () => {
+    const data = object(400_000);
+    const s = await createSender({ mode: 'uncoded', data, downloadId: 9 });
+    const msgs = metasOf(s);
+    const L = s.layout.packetCount;
+    assert.equal(msgs.length, Math.ceil(L / CHECKSUMS_PER_META));
+    assert.equal(msgs[0].serverFetchMs, 12);
+    const e = assemble(msgs, 0);
+    assert.deepEqual(e.table.subarray(5 * CHECKSUM_ENTRY_BYTES, 6 * CHECKSUM_ENTRY_BYTES), checksumOf(data.subarray(5 * 1100, 6 * 1100)));
+    const partial = createMetaAssembler(msgs[0]);
+    partial.add(msgs[0]);
+    assert.equal(partial.complete, false, 'one slice is not the whole table');
+  });
+
+  it('the parser refuses checksum slices outside the object and unknown algorithms', async () => {
+    const s = await createSender({ mode: 'coded', data: object(100_000), downloadId: 9 });
+    const [m] = s.metaMessages();
+    const outside = encodeMessage({ ...m, checksums: { ...m.checksums, first: m.generationCount } });
+    assert.equal(decodeMessage(outside).error?.code, 'ERR_BAD_FIELD');
+    const algo = encodeMessage({ ...m, checksums: { ...m.checksums, algo: 9 } });
+    assert.equal(decodeMessage(algo).error?.code, 'ERR_BAD_FIELD');
+    const b = encodeMessage(m);
+    assert.equal(decodeMessage(b.subarray(0, b.length - 1)).error?.code, 'ERR_BAD_LENGTH');
+    assert.equal(decodeMessage(encodeMessage({ ...m, serverFetchMs: null })).msg?.serverFetchMs, null);
+  });
+
+  it('three proxies, one lies in its checksums: it is excluded with ERR_INTEGRITY, data verifies against the majority', async () => {
+    const data = object(100_000);
+    const senders = await Promise.all([0, 1, 2].map((i) => createSender({ mode: 'coded', data, sourceIndex: i, sourceCount: 3, downloadId: 1 })));
+    const lie = (/** @type {any} */ m) => { const v = m.checksums.values.slice(); v[3] ^= 1; return { ...m, checksums: { ...m.checksums, values: v } }; };
+    const entries = senders.map((s, i) => assemble(metasOf(s, i === 1 ? lie : undefined), i));
+    const vote = createMetaVote(entries);
+    assert.deepEqual(vote.excluded.map((v) => [v.source, v.code]), [[1, 'ERR_INTEGRITY']]);
+    assert.equal(vote.verify(0, data.subarray(0, 24 * 1100)), true);
+    assert.equal(vote.verify(0, data.subarray(1, 24 * 1100 + 1)), false);
+  });
+
+  it('three proxies, one lies about the size: outvoted with ERR_META_MISMATCH', async () => {
+    const data = object(100_000);
+    const honest = await createSender({ mode: 'coded', data, downloadId: 1 });
+    const liar = await createSender({ mode: 'coded', data: data.subarray(0, 90_000), downloadId: 1 });
+    const vote = createMetaVote([assemble(metasOf(liar), 0), assemble(metasOf(honest), 1), assemble(metasOf(honest), 2)]);
+    assert.equal(vote.meta.totalSize, 100_000);
+    assert.deepEqual(vote.excluded.map((v) => [v.source, v.code]), [[0, 'ERR_META_MISMATCH']]);
+  });
+
+  it('two proxies disagree (a tie): the data decides, and the liar is reported once it does', async () => {
+    const data = object(60_000);
+    const s = await createSender({ mode: 'uncoded', data, downloadId: 1 });
+    const lie = (/** @type {any} */ m) => { const v = m.checksums.values.slice(); v[8] ^= 0xff; return { ...m, checksums: { ...m.checksums, values: v } }; };
+    const vote = createMetaVote([assemble(metasOf(s, lie), 0), assemble(metasOf(s), 1)]);
+    assert.deepEqual(vote.excluded, []);
+    assert.deepEqual(vote.pollLiars(), []);
+    assert.equal(vote.verify(1, data.subarray(1100, 2200)), true, 'packet 1 matches the honest value');
+    assert.deepEqual(vote.pollLiars().map((v) => [v.source, v.code]), [[0, 'ERR_INTEGRITY']]);
+    assert.equal(vote.verify(1, data.subarray(0, 1100)), false);
+  });
+});
