@@ -1,0 +1,40 @@
+// Real servers for the network-facing fuzz targets, on 127.0.0.1 with ephemeral ports.
+import { randomBytes } from 'node:crypto';
+import { startOrigo, proxyToken } from '@mutp/origo';
+import { startProxy } from '@mutp/proxy';
+import { startDemoOrigin } from '../../demo/origin.js';
+
+export const silent = { info() {}, warn() {}, error() {} };
+
+/** Origo with an in-memory store, rate limit off (the fuzzer is one address sending fast). */
+export async function startFuzzOrigo() {
+  const secret = randomBytes(16).toString('hex');
+  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0 });
+  return { origo, secret, token: (/** @type {string} */ id) => proxyToken(secret, id) };
+}
+
+/** A proxy (HTTP /fetch and POST /rtc/offer) in front of the demo origin, without Origo. */
+export async function startFuzzProxy() {
+  const origin = await startDemoOrigin({ host: '127.0.0.1', port: 0 });
+  const proxy = await startProxy({ id: 'fuzz-proxy', token: null, host: '127.0.0.1', port: 0, origoUrl: null,
+    allowedHosts: [`127.0.0.1:${origin.port}`], allowPrivate: true, logger: silent });
+  return { origin, proxy, async close() { await proxy.close(); await origin.close(); } };
+}
+
+/** Gateway answers a proxy may legitimately give for a well-formed request whose origin failed. */
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * The verdict on one answer to junk: a 4xx (or a success) is fine; a gateway 5xx must carry a
+ * machine-readable code; anything else 5xx, or no answer at all, is a defect.
+ * @param {{status: number, body: Buffer, headers: string}} r @param {string} what
+ */
+export function checkAnswer(r, what) {
+  if (r.status === 0) throw Object.assign(new Error(`${what}: connection closed without an HTTP answer`), { code: 'ERR_FUZZ_NO_ANSWER' });
+  if (r.status < 500) return;
+  let code = null;
+  try { code = JSON.parse(r.body.toString('utf8'))?.error?.code ?? null; } catch { /* judged below */ }
+  if (!GATEWAY_STATUSES.has(r.status) || typeof code !== 'string') {
+    throw Object.assign(new Error(`${what}: HTTP ${r.status} ${r.body.subarray(0, 200).toString('utf8')}`), { code: 'ERR_FUZZ_5XX' });
+  }
+}

@@ -1,0 +1,27 @@
+// Target: Origo's POST /api/logs (body parser, JSON schema, idempotent DuckDB insert).
+import { mutateJsonText } from '../lib/mutate.js';
+import { rawRequest } from '../lib/raw-http.js';
+import { checkAnswer, startFuzzOrigo } from '../lib/servers.js';
+
+const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', ''];
+
+/** @type {import('../lib/harness.js').FuzzTarget} */
+export default {
+  name: 'api-logs',
+  what: 'Origo POST /api/logs (JSON body, client-record schema, store)',
+  ciIterations: 1500,
+  timeoutMs: 5000,
+  setup: startFuzzOrigo,
+  mutate: mutateJsonText,
+  async run(ctx, input, rng) {
+    const type = rng.chance(0.9) ? CONTENT_TYPES[0] : rng.pick(CONTENT_TYPES);
+    const r = await rawRequest(ctx.origo.port, `POST /api/logs HTTP/1.1\r\nhost: 127.0.0.1${type ? `\r\ncontent-type: ${type}` : ''}`, input);
+    checkAnswer(r, 'POST /api/logs');
+    if (r.status === 503) throw Object.assign(new Error('the store refused a commit on junk input'), { code: 'ERR_FUZZ_5XX' });
+  },
+  async alive(ctx) {
+    const r = await rawRequest(ctx.origo.port, 'GET /healthz HTTP/1.1\r\nhost: 127.0.0.1');
+    if (r.status !== 200) throw new Error(`/healthz answers ${r.status}`);
+  },
+  teardown: (ctx) => ctx.origo.close(),
+};
