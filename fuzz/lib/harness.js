@@ -52,7 +52,7 @@ export async function runTarget(target, { iterations = target.ciIterations, seed
   /** @type {{iteration: number, code: string, message: string, input: string}[]} */
   const failures = [];
   let current = -1;
-  let currentInput = Buffer.alloc(0);
+  /** @type {Buffer} */ let currentInput = Buffer.alloc(0);
   const fail = (/** @type {number} */ iteration, /** @type {any} */ err, /** @type {Buffer} */ input) => {
     if (failures.length < MAX_FAILURES_KEPT) failures.push({ iteration, code: err?.code ?? 'ERR_FUZZ_CHECK', message: String(err?.message ?? err).slice(0, 300), input: input.subarray(0, 512).toString('base64') });
   };
@@ -68,7 +68,7 @@ export async function runTarget(target, { iterations = target.ciIterations, seed
       if (i === warmup) { gc(); rssBefore = process.memoryUsage().rss; }
       current = i;
       // Every input comes from a seed; a few seeds go through unchanged (the known-good path stays exercised).
-      let input = corpus[i % corpus.length];
+      /** @type {Buffer} */ let input = corpus[i % corpus.length];
       if (i >= corpus.length) for (let m = 1 + rng.int(MAX_MUTATIONS_PER_INPUT); m > 0; m--) input = target.mutate(input, rng, corpus);
       currentInput = input;
       try {
