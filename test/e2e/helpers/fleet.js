@@ -16,18 +16,23 @@ export async function startLocalFleet({ proxyCount, allowedHosts }) {
   const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0 });
   /** @type {{id: string, close: () => Promise<void>}[]} */
   const proxies = [];
-  for (let i = 1; i <= proxyCount; i++) {
-    const id = `e2e-${i}`;
-    const p = await startProxy({
-      id, token: proxyToken(secret, id), host: '127.0.0.1', port: 0, origoUrl: origo.url,
-      allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger: silent,
-    });
-    proxies.push({ id, close: () => p.close() });
+  let started = 0;
+  /** Start `count` more proxies (fresh ids) and wait until Origo lists them all. @param {number} count */
+  async function addProxies(count) {
+    for (let i = 0; i < count; i++) {
+      const id = `e2e-${++started}`;
+      const p = await startProxy({
+        id, token: proxyToken(secret, id), host: '127.0.0.1', port: 0, origoUrl: origo.url,
+        allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger: silent,
+      });
+      proxies.push({ id, close: () => p.close() });
+    }
+    await waitForProxies(origo.url, proxies.map((p) => p.id));
   }
-  await waitForProxies(origo.url, proxyCount);
+  await addProxies(proxyCount);
   let origoClosed = false;
   return {
-    origo, proxies,
+    origo, proxies, addProxies,
     killProxies: () => Promise.all(proxies.splice(0).map((p) => p.close())),
     async closeOrigo() {
       if (origoClosed) return;
@@ -41,13 +46,15 @@ export async function startLocalFleet({ proxyCount, allowedHosts }) {
   };
 }
 
-/** @param {string} origoUrl @param {number} count */
-async function waitForProxies(origoUrl, count) {
+/** @param {string} origoUrl @param {string[]} ids */
+async function waitForProxies(origoUrl, ids) {
+  const count = ids.length;
   const deadline = Date.now() + FLEET_READY_TIMEOUT_MS;
   for (;;) {
     try {
       const body = await (await fetch(`${origoUrl}/api/proxies`)).json();
-      if (Array.isArray(body?.proxies) && body.proxies.length >= count) return;
+      const listed = new Set(Array.isArray(body?.proxies) ? body.proxies.map((p) => p?.id ?? p?.proxyId) : []);
+      if (ids.every((id) => listed.has(id))) return;
     } catch {
       // not up yet
     }
