@@ -25,6 +25,7 @@ import { openDuckDbStore } from './store/duckdb-store.js';
  * @property {number} [rateLimitPerMinute] per client address on /api; 0 disables (default 1200)
  * @property {import('./logger.js').Logger} [logger]
  * @property {() => number} [random]       for proxy selection
+ * @property {() => number} [now]          ms clock for client tickets (default Date.now; tests move it)
  * @property {string} [adminPassword]      the /admin dashboard password (ORIGO_ADMIN_PASSWORD); omitted = dashboard off (403).
  *                                         Empty or a default password is refused (ERR_ADMIN_PASSWORD) unless insecureDev.
  * @property {boolean} [insecureDev]       accept an empty/default admin password (empty → "admin") with a loud warning
@@ -61,7 +62,7 @@ export async function startOrigo(config) {
   events.on('proxy-status', (status) => events.emit('fleet', fleet.status(status, Date.now())));
   events.on('proxy-disconnected', (id) => events.emit('fleet', fleet.disconnected(id, Date.now())));
   const admin = createAdminRouter({ store, logger, sessions, verifier, fleet, loginAttemptsPerWindow: config.adminLoginAttemptsPerWindow });
-  const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin });
+  const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now: config.now });
   const httpServer = createServer(app);
   const io = new Server(httpServer, { maxHttpBufferSize: SOCKET_MAX_MESSAGE_BYTES, serveClient: false });
   // Only /proxy is served; refuse the default namespace so nothing else can hold a socket open.

@@ -13,6 +13,7 @@ import { cors } from './http/cors.js';
 import { createFetchRoute } from './http/fetch-route.js';
 import { sendError } from './http/error-status.js';
 import { mountRtcIfPresent } from './rtc-mount.js';
+import { clientRateLimit, concurrencyGuard, createTicketCheck, fetchTicketGuard } from './http/access-guards.js';
 
 // On close, give Origo this long to ack the records still queued.
 const CLOSE_DRAIN_MS = 2000;
@@ -29,7 +30,8 @@ export async function startProxy(input = {}) {
     allowPrivate: config.allowPrivate, isHostAllowed,
     maxObjectBytes: config.maxObjectBytes, originTimeoutMs: config.originTimeoutMs,
   });
-  const objects = createObjectStore({ fetcher: fetcher.fetchOrigin, maxBytes: config.cacheBytes });
+  const objects = createObjectStore({ fetcher: fetcher.fetchOrigin, maxBytes: config.cacheBytes, maxOriginFetches: config.maxOriginFetches });
+  const checkTicket = createTicketCheck(config);
   const stats = { activeSessions: 0, bytesSent: 0 };
   const queue = createLogQueue({ onDrop: (r) => logger.warn('log queue full, dropped the oldest record', { id: r.id }) });
   /** @type {ReturnType<typeof createOrigoLink> | null} */
@@ -43,8 +45,14 @@ export async function startProxy(input = {}) {
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true, id: config.id, ...stats, cache: objects.stats(), pendingLogs: queue.size });
   });
-  app.get('/fetch', createFetchRoute({ objects, logs, stats, proxyId: config.id }));
-  const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger }, logger);
+  // Cheapest first: rate, then ticket, then capacity; only then the cache, the origin or WebRTC.
+  if (config.rateLimitPerMinute > 0) app.use(['/fetch', '/rtc'], clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
+  const fetchGuards = [
+    ...(checkTicket ? [fetchTicketGuard(checkTicket, logger)] : []),
+    concurrencyGuard({ max: config.maxHttpFetches, logger }),
+  ];
+  app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id }));
+  const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket }, logger);
   app.use((_req, res) => sendError(res, { code: 'ERR_NOT_FOUND', message: 'no such endpoint' }));
   app.use((/** @type {any} */ err, /** @type {any} */ _req, /** @type {any} */ res, /** @type {any} */ _next) => {
     // Body-parser errors and the like: the client's fault, not a crash.
@@ -74,7 +82,7 @@ export async function startProxy(input = {}) {
       }),
     });
   }
-  logger.info('proxy listening', { url, publicUrl, origo: config.origoUrl, allowPrivate: config.allowPrivate });
+  logger.info('proxy listening', { url, publicUrl, origo: config.origoUrl, allowPrivate: config.allowPrivate, requireTickets: config.requireTickets });
 
   let closing = null;
   return {

@@ -1,7 +1,8 @@
 // ProxyClientLib's public client: picks proxies from Origo, runs one transfer mode, builds the
 // log record and hands it to the log sender.
 import { codedError, errorInfo } from './errors.js';
-import { fetchProxyList } from './origo-api.js';
+import { fetchProxyList, fetchTickets } from './origo-api.js';
+import { createProxyAccess } from './proxy-access.js';
 import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
 import { downloadParallelHttp } from './http/parallel-http.js';
@@ -11,9 +12,11 @@ import { loadMutp } from './mutp-loader.js';
 export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
 export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
 const MAX_PROXIES = 64; // more sources than this is a configuration mistake, not a use case
+/** Extra proxies asked of Origo per download (count): a source whose proxy refuses (503 ERR_PROXY_BUSY) moves to one. */
+export const SPARE_PROXIES = 4;
 
 /**
- * @typedef {{id: string, url: string}} ProxyRef
+ * @typedef {{id: string, url: string, ticket?: string | null}} ProxyRef  ticket: Origo's, attached to the proxy's requests
  * @typedef {{start: number, end: number}} ByteRange  end inclusive, like HTTP Range
  */
 
@@ -40,8 +43,10 @@ const MAX_PROXIES = 64; // more sources than this is a configuration mistake, no
  * @param {typeof fetch} [o.fetch]
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
  * @param {object} [o.logSender]         options for the log sender (retryBaseMs, …)
+ * @param {object} [o.rtcConfig]         merged into every RTCPeerConnection config (default in Node: bind to
+ *                                       loopback when the proxies are on loopback; none in browsers)
  */
-export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {} } = {}) {
+export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {}, rtcConfig } = {}) {
   if (origo !== null) {
     try {
       new URL(origo);
@@ -54,7 +59,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
   /** @param {{n?: number, lat?: number, lon?: number, signal?: AbortSignal}} [q] */
   async function proxies(q = {}) {
     if (!origo) throw codedError('ERR_NO_ORIGO', 'no Origo URL configured');
-    return fetchProxyList({ origo, fetch, logger, ...q });
+    return fetchProxyList({ origo, fetch, logger, clientId, ...q });
   }
 
   /**
@@ -73,20 +78,31 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
 
     /** @type {ProxyRef[]} */
     let list = [];
+    /** @type {ReturnType<typeof createProxyAccess> | null} */
+    let access = null;
     try {
-      list = await resolveProxies(opts);
+      const picked = await resolveProxies(opts);
+      list = picked.list;
       if (list.length === 0) throw codedError('ERR_NO_PROXIES', 'Origo has no live proxies to offer');
+      access = createProxyAccess({ proxies: list, spares: picked.spares, fetch, logger });
       // the clock starts at the chunk request, as in the paper: the Origo lookup is not part of a download
       startedAt = new Date().toISOString();
       t0 = performance.now();
-      const common = { url, proxies: list, range, signal: opts.signal, fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id };
+      const proxiesOut = list.map((p) => ({ id: p.id, url: p.url }));
+      const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id };
       let result;
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
       else if (mode === 'range-http') result = await downloadRangeHttp(common);
       else {
         const downloadMutp = await loadMutp();
-        result = await downloadMutp({ ...common, mode, params: { window: opts.window, generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
+        // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
+        const { defaultRtcConfig } = await import('#rtc');
+        result = await downloadMutp({ ...common, mode, clientId, logger, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
+          params: { window: opts.window, generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
       }
+      // a source that moved off a busy proxy is logged under the proxy that served it
+      list = access.used();
+      result = { ...result, perProxy: access.relabel(result.perProxy) };
       const durationMs = elapsed();
       const stats = buildRecord({
         id, clientId, startedAt, mode, proxies: list, url, objectBytes: result.data.byteLength,
@@ -101,6 +117,10 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       const e = /** @type {Error & {code?: string, perProxy?: any, grossBytes?: number, firstPacketMs?: number, stats?: object}} */ (
         err && typeof err === 'object' ? err : codedError('ERR_UNKNOWN', String(err)));
       if (!e.code) e.code = errorInfo(e).code;
+      if (access) {
+        list = access.used();
+        e.perProxy = access.relabel(e.perProxy);
+      }
       const stats = buildRecord({
         id, clientId, startedAt, mode, proxies: list, url, objectBytes: range ? range.end - range.start + 1 : 0,
         grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null,
@@ -114,21 +134,41 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
   }
 
   /**
+   * The proxies to start with, and spares from Origo's list for sources whose proxy refuses.
    * @param {DownloadOptions} opts
-   * @returns {Promise<ProxyRef[]>}
+   * @returns {Promise<{ list: ProxyRef[], spares: ProxyRef[] }>}
    */
   async function resolveProxies(opts) {
     const p = opts.proxies ?? DEFAULT_PROXIES;
     if (Array.isArray(p)) {
       if (p.length > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `at most ${MAX_PROXIES} proxies`);
-      return p.map((x, i) => {
+      const list = p.map((x, i) => {
         if (!x || typeof x.url !== 'string') throw codedError('ERR_BAD_OPTION', `proxies[${i}] needs a url`);
-        return { id: typeof x.id === 'string' ? x.id : `proxy-${i}`, url: x.url };
+        return { id: typeof x.id === 'string' ? x.id : `proxy-${i}`, url: x.url, ticket: typeof x.ticket === 'string' ? x.ticket : null };
       });
+      return { list: await withTickets(list, opts.signal), spares: [] };
     }
     if (!Number.isInteger(p) || p < 1 || p > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `proxies must be an integer 1..${MAX_PROXIES}`);
-    const all = await proxies({ n: p, lat: opts.lat, lon: opts.lon, signal: opts.signal });
-    return all.slice(0, p);
+    const all = await proxies({ n: Math.min(MAX_PROXIES, p + SPARE_PROXIES), lat: opts.lat, lon: opts.lon, signal: opts.signal });
+    return { list: all.slice(0, p), spares: all.slice(p) };
+  }
+
+  /**
+   * Proxies the caller chose get their tickets from Origo (GET /api/tickets), when there is an Origo.
+   * Without one (or when Origo cannot answer) they go without tickets: a proxy that requires tickets refuses them
+   * with ERR_TICKET_MISSING, which names the cause.
+   * @param {ProxyRef[]} list @param {AbortSignal | undefined} signal
+   */
+  async function withTickets(list, signal) {
+    const ids = list.filter((x) => !x.ticket).map((x) => x.id);
+    if (!origo || ids.length === 0) return list;
+    try {
+      const tickets = await fetchTickets({ origo, fetch, logger, ids: [...new Set(ids)], clientId, signal });
+      return list.map((x) => (x.ticket ? x : { ...x, ticket: tickets.get(x.id) ?? null }));
+    } catch (err) {
+      logger.warn(`origo: no tickets for the given proxies (${/** @type {any} */ (err)?.code ?? err})`);
+      return list;
+    }
   }
 
   return {

@@ -2,17 +2,18 @@ import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { LOGS_BODY_LIMIT_BYTES, RATE_LIMIT_WINDOW_MS } from '../limits.js';
 import { logsRoute } from './logs-route.js';
-import { proxiesRoute } from './proxies-route.js';
+import { proxiesRoute, ticketsRoute } from './proxies-route.js';
 import { sendError } from './send-error.js';
 
 /**
  * The public HTTP API (docs/origo-api.md).
  * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry, store: import('../store/store-interface.js').Store,
  *           logger: import('../logger.js').Logger, trustProxy: boolean | number | string, rateLimitPerMinute: number,
- *           random?: () => number, events?: import('node:events').EventEmitter, admin?: import('express').Router }} deps
- *   admin: the /admin router (dashboard); events: see logsRoute
+ *           random?: () => number, events?: import('node:events').EventEmitter, admin?: import('express').Router,
+ *           proxySecret: string, now?: () => number }} deps
+ *   admin: the /admin router (dashboard); events: see logsRoute; proxySecret signs client tickets; now: ms clock
  */
-export function createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin }) {
+export function createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now }) {
   const app = express();
   // Off by default: X-Forwarded-For from a direct client would let it pick its own rate-limit key.
   app.set('trust proxy', trustProxy);
@@ -40,7 +41,8 @@ export function createApp({ registry, store, logger, trustProxy, rateLimitPerMin
       handler: (_req, res) => sendError(res, 429, 'ERR_RATE_LIMITED', `more than ${rateLimitPerMinute} requests per minute; slow down`),
     }));
   }
-  api.get('/proxies', proxiesRoute({ registry, random }));
+  api.get('/proxies', proxiesRoute({ registry, random, proxySecret, now }));
+  api.get('/tickets', ticketsRoute({ registry, proxySecret, now }));
   api.post('/logs', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events }));
   app.use('/api', api);
   if (admin) app.use('/admin', admin);

@@ -1,15 +1,47 @@
-import { parseProxiesQuery } from './proxies-query.js';
+import { issueTicket } from '../auth/client-ticket.js';
+import { parseProxiesQuery, parseTicketsQuery } from './proxies-query.js';
 import { sendError } from './send-error.js';
 
 /**
- * GET /api/proxies?lat=&lon=&n= → `{ proxies: [{ id, url, location, uploadRateBps, activeSessions }] }`
- * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry, random?: () => number }} deps
+ * @typedef {{ proxySecret: string, now?: () => number }} TicketDeps  now: ms clock (Date.now)
+ */
+
+/**
+ * GET /api/proxies?lat=&lon=&n=&clientId= → `{ proxies: [{ id, url, location, uploadRateBps, activeSessions, ticket, ticketExpiresAt }] }`
+ * Each entry carries a ticket for that proxy, bound to the client id (docs/origo-api.md "Tickets").
+ * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry, random?: () => number } & TicketDeps} deps
  * @returns {import('express').RequestHandler}
  */
-export function proxiesRoute({ registry, random = Math.random }) {
+export function proxiesRoute({ registry, random = Math.random, proxySecret, now = Date.now }) {
   return (req, res) => {
     const q = parseProxiesQuery(/** @type {Record<string, unknown>} */ (req.query));
     if (!q.ok) return sendError(res, 400, 'ERR_BAD_QUERY', q.message);
-    res.json({ proxies: registry.pick({ location: q.location, n: q.n, random }) });
+    const t = now();
+    const proxies = registry.pick({ location: q.location, n: q.n, random }).map((p) => {
+      const { ticket, expiresAt } = issueTicket({ secret: proxySecret, clientId: /** @type {string} */ (q.clientId), proxyId: p.id, now: t });
+      return { ...p, ticket, ticketExpiresAt: expiresAt };
+    });
+    res.json({ proxies });
+  };
+}
+
+/**
+ * GET /api/tickets?clientId=&ids=a,b → `{ tickets: [{ proxyId, ticket, expiresAt }] }`: fresh tickets for
+ * proxies a client already knows (a long download, or proxies picked by the caller). Only live proxies
+ * get one; unknown ids are left out.
+ * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry } & TicketDeps} deps
+ * @returns {import('express').RequestHandler}
+ */
+export function ticketsRoute({ registry, proxySecret, now = Date.now }) {
+  return (req, res) => {
+    const q = parseTicketsQuery(/** @type {Record<string, unknown>} */ (req.query));
+    if (!q.ok) return sendError(res, 400, 'ERR_BAD_QUERY', q.message);
+    const live = new Set(registry.all().filter((p) => p.status !== null).map((p) => p.id));
+    const t = now();
+    const tickets = /** @type {string[]} */ (q.ids).filter((id) => live.has(id)).map((proxyId) => {
+      const { ticket, expiresAt } = issueTicket({ secret: proxySecret, clientId: /** @type {string} */ (q.clientId), proxyId, now: t });
+      return { proxyId, ticket, expiresAt };
+    });
+    res.json({ tickets });
   };
 }

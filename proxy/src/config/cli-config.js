@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { codedError } from '../coded-error.js';
 import { splitHostList } from '../ssrf/host-allowlist.js';
+import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_MAX_SESSIONS, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
 
 // A fixed default makes `mutp-proxy` reachable without flags; npm start passes its own ports.
 export const CLI_DEFAULT_PORT = 8090;
@@ -25,6 +26,13 @@ Options (flag / environment variable):
   --origin-timeout MS   PROXY_ORIGIN_TIMEOUT_MS  whole origin fetch time cap (default 30000)
   --allowed-hosts LIST  MUTP_ALLOWED_HOSTS  extra allowed origin hosts, comma-separated host[:port]
                                             (always allowed: *.googlevideo.com)
+  --rtc-bind ADDR       PROXY_RTC_BIND      address WebRTC binds to (default: 127.0.0.1 when --host is loopback)
+  --no-require-tickets  PROXY_REQUIRE_TICKETS=0  serve clients without an Origo ticket (default: tickets
+                                            are required; needs --token)
+  --max-sessions N      PROXY_MAX_SESSIONS  concurrent WebRTC sessions (default ${DEFAULT_MAX_SESSIONS})
+  --max-fetches N       PROXY_MAX_FETCHES   concurrent GET /fetch responses (default ${DEFAULT_MAX_HTTP_FETCHES})
+  --max-origin-fetches N PROXY_MAX_ORIGIN_FETCHES  concurrent origin downloads (default ${DEFAULT_MAX_ORIGIN_FETCHES})
+  --rate-limit N        PROXY_RATE_LIMIT    requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
   --allow-private       PROXY_ALLOW_PRIVATE=1  TESTS ONLY: allow loopback/private origin addresses
   -h, --help                                this text
 `;
@@ -44,6 +52,8 @@ export function configFromCli(argv, env) {
       origo: { type: 'string' }, 'public-url': { type: 'string' }, lat: { type: 'string' }, lon: { type: 'string' },
       'upload-rate': { type: 'string' }, 'cache-size': { type: 'string' }, 'max-object': { type: 'string' },
       'origin-timeout': { type: 'string' }, 'allowed-hosts': { type: 'string' },
+      'rtc-bind': { type: 'string' }, 'no-require-tickets': { type: 'boolean' }, 'max-sessions': { type: 'string' },
+      'max-fetches': { type: 'string' }, 'max-origin-fetches': { type: 'string' }, 'rate-limit': { type: 'string' },
       'allow-private': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   });
@@ -56,6 +66,9 @@ export function configFromCli(argv, env) {
   const lon = pick('lon', 'PROXY_LON');
   if ((lat === undefined) !== (lon === undefined)) throw codedError('ERR_BAD_CONFIG', 'give both --lat and --lon, or neither');
   const allowPrivateEnv = env.PROXY_ALLOW_PRIVATE;
+  // Production default: only Origo's clients may use the proxy (issue 8 §1).
+  const ticketsEnv = env.PROXY_REQUIRE_TICKETS;
+  const requireTickets = values['no-require-tickets'] !== true && ticketsEnv !== '0' && ticketsEnv !== 'false';
   return {
     help: false,
     config: {
@@ -72,6 +85,12 @@ export function configFromCli(argv, env) {
       originTimeoutMs: maybe(pick('origin-timeout', 'PROXY_ORIGIN_TIMEOUT_MS'), (v) => toInt(v, 'origin-timeout')),
       allowedHosts: splitHostList(pick('allowed-hosts', 'MUTP_ALLOWED_HOSTS')),
       allowPrivate: values['allow-private'] === true || allowPrivateEnv === '1' || allowPrivateEnv === 'true',
+      requireTickets,
+      rtcBindAddress: pick('rtc-bind', 'PROXY_RTC_BIND'),
+      maxSessions: maybe(pick('max-sessions', 'PROXY_MAX_SESSIONS'), (v) => toInt(v, 'max-sessions')),
+      maxHttpFetches: maybe(pick('max-fetches', 'PROXY_MAX_FETCHES'), (v) => toInt(v, 'max-fetches')),
+      maxOriginFetches: maybe(pick('max-origin-fetches', 'PROXY_MAX_ORIGIN_FETCHES'), (v) => toInt(v, 'max-origin-fetches')),
+      rateLimitPerMinute: maybe(pick('rate-limit', 'PROXY_RATE_LIMIT'), (v) => toInt(v, 'rate-limit')),
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { codedError } from '../coded-error.js';
 import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.js';
 import { parseByteSize } from './byte-size.js';
+import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_MAX_SESSIONS, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 // Enough for several 1.5–5 MB video chunks per client without growing unbounded.
@@ -29,6 +30,12 @@ const MAX_ID_CHARS = 128;
  * @property {boolean} allowPrivate tests only: allow loopback/private origins
  * @property {string | null} origoUrl null = run without Origo
  * @property {number | undefined} statusEveryMs
+ * @property {boolean} requireTickets  POST /rtc/offer and GET /fetch need an Origo ticket (needs token)
+ * @property {number} maxSessions      concurrent WebRTC sessions; more → 503 ERR_PROXY_BUSY
+ * @property {number} maxHttpFetches   concurrent GET /fetch responses; more → 503 ERR_PROXY_BUSY
+ * @property {number} maxOriginFetches concurrent origin downloads; more → 503 ERR_PROXY_BUSY
+ * @property {number} rateLimitPerMinute  /fetch and /rtc/offer requests per minute per client address; 0 = off
+ * @property {string | undefined} rtcBindAddress  address WebRTC binds to (default: loopback when host is)
  * @property {import('../logger.js').Logger | undefined} logger
  */
 
@@ -57,6 +64,15 @@ export function resolveConfig(input = {}) {
     if (u != null && !/^https?:\/\//.test(u)) throw codedError('ERR_BAD_CONFIG', `not an http(s) URL: ${u}`);
   }
   const originTimeoutMs = input.originTimeoutMs ?? DEFAULT_ORIGIN_TIMEOUT_MS;
+  const requireTickets = input.requireTickets === true;
+  if (requireTickets && !input.token) throw codedError('ERR_BAD_CONFIG', 'requireTickets needs the proxy token (--token / PROXY_TOKEN): tickets are checked with a key derived from it');
+  const maxSessions = count(input.maxSessions ?? DEFAULT_MAX_SESSIONS, 'maxSessions', 1);
+  const maxHttpFetches = count(input.maxHttpFetches ?? DEFAULT_MAX_HTTP_FETCHES, 'maxHttpFetches', 1);
+  const maxOriginFetches = count(input.maxOriginFetches ?? DEFAULT_MAX_ORIGIN_FETCHES, 'maxOriginFetches', 1);
+  const rateLimitPerMinute = count(input.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE, 'rateLimitPerMinute', 0);
+  if (input.rtcBindAddress !== undefined && (typeof input.rtcBindAddress !== 'string' || input.rtcBindAddress === '')) {
+    throw codedError('ERR_BAD_CONFIG', 'rtcBindAddress must be an IP address');
+  }
   if (!(originTimeoutMs > 0)) throw codedError('ERR_BAD_CONFIG', 'originTimeoutMs must be > 0');
   return {
     id,
@@ -74,7 +90,19 @@ export function resolveConfig(input = {}) {
     origoUrl: input.origoUrl ?? null,
     statusEveryMs: input.statusEveryMs,
     logger: input.logger,
+    requireTickets,
+    maxSessions,
+    maxHttpFetches,
+    maxOriginFetches,
+    rateLimitPerMinute,
+    rtcBindAddress: input.rtcBindAddress,
   };
+}
+
+/** @param {unknown} v @param {string} name @param {number} min */
+function count(v, name, min) {
+  if (!Number.isSafeInteger(v) || /** @type {number} */ (v) < min) throw codedError('ERR_BAD_CONFIG', `${name} must be a whole number >= ${min}`);
+  return /** @type {number} */ (v);
 }
 
 /** @param {unknown} v @param {number} lo @param {number} hi */

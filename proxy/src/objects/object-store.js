@@ -11,9 +11,11 @@ import { codedError } from '../coded-error.js';
  * The proxy's copy of origin objects: a byte-bounded LRU cache plus single-flight, so that
  * clients and modes asking for one URL at once share one origin download (issue: "each
  * requested URL is fetched once").
- * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number }} opts
+ * A cache miss past `maxOriginFetches` concurrent origin downloads is refused (503 ERR_PROXY_BUSY)
+ * instead of queued: the client has other proxies, and a queue would only hide the overload.
+ * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number, maxOriginFetches?: number }} opts
  */
-export function createObjectStore({ fetcher, maxBytes, now = () => performance.now() }) {
+export function createObjectStore({ fetcher, maxBytes, now = () => performance.now(), maxOriginFetches = Infinity }) {
   /** @type {LRUCache<string, { bytes: Uint8Array, contentType: string, serverFetchMs: number }>} */
   const cache = new LRUCache({
     maxSize: Math.max(1, maxBytes),
@@ -35,6 +37,9 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (hit) return { ...hit, fromCache: true };
     let shared = inFlight.get(url);
     if (!shared) {
+      if (inFlight.size >= maxOriginFetches) {
+        throw codedError('ERR_PROXY_BUSY', `more than ${maxOriginFetches} concurrent origin fetches; try another proxy`);
+      }
       originFetches++;
       const started = now();
       shared = fetcher(url).then((o) => {

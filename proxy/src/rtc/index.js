@@ -12,10 +12,11 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 /**
  * @param {import('express').Express | import('express').Router} app
  * @param {import('./mutp-session.js').SessionDeps & {
- *   config?: { id?: string, host?: string, rtcBindAddress?: string, maxPeers?: number },
+ *   config?: { id?: string, host?: string, rtcBindAddress?: string, maxPeers?: number, maxSessions?: number },
  *   RTCPeerConnection?: typeof RTCPeerConnection,   // tests may inject another implementation
  *   rtcConfig?: object,                             // merged into every RTCPeerConnection config
  *   protocol?: import('./mutp-session.js').ProtocolApi,
+ *   checkTicket?: ((ticket: unknown) => void) | null, // throws a coded error with status when the offer's ticket is refused
  * }} deps
  * @returns {{ close(): void, readonly peerCount: number }}
  */
@@ -30,7 +31,8 @@ export function mountRtc(app, deps) {
     RTCPeerConnection: deps.RTCPeerConnection ?? /** @type {typeof RTCPeerConnection} */ (/** @type {unknown} */ (NodeRTCPeerConnection)),
     rtcConfig: { ...(bindAddress ? { bindAddress } : {}), ...deps.rtcConfig },
     logger,
-    maxPeers: config.maxPeers ?? MAX_PEER_CONNECTIONS,
+    maxPeers: config.maxPeers ?? config.maxSessions ?? MAX_PEER_CONNECTIONS,
+    checkTicket: deps.checkTicket ?? null,
     onChannel: (channel, peer) => createMutpSession({ channel, deps: { ...deps, logger }, protocol, remote: peer.remote }),
   });
   app.use(signalling.router);

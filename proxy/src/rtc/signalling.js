@@ -64,9 +64,10 @@ export function withoutCandidates(sdp) {
  * @param {number} [opts.maxPeers]
  * @param {number} [opts.idleTimeoutMs]
  * @param {number} [opts.openTimeoutMs]
+ * @param {((ticket: unknown) => void) | null} [opts.checkTicket]  throws (with status) when the body's `ticket` is refused
  */
 export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logger, maxPeers = MAX_PEER_CONNECTIONS,
-  idleTimeoutMs, openTimeoutMs }) {
+  idleTimeoutMs, openTimeoutMs, checkTicket = null }) {
   const registry = createPeerRegistry({ maxPeers, logger, idleTimeoutMs, openTimeoutMs });
   let closed = false;
 
@@ -76,7 +77,9 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     try {
       if (closed) throw codedError('ERR_SHUTTING_DOWN', 'proxy is shutting down', 503);
       const offer = parseOfferBody(req.body);
-      if (registry.full()) throw codedError('ERR_TOO_MANY_PEERS', `more than ${maxPeers} peer connections`, 503);
+      // Both checks come before the RTCPeerConnection exists: a refusal costs an HMAC at most.
+      if (checkTicket) checkTicket(req.body.ticket);
+      if (registry.full()) throw codedError('ERR_PROXY_BUSY', `more than ${maxPeers} peer connections; try another proxy`, 503);
       peer = openPeer(offer, String(req.ip ?? 'peer'));
       const pc = peer.pc;
       await pc.setRemoteDescription({ type: 'offer', sdp: withoutCandidates(preferRemoteDtlsClient(offer.sdp)) });

@@ -4,7 +4,7 @@
 // fails only when none is left.
 
 import { RTCPeerConnection as EnvRTCPeerConnection } from '#rtc';
-import { encodeMessage, decodeMessage, createReceiver, normalizeParams } from '@mutp/protocol';
+import { encodeMessage, decodeMessage, createReceiver, normalizeParams, createMetaVote, createMetaAssembler } from '@mutp/protocol';
 import { connectPeer, CONNECT_TIMEOUT_MS } from '../rtc/connect-peer.js';
 import { codedError } from '../rtc/coded-error.js';
 import { createSourceLink, estimateLoss, perProxyStats } from './source-link.js';
@@ -37,8 +37,20 @@ const MAX_PENDING_PACKETS = 8192;
 /** Bad messages per proxy before that proxy is dropped as broken. */
 const MAX_MALFORMED_PER_PROXY = 1000;
 
-/** Meta fields every proxy must agree on: they define the object's layout. */
-const META_LAYOUT_FIELDS = ['mode', 'totalSize', 'payloadSize', 'packetCount', 'generationSize', 'generationCount'];
+/**
+ * Integrity (docs/protocol.md "Integrity"): after the first proxy's complete meta, wait this
+ * long (ms) for the others' before voting on layout and checksums, unless all have answered.
+ * Short: on one host the metas arrive within milliseconds of each other; a late proxy is still
+ * checked against the vote when its meta comes.
+ */
+const META_QUORUM_WAIT_MS = 150;
+
+/**
+ * Proven corrupted packets (re-encoded from verified data, or refused by their own checksum)
+ * after which a proxy is excluded. One: the channel is DTLS/SCTP, authenticated and
+ * checksummed, so an honest proxy never delivers a corrupted packet.
+ */
+const EXCLUDE_AFTER_BAD_PACKETS = 1;
 
 /**
  * @typedef {object} MutpOptions
@@ -96,6 +108,11 @@ export function downloadMutp(o) {
   let receiverPending = false;
   /** @type {any} */
   let firstMeta = null;
+  /** @type {any} the meta vote (layout + checksums), once taken */
+  let vote = null;
+  /** proxies in the order their meta completed (the vote's tie-break) */
+  /** @type {import('./source-link.js').SourceLink[]} */
+  const metaOrder = [];
   /** @type {{ msg: any, link: import('./source-link.js').SourceLink }[]} */
   const pending = [];
   /** @type {number | null} */
@@ -195,28 +212,69 @@ export function downloadMutp(o) {
     }
   }
 
-  /** @param {import('./source-link.js').SourceLink} link @param {any} meta */
+  /**
+   * One meta datagram of a proxy (its checksum table comes in slices). When the first proxy's
+   * meta is complete, wait META_QUORUM_WAIT_MS (or until all have answered), then vote.
+   * @param {import('./source-link.js').SourceLink} link @param {any} meta
+   */
   function onMeta(link, meta) {
     link.lastHeardAt = elapsed();
     if (link.meta) return; // a repeat (we re-sent the request)
     if (meta.mode !== mode) return dropLink(link, 'ERR_META_MISMATCH', `proxy answered in ${meta.mode} mode`);
-    if (firstMeta) {
-      const differs = META_LAYOUT_FIELDS.find((f) => meta[f] !== firstMeta[f]);
-      if (differs) return dropLink(link, 'ERR_META_MISMATCH', `proxy disagrees on ${differs}: ${meta[differs]} vs ${firstMeta[differs]}`);
-      link.meta = meta;
-      return;
-    }
-    link.meta = meta;
-    firstMeta = meta;
-    firstMetaAt = elapsed();
+    if (!link.metaAsm) link.metaAsm = createMetaAssembler(meta);
+    const refused = link.metaAsm.add(meta);
+    if (refused) return dropLink(link, 'ERR_META_MISMATCH', refused);
+    if (!link.metaAsm.complete) return;
+    link.meta = link.metaAsm.meta;
+    if (vote) return admitLate(link);
+    metaOrder.push(link);
+    if (metaOrder.length === 1) firstMetaAt = elapsed();
+    maybeVote();
+  }
+
+  /** Vote once every live proxy has sent its meta, or META_QUORUM_WAIT_MS after the first. */
+  function maybeVote() {
+    if (vote || finished || metaOrder.length === 0) return;
+    const waiting = links.some((l) => (l.state === 'open' || l.state === 'connecting') && !l.meta);
+    if (waiting && elapsed() - firstMetaAt < META_QUORUM_WAIT_MS) return;
+    const live = metaOrder.filter((l) => l.state === 'open');
+    if (live.length === 0) return;
+    vote = createMetaVote(live.map((l) => ({ source: l.index, meta: l.meta, table: l.metaAsm.table })));
+    for (const v of vote.excluded) dropLink(links[v.source], v.code, v.message);
+    if (finished) return;
+    firstMeta = vote.meta;
     receiverPending = true;
-    createReceiver({ meta, params, sourceCount: links.length, now: elapsed() }).then((rx) => {
+    createReceiver({ meta: vote.meta, params, sourceCount: links.length, now: elapsed(), verify: vote.verify }).then((rx) => {
       receiverPending = false;
       if (finished) return;
       receiver = rx;
       for (const p of pending.splice(0)) if (p.link.state === 'open') onPacket(p.link, p.msg);
       afterPackets();
     }, (e) => fail(codedError(e?.code ?? 'ERR_RECEIVER', `cannot create the receiver: ${e?.message ?? e}`)));
+  }
+
+  /** A proxy whose meta came after the vote must agree with it. @param {import('./source-link.js').SourceLink} link */
+  function admitLate(link) {
+    const v = vote.admit({ source: link.index, meta: link.meta, table: link.metaAsm.table });
+    if (v) dropLink(link, v.code, v.message);
+  }
+
+  /** Exclude proxies proven to corrupt packets or to lie in their meta (receiver and vote verdicts). */
+  function applyIntegrityVerdicts() {
+    for (const e of receiver.pollIntegrity()) {
+      if (e.kind !== 'bad-packet') continue;
+      const l = links[e.source];
+      l.badPackets++;
+      if (l.badPackets >= EXCLUDE_AFTER_BAD_PACKETS && l.state === 'open') {
+        logger.warn(`mutp: proxy ${l.proxyId} sent a corrupted packet (unit ${e.unit}); excluded`);
+        dropLink(l, 'ERR_INTEGRITY', `${l.badPackets} corrupted packet(s), first in ${mode === 'coded' ? 'generation' : 'packet'} ${e.unit}`);
+      }
+    }
+    for (const v of vote.pollLiars()) {
+      const l = links[v.source];
+      if (l.state === 'open') logger.warn(`mutp: proxy ${l.proxyId} lied in its meta; excluded`);
+      dropLink(l, v.code, v.message);
+    }
   }
 
   /** @param {import('./source-link.js').SourceLink} link @param {any} msg */
@@ -243,6 +301,8 @@ export function downloadMutp(o) {
   /** Feedback, delivery and completion after one or more packets. */
   function afterPackets() {
     if (finished || !receiver) return;
+    applyIntegrityVerdicts();
+    if (finished) return;
     pollFeedback();
     const chunks = receiver.pollDelivered();
     if (chunks.length > 0) {
@@ -268,6 +328,7 @@ export function downloadMutp(o) {
     const t = elapsed();
     if (receiver) afterPackets();
     if (finished) return;
+    maybeVote();
     const stalled = firstMeta !== null && t - Math.max(lastProgressAt, firstMetaAt) > noProgressTimeoutMs;
     for (const l of links) {
       if (l.state !== 'open') continue;
@@ -350,7 +411,7 @@ export function downloadMutp(o) {
         feedbackEvery: params.feedbackEvery, payloadSize: params.payloadSize, surplus: mode === 'coded' ? params.surplus : null },
       grossBytes: grossBytes(),
       firstPacketMs,
-      serverFetchMs: /** @type {number[]} */ ([]), // the meta message does not carry the proxies' fetch time
+      serverFetchMs: links.filter((l) => l.meta && l.meta.serverFetchMs !== null && l.meta.serverFetchMs !== undefined).map((l) => l.meta.serverFetchMs),
       packets: counts.packets ?? links.reduce((s, l) => s + l.packets, 0),
       duplicates: counts.duplicates ?? links.reduce((s, l) => s + l.duplicates, 0),
       lossEstimate: estimateLoss(links),

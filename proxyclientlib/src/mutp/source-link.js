@@ -8,7 +8,9 @@
  * @property {number} index                 source index in the request
  * @property {'connecting'|'open'|'failed'|'closed'} state
  * @property {import('../rtc/connect-peer.js').PeerLink | null} peer
- * @property {any} meta                     this proxy's meta message, once received
+ * @property {any} meta                     this proxy's meta message, once all its slices arrived
+ * @property {any} metaAsm                  collects its meta slices (checksum table)
+ * @property {number} badPackets            packets proven corrupted (integrity)
  * @property {number} requestedAt           ms (download clock) the last request was sent
  * @property {number} lastHeardAt           ms (download clock) of the last valid message
  * @property {number} bytes                 payload bytes received, duplicates included
@@ -26,7 +28,7 @@
  */
 export function createSourceLink(proxy, index) {
   return {
-    proxyId: proxy.id, url: proxy.url, index, state: 'connecting', peer: null, meta: null,
+    proxyId: proxy.id, url: proxy.url, index, state: 'connecting', peer: null, meta: null, metaAsm: null, badPackets: 0,
     requestedAt: 0, lastHeardAt: 0, bytes: 0, packets: 0, duplicates: 0, maxSeq: 0, malformed: 0, error: null,
   };
 }

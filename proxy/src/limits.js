@@ -1,0 +1,21 @@
+// Named limits of the proxy's HTTP side and origin fetching; each says its unit and why.
+// (WebRTC limits live in rtc/limits.js; the cache size and object size in config/resolve-config.js.)
+
+/** Concurrent WebRTC sessions (peer connections), default: each holds native sockets and a thread's worth of
+ * work; past it a new offer is refused with 503 ERR_PROXY_BUSY before any RTCPeerConnection exists, so the client picks another proxy. */
+export const DEFAULT_MAX_SESSIONS = 64;
+
+/** Concurrent GET /fetch responses, default: each holds a socket and a slice of the cache; past it 503 ERR_PROXY_BUSY. */
+export const DEFAULT_MAX_HTTP_FETCHES = 128;
+
+/** Concurrent origin downloads (distinct URLs, cache misses), default: bounds the proxy's outbound
+ * bandwidth and memory (each up to maxObjectBytes); past it 503 ERR_PROXY_BUSY rather than queueing. */
+export const DEFAULT_MAX_ORIGIN_FETCHES = 16;
+
+/** Requests per minute per client address to /fetch and /rtc/offer, default: a parallel-HTTP download of a
+ * 5 MB chunk makes ~N requests; 600/min leaves room for a page's worth of chunks and still stops floods. 0 = off. */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+
+/** Rate-limit window, ms. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+

@@ -1,0 +1,107 @@
+// How a download reaches its proxies: attaches each proxy's Origo ticket to the requests that need
+// one (`?ticket=` on GET /fetch, `ticket` in the POST /rtc/offer body), and when a proxy refuses
+// with 503 ERR_PROXY_BUSY, moves that source to a spare proxy from Origo's list and retries there.
+// It wraps `fetch`, so every transfer mode gets both without knowing about them.
+import { codedError } from './errors.js';
+
+/** Largest refusal body read to learn its error code (bytes): an error is ~100 bytes of JSON. */
+const MAX_REFUSAL_BODY_BYTES = 4096;
+
+/**
+ * @typedef {{ id: string, url: string, ticket?: string | null }} TicketedProxy
+ */
+
+/**
+ * @param {object} o
+ * @param {TicketedProxy[]} o.proxies     the proxies the download starts with (source i = proxies[i])
+ * @param {TicketedProxy[]} [o.spares]    proxies to move a refusing source to, used in order
+ * @param {typeof fetch} o.fetch
+ * @param {{ warn: (...a: unknown[]) => void }} o.logger
+ */
+export function createProxyAccess({ proxies, spares = [], fetch, logger }) {
+  const sources = proxies.map((p) => ({ original: p, current: p }));
+  const spareQueue = [...spares];
+  /** @type {{ from: string, to: string, code: string }[]} */
+  const moves = [];
+
+  /**
+   * @param {RequestInfo | URL} input
+   * @param {RequestInit} [init]
+   * @returns {Promise<Response>}
+   */
+  async function proxyFetch(input, init = {}) {
+    const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const source = sources.find((s) => href.startsWith(base(s.original.url)) || href.startsWith(base(s.current.url)));
+    if (!source) return fetch(input, init);
+    const rest = href.startsWith(base(source.current.url)) ? href.slice(base(source.current.url).length) : href.slice(base(source.original.url).length);
+    for (;;) {
+      const target = source.current;
+      const res = await fetch(...withTicket(base(target.url) + rest, init, target.ticket));
+      if (res.status !== 503) return res;
+      const code = await refusalCode(res.clone());
+      if (code !== 'ERR_PROXY_BUSY' || spareQueue.length === 0) return res;
+      const spare = /** @type {TicketedProxy} */ (spareQueue.shift());
+      logger.warn(`proxy ${target.id} is busy; using ${spare.id} instead`);
+      moves.push({ from: target.id, to: spare.id, code });
+      await res.body?.cancel().catch(() => {});
+      source.current = spare;
+    }
+  }
+
+  return {
+    fetch: /** @type {typeof fetch} */ (proxyFetch),
+    /** The proxies actually used, source by source (a moved source names its replacement). */
+    used: () => sources.map((s) => ({ id: s.current.id, url: s.current.url })),
+    /** Every move so far: { from, to, code }. */
+    moves: () => [...moves],
+    /**
+     * Rewrites per-proxy stats made under the original ids to the proxies that served them.
+     * @template {{ proxyId: string }} T @param {T[] | undefined} perProxy @returns {T[] | undefined}
+     */
+    relabel(perProxy) {
+      if (!Array.isArray(perProxy)) return perProxy;
+      return perProxy.map((p, i) => (sources[i] && p.proxyId === sources[i].original.id ? { ...p, proxyId: sources[i].current.id } : p));
+    },
+  };
+}
+
+/** @param {string} url */
+function base(url) {
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
+/**
+ * @param {string} href @param {RequestInit} init @param {string | null | undefined} ticket
+ * @returns {[string, RequestInit]}
+ */
+function withTicket(href, init, ticket) {
+  if (!ticket) return [href, init];
+  const u = new URL(href);
+  const method = (init.method ?? 'GET').toUpperCase();
+  if (method === 'POST' && u.pathname.endsWith('/rtc/offer') && typeof init.body === 'string') {
+    let body;
+    try {
+      body = JSON.parse(init.body);
+    } catch {
+      throw codedError('ERR_BAD_OPTION', 'the offer body is not JSON');
+    }
+    return [href, { ...init, body: JSON.stringify({ ...body, ticket }) }];
+  }
+  if (method === 'GET' || method === 'HEAD') {
+    u.searchParams.set('ticket', ticket);
+    return [u.href, init];
+  }
+  return [href, init];
+}
+
+/** @param {Response} res @returns {Promise<string | null>} */
+async function refusalCode(res) {
+  try {
+    const text = await res.text();
+    if (text.length > MAX_REFUSAL_BODY_BYTES) return null;
+    const code = JSON.parse(text)?.error?.code;
+    return typeof code === 'string' ? code : null;
+  } catch {
+    return null;
+  }
+}
