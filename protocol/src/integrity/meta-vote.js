@@ -21,7 +21,7 @@ export const LAYOUT_FIELDS = /** @type {const} */ (['mode', 'totalSize', 'payloa
 /**
  * @param {{ source: number, meta: any, table: Uint8Array }[]} entries  complete metas, in arrival order
  * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array) => boolean,
- *   pollLiars: () => Verdict[], checksLayout: (meta: any) => string | null }}
+ *   pollLiars: () => Verdict[], admit: (entry: { source: number, meta: any, table: Uint8Array }) => Verdict | null }}
  */
 export function createMetaVote(entries) {
   if (entries.length === 0) throw Object.assign(new Error('no meta to vote on'), { code: 'ERR_BAD_PARAMS' });
@@ -102,9 +102,18 @@ export function createMetaVote(entries) {
       return true;
     },
     pollLiars: () => late.splice(0),
-    checksLayout(m) {
-      const f = LAYOUT_FIELDS.find((x) => m[x] !== meta[x]);
-      return f ? `meta disagrees on ${f}: ${m[f]} vs ${meta[f]}` : null;
+    /** A proxy whose meta completed after the vote: it must match the layout and every settled checksum. */
+    admit(e) {
+      const f = LAYOUT_FIELDS.find((x) => e.meta[x] !== meta[x]);
+      if (f) return { source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${e.meta[f]} vs ${meta[f]}` };
+      for (let u = 0; u < units; u++) {
+        if (ties.has(u)) continue;
+        if (!same(agreed, u, e.table.subarray(u * E, u * E + E))) {
+          liars.add(e.source);
+          return { source: e.source, code: 'ERR_INTEGRITY', message: `meta checksum of unit ${u} disagrees with the majority` };
+        }
+      }
+      return null;
     },
   };
 }
