@@ -14,7 +14,7 @@ export function cors(req, res, next) {
   res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
   if (req.method === 'OPTIONS') {
     res.setHeader('Access-Control-Allow-Methods', 'GET, HEAD, POST, OPTIONS');
-    res.setHeader('Access-Control-Allow-Headers', 'Range, Content-Type');
+    res.setHeader('Access-Control-Allow-Headers', 'Range, Content-Type, X-MUTP-Ticket');
     res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_S));
     res.status(204).end();
     return;
