@@ -18,7 +18,10 @@ const rtcConfig = { bindAddress: '127.0.0.1' };
 /** @param {string} proxyId @param {number} [now] */
 const ticketFor = (proxyId, now = Date.now()) => issueTicket({ secret: SECRET, clientId: 'client-1', proxyId, now }).ticket;
 
-/** The refused ticket cases: [name, ticket, status, code]. */
+/**
+ * The refused ticket cases: [name, ticket, status, code].
+ * @returns {[string, string | undefined, number, string][]}
+ */
 function badTickets() {
   const good = ticketFor(ID);
   return [
