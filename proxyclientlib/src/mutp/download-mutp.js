@@ -232,13 +232,16 @@ export function downloadMutp(o) {
     maybeVote();
   }
 
-  /** Vote once every live proxy has sent its meta, or META_QUORUM_WAIT_MS after the first. */
+  /**
+   * Vote once every live proxy has sent its meta, or META_QUORUM_WAIT_MS after the first if a
+   * strict majority of the live proxies has: fewer could let one liar set the checksums.
+   */
   function maybeVote() {
     if (vote || finished || metaOrder.length === 0) return;
-    const waiting = links.some((l) => (l.state === 'open' || l.state === 'connecting') && !l.meta);
-    if (waiting && elapsed() - firstMetaAt < META_QUORUM_WAIT_MS) return;
+    const alive = links.filter((l) => l.state === 'open' || l.state === 'connecting');
     const live = metaOrder.filter((l) => l.state === 'open');
     if (live.length === 0) return;
+    if (live.length < alive.length && (elapsed() - firstMetaAt < META_QUORUM_WAIT_MS || 2 * live.length <= alive.length)) return;
     vote = createMetaVote(live.map((l) => ({ source: l.index, meta: l.meta, table: l.metaAsm.table })));
     for (const v of vote.excluded) dropLink(links[v.source], v.code, v.message);
     if (finished) return;
