@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // Builds dist/chrome and dist/firefox (MV3 each) from src/, and a zip package of each.
-// `node build/build.js [--no-zip]`
+// `node build/build.js [--no-zip] [--config FILE] [--out DIR]`
+// --config FILE (tests only): a TEST build whose default settings are FILE's JSON object (e.g.
+// the local Origo URL and the test site's patterns), validated by the extension like stored
+// settings. It exists because Firefox's WebDriver BiDi cannot open moz-extension: pages, so a
+// test cannot use the options page there. The product build never has it.
+// --out DIR: build there instead of dist/ (tests build their own copy).
 import { build } from 'esbuild';
 import { mkdir, rm, writeFile, copyFile, readFile, readdir } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
@@ -11,7 +16,6 @@ import { manifest } from './manifest.js';
 
 const run = promisify(execFile);
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const dist = path.join(root, 'dist');
 const src = (p) => path.join(root, 'src', p);
 const TARGETS = /** @type {const} */ (['chrome', 'firefox']);
 const BROWSER_TARGETS = ['chrome111', 'firefox142']; // the manifests' minimum versions
@@ -19,12 +23,25 @@ const STATIC = ['frame/frame.html', 'options/options.html', 'options/options.css
 
 const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
 const noZip = process.argv.includes('--no-zip');
+/** @param {string} flag */
+function optionValue(flag) {
+  const at = process.argv.indexOf(flag);
+  if (at < 0) return null;
+  const v = process.argv[at + 1];
+  if (!v || v.startsWith('--')) throw Object.assign(new Error(`${flag} needs a value`), { code: 'ERR_BAD_OPTION' });
+  return v;
+}
+const dist = path.resolve(optionValue('--out') ?? path.join(root, 'dist'));
+const configFile = optionValue('--config');
+const baked = configFile ? JSON.parse(await readFile(configFile, 'utf8')) : null;
+if (baked !== null && (typeof baked !== 'object' || Array.isArray(baked))) throw Object.assign(new Error('--config FILE must hold a JSON object'), { code: 'ERR_BAD_OPTION' });
 
-await rm(dist, { recursive: true, force: true });
 for (const target of TARGETS) {
   const out = path.join(dist, target);
+  await rm(out, { recursive: true, force: true }); // only our own output: --out may name a shared folder
   await mkdir(out, { recursive: true });
-  const common = { bundle: true, platform: /** @type {const} */ ('browser'), target: BROWSER_TARGETS, sourcemap: /** @type {const} */ ('linked'), logLevel: /** @type {const} */ ('warning'), legalComments: /** @type {const} */ ('none') };
+  const common = { bundle: true, platform: /** @type {const} */ ('browser'), target: BROWSER_TARGETS, sourcemap: /** @type {const} */ ('linked'), logLevel: /** @type {const} */ ('warning'), legalComments: /** @type {const} */ ('none'),
+    define: { 'globalThis.__MUTP_BAKED_SETTINGS__': JSON.stringify(baked) } };
   // classic scripts: content scripts and the background cannot be modules in both browsers
   await build({
     ...common, format: 'iife', outdir: out,
@@ -50,7 +67,7 @@ for (const target of TARGETS) {
   const wasmDir = path.join(root, '..', 'rlnc', 'wasm');
   for (const f of await readdir(wasmDir)) if (f.endsWith('.wasm')) await copyFile(path.join(wasmDir, f), path.join(out, 'wasm', f));
   for (const f of STATIC) await copyFile(src(f), path.join(out, path.basename(f)));
-  await writeFile(path.join(out, 'manifest.json'), JSON.stringify(manifest(target, version), null, 2) + '\n');
+  await writeFile(path.join(out, 'manifest.json'), JSON.stringify(manifest(target, version, { testBuild: baked !== null }), null, 2) + '\n');
   if (!noZip) {
     const webExt = path.join(root, '..', 'node_modules', '.bin', 'web-ext');
     await run(webExt, ['build', '--source-dir', out, '--artifacts-dir', dist, '--filename', `mutp-proxy-client-${target}-${version}.zip`, '--overwrite-dest'], { cwd: root });

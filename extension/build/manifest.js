@@ -9,8 +9,10 @@ const MIN_FIREFOX = '142.0'; // world MAIN needs 128; data_collection_permission
 /**
  * @param {'chrome' | 'firefox'} target
  * @param {string} version
+ * @param {{testBuild?: boolean}} [o]  testBuild (build.js --config): the popup and options pages are
+ *   web-accessible too, so a Firefox test (which cannot open extension pages) can frame them for screenshots
  */
-export function manifest(target, version) {
+export function manifest(target, version, { testBuild = false } = {}) {
   const contentScripts = [
     { matches: ['<all_urls>'], js: ['content-main.js'], run_at: 'document_start', all_frames: true, world: 'MAIN' },
     { matches: ['<all_urls>'], js: ['content-bridge.js'], run_at: 'document_start', all_frames: true },
@@ -23,7 +25,7 @@ export function manifest(target, version) {
     permissions: ['storage', 'alarms'],
     host_permissions: ['<all_urls>'], // the patterns and the Origo URL are user settings: any host
     content_scripts: contentScripts,
-    web_accessible_resources: [{ resources: ['frame.html'], matches: ['<all_urls>'] }],
+    web_accessible_resources: [{ resources: testBuild ? ['frame.html', 'popup.html', 'options.html'] : ['frame.html'], matches: ['<all_urls>'] }],
     action: { default_popup: 'popup.html', default_title: NAME },
     options_ui: { page: 'options.html', open_in_tab: true },
     // the codec's WebAssembly needs wasm-unsafe-eval; nothing else is relaxed

@@ -36,12 +36,15 @@ export async function launchChromium(extDir) {
  */
 export async function launchFirefox(extDir, addonId) {
   const uuid = randomUUID();
+  const debug = process.env.MUTP_E2E_BROWSER_LOG === '1'; // print every console message (the extension's too) to stderr
   const browser = await puppeteer.launch({
-    browser: 'firefox', executablePath: FIREFOX, headless: true,
+    browser: 'firefox', executablePath: FIREFOX, headless: true, dumpio: debug,
     extraPrefsFirefox: {
+      ...(debug ? { 'devtools.console.stdout.content': true, 'devtools.console.stdout.chrome': true } : {}),
       'extensions.webextensions.uuids': JSON.stringify({ [addonId]: uuid }),
       'media.autoplay.default': 0, // allow autoplay
       'media.peerconnection.ice.obfuscate_host_addresses': false, // raw host candidates, as in Chromium
+      'media.peerconnection.ice.loopback': true, // Firefox leaves out loopback ICE candidates by default; the test fleet is on 127.0.0.1
       'extensions.manifestV3.enabled': true,
     },
   });
