@@ -4,7 +4,7 @@
 // A benchmark, not a test: it prints figures (noisy on a shared 2-core box) and exits 1 only
 // when a log record was lost or stored twice, or a download delivered wrong bytes.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -79,8 +79,14 @@ let kills = 0;
 // --- samples: RSS and fds per process incarnation
 /** @type {Map<string, {t: number[], rss: number[], fds: number[]}>} */
 const series = new Map();
+/** Origo's DuckDB file + WAL, MB, and this process's JS heap, MB: to tell a store that grows with its data, or a cache, from a leak. */
+const extraSeries = { t: /** @type {number[]} */ ([]), dbMB: /** @type {number[]} */ ([]), heapMB: /** @type {number[]} */ ([]) };
+const fileMB = (/** @type {string} */ f) => { try { return statSync(f).size / 2 ** 20; } catch { return 0; } };
 const sample = () => {
   const now = (Date.now() - t0) / 60_000;
+  extraSeries.t.push(now);
+  extraSeries.dbMB.push(fileMB(db) + fileMB(`${db}.wal`));
+  extraSeries.heapMB.push(process.memoryUsage().heapUsed / 2 ** 20);
   const procs = [['soak+clients', process.pid], ['origo', origo.pid], ...proxies.filter((p) => p.running).map((p) => [`${p.id}#${p.incarnation}`, p.pid])];
   for (const [name, pid] of procs) {
     const s = sampleProcess(/** @type {number} */ (pid));
@@ -189,6 +195,11 @@ for (const [name, s] of series) {
   const flag = enough && (rs > RSS_TREND_FLAG_MB_PER_MIN || fs > FD_TREND_FLAG_PER_MIN) ? 'UPWARD' : (enough ? '' : '(short)');
   if (flag === 'UPWARD') flagged++;
   log(`${name.padEnd(14)} ${String(s.t.length).padStart(7)}  ${s.rss[0].toFixed(0).padStart(6)}→${s.rss.at(-1).toFixed(0).padEnd(8)} ${rs.toFixed(2).padStart(10)}  ${String(s.fds[0]).padStart(6)}→${String(s.fds.at(-1)).padEnd(6)} ${fs.toFixed(2).padStart(10)}  ${flag}`);
+}
+{
+  const from = Math.floor(extraSeries.t.length * WARMUP_FRACTION);
+  const tt = extraSeries.t.slice(from);
+  log(`origo DuckDB file+WAL: ${extraSeries.dbMB[0].toFixed(1)}→${extraSeries.dbMB.at(-1).toFixed(1)} MB (slope ${slope(tt, extraSeries.dbMB.slice(from)).toFixed(2)} MB/min); soak process JS heap: ${extraSeries.heapMB[0].toFixed(0)}→${extraSeries.heapMB.at(-1).toFixed(0)} MB (slope ${slope(tt, extraSeries.heapMB.slice(from)).toFixed(2)} MB/min)`);
 }
 log(`upward trends flagged: ${flagged} (thresholds: RSS > ${RSS_TREND_FLAG_MB_PER_MIN} MB/min, fds > ${FD_TREND_FLAG_PER_MIN}/min, over ≥ ${MIN_SAMPLES_FOR_TREND} samples)`);
 rmSync(dir, { recursive: true, force: true });
