@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// Extension performance bench (issue 6): against the local fleet (Origo + proxies in this
+// process, 127.0.0.1, unshaped) and headless Debian Chromium with a bench build of the extension.
+//   node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 2]
+//     [--modes parallel-http,range-http,uncoded,coded] [--repeats 3]
+// Phase 1: added latency per ~1 MiB chunk, per fixed mode, vs the browser's own fetch.
+// Phase 2: MB/s of the extension frame → page byte path (MessageChannel, transferred buffers).
+// A bench, not a test: it prints numbers and asserts only that the bytes are right.
+import { parseArgs } from 'node:util';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import path from 'node:path';
+import { startVideoSite, CHUNK_BYTES } from '../../test/e2e/site/server.js';
+import { startLocalFleet } from '../../test/e2e/helpers/fleet.js';
+import { launchChromium, exists, CHROMIUM } from '../../test/e2e/helpers/browsers.js';
+import { measureModeLatency } from './latency.js';
+import { measureBytePath } from './byte-path.js';
+import { formatReport } from './report.js';
+
+const run = promisify(execFile);
+const EXT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ALL_BENCH_MODES = ['parallel-http', 'range-http', 'uncoded', 'coded']; // every mode the extension offers
+const BUILD_TIMEOUT_MS = 120_000; // esbuild is fast, but the box is shared by several agents
+const SYMBOL_PAYLOAD_BYTES = 26_400; // one MUTP generation's worth a frame posts at a time: 24 × 1100 B symbols
+const BYTE_PATH_SIZES = [
+  { bytes: SYMBOL_PAYLOAD_BYTES, count: 2000 }, // ~53 MB per run: many small messages
+  { bytes: 1024 * 1024, count: 64 }, // 64 MiB per run: whole chunks (HTTP modes post the body at the end)
+];
+
+const { values: opt } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    k: { type: 'string', default: '20' },
+    n: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '2' },
+    repeats: { type: 'string', default: '3' },
+    modes: { type: 'string', default: ALL_BENCH_MODES.join(',') },
+  },
+});
+const intOpt = (name, min, max) => {
+  const v = Number(opt[name]);
+  if (!Number.isInteger(v) || v < min || v > max) throw Object.assign(new Error(`--${name} must be an integer ${min}..${max}`), { code: 'ERR_BAD_OPTION' });
+  return v;
+};
+const progress = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
+
+/** @type {(() => Promise<unknown>)[]} closers, run last-first */
+const closers = [];
+let closing = null;
+function shutdown() {
+  closing ??= (async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch((err) => progress(`shutdown: ${err?.message ?? err}`));
+  })();
+  return closing;
+}
+for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+  process.once(sig, () => { progress(`${sig}: shutting down`); shutdown().finally(() => process.exit(130)); });
+}
+
+async function main() {
+  const k = intOpt('k', 1, 1000);
+  const n = intOpt('n', 1, 16);
+  const warmup = intOpt('warmup', 0, 100);
+  const repeats = intOpt('repeats', 1, 100);
+  const modes = opt.modes.split(',').map((m) => m.trim()).filter(Boolean);
+  const unknown = modes.filter((m) => !ALL_BENCH_MODES.includes(m));
+  if (modes.length === 0 || unknown.length) throw Object.assign(new Error(`--modes: unknown ${unknown.join(', ')}`), { code: 'ERR_BAD_OPTION' });
+  if (!(await exists(CHROMIUM))) throw Object.assign(new Error(`${CHROMIUM} is missing`), { code: 'ERR_NO_BROWSER' });
+
+  progress('phase: build the extension (bench copy)');
+  const out = await mkdtemp(path.join(os.tmpdir(), 'mutp-bench-ext-'));
+  closers.push(() => rm(out, { recursive: true, force: true }));
+  await run(process.execPath, [path.join(EXT_ROOT, 'build', 'build.js'), '--no-zip', '--out', out], { timeout: BUILD_TIMEOUT_MS });
+
+  progress(`phase: start the site and the fleet (${n} proxies)`);
+  // the bench only needs distinct bytes per range, not a playable video
+  const video = Buffer.alloc(k * CHUNK_BYTES);
+  for (let i = 0, x = 0x9e3779b9; i < video.length; i++) {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    video[i] = x & 0xff;
+  }
+  const site = await startVideoSite({ video, mime: 'video/mp4' });
+  closers.push(() => site.close());
+  const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
+  closers.push(() => fleet.close());
+
+  progress('phase: launch headless Chromium with the extension');
+  const chrome = await launchChromium(path.join(out, 'chrome'));
+  closers.push(() => chrome.close());
+
+  const latency = [];
+  for (const mode of modes) {
+    progress(`phase: latency, mode ${mode}, ${warmup} warm-up + ${k} rounds`);
+    latency.push(await measureModeLatency({
+      browser: chrome.browser, base: chrome.base, site, origo: fleet.origo, video, mode, n, k, warmup, chunkBytes: CHUNK_BYTES, progress,
+    }));
+  }
+
+  progress('phase: frame → page byte path');
+  const page = await chrome.browser.newPage();
+  await page.goto(`${site.url}/plain.html`);
+  // one matching fetch makes the extension insert its download frame
+  await page.evaluate((u) => fetch(u).then((r) => r.arrayBuffer()).then(() => undefined), `${site.url}/videoplayback?id=bench-frame&range=0-1023`);
+  const bytePath = await measureBytePath({ page, base: chrome.base, sizes: BYTE_PATH_SIZES, repeats, progress });
+  await page.close();
+
+  const version = await chrome.browser.version();
+  return {
+    setup: { browser: version, host: `${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load (1 min)`, proxies: n, chunkBytes: CHUNK_BYTES, shaping: 'none (loopback)', note: 'shared, noisy machine: treat as orders of magnitude' },
+    latency, bytePath,
+  };
+}
+
+let code = 0;
+try {
+  const result = await main();
+  process.stdout.write(opt.json ? `${JSON.stringify(result, null, 2)}\n` : formatReport(result));
+} catch (err) {
+  progress(`bench failed: ${err?.code ?? 'ERR_BENCH'}: ${err?.message ?? err}`);
+  code = 1;
+} finally {
+  progress('phase: shutdown');
+  await shutdown();
+}
+process.exit(code); // socket.io clients and the browser's pipes may hold the loop open after close

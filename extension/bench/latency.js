@@ -1,0 +1,79 @@
+// Phase 1: added latency per chunk. For one fixed mode, K ~1 MiB ranges are fetched from the
+// page through the extension and the same K ranges with the browser's own fetch, interleaved
+// round by round so the load of a shared box hits both alike. Every body is checked byte-exact;
+// fetches the extension quietly served direct (its fallback) are counted, since they would
+// make the extension look as fast as direct.
+import { createHash } from 'node:crypto';
+import { setOptions, waitForRecords } from '../../test/e2e/helpers/scenario.js';
+import { installTimedFetch, timedFetch } from './page-timing.js';
+import { summary, median, round } from './stats.js';
+
+/**
+ * @param {object} o
+ * @param {import('puppeteer-core').Browser} o.browser
+ * @param {string} o.base          extension base URL
+ * @param {{url: string, host: string, mediaHits: {path: string, fromBrowser: boolean}[]}} o.site
+ * @param {any} o.origo            the fleet's Origo (its store holds the client records)
+ * @param {Buffer} o.video         what the site serves
+ * @param {string} o.mode
+ * @param {number} o.n             proxies per download
+ * @param {number} o.k             measured rounds
+ * @param {number} o.warmup        unmeasured rounds first (frame insertion, WebRTC connects, WebAssembly load)
+ * @param {number} o.chunkBytes
+ * @param {(line: string) => void} o.progress
+ */
+export async function measureModeLatency({ browser, base, site, origo, video, mode, n, k, warmup, chunkBytes, progress }) {
+  await setOptions(browser, base, {
+    enabled: true, origoUrl: origo.url, patterns: [`${site.host}/videoplayback`], mode, n,
+  });
+  // a fresh page per mode: its download frame starts with the new settings
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${site.url}/plain.html`);
+    const setup = await page.evaluate(installTimedFetch);
+    if (!setup.fetchWrapped || !setup.bareNative) {
+      throw Object.assign(new Error(`comparison would be void: page fetch wrapped=${setup.fetchWrapped}, bare frame fetch native=${setup.bareNative}`), { code: 'ERR_BENCH_SETUP' });
+    }
+    const tag = `bench-${mode}-${Date.now()}`;
+    const ext = { firstByteMs: /** @type {number[]} */ ([]), completeMs: /** @type {number[]} */ ([]) };
+    const direct = { firstByteMs: /** @type {number[]} */ ([]), completeMs: /** @type {number[]} */ ([]) };
+    const rangeCount = Math.floor(video.length / chunkBytes);
+    for (let i = 0; i < warmup + k; i++) {
+      const start = (i % rangeCount) * chunkBytes;
+      const end = start + chunkBytes - 1;
+      const want = createHash('sha256').update(video.subarray(start, end + 1)).digest('hex');
+      const url = (via) => `${site.url}/videoplayback?id=${tag}&via=${via}&i=${i}&mime=video/mp4&range=${start}-${end}`;
+      const order = i % 2 === 0 ? [false, true] : [true, false]; // alternate who goes first
+      for (const native of order) {
+        const r = await page.evaluate(timedFetch, url(native ? 'direct' : 'ext'), native);
+        if (r.status !== 200 || r.bytes !== chunkBytes || r.sha !== want) {
+          throw Object.assign(new Error(`${mode} ${native ? 'direct' : 'extension'} fetch of ${start}-${end}: status ${r.status}, ${r.bytes} B, bytes ${r.sha === want ? 'equal' : 'differ'}`), { code: 'ERR_BENCH_BYTES' });
+        }
+        if (i < warmup) continue;
+        const into = native ? direct : ext;
+        into.firstByteMs.push(r.firstByteMs);
+        into.completeMs.push(r.completeMs);
+      }
+      if (i === warmup - 1 || (i >= warmup && (i - warmup + 1) % 5 === 0)) progress(`  ${mode}: ${i < warmup ? 'warm-up done' : `${i - warmup + 1}/${k} rounds`}`);
+    }
+    const extHits = site.mediaHits.filter((h) => h.path.includes(`id=${tag}&via=ext`));
+    const fallbacks = new Set(extHits.filter((h) => h.fromBrowser).map((h) => /&i=(\d+)/.exec(h.path)?.[1])).size;
+    // Origo's records prove the mode setting took effect (one record per extension download)
+    const records = await waitForRecords(origo, (r) => r.url.includes(`id=${tag}&via=ext`), warmup + k);
+    const recordModes = [...new Set(records.map((r) => r.mode))];
+    if (recordModes.some((m) => m !== mode)) {
+      throw Object.assign(new Error(`asked for ${mode}, Origo recorded ${recordModes.join(', ')}`), { code: 'ERR_MODE_NOT_APPLIED' });
+    }
+    return {
+      mode, n, rounds: k, chunkBytes, fallbacks, records: records.length,
+      extension: { firstByteMs: summary(ext.firstByteMs), completeMs: summary(ext.completeMs) },
+      direct: { firstByteMs: summary(direct.firstByteMs), completeMs: summary(direct.completeMs) },
+      addedMs: {
+        firstByte: round(median(ext.firstByteMs) - median(direct.firstByteMs)),
+        complete: round(median(ext.completeMs) - median(direct.completeMs)),
+      },
+    };
+  } finally {
+    await page.close().catch(() => {});
+  }
+}

@@ -1,0 +1,30 @@
+// The bench's human-readable report (the --json output holds the same numbers).
+
+/** @param {number} x */
+const ms = (x) => `${x.toFixed(1)}`.padStart(7);
+
+/** @param {any} r  the bench result */
+export function formatReport(r) {
+  const lines = [];
+  lines.push(`extension bench — ${r.setup.browser}, ${r.setup.host}, ${r.setup.proxies} proxies, ${r.setup.chunkBytes} B chunks, shaping: ${r.setup.shaping}`);
+  lines.push(`(${r.setup.note})`);
+  lines.push('');
+  lines.push('added latency per chunk (ms): extension vs the browser\'s own fetch, same ranges, interleaved');
+  lines.push('mode            rounds  TTFB ext med/p90   TTFB direct med/p90   TTC ext med/p90    TTC direct med/p90   added TTFB  added TTC  fallbacks');
+  for (const m of r.latency) {
+    lines.push([
+      m.mode.padEnd(15), String(m.rounds).padStart(6),
+      `${ms(m.extension.firstByteMs.median)} /${ms(m.extension.firstByteMs.p90)}`,
+      `   ${ms(m.direct.firstByteMs.median)} /${ms(m.direct.firstByteMs.p90)}`,
+      `  ${ms(m.extension.completeMs.median)} /${ms(m.extension.completeMs.p90)}`,
+      `  ${ms(m.direct.completeMs.median)} /${ms(m.direct.completeMs.p90)}`,
+      `  ${ms(m.addedMs.firstByte)}`, `  ${ms(m.addedMs.complete)}`, `  ${m.fallbacks}`,
+    ].join(' '));
+  }
+  lines.push('');
+  lines.push(`frame → page byte path: ${r.bytePath.where}`);
+  for (const b of r.bytePath.results) {
+    lines.push(`  ${String(b.bufferBytes).padStart(8)} B buffers: ${b.mbPerS.median.toFixed(0)} MB/s median (best-of-${b.runs} max ${b.mbPerS.p90.toFixed(0)}), ${b.buffersPerS.median.toFixed(0)} buffers/s, ${b.buffersPerRun} per run`);
+  }
+  return `${lines.join('\n')}\n`;
+}
