@@ -28,18 +28,22 @@ const sdp = ['v=0', 'o=- 4611731400430051336 2 IN IP4 127.0.0.1', 's=-', 't=0 0'
   'm=application 9 UDP/DTLS/SCTP webrtc-datachannel', 'c=IN IP4 0.0.0.0', 'a=ice-ufrag:abcd', 'a=ice-pwd:abcdefghijklmnopqrstuvwx',
   'a=ice-options:trickle', 'a=fingerprint:sha-256 ' + Array.from({ length: 32 }, (_, i) => (i * 7 % 256).toString(16).padStart(2, '0').toUpperCase()).join(':'),
   'a=setup:actpass', 'a=mid:0', 'a=sctp-port:5000', 'a=max-message-size:262144', ''].join('\r\n');
-put('signalling', 'offer.json', json({ type: 'offer', sdp }));
-put('signalling', 'offer-ticket.json', json({ type: 'offer', sdp, ticket: 'v1.client.proxy.1700000000000.abcdef' }));
-put('signalling', 'answer-type.json', json({ type: 'answer', sdp }));
+// TICKET: the target substitutes a valid ticket
+put('signalling', 'offer.json', json({ type: 'offer', sdp, ticket: 'TICKET' }));
+put('signalling', 'offer-no-ticket.json', json({ type: 'offer', sdp }));
+put('signalling', 'offer-forged-ticket.json', json({ type: 'offer', sdp, ticket: 't1.eyJjIjoiYyIsInAiOiJmdXp6LXByb3h5IiwiZSI6OTk5OTk5OTk5OTk5OX0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }));
+put('signalling', 'answer-type.json', json({ type: 'answer', sdp, ticket: 'TICKET' }));
 put('signalling', 'empty.json', '{}');
 
-// fetch: "query string\nRange header" pairs (the target splits on the first newline)
-put('fetch', 'plain.txt', 'url=ORIGIN/media/demo-64KB.bin\n');
-put('fetch', 'range.txt', 'url=ORIGIN/media/demo-64KB.bin\nbytes=0-1023');
-put('fetch', 'suffix.txt', 'url=ORIGIN/media/demo-64KB.bin&mode=range-http&downloadId=abc\nbytes=-500');
-put('fetch', 'multi.txt', 'url=ORIGIN/media/demo-64KB.bin\nbytes=0-1,5-9');
-put('fetch', 'ssrf.txt', 'url=http://169.254.169.254/latest/meta-data/\n');
-put('fetch', 'encoded.txt', 'url=http%3A%2F%2F127.0.0.1%3A1%2F%2e%2e%2F&url=x\nbytes=99999999999999999999-');
+// fetch: "query string\nRange header" pairs (the target splits on the first newline); TICKET: a valid ticket
+put('fetch', 'plain.txt', 'url=ORIGIN/media/demo-64KB.bin&ticket=TICKET\n');
+put('fetch', 'range.txt', 'url=ORIGIN/media/demo-64KB.bin&ticket=TICKET\nbytes=0-1023');
+put('fetch', 'suffix.txt', 'url=ORIGIN/media/demo-64KB.bin&mode=range-http&downloadId=abc&sourceIndex=1&n=2&ticket=TICKET\nbytes=-500');
+put('fetch', 'multi.txt', 'url=ORIGIN/media/demo-64KB.bin&ticket=TICKET\nbytes=0-1,5-9');
+put('fetch', 'ssrf.txt', 'url=http://169.254.169.254/latest/meta-data/&ticket=TICKET\n');
+put('fetch', 'encoded.txt', 'url=http%3A%2F%2F127.0.0.1%3A1%2F%2e%2e%2F&url=x&ticket=TICKET\nbytes=99999999999999999999-');
+put('fetch', 'no-ticket.txt', 'url=ORIGIN/media/demo-64KB.bin\nbytes=0-1023');
+put('fetch', 'two-tickets.txt', 'url=ORIGIN/media/demo-64KB.bin&ticket=TICKET&ticket=TICKET\n');
 
 // api-logs: POST /api/logs bodies
 const rec = { id: '7b0e3a52-1c1e-4a53-9d7e-6d2b6f0a1c11', clientId: 'c1', startedAt: '2026-11-21T10:00:00.000Z', mode: 'coded', n: 2,

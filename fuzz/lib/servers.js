@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { startOrigo, proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
+import { issueTicket } from '../../origo/src/auth/client-ticket.js';
 import { startDemoOrigin } from '../../demo/origin.js';
 
 export const silent = { info() {}, warn() {}, error() {} };
@@ -13,12 +14,20 @@ export async function startFuzzOrigo() {
   return { origo, secret, token: (/** @type {string} */ id) => proxyToken(secret, id) };
 }
 
-/** A proxy (HTTP /fetch and POST /rtc/offer) in front of the demo origin, without Origo. */
+/**
+ * A proxy (HTTP /fetch and POST /rtc/offer) in front of the demo origin, in production config:
+ * tickets required. `ticket()` is a valid one, which the corpora's TICKET placeholder becomes, so
+ * mutants reach both the ticket parser (damaged placeholder) and the handlers behind it (intact).
+ * The per-address rate limit is off: the fuzzer is one address sending fast, and 429s would hide the handlers.
+ */
 export async function startFuzzProxy() {
   const origin = await startDemoOrigin({ host: '127.0.0.1', port: 0 });
-  const proxy = await startProxy({ id: 'fuzz-proxy', token: null, host: '127.0.0.1', port: 0, origoUrl: null,
+  const secret = randomBytes(16).toString('hex');
+  const id = 'fuzz-proxy';
+  const proxy = await startProxy({ id, token: proxyToken(secret, id), requireTickets: true, rateLimitPerMinute: 0, host: '127.0.0.1', port: 0, origoUrl: null,
     allowedHosts: [`127.0.0.1:${origin.port}`], allowPrivate: true, logger: silent });
-  return { origin, proxy, async close() { await proxy.close(); await origin.close(); } };
+  const ticket = () => issueTicket({ secret, clientId: 'fuzz-client', proxyId: id, now: Date.now() }).ticket;
+  return { origin, proxy, ticket, async close() { await proxy.close(); await origin.close(); } };
 }
 
 /** Gateway answers a proxy may legitimately give for a well-formed request whose origin failed. */

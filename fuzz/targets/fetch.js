@@ -12,8 +12,8 @@ export default {
   setup: startFuzzProxy,
   mutate: mutateBytes,
   async run(ctx, input) {
-    // corpus format: "<query>\n<range header>"; ORIGIN stands for the demo origin's base URL
-    const text = input.toString('latin1').replaceAll('ORIGIN', encodeURIComponent(ctx.origin.url));
+    // corpus format: "<query>\n<range header>"; ORIGIN stands for the demo origin's base URL, TICKET for a valid ticket
+    const text = input.toString('latin1').replaceAll('ORIGIN', encodeURIComponent(ctx.origin.url)).replaceAll('TICKET', ctx.ticket());
     const nl = text.indexOf('\n');
     const query = nl < 0 ? text : text.slice(0, nl);
     const range = nl < 0 ? '' : text.slice(nl + 1);
@@ -21,7 +21,7 @@ export default {
     checkAnswer(await rawRequest(ctx.proxy.port, Buffer.from(head, 'latin1')), 'GET /fetch');
   },
   async alive(ctx) {
-    const r = await rawRequest(ctx.proxy.port, `GET /fetch?url=${encodeURIComponent(`${ctx.origin.url}/media/demo-1KB.bin`)} HTTP/1.1\r\nhost: 127.0.0.1`);
+    const r = await rawRequest(ctx.proxy.port, `GET /fetch?url=${encodeURIComponent(`${ctx.origin.url}/media/demo-1KB.bin`)}&ticket=${ctx.ticket()} HTTP/1.1\r\nhost: 127.0.0.1`);
     if (r.status !== 200 || r.body.length !== 1024) throw new Error(`a genuine /fetch now gets HTTP ${r.status}, ${r.body.length} B`);
   },
   teardown: (ctx) => ctx.close(),

@@ -23,11 +23,12 @@ export default {
   setup: startFuzzProxy,
   mutate: mutateOffer,
   async run(ctx, input) {
-    const r = await rawRequest(ctx.proxy.port, 'POST /rtc/offer HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json', input);
+    const body = Buffer.from(input.toString('latin1').replaceAll('TICKET', ctx.ticket()), 'latin1');
+    const r = await rawRequest(ctx.proxy.port, 'POST /rtc/offer HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json', body);
     checkAnswer(r, 'POST /rtc/offer');
   },
   async alive(ctx) {
-    const r = await rawRequest(ctx.proxy.port, 'POST /rtc/offer HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json', Buffer.from('{"type":"offer"}'));
+    const r = await rawRequest(ctx.proxy.port, 'POST /rtc/offer HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json', Buffer.from(`{"type":"offer","ticket":"${ctx.ticket()}"}`));
     if (r.status !== 400) throw new Error(`a plainly bad offer now gets HTTP ${r.status}`);
   },
   teardown: (ctx) => ctx.close(),
