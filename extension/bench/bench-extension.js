@@ -56,8 +56,23 @@ function shutdown() {
   })();
   return closing;
 }
-for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+const SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
+for (const sig of SIGNALS) {
   process.once(sig, () => { progress(`${sig}: shutting down`); shutdown().finally(() => process.exit(130)); });
+}
+/**
+ * puppeteer.launch adds its own signal handlers that kill the browser and exit at once, so our
+ * shutdown (fleet, temp folders, the browser profile) would never finish. Drop the handlers
+ * that `fn` adds; ours closes the browser too.
+ * @template T @param {() => Promise<T>} fn @returns {Promise<T>}
+ */
+async function withoutForeignSignalHandlers(fn) {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  try {
+    return await fn();
+  } finally {
+    for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s).has(l)) process.removeListener(s, l);
+  }
 }
 
 async function main() {
@@ -88,7 +103,7 @@ async function main() {
   closers.push(() => fleet.close());
 
   progress('phase: launch headless Chromium with the extension');
-  const chrome = await launchChromium(path.join(out, 'chrome'));
+  const chrome = await withoutForeignSignalHandlers(() => launchChromium(path.join(out, 'chrome')));
   closers.push(() => chrome.close());
 
   const latency = [];
@@ -119,8 +134,13 @@ try {
   const result = await main();
   process.stdout.write(opt.json ? `${JSON.stringify(result, null, 2)}\n` : formatReport(result));
 } catch (err) {
-  progress(`bench failed: ${err?.code ?? 'ERR_BENCH'}: ${err?.message ?? err}`);
-  code = 1;
+  if (closing) {
+    progress('interrupted'); // a signal closed the browser under a running phase
+    code = 130;
+  } else {
+    progress(`bench failed: ${err?.code ?? 'ERR_BENCH'}: ${err?.message ?? err}`);
+    code = 1;
+  }
 } finally {
   progress('phase: shutdown');
   await shutdown();
