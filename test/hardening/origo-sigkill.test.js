@@ -17,6 +17,8 @@ const PROXIES = 3; // enough that each download yields several proxy records
 const DOWNLOADS_BEFORE_KILL = 12; // records are flowing (and some in flight) when Origo dies
 const DOWNLOADS_WHILE_DOWN = 8; // records that can only be stored after the restart
 const DOWNLOADS_AFTER_RESTART = 6;
+const KILL_CYCLES = 2; // a second kill hits a database that was itself recovered from a WAL
+const KILL_AFTER_MS = 150; // into a running batch of downloads: records are being posted and committed
 const DRAIN_TIMEOUT_MS = 40_000; // client backoff is capped at 1 s below; proxies' reconnect at 1 s
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -71,6 +73,7 @@ describe('hardening: Origo SIGKILL mid-campaign loses no log record and stores n
     client = createClient({ origo: origo.url, logger: silent, logSender: { retryBaseMs: 100, retryMaxMs: 1000 } });
 
     let k = 0;
+    /** @param {number} count */
     const campaign = async (count) => {
       for (let i = 0; i < count; i++, k++) {
         const mode = k % 2 === 0 ? 'parallel-http' : 'range-http';
@@ -80,14 +83,17 @@ describe('hardening: Origo SIGKILL mid-campaign loses no log record and stores n
       }
     };
 
-    await campaign(DOWNLOADS_BEFORE_KILL);
-    origo.child.kill('SIGKILL'); // no clean close: DuckDB must recover from its WAL
-    const dead = /** @type {any} */ (await origo.exited);
-    assert.equal(dead.signal, 'SIGKILL');
-    await campaign(DOWNLOADS_WHILE_DOWN); // proxies are given explicitly, so downloads go on without Origo
-    assert.ok(client.logCounters().failures + proxies.reduce((s, p) => s + p.queue.size, 0) > 0, 'some records had to wait for Origo');
-
-    origo = await spawnOrigo({ port, db, secret, adminPassword });
+    for (let cycle = 0; cycle < KILL_CYCLES; cycle++) {
+      const running = campaign(DOWNLOADS_BEFORE_KILL);
+      await new Promise((r) => setTimeout(r, KILL_AFTER_MS));
+      origo.child.kill('SIGKILL'); // no clean close: DuckDB must recover from its WAL
+      const dead = /** @type {any} */ (await origo.exited);
+      assert.equal(dead.signal, 'SIGKILL');
+      await running;
+      await campaign(DOWNLOADS_WHILE_DOWN); // proxies are given explicitly, so downloads go on without Origo
+      assert.ok(client.logCounters().failures + proxies.reduce((s, p) => s + p.queue.size, 0) > 0, 'some records had to wait for Origo');
+      origo = await spawnOrigo({ port, db, secret, adminPassword });
+    }
     await campaign(DOWNLOADS_AFTER_RESTART);
 
     assert.equal(await client.flushLogs(DRAIN_TIMEOUT_MS), true, 'client log queue drained');
@@ -100,7 +106,7 @@ describe('hardening: Origo SIGKILL mid-campaign loses no log record and stores n
     await origo.exited;
     origo = null;
 
-    const total = DOWNLOADS_BEFORE_KILL + DOWNLOADS_WHILE_DOWN + DOWNLOADS_AFTER_RESTART;
+    const total = KILL_CYCLES * (DOWNLOADS_BEFORE_KILL + DOWNLOADS_WHILE_DOWN) + DOWNLOADS_AFTER_RESTART;
     assert.equal(clientIdsSent.size, total);
     assert.ok(proxyIdsSent.size >= total, `each download produced proxy records (${proxyIdsSent.size})`);
     for (const [table, sent] of /** @type {const} */ ([['client_records', clientIdsSent], ['proxy_records', proxyIdsSent]])) {

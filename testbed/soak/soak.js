@@ -62,6 +62,13 @@ const proxies = Array.from({ length: proxyCount }, (_, i) => {
   p.start = () => start(extra);
   return p;
 });
+// Ctrl-C: take the child processes down with us (they would outlive a killed parent).
+process.once('SIGINT', () => {
+  for (const p of proxies) if (p.running && p.pid) process.kill(p.pid, 'SIGKILL');
+  origo.child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(130);
+});
 await Promise.all(proxies.map((p) => p.start()));
 await waitForProxies(origo.url, proxyCount);
 log(`soak: ${minutes} min, ${clientCount} client loops, ${proxyCount} proxies, origo ${origo.url}, db ${db}, tickets ${values['no-tickets'] ? 'off' : 'on'}`);
