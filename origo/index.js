@@ -1,5 +1,6 @@
 // @mutp/origo: the coordinator (proxy registry, client API, log store). See docs/origo-api.md.
 export { startOrigo } from './src/server.js';
 export { proxyToken, verifyProxyToken } from './src/auth/proxy-token.js';
+export { issueTicket, TICKET_TTL_MS } from './src/auth/client-ticket.js';
 export { openDuckDbStore } from './src/store/duckdb-store.js';
 export { createLogger } from './src/logger.js';

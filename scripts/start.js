@@ -26,7 +26,7 @@ function portFrom(text, name, fallback) {
 }
 
 const origoPort = portFrom(process.env.ORIGO_PORT, 'ORIGO_PORT', DEFAULT_ORIGO_PORT);
-const demoPort = portFrom(process.env.DEMO_PORT, 'DEMO_PORT', 0);
+const demoPort = portFrom(process.env.DEMO_PORT, 'DEMO_PORT', origoPort === 0 ? 0 : origoPort + 1); // next to Origo, so the README's example works as printed
 const extraHosts = (process.env.MUTP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const verbose = process.env.MUTP_VERBOSE === '1';
 
@@ -77,6 +77,7 @@ try {
     const proxy = await startProxy({
       id, token: proxyToken(secret, id), host: HOST, port: 0, origoUrl: origo.url,
       allowedHosts, allowPrivate: true, // the demo origin and MUTP_ALLOWED_HOSTS live on this machine
+      requireTickets: true, // as in production: only clients Origo handed a ticket may use the proxies
       statusEveryMs: STATUS_EVERY_MS, logger: quietUnlessVerbose(createLogger({ name: id })),
     });
     closers.push(() => proxy.close());
@@ -93,7 +94,7 @@ try {
     extraHosts.length ? `  extra allowed origin hosts: ${extraHosts.join(', ')}` : '  extra origin hosts: set MUTP_ALLOWED_HOSTS=host:port,…',
     '',
     'Try (in another terminal, from the repository root):',
-    `  npx mutp get ${example} --mode parallel-http --proxies ${PROXY_COUNT} --origo ${origo.url} -o demo-5MB.bin`,
+    `  npx mutp get ${example} --mode coded --proxies ${PROXY_COUNT} --origo ${origo.url} -o demo-5MB.bin`,
     '',
     'Ctrl-C stops everything.',
     '',

@@ -113,12 +113,12 @@ describe('rtc transport (real WebRTC on loopback)', function () {
 });
 
 describe('rtc transport limits', function () {
-  it('caps concurrent peer connections (503 ERR_TOO_MANY_PEERS)', async () => {
+  it('caps concurrent peer connections (503 ERR_PROXY_BUSY)', async () => {
     const srv = await startServer({ maxPeers: 1 });
     const first = await connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
     try {
       await assert.rejects(connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC }),
-        (/** @type {any} */ err) => err.code === 'ERR_RTC_SIGNAL_HTTP' && err.status === 503 && err.remoteCode === 'ERR_TOO_MANY_PEERS');
+        (/** @type {any} */ err) => err.code === 'ERR_RTC_SIGNAL_HTTP' && err.status === 503 && err.remoteCode === 'ERR_PROXY_BUSY');
     } finally {
       first.close();
       await srv.close();

@@ -81,7 +81,9 @@ describe('extension e2e: headless Firefox ESR', function () {
       await (await fetch('/videoplayback?id=popup&mime=video/mp4&range=0-99999')).arrayBuffer();
       return new URL(document.querySelector('iframe').src).origin;
     });
-    for (const [file, height, shot] of [['popup.html', 300, 'extension-popup-firefox.png'], ['options.html', 700, 'extension-options-firefox.png']]) {
+    /** @type {Array<[string, number, string]>} */
+    const pages = [['popup.html', 300, 'extension-popup-firefox.png'], ['options.html', 700, 'extension-options-firefox.png']];
+    for (const [file, height, shot] of pages) {
       await page.evaluate((src, h) => {
         document.body.replaceChildren();
         const f = document.createElement('iframe');

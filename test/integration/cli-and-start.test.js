@@ -116,7 +116,7 @@ describe('integration: npm start smoke test', function () {
 
   it('starts, the printed example command works, SIGINT exits 0', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [START], { cwd: ROOT, env: { ...process.env, ORIGO_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [START], { cwd: ROOT, env: { ...process.env, ORIGO_PORT: String(port), DEMO_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d) => { stderr += d; });
