@@ -64,8 +64,14 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
     if (recordModes.some((m) => m !== mode)) {
       throw Object.assign(new Error(`asked for ${mode}, Origo recorded ${recordModes.join(', ')}`), { code: 'ERR_MODE_NOT_APPLIED' });
     }
+    // ProxyClientLib's own view of the measured downloads: what is left of the page's time is
+    // the extension's plumbing (page ↔ frame messages, the wrapper's stream)
+    const measured = records.filter((r) => Number(/&i=(\d+)/.exec(r.url)?.[1]) >= warmup);
+    const field = (/** @type {string} */ f) => measured.map((r) => r[f]).filter((v) => typeof v === 'number');
     return {
       mode, n, rounds: k, chunkBytes, fallbacks, records: records.length,
+      library: { records: measured.length, durationMs: summary(field('durationMs')), firstPacketMs: summary(field('firstPacketMs')), serverFetchMs: summary(field('serverFetchMs')) },
+      plumbingMs: round(median(ext.completeMs) - median(field('durationMs'))),
       extension: { firstByteMs: summary(ext.firstByteMs), completeMs: summary(ext.completeMs) },
       direct: { firstByteMs: summary(direct.firstByteMs), completeMs: summary(direct.completeMs) },
       addedMs: {

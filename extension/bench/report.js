@@ -22,6 +22,13 @@ export function formatReport(r) {
     ].join(' '));
   }
   lines.push('');
+  lines.push('where the extension\'s time goes (ms, medians; library = ProxyClientLib\'s own record in Origo)');
+  lines.push('mode            records  library total  first packet  proxies\' origin fetch  page TTC − library total');
+  for (const m of r.latency) {
+    const l = m.library;
+    lines.push(`${m.mode.padEnd(15)} ${String(l.records).padStart(7)}  ${ms(l.durationMs.median)}        ${ms(l.firstPacketMs.median)}       ${ms(l.serverFetchMs.median)}               ${ms(m.plumbingMs)}`);
+  }
+  lines.push('');
   lines.push(`frame → page byte path: ${r.bytePath.where}`);
   for (const b of r.bytePath.results) {
     lines.push(`  ${String(b.bufferBytes).padStart(8)} B buffers: ${b.mbPerS.median.toFixed(0)} MB/s median (best-of-${b.runs} max ${b.mbPerS.p90.toFixed(0)}), ${b.buffersPerS.median.toFixed(0)} buffers/s, ${b.buffersPerRun} per run`);
