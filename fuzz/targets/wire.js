@@ -46,16 +46,17 @@ export default {
       try {
         const rc = await createReceiver({ meta: msg, sourceCount: 1 + rng.int(4), now });
         rc.handlePacket(msg, 0, now);
+        rc.close(); // frees its codec memory
       } catch (err) {
         if (typeof err?.code !== 'string') throw err; // a refusal must be a coded error, not a TypeError
       }
     }
   },
   async alive(ctx) {
-    for (const p of Object.values(ctx.peers)) p.sender.close?.();
+    for (const p of Object.values(ctx.peers)) { p.sender.close(); p.receiver.close(); }
     ctx.peers = await fresh(); // bounded state: every ALIVE_CHECK_EVERY inputs start over
   },
   async teardown(ctx) {
-    for (const p of Object.values(ctx.peers)) p.sender.close?.();
+    for (const p of Object.values(ctx.peers)) { p.sender.close(); p.receiver.close(); }
   },
 };
