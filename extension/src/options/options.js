@@ -14,8 +14,8 @@ let location = null;
 function show(s) {
   $('enabled').checked = s.enabled;
   $('origoUrl').value = s.origoUrl;
-  for (const r of document.querySelectorAll('input[name=mode]')) r.checked = r.value === s.mode;
-  for (const r of document.querySelectorAll('input[name=n]')) r.checked = r.value === (s.n === 'random' ? 'random' : 'fixed');
+  for (const r of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name=mode]'))) r.checked = r.value === s.mode;
+  for (const r of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name=n]'))) r.checked = r.value === (s.n === 'random' ? 'random' : 'fixed');
   if (s.n !== 'random') $('nFixed').value = String(s.n);
   $('patterns').value = s.patterns.join('\n');
   $('noProgressTimeoutMs').value = String(s.noProgressTimeoutMs);

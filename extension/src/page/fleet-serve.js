@@ -63,12 +63,13 @@ export async function serveThroughFleet({ link, url, range, signal, noProgressMs
     return null;
   }
   const head = responseHead(url, range, first.total);
+  const firstBuf = first.buf; // narrowed here: the generator below does not keep the narrowing
 
   async function* body() {
-    let delivered = first.buf.byteLength;
+    let delivered = firstBuf.byteLength;
     let done = false;
     try {
-      yield new Uint8Array(first.buf);
+      yield new Uint8Array(firstBuf);
       for (;;) {
         const ev = await nextWithin(req, noProgressMs, signal);
         if (ev.t === 'data') {

@@ -167,7 +167,7 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
         const type = s.respHeaders.find(([k]) => k === 'content-type')?.[1] ?? '';
         const rt = this.responseType;
         if (rt === 'arraybuffer') s.response = bytes.buffer;
-        else if (rt === 'blob') s.response = new Blob([bytes], { type });
+        else if (rt === 'blob') s.response = new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)], { type });
         else {
           s.text = new TextDecoder().decode(bytes);
           if (rt === 'json') {
