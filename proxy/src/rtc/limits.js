@@ -22,14 +22,36 @@ export const SESSION_IDLE_TIMEOUT_MS = 30_000;
 export const IDLE_SWEEP_EVERY_MS = 1000;
 
 /**
- * Stop sending while the channel's bufferedAmount is at or above this (bytes).
- * node-datachannel's send() never refuses and its queue has no cap, so the sender caps it;
- * 256 KiB is ~5 ms of loopback line rate, small enough that feedback still steers what is sent.
+ * Ceiling of the channel's send queue (bytes of bufferedAmount). node-datachannel's send() never
+ * refuses and its queue has no cap, so the sender caps it; 256 KiB is ~5 ms of loopback line rate.
  */
 export const SEND_HIGH_WATER_BYTES = 256 * 1024;
 
-/** Resume sending when the queue drains to this (bytes); fires `bufferedamountlow`. */
-export const SEND_LOW_WATER_BYTES = 64 * 1024;
+/**
+ * The send queue holds about this much time (ms) of the channel's measured drain rate: every
+ * queued packet was picked on feedback that is this much older when it leaves (the simulator
+ * asks for a packet only when the link is free). 15 ms ≈ 14 KB at 896 KiB/s.
+ */
+export const SEND_QUEUE_TARGET_MS = 15;
+
+/** Smallest queue cap (bytes): 6 packets of 1200 B, so the link never idles between pump wake-ups. */
+export const SEND_QUEUE_FLOOR_BYTES = 6 * 1200;
+
+/** Queue cap before the first drain-rate sample (bytes): ~35 ms at 896 KiB/s; grows at once on a fast link. */
+export const SEND_QUEUE_INITIAL_BYTES = 32 * 1024;
+
+/** Drain-rate sample length (ms): several packets even at 896 KiB/s (~0.9 packet/ms). */
+export const DRAIN_SAMPLE_MS = 20;
+
+/** Weight of a new drain-rate sample in the moving average (0..1): smooths SCTP's bursty refills. */
+export const DRAIN_EWMA_WEIGHT = 0.25;
+
+/**
+ * SCTP send buffer of every peer connection (bytes), libdatachannel's `sendBufferSize` (its
+ * default is 1 MiB: >1 s at 896 KiB/s, a queue the proxy cannot see in bufferedAmount and one
+ * that makes every packet's choice that stale). 32 KiB still covers a 30 ms RTT at 1 MB/s.
+ */
+export const SCTP_SEND_BUFFER_BYTES = 32 * 1024;
 
 /**
  * When the sender's window allows nothing, wait this long (ms) for feedback before asking again:
