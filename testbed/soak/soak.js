@@ -17,7 +17,7 @@ import { waitForProxies } from '../../test/integration/helpers/fleet.js';
 import { createProxyProcess } from './soak-fleet.js';
 import { quantile, sampleProcess, slope } from './proc-sample.js';
 
-const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];
+const ALL_MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];
 const SIZES_KB = [256, 1024, 2048]; // video-chunk sized (paper: 1–2 MB chunks), plus a short one
 const SAMPLE_EVERY_MS = 5000; // RSS/fd sampling period: 120 points in 10 min, enough for a slope
 const KILL_EVERY_MS = [20_000, 60_000]; // a random proxy is SIGKILLed at a random time in this span
@@ -31,11 +31,16 @@ const WARMUP_FRACTION = 1 / 3; // the slope is fitted after this share of a proc
 
 const { values } = parseArgs({ options: {
   minutes: { type: 'string', default: '10' }, clients: { type: 'string', default: '2' }, proxies: { type: 'string', default: '4' },
-  'no-tickets': { type: 'boolean', default: false }, 'no-kill': { type: 'boolean', default: false }, seed: { type: 'string' }, help: { type: 'boolean' },
+  modes: { type: 'string', default: ALL_MODES.join(',') }, 'no-tickets': { type: 'boolean', default: false }, 'no-kill': { type: 'boolean', default: false }, seed: { type: 'string' }, help: { type: 'boolean' },
 } });
 if (values.help) {
-  process.stdout.write('usage: npm run soak -- [--minutes 10] [--clients 2] [--proxies 4] [--no-tickets] [--no-kill]\n');
+  process.stdout.write(`usage: npm run soak -- [--minutes 10] [--clients 2] [--proxies 4] [--modes ${ALL_MODES.join(',')}] [--no-tickets] [--no-kill]\n`);
   process.exit(0);
+}
+const MODES = values.modes.split(',');
+if (MODES.length === 0 || MODES.some((m) => !ALL_MODES.includes(m))) {
+  process.stderr.write(`--modes: a comma-separated subset of ${ALL_MODES.join(',')}\n`);
+  process.exit(2);
 }
 const minutes = Number(values.minutes);
 const clientCount = Number(values.clients);
