@@ -9,7 +9,7 @@ const json = (v) => JSON.stringify(v, null, 0);
 
 // wire: one genuine message of each type, as a proxy and a client would send them
 const data = new Uint8Array(40_000).map((_, i) => (i * 7) & 255);
-for (const mode of ['uncoded', 'coded']) {
+for (const mode of /** @type {const} */ (['uncoded', 'coded'])) {
   const s = await createSender({ mode, data, sourceIndex: 0, sourceCount: 2, seed: 3, downloadId: 5 });
   const r = await createReceiver({ meta: s.meta(), sourceCount: 2, now: 0 });
   put('wire', `${mode}-meta.bin`, encodeMessage(s.meta()));
