@@ -41,35 +41,44 @@ export const DOWNLOAD_ROW_SQL = `id::VARCHAR AS id, epoch_ms(started_at) AS star
   throughput_bps, goodput_bps, normalized_goodput, loss_estimate, param_window, param_generation_size, param_feedback_every,
   error_code, error_message, packet_log IS NOT NULL AS has_timeline`;
 
-/** Newest first: received_at is Origo's clock, so a live row lands on top. */
-export const DOWNLOAD_ORDER_SQL = 'ORDER BY received_at DESC, started_at DESC, id';
+/**
+ * Newest first: received_at is Origo's clock, so a live row lands on top. The columns are qualified so ORDER BY
+ * binds to the stored TIMESTAMPTZ/UUID columns, not to the select list's `epoch_ms(…)`/`id::VARCHAR` aliases:
+ * the aliases made the top-N convert all 1.3M rows first (84 ms CPU → 10 ms for the first page). Same order:
+ * the times are whole milliseconds, and DuckDB orders UUIDs as their canonical strings.
+ */
+export const DOWNLOAD_ORDER_SQL = 'ORDER BY client_records.received_at DESC, client_records.started_at DESC, client_records.id';
 
 /**
- * The x-axis key of each grouping: `grp` (a label key, never null) and `ord` (sort order).
+ * The x-axis of each grouping. `keys`: typed expressions the rows are grouped by (integers and doubles hash and
+ * compare cheaply; NULL is a group of its own). `grp` (label, never null) and `ord` (sort order) are computed from
+ * the key aliases k1, k2 on the aggregated rows only, so 1.3M rows never build strings.
  * Chunk buckets are powers of two in KiB (paper FIGURE 12); loss buckets follow FIGURE 15.
- * @type {Record<string, { grp: string, ord: string }>}
+ * @type {Record<string, { keys: string[], grp: string, ord: string }>}
  */
 const GROUP_SQL = {
-  n: { grp: 'n::VARCHAR', ord: 'n' },
-  nRate: { grp: `n::VARCHAR || '|' || coalesce(rate_mix, '?')`, ord: 'n' },
+  n: { keys: ['n'], grp: 'k1::VARCHAR', ord: 'k1' },
+  nRate: { keys: ['n', 'rate_mix'], grp: `k1::VARCHAR || '|' || coalesce(k2, '?')`, ord: 'k1' },
   chunk: {
-    grp: `CASE WHEN object_bytes IS NULL THEN 'none' WHEN object_bytes < 1024 THEN '-1' ELSE floor(log2(object_bytes / 1024))::INTEGER::VARCHAR END`,
-    ord: `CASE WHEN object_bytes IS NULL THEN -1e9 WHEN object_bytes < 1024 THEN -1 ELSE floor(log2(object_bytes / 1024)) END`,
+    keys: ['CASE WHEN object_bytes IS NULL THEN NULL WHEN object_bytes < 1024 THEN -1 ELSE floor(log2(object_bytes / 1024)) END'],
+    grp: `CASE WHEN k1 IS NULL THEN 'none' ELSE k1::INTEGER::VARCHAR END`,
+    ord: 'coalesce(k1, -1e9)',
   },
-  g: { grp: `coalesce(param_generation_size::VARCHAR, 'none')`, ord: 'coalesce(param_generation_size, -1e9)' },
-  w: { grp: `coalesce(param_window::VARCHAR, 'none')`, ord: 'coalesce(param_window, -1e9)' },
-  feedbackEvery: { grp: `coalesce(param_feedback_every::VARCHAR, 'none')`, ord: 'coalesce(param_feedback_every, -1e9)' },
+  g: { keys: ['param_generation_size'], grp: `coalesce(k1::VARCHAR, 'none')`, ord: 'coalesce(k1, -1e9)' },
+  w: { keys: ['param_window'], grp: `coalesce(k1::VARCHAR, 'none')`, ord: 'coalesce(k1, -1e9)' },
+  feedbackEvery: { keys: ['param_feedback_every'], grp: `coalesce(k1::VARCHAR, 'none')`, ord: 'coalesce(k1, -1e9)' },
   loss: {
-    grp: `CASE WHEN loss_estimate IS NULL THEN 'none' WHEN loss_estimate = 0 THEN '0' WHEN loss_estimate <= 0.001 THEN '1'
-      WHEN loss_estimate <= 0.005 THEN '2' WHEN loss_estimate <= 0.01 THEN '3' WHEN loss_estimate <= 0.02 THEN '4' ELSE '5' END`,
-    ord: `CASE WHEN loss_estimate IS NULL THEN -1e9 WHEN loss_estimate = 0 THEN 0 WHEN loss_estimate <= 0.001 THEN 1
-      WHEN loss_estimate <= 0.005 THEN 2 WHEN loss_estimate <= 0.01 THEN 3 WHEN loss_estimate <= 0.02 THEN 4 ELSE 5 END`,
+    keys: [`CASE WHEN loss_estimate IS NULL THEN NULL WHEN loss_estimate = 0 THEN 0 WHEN loss_estimate <= 0.001 THEN 1
+      WHEN loss_estimate <= 0.005 THEN 2 WHEN loss_estimate <= 0.01 THEN 3 WHEN loss_estimate <= 0.02 THEN 4 ELSE 5 END`],
+    grp: `coalesce(k1::VARCHAR, 'none')`,
+    ord: 'coalesce(k1, -1e9)',
   },
 };
 
 /**
- * One row per (mode, group): count, quartiles (quantile_cont), whiskers at the most extreme data
- * within 1.5·IQR of the box, and the outliers beyond (the OUTLIERS_PER_BOX most extreme, plus their count).
+ * One row per (mode, group): count, quantiles (quantile_cont), whiskers at the most extreme data within
+ * 1.5·IQR of the box, and the outliers beyond (the OUTLIERS_PER_BOX most extreme, plus their count).
+ * Two scans of the typed columns: quartiles per group, then whiskers and outliers joined on the group's fences.
  * @param {{ metric: keyof typeof METRICS, groupBy: string, filter: import('../admin/dashboard-filter.js').DashboardFilter }} q
  */
 export function boxplotSql({ metric, groupBy, filter }) {
@@ -77,26 +86,28 @@ export function boxplotSql({ metric, groupBy, filter }) {
   const g = GROUP_SQL[groupBy];
   if (!column || !g) throw new TypeError('unknown metric or grouping');
   const where = whereSql(filter);
-  return `WITH base AS MATERIALIZED (
-      SELECT mode, ${g.grp} AS grp, ${g.ord} AS ord, ${column} AS v FROM client_records
-      ${where ? `${where} AND` : 'WHERE'} ${column} IS NOT NULL
-    ),
-    stats AS (
-      SELECT mode, grp, min(ord) AS ord, count(*) AS cnt, quantile_cont(v, [0.25, 0.5, 0.75]) AS q FROM base GROUP BY mode, grp
+  const keys = g.keys.map((k, i) => `${k} AS k${i + 1}`).join(', ');
+  const keyNames = g.keys.map((_, i) => `k${i + 1}`);
+  const rows = `SELECT mode, ${keys}, ${column} AS v FROM client_records ${where ? `${where} AND` : 'WHERE'} ${column} IS NOT NULL`;
+  return `WITH stats AS (
+      SELECT mode, ${keyNames.join(', ')}, count(*) AS cnt, quantile_cont(v, [0.25, 0.5, 0.75]) AS q FROM (${rows}) GROUP BY mode, ${keyNames.join(', ')}
     ),
     fences AS (
-      SELECT mode, grp, ord, cnt, q[1] AS q1, q[2] AS median, q[3] AS q3,
+      SELECT mode, ${keyNames.join(', ')}, cnt, q[1] AS q1, q[2] AS median, q[3] AS q3,
         q[1] - ${WHISKER_IQR} * (q[3] - q[1]) AS low_fence, q[3] + ${WHISKER_IQR} * (q[3] - q[1]) AS high_fence
       FROM stats
+    ),
+    boxes AS (
+      SELECT f.mode, ${keyNames.map((k) => `f.${k}`).join(', ')}, any_value(f.cnt) AS count, any_value(f.q1) AS q1, any_value(f.median) AS median, any_value(f.q3) AS q3,
+        min(b.v) FILTER (WHERE b.v >= f.low_fence) AS whisker_low,
+        max(b.v) FILTER (WHERE b.v <= f.high_fence) AS whisker_high,
+        count(*) FILTER (WHERE b.v < f.low_fence OR b.v > f.high_fence) AS outlier_count,
+        arg_max(b.v, abs(b.v - f.median), ${OUTLIERS_PER_BOX}) FILTER (WHERE b.v < f.low_fence OR b.v > f.high_fence) AS outliers
+      FROM (${rows}) b JOIN fences f ON b.mode = f.mode AND ${keyNames.map((k) => `b.${k} IS NOT DISTINCT FROM f.${k}`).join(' AND ')}
+      GROUP BY f.mode, ${keyNames.map((k) => `f.${k}`).join(', ')}
     )
-    SELECT f.mode, f.grp, any_value(f.ord) AS ord, any_value(f.cnt) AS count, any_value(f.q1) AS q1, any_value(f.median) AS median, any_value(f.q3) AS q3,
-      min(b.v) FILTER (WHERE b.v >= f.low_fence) AS whisker_low,
-      max(b.v) FILTER (WHERE b.v <= f.high_fence) AS whisker_high,
-      count(*) FILTER (WHERE b.v < f.low_fence OR b.v > f.high_fence) AS outlier_count,
-      list(b.v ORDER BY abs(b.v - f.median) DESC) FILTER (WHERE b.v < f.low_fence OR b.v > f.high_fence)[1:${OUTLIERS_PER_BOX}] AS outliers
-    FROM base b JOIN fences f ON b.mode = f.mode AND b.grp = f.grp
-    GROUP BY f.mode, f.grp
-    ORDER BY ord, f.grp, f.mode`;
+    SELECT mode, ${g.grp} AS grp, ${g.ord} AS ord, count, q1, median, q3, whisker_low, whisker_high, outlier_count, outliers
+    FROM boxes ORDER BY ord, grp, mode`;
 }
 
 /** The export's columns: the downloads table plus parameters, one flat row per record. */

@@ -237,8 +237,7 @@ export class DuckDbStore {
   async listClientRecords({ limit, offset } = {}) {
     const { l, o } = page(limit, offset);
     const reader = await this.#reader.runAndReadAll(
-      `SELECT ${CLIENT_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM client_records
-       ORDER BY received_at DESC, started_at DESC, id LIMIT ${l} OFFSET ${o}`,
+      `SELECT ${CLIENT_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM client_records ${DOWNLOAD_ORDER_SQL} LIMIT ${l} OFFSET ${o}`,
     );
     const records = reader.getRowObjectsJS().map((row) => withExtra(rowToRecord(CLIENT_RECORD_COLUMNS, row), row.extra));
     if (records.length === 0) return records;
@@ -264,7 +263,7 @@ export class DuckDbStore {
     const where = proxyId === undefined ? '' : 'WHERE proxy_id = $proxyId';
     const reader = await this.#reader.runAndReadAll(
       `SELECT ${PROXY_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM proxy_records ${where}
-       ORDER BY received_at DESC, started_at DESC, id LIMIT ${l} OFFSET ${o}`,
+       ORDER BY proxy_records.received_at DESC, proxy_records.started_at DESC, proxy_records.id LIMIT ${l} OFFSET ${o}`,
       proxyId === undefined ? undefined : { proxyId },
     );
     return reader.getRowObjectsJS().map((row) => rowToRecord(PROXY_RECORD_COLUMNS, row));
