@@ -8,6 +8,7 @@ import { createLogSender } from './log-sender.js';
 import { downloadParallelHttp } from './http/parallel-http.js';
 import { downloadRangeHttp } from './http/range-http.js';
 import { loadMutp } from './mutp-loader.js';
+import { createPeerPool } from './rtc/peer-pool.js';
 
 export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
 export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
@@ -45,8 +46,11 @@ export const SPARE_PROXIES = 4;
  * @param {object} [o.logSender]         options for the log sender (retryBaseMs, …)
  * @param {object} [o.rtcConfig]         merged into every RTCPeerConnection config (default in Node: bind to
  *                                       loopback when the proxies are on loopback; none in browsers)
+ * @param {boolean} [o.keepConnections]  keep proxy connections open between MUTP downloads (default true;
+ *                                       idle ones close after POOL_IDLE_TIMEOUT_MS; close() closes the rest)
  */
-export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {}, rtcConfig } = {}) {
+export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {}, rtcConfig,
+  keepConnections = true } = {}) {
   if (origo !== null) {
     try {
       new URL(origo);
@@ -55,6 +59,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     }
   }
   const logs = origo ? createLogSender({ origo, fetch, logger, ...logOpts }) : null;
+  // the paper's ProxyClientLib kept its proxy connections: a download reuses them (no signalling, ICE, DTLS)
+  const peerPool = keepConnections ? createPeerPool() : null;
 
   /** @param {{n?: number, lat?: number, lon?: number, signal?: AbortSignal}} [q] */
   async function proxies(q = {}) {
@@ -97,7 +103,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         const downloadMutp = await loadMutp();
         // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
         const { defaultRtcConfig } = await import('#rtc');
-        result = await downloadMutp({ ...common, mode, clientId, logger, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
+        result = await downloadMutp({ ...common, mode, clientId, logger, peerPool, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
           params: { window: opts.window, generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
       }
       // a source that moved off a busy proxy is logged under the proxy that served it
@@ -180,7 +186,12 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     pendingLogs: () => (logs ? logs.pending.length : 0),
     /** Log upload counters: {sent, stored, duplicates, rejected, dropped, failures}. */
     logCounters: () => (logs ? { ...logs.counters } : null),
-    close: () => logs?.close(),
+    /** Pooled proxy connections: {connects, reuses, deadReplaced} and how many are idle now. */
+    connectionCounters: () => (peerPool ? { ...peerPool.counters(), idle: peerPool.idleCount } : null),
+    close: () => {
+      peerPool?.close();
+      logs?.close();
+    },
     clientId,
   };
 }

@@ -7,8 +7,12 @@ import { iceGatheringComplete } from './ice-gathering.js';
 import { createPeerRegistry } from './peer-registry.js';
 import { ICE_GATHER_TIMEOUT_MS, MAX_OFFER_BODY_BYTES, MAX_PEER_CONNECTIONS, MAX_SDP_CHARS } from './limits.js';
 
-/** A peer may open this many channels: the client opens one; the slack tolerates a re-open. */
-const MAX_CHANNELS_PER_PEER = 2;
+/**
+ * Data channels open at once per peer (count): a client keeps its connection between downloads
+ * and opens one channel per download (a closing one may still linger ~100 ms); the cap stops one
+ * peer from holding many sessions on one ticket.
+ */
+const MAX_CHANNELS_PER_PEER = 4;
 
 /**
  * @typedef {import('./peer-registry.js').Peer} Peer
@@ -144,11 +148,18 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     });
     pc.addEventListener('datachannel', (/** @type {RTCDataChannelEvent} */ ev) => {
       const channel = ev.channel;
-      if (++channels > MAX_CHANNELS_PER_PEER) {
-        logger.warn('rtc: peer opened too many data channels; closing the extra one');
+      if (channels >= MAX_CHANNELS_PER_PEER) {
+        logger.warn('rtc: peer opened too many data channels at once; closing the extra one');
         channel.close();
         return;
       }
+      channels++;
+      let counted = true;
+      const uncount = () => {
+        if (counted) channels--;
+        counted = false;
+      };
+      channel.addEventListener('close', uncount, { once: true });
       channel.binaryType = 'arraybuffer';
       const start = () => {
         peer.channelOpened = true;

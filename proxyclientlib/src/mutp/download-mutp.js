@@ -70,6 +70,8 @@ const EXCLUDE_AFTER_BAD_PACKETS = 1;
  * @property {number} [connectTimeoutMs]
  * @property {number} [noProgressTimeoutMs]
  * @property {string} [clientId]        for the stats record
+ * @property {ReturnType<typeof import('../rtc/peer-pool.js').createPeerPool> | null} [peerPool]
+ *   open connections kept between downloads (createClient's); without one each download connects and closes
  */
 
 /**
@@ -144,20 +146,24 @@ export function downloadMutp(o) {
   /** @param {import('./source-link.js').SourceLink} link */
   async function connect(link) {
     try {
-      const peer = await connectPeer({
+      const connectOpts = {
         url: link.url, RTCPeerConnection, rtcConfig: o.rtcConfig, signal: connectAbort.signal, fetch: o.fetch,
         timeoutMs: o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-      });
+      };
+      const peer = o.peerPool ? await o.peerPool.acquire(connectOpts) : await connectPeer(connectOpts);
       if (finished || link.state !== 'connecting') return peer.close();
       link.peer = peer;
       link.state = 'open';
       link.lastHeardAt = elapsed();
       peer.channel.addEventListener('message', (ev) => onMessage(link, ev));
       peer.channel.addEventListener('close', () => dropLink(link, 'ERR_PROXY_GONE', 'the data channel closed'));
-      peer.pc.addEventListener('connectionstatechange', () => {
+      // a pooled connection outlives this download: its listener goes when the download ends
+      const onState = () => {
         const s = peer.pc.connectionState;
         if (s === 'failed' || s === 'closed') dropLink(link, 'ERR_PROXY_GONE', `the peer connection is ${s}`);
-      });
+      };
+      peer.pc.addEventListener('connectionstatechange', onState);
+      link.offPeer = () => peer.pc.removeEventListener('connectionstatechange', onState);
       sendRequest(link);
     } catch (e) {
       if (finished) return;
@@ -353,7 +359,9 @@ export function downloadMutp(o) {
     if (link.state === 'failed' || link.state === 'closed') return;
     link.state = 'failed';
     link.error = { code, message };
-    link.peer?.close();
+    link.offPeer?.();
+    // a failed source's connection is suspect: not kept for the next download
+    if (link.peer) ('discard' in link.peer ? /** @type {any} */ (link.peer).discard() : link.peer.close());
     if (finished) return;
     if (links.every((l) => l.state === 'failed')) {
       const codes = [...new Set(links.map((l) => l.error?.code))].join(', ');
@@ -395,7 +403,12 @@ export function downloadMutp(o) {
     const peers = [];
     for (const l of links) {
       if (l.state === 'open' || l.state === 'connecting') l.state = 'closed';
+      l.offPeer?.();
       if (l.peer) peers.push(l.peer);
+    }
+    if (o.peerPool) {
+      for (const p of peers) /** @type {import('../rtc/peer-pool.js').PooledPeer} */ (p).close(lingerMs);
+      return;
     }
     const closeAll = () => peers.forEach((p) => p.close());
     if (lingerMs > 0) setTimeout(closeAll, lingerMs);

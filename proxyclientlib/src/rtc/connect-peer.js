@@ -43,7 +43,8 @@ export async function connectPeer(opts) {
       return await connectOnce({ ...opts, timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - performance.now())) });
     } catch (e) {
       const code = /** @type {any} */ (e)?.code;
-      const retry = (code === 'ERR_RTC_ANSWER_FAILED' || code === 'ERR_RTC_CONNECT_TIMEOUT') && attempt < CONNECT_ATTEMPTS &&
+      // ERR_RTC_SIGNAL_FAILED: e.g. a kept-alive HTTP socket to a proxy that restarted ("other side closed")
+      const retry = (code === 'ERR_RTC_ANSWER_FAILED' || code === 'ERR_RTC_CONNECT_TIMEOUT' || code === 'ERR_RTC_SIGNAL_FAILED') && attempt < CONNECT_ATTEMPTS &&
         deadline - performance.now() > 100; // 100 ms: too little left for another attempt to succeed
       if (!retry) throw e;
     }

@@ -1,0 +1,91 @@
+// Kept proxy connections (rtc/peer-pool.js) over real WebRTC on loopback: downloads reuse them,
+// a dead one is replaced without failing the download, idle ones close.
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import express from 'express';
+import { RTCPeerConnection } from 'node-datachannel/polyfill';
+import { downloadMutp } from '../src/mutp/index.js';
+import { createPeerPool } from '../src/rtc/peer-pool.js';
+import { mountRtc } from '../../proxy/src/rtc/index.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes, waitFor } from './mutp-harness.js';
+
+const URL_A = 'http://origin.test/a';
+const body = testBytes(300_000, 11);
+const objects = () => memoryObjects(new Map([[URL_A, body]]));
+const common = { RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} }, url: URL_A };
+
+/** A proxy on a given loopback port (the same address as one that went away). @param {number} port */
+async function proxyOnPort(port) {
+  const app = express();
+  /** @type {any[]} */
+  const records = [];
+  const rtc = mountRtc(app, {
+    objects: objects(), logs: { record: (r) => records.push(r) }, stats: { activeSessions: 0, bytesSent: 0 },
+    logger: { info() {}, warn() {}, error() {} }, config: { id: 'reborn', host: '127.0.0.1' },
+  });
+  const server = http.createServer(app);
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(undefined)));
+  return { records, rtc, kill: () => { rtc.close(); server.closeAllConnections(); server.close(); } };
+}
+
+describe('MUTP kept connections (peer pool, loopback)', function () {
+  this.timeout(60_000);
+
+  it('reuses one connection per proxy across downloads, replaces a dead one, closes when asked', async () => {
+    const p0 = await startTestProxy({ id: 'p0', objects: objects() });
+    const p1 = await startTestProxy({ id: 'p1', objects: objects() });
+    const pool = createPeerPool();
+    /** @type {Awaited<ReturnType<typeof proxyOnPort>> | null} */
+    let reborn = null;
+    try {
+      const proxies = [p0.ref, p1.ref];
+      for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+        const { data } = await downloadMutp({ ...common, mode, proxies, peerPool: pool });
+        assert.equal(sha256(data), sha256(body), `${mode}: byte-exact`);
+      }
+      assert.deepEqual(pool.counters(), { connects: 2, reuses: 2, deadReplaced: 0 });
+      await waitFor(() => p0.records.length === 2); // recorded when `done` arrives
+      assert.equal(p0.records.length, 2, 'p0 served both downloads');
+      assert.equal(p0.rtc.peerCount, 1, 'over one peer connection');
+      assert.equal(pool.idleCount, 2);
+
+      // p1 goes away; a new proxy process takes its address: the kept connection to p1 is dead
+      const port = Number(new URL(p1.url).port);
+      p1.kill();
+      reborn = await proxyOnPort(port);
+      // p1 alone, so the download cannot finish from p0 before the replacement connects
+      const { data } = await downloadMutp({ ...common, mode: 'coded', proxies: [p1.ref], peerPool: pool });
+      assert.equal(sha256(data), sha256(body), 'byte-exact after the replacement');
+      const r = reborn;
+      await waitFor(() => r.records.length === 1);
+      assert.equal(r.records[0].error, null, 'the new proxy served its share');
+      assert.ok(r.records[0].packetsSent > 0);
+      const c = pool.counters();
+      assert.equal(c.connects, 3, 'one new connection, for the dead one');
+      assert.equal(c.reuses, 2, 'the dead one was not counted as reused');
+
+      pool.close();
+      assert.equal(pool.idleCount, 0);
+      await waitFor(() => p0.rtc.peerCount === 0 && /** @type {any} */ (reborn).rtc.peerCount === 0);
+      await assert.rejects(downloadMutp({ ...common, mode: 'coded', proxies, peerPool: pool }), /ERR_POOL_CLOSED/, 'a closed pool refuses new downloads');
+    } finally {
+      pool.close();
+      p0.kill();
+      p1.kill();
+      reborn?.kill();
+    }
+  });
+
+  it('closes a connection that stayed idle past its timeout', async () => {
+    const p0 = await startTestProxy({ id: 'p0', objects: objects() });
+    const pool = createPeerPool({ idleTimeoutMs: 50 });
+    try {
+      const { data } = await downloadMutp({ ...common, mode: 'coded', proxies: [p0.ref], peerPool: pool });
+      assert.equal(sha256(data), sha256(body));
+      await waitFor(() => pool.idleCount === 0 && p0.rtc.peerCount === 0);
+    } finally {
+      pool.close();
+      p0.kill();
+    }
+  });
+});
