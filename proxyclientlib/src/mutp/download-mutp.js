@@ -31,6 +31,13 @@ const NO_PROGRESS_TIMEOUT_MS = 5000;
 /** After the last byte, keep the channels open this long (ms) so `done` is read before the close (the channel is unordered). */
 const DONE_LINGER_MS = 100;
 
+/**
+ * A kept (pooled) connection whose proxy sent nothing this long (ms) after our request is taken as
+ * dead (e.g. the proxy restarted and ICE has not noticed) and replaced by a new connection. Covers
+ * the proxy's origin fetch from a warm cache and two request re-sends.
+ */
+const REUSED_SILENT_MS = 1500;
+
 /** Packets kept while the receiver is being created (count): a few windows' worth. */
 const MAX_PENDING_PACKETS = 8192;
 
@@ -143,27 +150,38 @@ export function downloadMutp(o) {
   for (const link of links) connect(link);
   return result;
 
-  /** @param {import('./source-link.js').SourceLink} link */
-  async function connect(link) {
+  /**
+   * @param {import('./source-link.js').SourceLink} link
+   * @param {boolean} [fresh]  do not take a kept connection (the kept one was silent)
+   */
+  async function connect(link, fresh = false) {
     try {
       const connectOpts = {
         url: link.url, RTCPeerConnection, rtcConfig: o.rtcConfig, signal: connectAbort.signal, fetch: o.fetch,
         timeoutMs: o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       };
-      const peer = o.peerPool ? await o.peerPool.acquire(connectOpts) : await connectPeer(connectOpts);
+      const peer = o.peerPool ? await o.peerPool.acquire({ ...connectOpts, fresh }) : await connectPeer(connectOpts);
       if (finished || link.state !== 'connecting') return peer.close();
       link.peer = peer;
       link.state = 'open';
+      link.reused = 'reused' in peer && peer.reused === true;
       link.lastHeardAt = elapsed();
-      peer.channel.addEventListener('message', (ev) => onMessage(link, ev));
-      peer.channel.addEventListener('close', () => dropLink(link, 'ERR_PROXY_GONE', 'the data channel closed'));
-      // a pooled connection outlives this download: its listener goes when the download ends
+      link.connectedAt = link.lastHeardAt;
+      // a kept connection outlives this download: every listener goes when the download ends
+      const onMsg = (/** @type {MessageEvent} */ ev) => onMessage(link, ev);
+      const onClose = () => dropLink(link, 'ERR_PROXY_GONE', 'the data channel closed');
       const onState = () => {
         const s = peer.pc.connectionState;
         if (s === 'failed' || s === 'closed') dropLink(link, 'ERR_PROXY_GONE', `the peer connection is ${s}`);
       };
+      peer.channel.addEventListener('message', onMsg);
+      peer.channel.addEventListener('close', onClose);
       peer.pc.addEventListener('connectionstatechange', onState);
-      link.offPeer = () => peer.pc.removeEventListener('connectionstatechange', onState);
+      link.offPeer = () => {
+        peer.channel.removeEventListener('message', onMsg);
+        peer.channel.removeEventListener('close', onClose);
+        peer.pc.removeEventListener('connectionstatechange', onState);
+      };
       sendRequest(link);
     } catch (e) {
       if (finished) return;
@@ -341,13 +359,31 @@ export function downloadMutp(o) {
     const stalled = firstMeta !== null && t - Math.max(lastProgressAt, firstMetaAt) > noProgressTimeoutMs;
     for (const l of links) {
       if (l.state !== 'open') continue;
-      if (!l.meta) {
+      if (l.reused && !l.metaAsm && t - l.connectedAt > REUSED_SILENT_MS) {
+        replaceSilent(l);
+      } else if (!l.meta) {
         if (t - l.lastHeardAt > META_TIMEOUT_MS) dropLink(l, 'ERR_PROXY_SILENT', `no meta within ${META_TIMEOUT_MS} ms`);
         else if (t - l.requestedAt > REQUEST_RESEND_MS) sendRequest(l);
       } else if (stalled && t - l.lastHeardAt > noProgressTimeoutMs) {
         dropLink(l, 'ERR_PROXY_SILENT', `no packet for ${Math.round(t - l.lastHeardAt)} ms while the download stalled`);
       }
     }
+  }
+
+  /**
+   * A kept connection that never answered our request is dead: close it and connect afresh,
+   * without failing this source.
+   * @param {import('./source-link.js').SourceLink} link
+   */
+  function replaceSilent(link) {
+    logger.warn(`mutp: kept connection to proxy ${link.proxyId} is silent; reconnecting`);
+    link.offPeer?.();
+    link.offPeer = null;
+    if (link.peer && 'discard' in link.peer) /** @type {any} */ (link.peer).discard();
+    link.peer = null;
+    link.reused = false;
+    link.state = 'connecting';
+    connect(link, true);
   }
 
   /**
@@ -407,7 +443,13 @@ export function downloadMutp(o) {
       if (l.peer) peers.push(l.peer);
     }
     if (o.peerPool) {
-      for (const p of peers) /** @type {import('../rtc/peer-pool.js').PooledPeer} */ (p).close(lingerMs);
+      // kept connections stay open: `done` and later downloads travel on the same channel.
+      // After a failure (abort, all gone) the proxies may still be sending: close instead.
+      for (const p of peers) {
+        const kept = /** @type {import('../rtc/peer-pool.js').PooledPeer} */ (p);
+        if (lingerMs > 0) kept.close();
+        else kept.discard();
+      }
       return;
     }
     const closeAll = () => peers.forEach((p) => p.close());

@@ -19,7 +19,9 @@
  * @property {number} maxSeq                highest packet sequence number seen (0: none; senders number from 1)
  * @property {number} malformed             messages that failed to parse
  * @property {{ code: string, message: string } | null} error
- * @property {(() => void) | null} offPeer  removes this download's listener from the (possibly pooled) connection
+ * @property {(() => void) | null} offPeer  removes this download's listeners from the (possibly kept) connection
+ * @property {boolean} reused              the connection was kept from an earlier download
+ * @property {number} connectedAt           ms (download clock) the connection was ready
  */
 
 /**
@@ -31,6 +33,7 @@ export function createSourceLink(proxy, index) {
   return {
     proxyId: proxy.id, url: proxy.url, index, state: 'connecting', peer: null, meta: null, metaAsm: null, badPackets: 0,
     requestedAt: 0, lastHeardAt: 0, bytes: 0, packets: 0, duplicates: 0, maxSeq: 0, malformed: 0, error: null, offPeer: null,
+    reused: false, connectedAt: 0,
   };
 }
 

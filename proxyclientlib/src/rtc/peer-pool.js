@@ -1,9 +1,12 @@
 // Open peer connections to proxies, kept between downloads (the paper's ProxyClientLib kept its
-// proxy connections): a download takes one, opens a fresh data channel on it (one in-band DCEP
-// round trip instead of signalling + ICE + DTLS + SCTP), and gives it back when it ends. The
-// proxy's ticket is checked once, at signalling, for the connection's whole life.
+// proxy connections). Each kept connection keeps its one MUTP data channel; downloads on it are
+// told apart by the downloadId every message carries (a new request supersedes the last download
+// at the proxy). A connection is lent to one download at a time: concurrent downloads to the same
+// proxy get their own. The proxy's ticket is checked once, at signalling, for the connection's life.
+// (A fresh channel per download on a kept connection was tried: libdatachannel 0.33 then closed
+// some of the new channels, likely a reused SCTP stream id racing its reset.)
 
-import { connectPeer, MUTP_CHANNEL_OPTIONS } from './connect-peer.js';
+import { connectPeer } from './connect-peer.js';
 import { codedError } from './coded-error.js';
 
 /**
@@ -12,60 +15,39 @@ import { codedError } from './coded-error.js';
  */
 export const POOL_IDLE_TIMEOUT_MS = 20_000;
 
-/**
- * A channel on a pooled connection must open within this (ms), else the connection is taken as
- * dead (e.g. the proxy restarted and ICE has not noticed yet) and a fresh one is made. An open
- * is one round trip on a live connection.
- */
-export const POOL_REUSE_OPEN_TIMEOUT_MS = 1500;
-
 /** Idle connections kept per proxy (count): one per concurrent download to it is plenty. */
 export const POOL_MAX_IDLE_PER_PROXY = 2;
 
 /**
- * @typedef {{ pc: RTCPeerConnection, channel: RTCDataChannel, reused: boolean, close: (lingerMs?: number) => void,
+ * @typedef {{ pc: RTCPeerConnection, channel: RTCDataChannel, reused: boolean, close: () => void,
  *   discard: () => void }} PooledPeer
- *   close(lingerMs): gives the connection back now and closes the download's channel lingerMs later; discard(): closes both
+ *   close(): gives the connection back (the caller removed its listeners); discard(): closes it (suspect or failed)
  */
 
 /**
- * @param {{ idleTimeoutMs?: number, reuseOpenTimeoutMs?: number, maxIdlePerProxy?: number }} [o]
+ * @param {{ idleTimeoutMs?: number, maxIdlePerProxy?: number }} [o]
  */
-export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, reuseOpenTimeoutMs = POOL_REUSE_OPEN_TIMEOUT_MS,
-  maxIdlePerProxy = POOL_MAX_IDLE_PER_PROXY } = {}) {
-  /** @type {Map<string, { pc: RTCPeerConnection, timer: ReturnType<typeof setTimeout> }[]>} */
+export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePerProxy = POOL_MAX_IDLE_PER_PROXY } = {}) {
+  /** @type {Map<string, { pc: RTCPeerConnection, channel: RTCDataChannel, timer: ReturnType<typeof setTimeout> }[]>} */
   const idle = new Map();
-  /** @type {Set<RTCPeerConnection>} connections out on a download */
-  const leased = new Set();
   let closed = false;
-  const counters = { connects: 0, reuses: 0, deadReplaced: 0 };
+  const counters = { connects: 0, reuses: 0, discarded: 0 };
 
   /**
-   * A connection with an open data channel for one download.
-   * @param {Parameters<typeof connectPeer>[0]} opts
+   * A connection with an open data channel for one download: a kept one if there is a live one,
+   * else a new one. `fresh`: skip the kept ones (the caller found one silent: dead).
+   * @param {Parameters<typeof connectPeer>[0] & { fresh?: boolean }} opts
    * @returns {Promise<PooledPeer>}
    */
   async function acquire(opts) {
     if (closed) throw codedError('ERR_POOL_CLOSED', 'the client was closed');
     const key = opts.url;
-    for (let entry = takeIdle(key); entry; entry = takeIdle(key)) {
-      const pc = entry.pc;
-      if (pc.connectionState !== 'connected') {
-        closePc(pc);
-        continue;
-      }
-      try {
-        const channel = await openChannel(pc, reuseOpenTimeoutMs, opts.signal);
+    for (let entry = opts.fresh ? null : takeIdle(key); entry; entry = takeIdle(key)) {
+      if (entry.pc.connectionState === 'connected' && entry.channel.readyState === 'open') {
         counters.reuses++;
-        return lease(key, pc, channel, true);
-      } catch (e) {
-        if (/** @type {any} */ (e)?.code === 'ERR_ABORTED' || opts.signal?.aborted) {
-          closePc(pc);
-          throw e;
-        }
-        counters.deadReplaced++; // a dead pooled connection: replace it, do not fail the download
-        closePc(pc);
+        return lease(key, entry.pc, entry.channel, true);
       }
+      closePeer(entry.pc, entry.channel);
     }
     const peer = await connectPeer(opts);
     counters.connects++;
@@ -86,43 +68,32 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, reuseOpen
    * @returns {PooledPeer}
    */
   function lease(key, pc, channel, reused) {
-    leased.add(pc);
     let done = false;
-    const closeChannel = () => {
-      try {
-        channel.close();
-      } catch {
-        // already closed
-      }
-    };
-    const end = (/** @type {boolean} */ keep, lingerMs = 0) => {
+    const end = (/** @type {boolean} */ keep) => {
       if (done) return;
       done = true;
-      leased.delete(pc);
-      // the connection is free at once; only this download's channel lingers (its last messages)
-      if (keep && lingerMs > 0) setTimeout(closeChannel, lingerMs);
-      else closeChannel();
-      if (keep && !closed && pc.connectionState === 'connected') putIdle(key, pc);
-      else closePc(pc);
+      if (keep && !closed && pc.connectionState === 'connected' && channel.readyState === 'open') putIdle(key, pc, channel);
+      else closePeer(pc, channel);
     };
-    return { pc, channel, reused, close: (lingerMs = 0) => end(true, lingerMs), discard: () => end(false) };
+    return { pc, channel, reused, close: () => end(true), discard: () => { if (!done) counters.discarded++; end(false); } };
   }
 
-  /** @param {string} key @param {RTCPeerConnection} pc */
-  function putIdle(key, pc) {
+  /** @param {string} key @param {RTCPeerConnection} pc @param {RTCDataChannel} channel */
+  function putIdle(key, pc, channel) {
     const list = idle.get(key) ?? [];
     if (list.length >= maxIdlePerProxy) {
-      closePc(pc);
+      closePeer(pc, channel);
       return;
     }
     const entry = {
       pc,
+      channel,
       timer: setTimeout(() => {
         const l = idle.get(key);
         const i = l ? l.indexOf(entry) : -1;
         if (l && i >= 0) l.splice(i, 1);
         if (l && l.length === 0) idle.delete(key);
-        closePc(pc);
+        closePeer(pc, channel);
       }, idleTimeoutMs),
     };
     entry.timer.unref?.(); // an idle pool alone must not keep Node running
@@ -138,7 +109,7 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, reuseOpen
       for (const l of idle.values()) n += l.length;
       return n;
     },
-    /** {connects, reuses, deadReplaced} since the pool was made */
+    /** {connects, reuses, discarded} since the pool was made (discarded: lent connections closed as failed or suspect) */
     counters: () => ({ ...counters }),
     /** Close every idle connection now; leased ones close when their download gives them back. */
     close() {
@@ -146,7 +117,7 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, reuseOpen
       for (const list of idle.values()) {
         for (const e of list) {
           clearTimeout(e.timer);
-          closePc(e.pc);
+          closePeer(e.pc, e.channel);
         }
       }
       idle.clear();
@@ -154,50 +125,16 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, reuseOpen
   };
 }
 
-/** @param {RTCPeerConnection} pc */
-function closePc(pc) {
+/** @param {RTCPeerConnection} pc @param {RTCDataChannel} channel */
+function closePeer(pc, channel) {
+  try {
+    channel.close();
+  } catch {
+    // already closed
+  }
   try {
     pc.close();
   } catch {
     // already closed
   }
-}
-
-/**
- * A new MUTP data channel on a connected peer connection.
- * @param {RTCPeerConnection} pc @param {number} timeoutMs @param {AbortSignal | undefined} signal
- * @returns {Promise<RTCDataChannel>}
- */
-function openChannel(pc, timeoutMs, signal) {
-  const channel = pc.createDataChannel('mutp', MUTP_CHANNEL_OPTIONS);
-  channel.binaryType = 'arraybuffer';
-  return new Promise((resolve, reject) => {
-    const fail = (/** @type {any} */ err) => {
-      cleanup();
-      try {
-        channel.close();
-      } catch {
-        // never opened
-      }
-      reject(err);
-    };
-    const timer = setTimeout(() => fail(codedError('ERR_RTC_CONNECT_TIMEOUT', `pooled channel not open within ${timeoutMs} ms`)), timeoutMs);
-    const onOpen = () => {
-      cleanup();
-      resolve(channel);
-    };
-    const onClose = () => fail(codedError('ERR_RTC_CHANNEL_CLOSED', 'the pooled channel closed before it opened'));
-    const onAbort = () => fail(codedError('ERR_ABORTED', 'the download was aborted'));
-    function cleanup() {
-      clearTimeout(timer);
-      channel.removeEventListener('open', onOpen);
-      channel.removeEventListener('close', onClose);
-      signal?.removeEventListener('abort', onAbort);
-    }
-    if (signal?.aborted) return onAbort();
-    channel.addEventListener('open', onOpen);
-    channel.addEventListener('close', onClose);
-    signal?.addEventListener('abort', onAbort);
-    if (channel.readyState === 'open') onOpen();
-  });
 }
