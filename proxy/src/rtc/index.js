@@ -2,11 +2,10 @@
 // Contract (docs/origo-api.md): mountRtc(app, { objects, logs, stats, config, logger }) → { close() }.
 
 import { RTCPeerConnection as NodeRTCPeerConnection } from 'node-datachannel/polyfill';
-import { setSctpSettings } from 'node-datachannel';
 import { encodeMessage, decodeMessage, createSender } from '@mutp/protocol';
 import { createSignalling } from './signalling.js';
 import { createMutpSession } from './mutp-session.js';
-import { MAX_PEER_CONNECTIONS, SCTP_SEND_BUFFER_BYTES } from './limits.js';
+import { MAX_PEER_CONNECTIONS } from './limits.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -28,8 +27,6 @@ export function mountRtc(app, deps) {
   // offer only loopback (FIELD-NOTES "WebRTC in Node").
   const bindAddress = config.rtcBindAddress ?? (LOOPBACK_HOSTS.has(config.host ?? '') ? '127.0.0.1' : undefined);
   const protocol = deps.protocol ?? { encodeMessage, decodeMessage, createSender };
-  // process-wide, read when a peer connection's SCTP transport starts: keep SCTP's own queue short
-  if (!deps.RTCPeerConnection) setSctpSettings({ sendBufferSize: SCTP_SEND_BUFFER_BYTES });
   const signalling = createSignalling({
     RTCPeerConnection: deps.RTCPeerConnection ?? /** @type {typeof RTCPeerConnection} */ (/** @type {unknown} */ (NodeRTCPeerConnection)),
     rtcConfig: { ...(bindAddress ? { bindAddress } : {}), ...deps.rtcConfig },

@@ -31,6 +31,9 @@ export const SEND_HIGH_WATER_BYTES = 256 * 1024;
  * The send queue holds about this much time (ms) of the channel's measured drain rate: every
  * queued packet was picked on feedback that is this much older when it leaves (the simulator
  * asks for a packet only when the link is free). 15 ms ≈ 14 KB at 896 KiB/s.
+ * bufferedAmount is only libdatachannel's own queue: usrsctp takes packets at once and queues them
+ * out of sight (testbed: bufferedAmount 0 with ~230 packets in flight; setSctpSettings sendBufferSize
+ * 8 KiB or 128 KiB changed nothing), so the in-flight cap (INFLIGHT_*) is what bounds the real queue.
  */
 export const SEND_QUEUE_TARGET_MS = 15;
 
@@ -47,11 +50,29 @@ export const DRAIN_SAMPLE_MS = 20;
 export const DRAIN_EWMA_WEIGHT = 0.25;
 
 /**
- * SCTP send buffer of every peer connection (bytes), libdatachannel's `sendBufferSize` (its
- * default is 1 MiB: >1 s at 896 KiB/s, a queue the proxy cannot see in bufferedAmount and one
- * that makes every packet's choice that stale). 32 KiB still covers a 30 ms RTT at 1 MB/s.
+ * In-flight cap (inflight-limit.js): packets sent but not yet echoed are kept at the delivery rate
+ * × (min RTT + this queue, ms). The simulator asks the sender for a packet only when the link is
+ * free; 15 ms of queue keeps the link busy through feedback jitter and keeps choices fresh.
  */
-export const SCTP_SEND_BUFFER_BYTES = 32 * 1024;
+export const INFLIGHT_QUEUE_TARGET_MS = 15;
+
+/** Never fewer than this in flight (packets): the link must not idle between feedbacks (every 8 packets, shared by N sources). */
+export const INFLIGHT_FLOOR_PACKETS = 6;
+
+/** In flight before the first rate sample (packets): the first feedback comes after 8 packets at the client. */
+export const INFLIGHT_INITIAL_PACKETS = 16;
+
+/** Delivery-rate sample length (ms): several feedbacks even at 896 KiB/s. */
+export const INFLIGHT_RATE_SAMPLE_MS = 20;
+
+/** Weight of a lower delivery-rate sample (0..1): a sample may be app-limited, so the estimate falls slowly. */
+export const INFLIGHT_RATE_DOWN_WEIGHT = 0.25;
+
+/** With no new echo for this long (ms) the cap is lifted: feedback or all our packets were lost (the protocol's minRtoMs). */
+export const INFLIGHT_STALL_MS = 200;
+
+/** While the in-flight cap holds, look again after this long (ms) if no feedback wakes the pump first. */
+export const INFLIGHT_RECHECK_MS = 10;
 
 /**
  * When the sender's window allows nothing, wait this long (ms) for feedback before asking again:

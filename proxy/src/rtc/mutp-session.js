@@ -3,8 +3,9 @@
 // stop on `done`, and write one proxy record per download.
 
 import { createChannelSender } from './channel-sender.js';
+import { createInflightLimit } from './inflight-limit.js';
 import {
-  BLOCKED_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
+  BLOCKED_RECHECK_MS, INFLIGHT_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
 } from './limits.js';
 
 /** Warnings about bad peer data per session, then one "suppressed" line: a hostile peer must not flood the log. */
@@ -77,6 +78,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
    * @property {number} bytesSent
    * @property {boolean} ended
    * @property {(() => void) | null} wake   resolves the pump's wait for feedback
+   * @property {ReturnType<typeof createInflightLimit>} inflight
    */
 
   /** @param {string} what */
@@ -116,6 +118,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       case 'feedback':
         if (!active || msg.downloadId !== active.downloadId || !active.sender) return; // stale: feedback for a past download
         if (msg.mode !== active.req.mode) return warn('ignored feedback of the wrong mode');
+        active.inflight.onEcho(msg.echo[active.req.sourceIndex], now());
         try {
           active.sender.handleFeedback(msg, now());
         } catch (e) {
@@ -147,7 +150,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     const dl = {
       downloadId: req.downloadId, req, sender: null, metaBytes: null, abort: new AbortController(),
       startedAt: new Date().toISOString(), t0: now(), objectBytes: 0, serverFetchMs: null, fromCache: false,
-      packetsSent: 0, bytesSent: 0, ended: false, wake: null,
+      packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(),
     };
     active = dl;
     deps.stats.activeSessions++;
@@ -195,6 +198,11 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         sinceYield = 0;
         continue;
       }
+      if (!dl.inflight.allows(now())) {
+        await waitForFeedback(dl, INFLIGHT_RECHECK_MS);
+        sinceYield = 0;
+        continue;
+      }
       const bytes = dl.sender.nextDatagram(now());
       if (!bytes) {
         // blocked by the window: wait for feedback, or until a timeout can free a packet
@@ -206,7 +214,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       if (faultMode === 'corrupt-coded-1pct' && dl.packetsSent % FAULT_CORRUPT_EVERY === FAULT_CORRUPT_FIRST) bytes[bytes.length - 1] ^= 0x5a;
       if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw Object.assign(new Error(`packet of ${bytes.length} bytes`), { code: 'ERR_PACKET_TOO_LARGE' });
       if (!send(bytes)) continue; // closed: the loop ends above
-      dl.packetsSent++;
+      dl.packetsSent++; // = the sender's seq of this packet (1, 2, …)
+      dl.inflight.onSent(dl.packetsSent, now());
       dl.bytesSent += bytes.length;
       if (++sinceYield >= YIELD_EVERY_PACKETS) {
         sinceYield = 0;

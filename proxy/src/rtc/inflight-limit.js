@@ -1,0 +1,79 @@
+// How many of our packets may be in flight (sent, not yet echoed by the client's feedback).
+// node-datachannel hands every send straight to usrsctp, whose own queue bufferedAmount does not
+// show (measured on the testbed: bufferedAmount 0 while 230 packets, ~300 ms, were on their way).
+// Every queued packet was chosen on feedback that is stale by the time it leaves, so the pump
+// keeps in flight only the delivery rate × (min RTT + a small queue): what the link needs, no more.
+// Pure: the caller passes the clock.
+
+import {
+  INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
+  INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS,
+} from './limits.js';
+
+/** Send times kept (packets): far more than ever fly at once. */
+const SEND_TIME_RING = 8192;
+
+/**
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number }} [o]
+ */
+export function createInflightLimit(o = {}) {
+  const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
+  const floorPackets = o.floorPackets ?? INFLIGHT_FLOOR_PACKETS;
+  const initialPackets = o.initialPackets ?? INFLIGHT_INITIAL_PACKETS;
+  const stallMs = o.stallMs ?? INFLIGHT_STALL_MS;
+  const sendTimes = new Float64Array(SEND_TIME_RING);
+  let lastSeq = 0;
+  let echo = 0;
+  let echoAt = 0;
+  let minRttMs = Infinity;
+  /** delivered packets per ms: rises at once to a higher sample, falls slowly (a sample may be app-limited) */
+  let rate = 0;
+  let sampleAt = -1;
+  let sampleEcho = 0;
+
+  return {
+    /** @param {number} seq the packet's sequence number (1, 2, …) @param {number} now ms */
+    onSent(seq, now) {
+      sendTimes[seq % SEND_TIME_RING] = now;
+      lastSeq = seq;
+      if (sampleAt < 0) {
+        sampleAt = now;
+        echoAt = now;
+      }
+    },
+    /** @param {number} e highest seq of ours the client has seen @param {number} now ms */
+    onEcho(e, now) {
+      if (!Number.isInteger(e) || e <= echo || e > lastSeq) return; // stale, or not a seq we sent
+      if (lastSeq - e < SEND_TIME_RING) minRttMs = Math.min(minRttMs, Math.max(0, now - sendTimes[e % SEND_TIME_RING]));
+      echo = e;
+      echoAt = now;
+      const dt = now - sampleAt;
+      if (dt >= INFLIGHT_RATE_SAMPLE_MS) {
+        const r = (e - sampleEcho) / dt;
+        rate = r > rate ? r : rate + INFLIGHT_RATE_DOWN_WEIGHT * (r - rate);
+        sampleAt = now;
+        sampleEcho = e;
+      }
+    },
+    /** packets allowed in flight now */
+    cap() {
+      if (rate === 0) return initialPackets;
+      return Math.max(floorPackets, Math.ceil(rate * ((Number.isFinite(minRttMs) ? minRttMs : 0) + queueTargetMs)));
+    },
+    /** May the next packet go now? @param {number} now ms */
+    allows(now) {
+      // no echo for a while (feedback lost, or all our packets were): do not wait on it
+      if (now - echoAt > stallMs) return true;
+      return lastSeq - echo < this.cap();
+    },
+    get inflight() {
+      return lastSeq - echo;
+    },
+    get rate() {
+      return rate;
+    },
+    get minRttMs() {
+      return minRttMs;
+    },
+  };
+}

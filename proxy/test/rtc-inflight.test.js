@@ -1,0 +1,70 @@
+// The proxy's in-flight cap (rtc/inflight-limit.js): pure, driven with a fake clock.
+import assert from 'node:assert/strict';
+import { createInflightLimit } from '../src/rtc/inflight-limit.js';
+
+/** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
+function sendAll(lim, s, t) {
+  let n = 0;
+  while (lim.allows(t) && n < 10_000) {
+    lim.onSent(++s.seq, t);
+    n++;
+  }
+  return n;
+}
+
+describe('rtc in-flight limit', () => {
+  it('starts with the initial allowance and holds there without feedback', () => {
+    const lim = createInflightLimit({ initialPackets: 16, stallMs: 200 });
+    const s = { seq: 0 };
+    assert.equal(sendAll(lim, s, 0), 16);
+    assert.equal(sendAll(lim, s, 100), 0, 'no echo yet: nothing more');
+  });
+
+  it('converges to rate × (min RTT + queue target) on a paced link', () => {
+    const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
+    const s = { seq: 0 };
+    // a link that delivers 1 packet per ms, 4 ms after it is sent (plus its queue)
+    /** @type {number[]} */
+    const arrivals = [];
+    let linkFreeAt = 0;
+    for (let t = 0; t < 2000; t++) {
+      while (lim.allows(t)) {
+        lim.onSent(++s.seq, t);
+        linkFreeAt = Math.max(linkFreeAt, t) + 1;
+        arrivals[s.seq] = linkFreeAt + 4;
+      }
+      let e = 0;
+      for (let q = 1; q <= s.seq; q++) if (arrivals[q] <= t) e = q;
+      if (e > 0) lim.onEcho(e, t);
+    }
+    assert.ok(Math.abs(lim.rate - 1) < 0.1, `rate ${lim.rate} ≈ 1 packet/ms`);
+    assert.ok(lim.minRttMs >= 4 && lim.minRttMs <= 6, `min RTT ${lim.minRttMs}`);
+    assert.ok(lim.cap() >= 19 && lim.cap() <= 22, `cap ${lim.cap()} ≈ 1 × (5 + 15)`);
+    assert.ok(lim.inflight <= lim.cap());
+  });
+
+  it('never goes below the floor, and lifts the cap when echoes stop', () => {
+    const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
+    const s = { seq: 0 };
+    sendAll(lim, s, 0);
+    lim.onEcho(2, 1000); // 2 packets in 1000 ms: a tiny rate
+    assert.equal(lim.cap(), 6);
+    assert.equal(sendAll(lim, s, 1000), 0, '14 in flight, over the floor');
+    lim.onEcho(14, 1001);
+    assert.equal(sendAll(lim, s, 1001), 4, 'up to the floor of 6');
+    assert.ok(sendAll(lim, s, 1202) > 0, 'no echo for over stallMs: sends again');
+  });
+
+  it('ignores stale and impossible echoes', () => {
+    const lim = createInflightLimit({ initialPackets: 4 });
+    const s = { seq: 0 };
+    sendAll(lim, s, 0);
+    lim.onEcho(3, 30);
+    assert.equal(lim.inflight, 1);
+    lim.onEcho(2, 31); // older
+    lim.onEcho(99, 32); // we never sent 99
+    lim.onEcho(/** @type {any} */ (undefined), 33);
+    lim.onEcho(2.5, 34);
+    assert.equal(lim.inflight, 1);
+  });
+});
