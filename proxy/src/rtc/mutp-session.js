@@ -118,7 +118,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       case 'feedback':
         if (!active || msg.downloadId !== active.downloadId || !active.sender) return; // stale: feedback for a past download
         if (msg.mode !== active.req.mode) return warn('ignored feedback of the wrong mode');
-        active.inflight.onEcho(msg.echo[active.req.sourceIndex], now());
+        active.inflight.onEcho(msg.echo?.[active.req.sourceIndex], now());
         try {
           active.sender.handleFeedback(msg, now());
         } catch (e) {
@@ -203,14 +203,15 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         sinceYield = 0;
         continue;
       }
-      const bytes = dl.sender.nextDatagram(now());
-      if (!bytes) {
+      const msg = dl.sender.nextPacket(now());
+      if (!msg) {
         // blocked by the window: wait for feedback, or until a timeout can free a packet
         const wakeIn = typeof dl.sender.wakeAt === 'function' ? dl.sender.wakeAt() - now() : BLOCKED_RECHECK_MS;
         await waitForFeedback(dl, Math.min(BLOCKED_RECHECK_MS, Math.max(1, wakeIn)));
         sinceYield = 0;
         continue;
       }
+      const bytes = encodeMessage(msg); // through the injectable protocol: tests corrupt packets here
       if (faultMode === 'corrupt-coded-1pct' && dl.packetsSent % FAULT_CORRUPT_EVERY === FAULT_CORRUPT_FIRST) bytes[bytes.length - 1] ^= 0x5a;
       if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw Object.assign(new Error(`packet of ${bytes.length} bytes`), { code: 'ERR_PACKET_TOO_LARGE' });
       if (!send(bytes)) continue; // closed: the loop ends above
