@@ -2,7 +2,7 @@
 // Codec throughput, Kodo-style rates: encode = coded bytes produced per second;
 // decode = g·symbolSize per second to full rank. Not a test: numbers depend on the machine
 // and its load. Usage: node rlnc/bench/bench-codec.js [--json] [--seconds S]
-// Node 20 runs the 'relaxed' build only with: node --experimental-wasm-relaxed-simd rlnc/bench/bench-codec.js
+// On Node 20 the relaxed build is enabled at load time (src/wasm-bytes.node.js turns on V8's flag).
 //
 // On a shared machine one long run per cell measures the neighbours as much as the codec, so
 // every implementation and direction runs in short interleaved bursts: all cells of one g see
