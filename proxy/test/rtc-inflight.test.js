@@ -43,7 +43,7 @@ describe('rtc in-flight limit', () => {
     assert.ok(lim.inflight <= lim.cap());
   });
 
-  it('never goes below the floor, and lifts the cap when echoes stop', () => {
+  it('never goes below the floor, and sends one probe per stall period when echoes stop', () => {
     const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
     const s = { seq: 0 };
     sendAll(lim, s, 0);
@@ -52,7 +52,12 @@ describe('rtc in-flight limit', () => {
     assert.equal(sendAll(lim, s, 1000), 0, '14 in flight, over the floor');
     lim.onEcho(14, 1001);
     assert.equal(sendAll(lim, s, 1001), 4, 'up to the floor of 6');
-    assert.ok(sendAll(lim, s, 1202) > 0, 'no echo for over stallMs: sends again');
+    assert.equal(sendAll(lim, s, 1100), 0);
+    assert.equal(sendAll(lim, s, 1202), 1, 'no echo for over stallMs: one probe');
+    assert.equal(sendAll(lim, s, 1300), 0, 'not another until the next stall period');
+    assert.equal(sendAll(lim, s, 1403), 1);
+    lim.onEcho(s.seq, 1404);
+    assert.ok(sendAll(lim, s, 1404) >= 6, 'the probe\'s echo reopens the cap');
   });
 
   it('ignores stale and impossible echoes', () => {

@@ -30,6 +30,8 @@ export function createInflightLimit(o = {}) {
   let rate = 0;
   let sampleAt = -1;
   let sampleEcho = 0;
+  /** when the last probe was let through while the echo was stuck */
+  let probeAt = -Infinity;
 
   return {
     /** @param {number} seq the packet's sequence number (1, 2, …) @param {number} now ms */
@@ -60,11 +62,16 @@ export function createInflightLimit(o = {}) {
       if (rate === 0) return initialPackets;
       return Math.max(floorPackets, Math.ceil(rate * ((Number.isFinite(minRttMs) ? minRttMs : 0) + queueTargetMs)));
     },
-    /** May the next packet go now? @param {number} now ms */
+    /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */
     allows(now) {
-      // no echo for a while (feedback lost, or all our packets were): do not wait on it
-      if (now - echoAt > stallMs) return true;
-      return lastSeq - echo < this.cap();
+      if (lastSeq - echo < this.cap()) return true;
+      // no echo for a while (feedback lost, all our packets lost, or the client not listening yet):
+      // one probe per stallMs, whose arrival brings feedback; lifting the cap would burst a window
+      if (now - Math.max(echoAt, probeAt) > stallMs) {
+        probeAt = now;
+        return true;
+      }
+      return false;
     },
     get inflight() {
       return lastSeq - echo;

@@ -68,7 +68,7 @@ export const INFLIGHT_RATE_SAMPLE_MS = 20;
 /** Weight of a lower delivery-rate sample (0..1): a sample may be app-limited, so the estimate falls slowly. */
 export const INFLIGHT_RATE_DOWN_WEIGHT = 0.25;
 
-/** With no new echo for this long (ms) the cap is lifted: feedback or all our packets were lost (the protocol's minRtoMs). */
+/** With no new echo for this long (ms) one probe packet passes the cap (the protocol's minRtoMs): feedback or all our packets were lost. */
 export const INFLIGHT_STALL_MS = 200;
 
 /** While the in-flight cap holds, look again after this long (ms) if no feedback wakes the pump first. */
