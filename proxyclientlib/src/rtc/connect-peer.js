@@ -12,6 +12,14 @@ const ATTEMPT_TIMEOUT_MS = 4000;
 /** Connection attempts when the RTC stack fails to apply a valid answer or never opens the channel (see applyAnswer). */
 const CONNECT_ATTEMPTS = 5;
 
+/**
+ * An attempt not open after this (ms) gets a twin started beside it; the first to open wins, the
+ * other is closed. libdatachannel 0.33 now and then loses the first DTLS flight and retransmits it
+ * only after 1 s (testbed: ICE connected at 102 ms, DTLS at 1103 ms, ~1 connect in 6); a whole
+ * connect takes ~100–200 ms there, ~30 ms on loopback.
+ */
+export const HEDGE_AFTER_MS = 300;
+
 /** Largest answer body accepted (bytes): an answer for one channel is ~1 KB. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -33,6 +41,7 @@ export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmi
  * @param {AbortSignal} [opts.signal]
  * @param {number} [opts.timeoutMs]
  * @param {typeof fetch} [opts.fetch]
+ * @param {number} [opts.hedgeAfterMs]             start a twin attempt after this (ms); 0: never
  * @returns {Promise<PeerLink>} rejects with ERR_RTC_CONNECT_TIMEOUT, ERR_RTC_SIGNAL_HTTP,
  *   ERR_RTC_SIGNAL_FAILED, ERR_RTC_BAD_ANSWER, ERR_RTC_ANSWER_FAILED, ERR_RTC_CHANNEL_CLOSED or ERR_ABORTED
  */
@@ -40,7 +49,7 @@ export async function connectPeer(opts) {
   const deadline = performance.now() + (opts.timeoutMs ?? CONNECT_TIMEOUT_MS);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await connectOnce({ ...opts, timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - performance.now())) });
+      return await connectHedged({ ...opts, timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - performance.now())) });
     } catch (e) {
       const code = /** @type {any} */ (e)?.code;
       // ERR_RTC_SIGNAL_FAILED: e.g. a kept-alive HTTP socket to a proxy that restarted ("other side closed")
@@ -49,6 +58,60 @@ export async function connectPeer(opts) {
       if (!retry) throw e;
     }
   }
+}
+
+/**
+ * One attempt, with a twin started if it is slow (HEDGE_AFTER_MS): the first to open wins, the
+ * other is aborted (or closed, if it opened too). Fails when both failed, with the first's error.
+ * @param {Parameters<typeof connectPeer>[0]} opts @returns {Promise<PeerLink>}
+ */
+function connectHedged(opts) {
+  const hedgeAfterMs = opts.hedgeAfterMs ?? HEDGE_AFTER_MS;
+  return new Promise((resolve, reject) => {
+    /** @type {AbortController[]} */
+    const ctrls = [];
+    /** @type {any[]} */
+    const errors = [];
+    let won = false;
+    let running = 0;
+    const onCallerAbort = () => ctrls.forEach((c) => c.abort(opts.signal?.reason));
+    opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const timer = hedgeAfterMs > 0 && hedgeAfterMs < (opts.timeoutMs ?? CONNECT_TIMEOUT_MS) ? setTimeout(start, hedgeAfterMs) : null;
+    start();
+
+    function start() {
+      if (won || opts.signal?.aborted) return;
+      const ctrl = new AbortController();
+      ctrls.push(ctrl);
+      running++;
+      const i = ctrls.length - 1;
+      connectOnce({ ...opts, signal: ctrl.signal }).then((peer) => {
+        running--;
+        if (won) return peer.close(); // the twin opened first
+        won = true;
+        done();
+        ctrls.forEach((c, j) => { if (j !== i) c.abort(codedError('ERR_ABORTED', 'the twin attempt opened first')); });
+        resolve(peer);
+      }, (err) => {
+        running--;
+        errors[i] = err;
+        if (won) return;
+        if (running === 0 && (timer === null || ctrls.length > 1 || opts.signal?.aborted)) {
+          done();
+          reject(errors.find((e) => e) ?? err);
+        } else if (running === 0 && timer !== null) {
+          // failed fast before the hedge time: no twin is coming, so fail now (the caller retries)
+          clearTimeout(timer);
+          done();
+          reject(err);
+        }
+      });
+    }
+    function done() {
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  });
 }
 
 /** @param {Parameters<typeof connectPeer>[0]} opts @returns {Promise<PeerLink>} */

@@ -1,0 +1,45 @@
+// connectPeer's hedge: an attempt that is slow gets a twin; the first to open wins, the other goes.
+import assert from 'node:assert/strict';
+import { RTCPeerConnection } from 'node-datachannel/polyfill';
+import { connectPeer } from '../src/rtc/connect-peer.js';
+import { LOOPBACK_RTC, memoryObjects, startTestProxy, waitFor } from './mutp-harness.js';
+
+describe('MUTP connect (loopback): hedged attempts', function () {
+  this.timeout(30_000);
+
+  it('a first attempt whose signalling hangs is overtaken by its twin, and aborted', async () => {
+    const p = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map()) });
+    /** @type {(AbortSignal | undefined)[]} */
+    const signals = [];
+    /** @type {typeof fetch} */
+    const hangFirst = (input, init) => {
+      signals.push(init?.signal ?? undefined);
+      if (signals.length > 1) return fetch(input, init);
+      return new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+    };
+    try {
+      // the whole budget is one attempt: without the twin this connect would time out
+      const peer = await connectPeer({ url: p.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, fetch: hangFirst, timeoutMs: 3000, hedgeAfterMs: 200 });
+      assert.equal(peer.channel.readyState, 'open');
+      assert.equal(signals.length, 2, 'a twin was started');
+      assert.equal(signals[0]?.aborted, true, 'the hanging attempt was aborted');
+      assert.equal(p.rtc.peerCount, 1, 'the proxy holds only the winner');
+      peer.close();
+      await waitFor(() => p.rtc.peerCount === 0);
+    } finally {
+      p.kill();
+    }
+  });
+
+  it('without a twin (hedgeAfterMs 0) the same hang fails with ERR_RTC_CONNECT_TIMEOUT', async () => {
+    const p = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map()) });
+    /** @type {typeof fetch} */
+    const hang = (_input, init) => new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
+    try {
+      await assert.rejects(connectPeer({ url: p.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, fetch: hang, timeoutMs: 500, hedgeAfterMs: 0 }),
+        { code: 'ERR_RTC_CONNECT_TIMEOUT' });
+    } finally {
+      p.kill();
+    }
+  });
+});
