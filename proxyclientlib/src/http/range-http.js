@@ -1,7 +1,7 @@
 // Range-split HTTP (our fourth mode): each proxy gets the next byte range sized by its measured
 // rate (the range scheduler of @mutp/protocol), the tail is duplicated onto idle proxies, and a
 // failed proxy's range goes back to the pool.
-import { createRangeScheduler } from '../../../protocol/src/range-scheduler.js'; // TEMP until @mutp/protocol exports it
+import { createRangeScheduler } from '@mutp/protocol';
 import { codedError, errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { tagsFor } from './parallel-http.js';
