@@ -18,3 +18,4 @@ export { createRangeScheduler } from './src/range-scheduler.js';
 export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integrity/meta-vote.js';
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
+export { createRng } from './src/rng.js';

@@ -7,7 +7,7 @@ import { Encoder } from './src/encoder.js';
 import { Decoder } from './src/decoder.js';
 
 export { MAX_SYMBOLS, MAX_SYMBOL_SIZE } from './src/limits.js';
-export { POLYNOMIAL } from './src/gf256.js';
+export { POLYNOMIAL, MUL as GF256_MUL } from './src/gf256.js';
 export { IMPLEMENTATIONS, bestImplementation } from './src/backends.js';
 export { Encoder, Decoder };
 

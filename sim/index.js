@@ -4,3 +4,4 @@ export { parseRate, parseRates, parseSize } from './src/units.js';
 export { expandSweep, toSimConfig } from './src/sweep.js';
 export { parseCli, parseSweep } from './src/cli-options.js';
 export { benchConfig } from './src/bench.js';
+export { createPrng } from './src/prng.js';

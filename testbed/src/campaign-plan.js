@@ -2,6 +2,7 @@
 // "conditions" (one boxplot each) and a shuffled, balanced list of downloads over them.
 // Every download draws its condition — N, the proxies' rates, the mode, w, g, loss — at random
 // order from this list, so each box gets exactly `perBox` downloads.
+import { createRng } from '@mutp/protocol';
 
 export const MODES = /** @type {const} */ (['parallel-http', 'range-http', 'uncoded', 'coded']);
 export const MUTP_MODES = /** @type {const} */ (['uncoded', 'coded']);
@@ -98,14 +99,5 @@ export function planDownloads(conditions, perBox, random) {
   return items;
 }
 
-/** A small seeded PRNG (mulberry32), so a campaign's plan can be replayed. @param {number} seed */
-export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The protocol's seeded PRNG (mulberry32), so a campaign's plan can be replayed. */
+export const seededRandom = createRng;

@@ -128,16 +128,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
   const close = () => {
     if (closed) return;
     closed = true;
-    try {
-      channel.close();
-    } catch {
-      // already closed
-    }
-    try {
-      pc.close();
-    } catch {
-      // already closed
-    }
+    closePeer(pc, channel);
   };
 
   // one controller aborts whichever step is pending: the timeout, the caller's signal
@@ -237,4 +228,21 @@ function channelOpen(channel) {
     channel.addEventListener('open', () => resolve(), { once: true });
     channel.addEventListener('close', () => reject(codedError('ERR_RTC_CHANNEL_CLOSED', 'the data channel closed before it opened')), { once: true });
   });
+}
+
+/**
+ * Close a data channel and its peer connection, ignoring ones already closed.
+ * @param {RTCPeerConnection} pc @param {RTCDataChannel} channel
+ */
+export function closePeer(pc, channel) {
+  try {
+    channel.close();
+  } catch {
+    // already closed
+  }
+  try {
+    pc.close();
+  } catch {
+    // already closed
+  }
 }

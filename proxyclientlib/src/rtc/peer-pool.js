@@ -6,7 +6,7 @@
 // (A fresh channel per download on a kept connection was tried: libdatachannel 0.33 then closed
 // some of the new channels, likely a reused SCTP stream id racing its reset.)
 
-import { connectPeer } from './connect-peer.js';
+import { closePeer, connectPeer } from './connect-peer.js';
 import { codedError } from './coded-error.js';
 
 /**
@@ -123,18 +123,4 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
       idle.clear();
     },
   };
-}
-
-/** @param {RTCPeerConnection} pc @param {RTCDataChannel} channel */
-function closePeer(pc, channel) {
-  try {
-    channel.close();
-  } catch {
-    // already closed
-  }
-  try {
-    pc.close();
-  } catch {
-    // already closed
-  }
 }
