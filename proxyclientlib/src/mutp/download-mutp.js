@@ -169,10 +169,10 @@ export function downloadMutp(o) {
       link.connectedAt = link.lastHeardAt;
       // a kept connection outlives this download: every listener goes when the download ends
       const onMsg = (/** @type {MessageEvent} */ ev) => onMessage(link, ev);
-      const onClose = () => dropLink(link, 'ERR_PROXY_GONE', 'the data channel closed');
+      const onClose = () => peerGone(link, 'the data channel closed');
       const onState = () => {
         const s = peer.pc.connectionState;
-        if (s === 'failed' || s === 'closed') dropLink(link, 'ERR_PROXY_GONE', `the peer connection is ${s}`);
+        if (s === 'failed' || s === 'closed') peerGone(link, `the peer connection is ${s}`);
       };
       peer.channel.addEventListener('message', onMsg);
       peer.channel.addEventListener('close', onClose);
@@ -360,7 +360,7 @@ export function downloadMutp(o) {
     for (const l of links) {
       if (l.state !== 'open') continue;
       if (l.reused && !l.metaAsm && t - l.connectedAt > REUSED_SILENT_MS) {
-        replaceSilent(l);
+        replaceKept(l, `silent for ${Math.round(t - l.connectedAt)} ms`);
       } else if (!l.meta) {
         if (t - l.lastHeardAt > META_TIMEOUT_MS) dropLink(l, 'ERR_PROXY_SILENT', `no meta within ${META_TIMEOUT_MS} ms`);
         else if (t - l.requestedAt > REQUEST_RESEND_MS) sendRequest(l);
@@ -371,12 +371,25 @@ export function downloadMutp(o) {
   }
 
   /**
-   * A kept connection that never answered our request is dead: close it and connect afresh,
-   * without failing this source.
+   * A connection closed under us. A kept one that has not yet served this download was stale
+   * (the proxy restarted; its close reached us after the pool handed it out): reconnect, as for
+   * a silent one. Otherwise the proxy is gone.
    * @param {import('./source-link.js').SourceLink} link
+   * @param {string} why
    */
-  function replaceSilent(link) {
-    logger.warn(`mutp: kept connection to proxy ${link.proxyId} is silent; reconnecting`);
+  function peerGone(link, why) {
+    if (link.state === 'open' && link.reused && !link.metaAsm) replaceKept(link, why);
+    else dropLink(link, 'ERR_PROXY_GONE', why);
+  }
+
+  /**
+   * A kept connection that never answered our request, or closed before it did, is dead:
+   * close it and connect afresh, without failing this source.
+   * @param {import('./source-link.js').SourceLink} link
+   * @param {string} why
+   */
+  function replaceKept(link, why) {
+    logger.warn(`mutp: kept connection to proxy ${link.proxyId}: ${why}; reconnecting`);
     link.offPeer?.();
     link.offPeer = null;
     if (link.peer && 'discard' in link.peer) /** @type {any} */ (link.peer).discard();
