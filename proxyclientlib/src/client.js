@@ -30,7 +30,10 @@ export const SPARE_PROXIES = 4;
  * @property {number} [feedbackEvery]
  * @property {ByteRange | string | null} [range]  {start, end} (inclusive) or "start-end"
  * @property {AbortSignal} [signal]
- * @property {(p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void} [onProgress]
+ * @property {(p: {grossBytes: number, netBytes: number, objectBytes: number | null,
+ *   chunks: {offset: number, bytes: Uint8Array}[]}) => void} [onProgress]  every mode streams the body in `chunks`:
+ *   pieces not reported before, each byte once, possibly out of order, offset 0 = the result's first byte;
+ *   views valid during the call only (copy at once, never transfer). See docs/architecture.md.
  * @property {number} [lat]
  * @property {number} [lon]
  * @property {boolean} [log]  false: do not post the record to Origo
@@ -95,7 +98,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       startedAt = new Date().toISOString();
       t0 = performance.now();
       const proxiesOut = list.map((p) => ({ id: p.id, url: p.url }));
-      const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id };
+      const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, logger };
       let result;
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
       else if (mode === 'range-http') result = await downloadRangeHttp(common);

@@ -1,8 +1,10 @@
 // Parallel HTTP (paper III): the same request to every proxy; the first complete response
 // wins and the others are aborted. Throughput counts every byte received from all proxies
-// until the winner completed.
+// until the winner completed. The body streams to onProgress from whichever response is
+// furthest ahead: every response is the same bytes in order, so each new byte is handed out once.
 import { codedError, errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
+import { createPieceSet, safeProgress } from './body-pieces.js';
 
 /**
  * @typedef {object} ProxyInfo
@@ -31,6 +33,16 @@ import { proxyFetch } from './proxy-fetch.js';
  */
 
 /**
+ * What the HTTP modes report to onProgress, the same shape as the MUTP driver's:
+ * `chunks` are body pieces not reported before (each byte of the result once, possibly out of
+ * order), offset 0 = the result's first byte; `bytes` are views valid during the call only
+ * (copy them at once, never transfer or change their buffers). netBytes = bytes reported in
+ * chunks so far; objectBytes = the result's size once known, else null.
+ * @typedef {{grossBytes: number, netBytes: number, objectBytes: number | null,
+ *   chunks: {offset: number, bytes: Uint8Array}[]}} HttpProgress
+ */
+
+/**
  * @param {object} o
  * @param {string} o.url
  * @param {ProxyInfo[]} o.proxies
@@ -38,12 +50,13 @@ import { proxyFetch } from './proxy-fetch.js';
  * @param {AbortSignal} [o.signal]
  * @param {typeof fetch} o.fetch
  * @param {() => number} o.elapsed  ms since the request was issued
- * @param {(p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void} [o.onProgress]
+ * @param {(p: HttpProgress) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records (the client record's id)
+ * @param {{warn: (...a: unknown[]) => void}} [o.logger]
  * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED (err.perProxy set)
  */
-export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId }) {
+export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, logger = console }) {
   const losersAbort = new AbortController();
   const outer = signal ? AbortSignal.any([signal, losersAbort.signal]) : losersAbort.signal;
   /** @type {PerProxyStats[]} */
@@ -52,18 +65,20 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   /** @type {number | null} */
   let firstPacketMs = null;
   let done = false;
-  const bestBytes = () => Math.max(0, ...perProxy.map((s) => s.bytes));
+  const pieces = createPieceSet();
+  const report = safeProgress(onProgress, logger);
 
   const attempts = proxies.map(async (proxy, i) => {
     const res = await proxyFetch({
       fetch, proxyUrl: proxy.url, url, range, signal: outer, stallTimeoutMs,
       tags: tagsFor('parallel-http', downloadId, i, proxies.length),
-      onBytes: (n) => {
+      onBytes: (n, piece) => {
         if (done) return; // bytes after the winner finished are not part of this download
         if (firstPacketMs === null) firstPacketMs = elapsed();
         perProxy[i].bytes += n;
         grossBytes += n;
-        onProgress?.({ grossBytes, netBytes: bestBytes(), objectBytes: null });
+        const chunks = piece ? pieces.take(piece.offset, piece.bytes) : [];
+        report({ grossBytes, netBytes: pieces.handedOut(), objectBytes: null, chunks });
       },
     });
     return { i, res };
@@ -103,7 +118,8 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   const packets = perProxy.reduce((s, p) => s + p.packets, 0);
   const duplicates = perProxy.reduce((s, p) => s + p.duplicates, 0);
   const data = winner.res.bytes;
-  onProgress?.({ grossBytes, netBytes: data.byteLength, objectBytes: data.byteLength });
+  // the winner's pieces were all handed out as they arrived: nothing is left but the size
+  report({ grossBytes, netBytes: data.byteLength, objectBytes: data.byteLength, chunks: [] });
   return { data, grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy };
 }
 

@@ -37,6 +37,12 @@ export function parseContentRange(header) {
 }
 
 /**
+ * A piece of a response body: a view of the received chunk (proxyFetch keeps it for the result:
+ * copy it, never transfer or change its buffer).
+ * @typedef {{offset: number, bytes: Uint8Array}} BodyPiece
+ */
+
+/**
  * @typedef {object} ProxyFetchResult
  * @property {Uint8Array} bytes        the body: exactly the asked range (or the whole object)
  * @property {number | null} total    the object's full size when the proxy said it
@@ -51,7 +57,9 @@ export function parseContentRange(header) {
  * @param {string} o.url
  * @param {{start: number, end: number} | null} o.range   end inclusive, or null for the whole object
  * @param {AbortSignal} o.signal
- * @param {(n: number) => void} o.onBytes  called for every received body chunk (gross bytes)
+ * @param {(n: number, piece: BodyPiece | null) => void} o.onBytes  called for every received body chunk: its size
+ *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
+ *   (null when none, or when the chunk overran the announced size)
  * @param {number} [o.stallTimeoutMs]
  * @param {number} [o.maxBytes]
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
@@ -113,9 +121,11 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
           }
           if (step.done) break;
           arm();
+          const at = received;
           received += step.value.byteLength;
-          onBytes(step.value.byteLength);
-          if (received > (expected ?? maxBytes) || received > maxBytes) {
+          const overran = received > (expected ?? maxBytes) || received > maxBytes;
+          onBytes(step.value.byteLength, overran ? null : bodyPiece(step.value, at, sliceFrom, range && res.status !== 206 ? range.end + 1 : Infinity));
+          if (overran) {
             throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: sent more than the ${expected ?? maxBytes} bytes announced`);
           }
           chunks.push(step.value);
@@ -193,6 +203,22 @@ export function parseServerTiming(header) {
   if (!header) return null;
   const m = /(?:^|,)\s*fetch\s*;(?:[^,]*;)?\s*dur=([0-9]{1,9}(?:\.[0-9]{1,6})?)/.exec(header);
   return m ? Number(m[1]) : null;
+}
+
+/**
+ * The part of one received body chunk that belongs to the result, at its offset in the result:
+ * all of it, unless the proxy sent the whole object to a Range request (200) and we cut.
+ * @param {Uint8Array} chunk
+ * @param {number} at       the chunk's offset in the response body
+ * @param {number} from     the response body offset of the result's first byte
+ * @param {number} endBody  the response body offset after the result's last byte
+ * @returns {BodyPiece | null}
+ */
+function bodyPiece(chunk, at, from, endBody) {
+  const lo = Math.max(at, from);
+  const hi = Math.min(at + chunk.byteLength, endBody);
+  if (hi <= lo) return null;
+  return { offset: lo - from, bytes: lo === at && hi === at + chunk.byteLength ? chunk : chunk.subarray(lo - at, hi - at) };
 }
 
 /**

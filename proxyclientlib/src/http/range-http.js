@@ -1,10 +1,12 @@
 // Range-split HTTP (our fourth mode): each proxy gets the next byte range sized by its measured
 // rate (the range scheduler of @mutp/protocol), the tail is duplicated onto idle proxies, and a
-// failed proxy's range goes back to the pool.
+// failed proxy's range goes back to the pool. Every response's body streams to onProgress at its
+// offset in the result, each byte once (a duplicated or re-fetched range repeats bytes).
 import { createRangeScheduler } from '@mutp/protocol';
 import { codedError, errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { tagsFor } from './parallel-http.js';
+import { createPieceSet, safeProgress } from './body-pieces.js';
 
 const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least this often (its wakeAt is an estimate)
 
@@ -16,13 +18,14 @@ const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least th
  * @param {AbortSignal} [o.signal]
  * @param {typeof fetch} o.fetch
  * @param {() => number} o.elapsed
- * @param {(p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void} [o.onProgress]
+ * @param {(p: import('./parallel-http.js').HttpProgress) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records
+ * @param {{warn: (...a: unknown[]) => void}} [o.logger]
  * @param {object} [o.schedulerOptions]  passed to createRangeScheduler (tests use small ranges)
  * @returns {Promise<import('./parallel-http.js').HttpTransferResult>}
  */
-export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {} }) {
+export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {}, logger = console }) {
   const n = proxies.length;
   const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
   const failed = new Array(n).fill(false);
@@ -31,11 +34,21 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   let firstPacketMs = null;
   const serverFetchMs = [];
   const base = range ? range.start : 0;
-  /** @param {number} i */
-  const counter = (i) => (/** @type {number} */ b) => {
+  const pieces = createPieceSet();
+  const report = safeProgress(onProgress, logger);
+  /** @type {number | null} */
+  let objectBytes = null; // known after the probe
+  /**
+   * Counts one received chunk and streams its new bytes.
+   * @param {number} i  proxy index
+   * @param {number} at  offset of the response's first byte in the result
+   */
+  const counter = (i, at) => (/** @type {number} */ b, /** @type {import('./proxy-fetch.js').BodyPiece | null} */ piece) => {
     if (firstPacketMs === null) firstPacketMs = elapsed();
     perProxy[i].bytes += b;
     grossBytes += b;
+    const chunks = piece ? pieces.take(at + piece.offset, piece.bytes) : [];
+    report({ grossBytes, netBytes: pieces.handedOut(), objectBytes, chunks });
   };
   const allFailed = () => codedError('ERR_ALL_PROXIES_FAILED',
     `all ${n} proxies failed (${perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ')})`, { perProxy, grossBytes, firstPacketMs });
@@ -45,7 +58,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    makes every proxy fetch the origin in parallel, so their caches are warm for the ranges.
   const probeDone = new AbortController();
   const probeSignal = AbortSignal.any([userSignal, probeDone.signal]);
-  const probes = proxies.map((p, i) => proxyFetch({ fetch, proxyUrl: p.url, url, range: { start: base, end: base }, signal: probeSignal, onBytes: counter(i), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n) })
+  const probes = proxies.map((p, i) => proxyFetch({ fetch, proxyUrl: p.url, url, range: { start: base, end: base }, signal: probeSignal, onBytes: counter(i, 0), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n) })
     .then((r) => { if (r.total === null) throw codedError('ERR_PROXY_BAD_RESPONSE', `${p.url}: no object size in the answer`); return { i, r }; }));
   let first;
   try {
@@ -69,6 +82,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   const endExclusive = range ? Math.min(range.end + 1, total) : total;
   const size = Math.max(0, endExclusive - base);
   const data = new Uint8Array(size);
+  objectBytes = size;
   if (size <= 1) {
     if (size === 1) data[0] = first.r.bytes[0];
     return { data, grossBytes, firstPacketMs, packets: perProxy.reduce((s, p) => s + p.packets, 0), duplicates: 0, serverFetchMs, perProxy };
@@ -77,7 +91,6 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   // 2. Ranges, driven by the scheduler. One worker per proxy; all share the scheduler.
   const sched = createRangeScheduler({ size, sourceCount: n, ...schedulerOptions });
   for (let i = 0; i < n; i++) if (failed[i]) sched.onSourceFailed(i, elapsed());
-  let netBytes = 0;
   /** @type {(AbortController | null)[]} */
   const current = new Array(n).fill(null);
   /** @type {(v?: unknown) => void} */
@@ -101,19 +114,18 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
       const ctrl = new AbortController();
       current[i] = ctrl;
       let got = 0;
+      const onChunk = counter(i, r.start);
       try {
         const res = await proxyFetch({
           fetch, proxyUrl: proxy.url, url, range: { start: base + r.start, end: base + r.end - 1 },
           signal: AbortSignal.any([userSignal, ctrl.signal]), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n),
-          onBytes: (b) => { got += b; counter(i)(b); },
+          onBytes: (b, piece) => { got += b; onChunk(b, piece); },
         });
         current[i] = null;
         perProxy[i].packets += 1;
         const { accepted, cancel } = sched.onRangeDone(i, r, res.bytes.byteLength, elapsed());
         if (accepted) {
-          data.set(res.bytes, r.start);
-          netBytes += res.bytes.byteLength;
-          onProgress?.({ grossBytes, netBytes, objectBytes: size });
+          data.set(res.bytes, r.start); // its bytes were streamed as they came (or by a faster duplicate)
           for (const h of cancel) current[h]?.abort(codedError('ERR_LOST_RACE', 'another proxy delivered this range first'));
         } else {
           perProxy[i].duplicates += 1;

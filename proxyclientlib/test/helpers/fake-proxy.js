@@ -12,9 +12,14 @@ const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob 
  * @param {boolean} [o.stall]          send headers, then nothing
  * @param {{status: number, code: string}} [o.error]  answer every request with this JSON error
  * @param {boolean} [o.ignoreRange]    answer 200 with the whole object even when a Range was asked
+ * @param {number} [o.holdAfterBytes]  send this many body bytes of each response, then hold the rest until release()
  */
 export async function startFakeProxy(o = {}) {
   const requests = [];
+  /** @type {() => void} */
+  let release = () => {};
+  const gate = new Promise((resolve) => { release = () => resolve(undefined); });
+  let held = 0; // responses that reached the hold point
   const server = http.createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     requests.push({ path: u.pathname, url: u.searchParams.get('url'), range: req.headers.range ?? null });
@@ -40,9 +45,16 @@ export async function startFakeProxy(o = {}) {
     else res.writeHead(200, headers);
     if (o.stall) { res.flushHeaders(); return; }
     let off = 0;
+    let holding = o.holdAfterBytes !== undefined && o.holdAfterBytes < body.byteLength;
     const pump = () => {
       while (off < body.byteLength) {
-        const end = Math.min(body.byteLength, off + CHUNK_BYTES);
+        if (holding && off >= /** @type {number} */ (o.holdAfterBytes)) {
+          holding = false;
+          held += 1;
+          gate.then(pump);
+          return;
+        }
+        const end = Math.min(body.byteLength, off + CHUNK_BYTES, holding ? /** @type {number} */ (o.holdAfterBytes) : Infinity);
         if (o.dieAfterBytes !== undefined && end > o.dieAfterBytes) {
           res.write(body.subarray(off, Math.max(off, o.dieAfterBytes)), () => res.socket?.destroy());
           return;
@@ -60,6 +72,10 @@ export async function startFakeProxy(o = {}) {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    /** Let held responses go on (see holdAfterBytes). */
+    release: () => release(),
+    /** How many responses reached the hold point so far. */
+    held: () => held,
     close: () => new Promise((resolve) => { server.close(() => resolve(undefined)); server.closeAllConnections(); }),
   };
 }
