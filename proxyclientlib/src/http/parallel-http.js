@@ -67,18 +67,21 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   let done = false;
   const pieces = createPieceSet();
   const report = safeProgress(onProgress, logger);
+  /** @type {number | null} */
+  let objectBytes = null; // the result's size, from the first response that said it (a player wants it early)
 
   const attempts = proxies.map(async (proxy, i) => {
     const res = await proxyFetch({
       fetch, proxyUrl: proxy.url, url, range, signal: outer, stallTimeoutMs,
       tags: tagsFor('parallel-http', downloadId, i, proxies.length),
+      onHead: (size) => { objectBytes ??= size; },
       onBytes: (n, piece) => {
         if (done) return; // bytes after the winner finished are not part of this download
         if (firstPacketMs === null) firstPacketMs = elapsed();
         perProxy[i].bytes += n;
         grossBytes += n;
         const chunks = piece ? pieces.take(piece.offset, piece.bytes) : [];
-        report({ grossBytes, netBytes: pieces.handedOut(), objectBytes: null, chunks });
+        report({ grossBytes, netBytes: pieces.handedOut(), objectBytes, chunks });
       },
     });
     return { i, res };

@@ -60,12 +60,14 @@ export function parseContentRange(header) {
  * @param {(n: number, piece: BodyPiece | null) => void} o.onBytes  called for every received body chunk: its size
  *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
  *   (null when none, or when the chunk overran the announced size)
+ * @param {(resultBytes: number | null) => void} [o.onHead]  called once the headers are checked, with the size
+ *   the result will have when the proxy said it (else null)
  * @param {number} [o.stallTimeoutMs]
  * @param {number} [o.maxBytes]
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
  * @returns {Promise<ProxyFetchResult>}
  */
-export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, stallTimeoutMs = STALL_TIMEOUT_MS, maxBytes = MAX_RESPONSE_BYTES, tags }) {
+export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, onHead, stallTimeoutMs = STALL_TIMEOUT_MS, maxBytes = MAX_RESPONSE_BYTES, tags }) {
   const stall = new AbortController();
   let timer = null;
   const arm = () => {
@@ -105,6 +107,8 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
       if (range) sliceFrom = range.start;
     }
     if (expected !== null && expected > maxBytes) throw codedError('ERR_PROXY_TOO_LARGE', `${proxyUrl}: ${expected} bytes exceeds the ${maxBytes} byte cap`);
+    // a 200 to a Range request is cut to the range below
+    onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start));
 
     const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
     const chunks = [];

@@ -41,13 +41,13 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   /**
    * Counts one received chunk and streams its new bytes.
    * @param {number} i  proxy index
-   * @param {number} at  offset of the response's first byte in the result
+   * @param {number | null} at  offset of the response's first byte in the result; null: do not stream it
    */
   const counter = (i, at) => (/** @type {number} */ b, /** @type {import('./proxy-fetch.js').BodyPiece | null} */ piece) => {
     if (firstPacketMs === null) firstPacketMs = elapsed();
     perProxy[i].bytes += b;
     grossBytes += b;
-    const chunks = piece ? pieces.take(at + piece.offset, piece.bytes) : [];
+    const chunks = piece && at !== null ? pieces.take(at + piece.offset, piece.bytes) : [];
     report({ grossBytes, netBytes: pieces.handedOut(), objectBytes, chunks });
   };
   const allFailed = () => codedError('ERR_ALL_PROXIES_FAILED',
@@ -58,7 +58,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    makes every proxy fetch the origin in parallel, so their caches are warm for the ranges.
   const probeDone = new AbortController();
   const probeSignal = AbortSignal.any([userSignal, probeDone.signal]);
-  const probes = proxies.map((p, i) => proxyFetch({ fetch, proxyUrl: p.url, url, range: { start: base, end: base }, signal: probeSignal, onBytes: counter(i, 0), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n) })
+  const probes = proxies.map((p, i) => proxyFetch({ fetch, proxyUrl: p.url, url, range: { start: base, end: base }, signal: probeSignal, onBytes: counter(i, null), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n) })
     .then((r) => { if (r.total === null) throw codedError('ERR_PROXY_BAD_RESPONSE', `${p.url}: no object size in the answer`); return { i, r }; }));
   let first;
   try {
@@ -83,8 +83,12 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   const size = Math.max(0, endExclusive - base);
   const data = new Uint8Array(size);
   objectBytes = size;
+  // the probes' byte is not streamed: it came before the size was known, and a range brings it again
   if (size <= 1) {
-    if (size === 1) data[0] = first.r.bytes[0];
+    if (size === 1) {
+      data[0] = first.r.bytes[0];
+      report({ grossBytes, netBytes: 1, objectBytes, chunks: pieces.take(0, data) });
+    }
     return { data, grossBytes, firstPacketMs, packets: perProxy.reduce((s, p) => s + p.packets, 0), duplicates: 0, serverFetchMs, perProxy };
   }
 
