@@ -6,12 +6,14 @@ import { parseArgs } from 'node:util';
 import { resolve, join } from 'node:path';
 import { parseRates, formatRate } from '../src/rates.js';
 import { startTestbed, checkPrerequisites } from '../src/testbed.js';
+import { MAX_DELAY_MS } from '../src/delay.js';
 
 const USAGE = `Usage: npm run testbed -- [options]   (needs root)
 
   --rates LIST       proxies and their upload rates, e.g. 14x896KiB,4x1792KiB   [4x896KiB]
   --loss PCT         random loss on every proxy↔client link, dropped at the receiver   [0]
-  --delay-ms MS      one-way delay: needs netem, which this kernel lacks → refused (see testbed/README.md)
+  --delay-ms MS      one-way delay on every packet to/from the client (RTT +2·MS): netem, else
+                     shaping/delayline via NFQUEUE (see testbed/README.md)   [0]
   --downloads N      run N downloads and exit (else stay up until Ctrl-C)
   --mode MODE        coded | uncoded | parallel-http | range-http   [coded]
   --proxies N        proxies per download   [all]
@@ -52,14 +54,14 @@ try {
 }
 const loss = Number(values.loss);
 if (!(loss >= 0 && loss < 100)) fail('--loss must be a percentage in [0, 100)');
-if (values['delay-ms'] !== undefined && Number(values['delay-ms']) > 0) {
-  fail('ERR_NO_NETEM: --delay-ms needs the netem qdisc, which this kernel does not have; the testbed runs with the bridge\'s ~0.1 ms RTT (see testbed/README.md)');
-}
+const delayMs = Number(values['delay-ms'] ?? 0);
+if (!(Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= MAX_DELAY_MS)) fail(`--delay-ms must be an integer in [0, ${MAX_DELAY_MS}]`);
 const size = Number(values.size);
 if (!(Number.isInteger(size) && size > 0 && size <= 65536)) fail('--size must be 1..65536 KiB');
 
-const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss });
+const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs });
 console.log(`testbed up: Origo ${tb.origoUrl} (admin password ${tb.adminPassword}), origin ${tb.originUrl}`);
+console.log(`  delay: ${tb.delay ? tb.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}`);
 for (const p of tb.proxies) console.log(`  ${p.id}  ${p.url}  ${formatRate(p.rateBps)}  (namespace ${p.ns})`);
 console.log(`  client namespace ${tb.topology.client.ns}: e.g. ip netns exec ${tb.topology.client.ns} node proxyclientlib/bin/mutp.js get ${tb.objectUrl(size)} --origo ${tb.origoUrl} --json`);
 

@@ -48,7 +48,9 @@ export function setLinkLoss(link, pct) {
   if (pct === 0) return;
   const p = (pct / 100).toFixed(6);
   for (const [ns, from] of [[link.clientNs, link.proxyIp], [link.proxyNs, link.clientIp]]) {
-    inNs(ns, ['iptables', '-A', 'INPUT', '-s', from, '-m', 'statistic', '--mode', 'random', '--probability', p,
+    // inserted at the top: the client's NFQUEUE delay rule (delay.js) is appended to INPUT, and
+    // its accept verdict ends the chain, so a loss rule after it would never see a packet
+    inNs(ns, ['iptables', '-I', 'INPUT', '1', '-s', from, '-m', 'statistic', '--mode', 'random', '--probability', p,
       '-m', 'comment', '--comment', `${LOSS_COMMENT}:${from}`, '-j', 'DROP']);
   }
 }

@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { proxyToken } from '@mutp/origo';
 import { planTopology, createTopology, destroyTag } from './topology.js';
 import { shapeUpload, setLinkLoss } from './links.js';
+import { startDelay } from './delay.js';
 import { spawnInNs } from './spawn-in-ns.js';
 import { cpuSeconds } from './proc-cpu.js';
 
@@ -50,8 +51,10 @@ export function checkPrerequisites() {
  * @param {string} [o.subnet]       first three octets of the private /24
  * @param {number} [o.lossPct]      random loss on every proxy↔client link, dropped at the receiver
  * @param {string} [o.origoDb]      DuckDB path (default <dir>/origo.duckdb) or ':memory:'
+ * @param {number} [o.delayMs]      one-way delay on every packet to or from the client (0: none); netem, else shaping/delayline
+ * @param {boolean} [o.forceDelayLine]  the delay line even where netem exists (its own test)
  */
-export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb }) {
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false }) {
   checkPrerequisites();
   mkdirSync(dir, { recursive: true });
   const topo = planTopology({ tag, subnet, proxyCount: rates.length });
@@ -61,6 +64,10 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
   const children = [];
   try {
     topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
+    /** @type {import('./delay.js').DelayInfo | null} */
+    const delay = delayMs > 0
+      ? await startDelay({ clientNs: topo.client.ns, hubNs: topo.hub, hubDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine })
+      : null;
 
     const secret = randomBytes(32).toString('hex'); // per run: tokens of an earlier run are worthless
     const adminPassword = randomBytes(12).toString('base64url'); // the dashboard's login for this run
@@ -100,6 +107,8 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       adminPassword,
       proxies,
       agentPid: agentChild.pid ?? 0,
+      /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
+      delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe } : null,
       /** URL of a deterministic demo object of `kib` KiB on the origin. @param {number} kib */
       objectUrl: (kib) => `${originUrl}/media/demo-${kib}KB.bin`,
       /**
@@ -124,6 +133,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
           /* the agent is gone: nothing to flush */
         }
         agentChild.stdin?.end();
+        delay?.stop();
         cleanup.run();
       },
     };

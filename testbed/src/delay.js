@@ -1,0 +1,123 @@
+// A constant one-way delay on every packet the client sends or receives on its eth0, so every
+// client↔proxy (and client↔Origo/origin) path gets RTT = 2·D + the bridge's ~0.1 ms.
+// netem where the kernel has it; otherwise shaping/delayline (NFQUEUE: each packet's verdict is
+// issued D ms after it was queued). Both delay TCP and WebRTC/UDP alike.
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const DELAYLINE_DIR = fileURLToPath(new URL('../../shaping/delayline/', import.meta.url));
+export const DELAYLINE = `${DELAYLINE_DIR}delayline`;
+const DELAYLINE_SOURCE = `${DELAYLINE_DIR}delayline.c`;
+const DELAYLINE_BUILD = `${DELAYLINE_DIR}build`;
+const DELAY_COMMENT = 'mtb-delay'; // tags our NFQUEUE rules
+const QUEUE_NUM = 0; // one queue per namespace: both directions share it (same D, so one FIFO keeps order)
+const READY_TIMEOUT_MS = 5000; // the delay line binds its queue in milliseconds; 5 s covers a loaded machine
+const NETEM_LIMIT_PACKETS = 100_000; // netem's default 1000-packet limit would drop at D·rate > 1000 packets
+export const MAX_DELAY_MS = 10_000; // the delay line's own bound
+
+/** @param {string} ns @param {string[]} args */
+function inNs(ns, args) {
+  return execFileSync('ip', ['netns', 'exec', ns, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
+ * Does this kernel have netem? Probed on the namespace's loopback, then removed again.
+ * @param {string} ns
+ */
+export function hasNetem(ns) {
+  try {
+    inNs(ns, ['tc', 'qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '1ms']);
+  } catch {
+    return false;
+  }
+  inNs(ns, ['tc', 'qdisc', 'del', 'dev', 'lo', 'root']);
+  return true;
+}
+
+/**
+ * Builds shaping/delayline/delayline when it is missing or older than its source.
+ * @returns {string} the binary's path
+ */
+export function ensureDelayLine() {
+  const stale = !existsSync(DELAYLINE) || statSync(DELAYLINE).mtimeMs < statSync(DELAYLINE_SOURCE).mtimeMs;
+  if (!stale) return DELAYLINE;
+  try {
+    execFileSync(DELAYLINE_BUILD, [], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    throw Object.assign(new Error(`could not build the delay line (needs clang and libnetfilter-queue-dev): ${String(err?.stderr || err?.message).trim()}`),
+      { code: 'ERR_DELAYLINE_BUILD', cause: err });
+  }
+  return DELAYLINE;
+}
+
+/**
+ * @typedef {{method: 'netem' | 'nfqueue', delayMs: number, pid: number | null, describe: string, stop: () => void}} DelayInfo
+ */
+
+/**
+ * Delays everything on the client's eth0, both directions, by `delayMs`.
+ * @param {object} o
+ * @param {string} o.clientNs
+ * @param {string} o.hubNs       the bridge's namespace (netem's inbound half goes on the client's hub port)
+ * @param {string} o.hubDev      the client's veth end in the hub namespace
+ * @param {number} o.delayMs     integer, 1..MAX_DELAY_MS
+ * @param {string} o.logFile     the delay line's stderr (its counters on exit)
+ * @param {boolean} [o.forceDelayLine]  use the delay line even where netem exists (tests)
+ * @returns {Promise<DelayInfo>}
+ */
+export async function startDelay({ clientNs, hubNs, hubDev, delayMs, logFile, forceDelayLine = false }) {
+  if (!(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= MAX_DELAY_MS)) {
+    throw Object.assign(new Error(`delay must be an integer number of ms in [1, ${MAX_DELAY_MS}], got ${delayMs}`), { code: 'ERR_BAD_OPTION' });
+  }
+  if (!forceDelayLine && hasNetem(clientNs)) {
+    const netem = ['netem', 'delay', `${delayMs}ms`, 'limit', String(NETEM_LIMIT_PACKETS)];
+    inNs(clientNs, ['tc', 'qdisc', 'add', 'dev', 'eth0', 'root', ...netem]); // client → everyone
+    inNs(hubNs, ['tc', 'qdisc', 'add', 'dev', hubDev, 'root', ...netem]); // everyone → client
+    return { method: 'netem', delayMs, pid: null, describe: `netem delay ${delayMs} ms on the client's veth, both ends`, stop() {} };
+  }
+  const bin = ensureDelayLine();
+  // stderr straight into the file: its exit counters are written after the testbed is gone
+  const logFd = openSync(logFile, 'a');
+  const child = spawn('ip', ['netns', 'exec', clientNs, bin, '--queue', String(QUEUE_NUM), '--delay-ms', String(delayMs)], { stdio: ['ignore', 'pipe', logFd] });
+  closeSync(logFd);
+  await new Promise((resolve, reject) => {
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    const fail = (/** @type {Error} */ err) => {
+      clearTimeout(timer);
+      child.kill('SIGTERM');
+      reject(Object.assign(err, { code: 'ERR_DELAYLINE_START' }));
+    };
+    timer = setTimeout(() => fail(new Error(`the delay line did not report ready within ${READY_TIMEOUT_MS} ms (see ${logFile})`)), READY_TIMEOUT_MS);
+    child.once('exit', (code) => fail(new Error(`the delay line exited (${code}) before it was ready (see ${logFile})`)));
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      if (!line.startsWith('delayline: ready')) return fail(new Error(`unexpected delay line output: ${line}`));
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve(undefined);
+    });
+  });
+  let stopping = false;
+  child.once('exit', (code, sig) => {
+    // The NFQUEUE rules have no --queue-bypass: without the delay line the client's traffic
+    // stops (visibly) instead of silently flowing undelayed.
+    if (!stopping) process.stderr.write(`testbed: the delay line exited (${code ?? sig}); the client's traffic is blocked (see ${logFile})\n`);
+  });
+  // Appended to filter INPUT/OUTPUT. An NF_ACCEPT verdict ends the table's traversal, so the
+  // loss rules (setLinkLoss) are inserted at the top of INPUT: a packet is first dropped or
+  // kept, then delayed.
+  for (const [chain, dirFlag] of [['OUTPUT', '-o'], ['INPUT', '-i']]) {
+    inNs(clientNs, ['iptables', '-A', chain, dirFlag, 'eth0', '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
+  }
+  return {
+    method: 'nfqueue', delayMs, pid: child.pid ?? null,
+    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the client's eth0, both directions`,
+    /** Expected end (teardown): the delay line releases what it holds and exits. */
+    stop() {
+      stopping = true;
+      child.kill('SIGTERM');
+    },
+  };
+}
