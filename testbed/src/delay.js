@@ -83,14 +83,13 @@ export async function startDelay({ clientNs, hubNs, hubDev, delayMs, logFile, fo
   const child = spawn('ip', ['netns', 'exec', clientNs, bin, '--queue', String(QUEUE_NUM), '--delay-ms', String(delayMs)], { stdio: ['ignore', 'pipe', logFd] });
   closeSync(logFd);
   await new Promise((resolve, reject) => {
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
-    const fail = (/** @type {Error} */ err) => {
+    const timer = setTimeout(() => fail(new Error(`the delay line did not report ready within ${READY_TIMEOUT_MS} ms (see ${logFile})`)), READY_TIMEOUT_MS);
+    /** @param {Error} err */
+    function fail(err) {
       clearTimeout(timer);
       child.kill('SIGTERM');
       reject(Object.assign(err, { code: 'ERR_DELAYLINE_START' }));
-    };
-    timer = setTimeout(() => fail(new Error(`the delay line did not report ready within ${READY_TIMEOUT_MS} ms (see ${logFile})`)), READY_TIMEOUT_MS);
+    }
     child.once('exit', (code) => fail(new Error(`the delay line exited (${code}) before it was ready (see ${logFile})`)));
     createInterface({ input: child.stdout }).once('line', (line) => {
       if (!line.startsWith('delayline: ready')) return fail(new Error(`unexpected delay line output: ${line}`));
