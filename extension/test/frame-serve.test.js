@@ -1,0 +1,111 @@
+// The download frame's request server, in Node: the real ProxyClientLib against local fake
+// proxies on 127.0.0.1, the real page side (frame link + fleet serve) over a real
+// MessageChannel with transferred buffers. What the browser adds is only the wiring.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createClient } from '@mutp/proxyclientlib';
+import { createRequestServer } from '../src/frame/serve-requests.js';
+import { createFrameLink } from '../src/page/frame-link.js';
+import { serveThroughFleet } from '../src/page/fleet-serve.js';
+import { compilePatterns } from '../src/shared/patterns.js';
+import { startFakeProxy } from '../../proxyclientlib/test/helpers/fake-proxy.js';
+import { demoBytes } from '../../demo/media.js';
+
+const ORIGIN = 'http://origin.test'; // the fake proxies serve demo bytes by path, never fetch it
+const PATTERNS = ['origin.test/media/*'];
+const MB = 1 << 20;
+const HOLD_AT_BYTES = 100_000; // each proxy response stops here until the test releases it
+const NO_PROGRESS_MS = 10_000; // the page's stall timer: long, the test releases the proxies itself
+const quiet = { warn: () => {} };
+const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
+
+/** @param {object} over */
+const settingsWith = (over) => ({ enabled: true, patterns: PATTERNS, mode: 'parallel-http', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
+
+describe('extension frame: request server', function () {
+  this.timeout(60_000);
+  const cleanup = [];
+  afterEach(async () => { for (const c of cleanup.splice(0).reverse()) await c(); });
+
+  for (const mode of ['parallel-http', 'range-http']) {
+    it(`${mode}: the page reads the first bytes while every proxy still holds the rest; the body is byte-exact`, async () => {
+      const ps = [await startFakeProxy({ holdAfterBytes: HOLD_AT_BYTES }), await startFakeProxy({ holdAfterBytes: HOLD_AT_BYTES })];
+      cleanup.push(...ps.map((p) => () => p.close()));
+      const lib = createClient({ origo: null, logger: quiet });
+      cleanup.push(() => lib.close());
+      const refs = ps.map((p, i) => ({ id: `p${i}`, url: p.url }));
+      // the frame passes N; here the proxies are given instead of asked of Origo
+      const client = { download: (/** @type {string} */ url, /** @type {any} */ o) => lib.download(url, { ...o, proxies: refs }) };
+      const channel = new MessageChannel();
+      cleanup.push(() => { channel.port1.close(); channel.port2.close(); });
+      const records = [];
+      const server = createRequestServer({
+        state: () => ({ settings: settingsWith({ mode }), matches: compilePatterns(PATTERNS), client }),
+        port: channel.port1, toBackground: (m) => records.push(m), logger: quiet,
+      });
+      channel.port1.onmessage = (e) => server.onPageMessage(e.data);
+      const link = createFrameLink({ requestFrame: () => {}, warn: quiet.warn });
+      link.attach(channel.port2);
+
+      const url = `${ORIGIN}/media/demo-1MB.bin`;
+      const served = await serveThroughFleet({
+        link, url, range: null, signal: null, noProgressMs: NO_PROGRESS_MS, warn: quiet.warn,
+        direct: () => Promise.reject(new Error('the direct fetch must not be needed')),
+      });
+      assert.ok(served, 'the fleet did not serve');
+      const { head, body } = served;
+      assert.equal(head.headers.find(([k]) => k === 'content-length')?.[1], String(MB), 'the size is known with the first bytes');
+      const first = await body.next();
+      assert.equal(first.done, false);
+      const parts = [/** @type {Uint8Array} */ (first.value)];
+      // nothing has released the held responses yet: the download cannot have completed
+      assert.ok(ps.some((p) => p.held() > 0), 'no response was held');
+      assert.ok(parts[0].byteLength > 0 && parts[0].byteLength <= 2 * HOLD_AT_BYTES, `first piece ${parts[0].byteLength} B`);
+      assert.equal(records.length, 0, 'the frame reported a finished download before the release');
+      for (const p of ps) p.release();
+      for await (const part of body) parts.push(part);
+      const all = Buffer.concat(parts);
+      assert.equal(sha(all), sha(demoBytes(MB)));
+      assert.ok(parts.length > 2, `${parts.length} parts`);
+      assert.equal(records.length, 1);
+      assert.equal(records[0].record.mode, mode);
+      assert.equal(records[0].record.error, null);
+    });
+  }
+
+  describe('ERR_NOT_MATCHED: the frame checks every request itself (any page can embed it)', () => {
+    /** @param {object} settings */
+    function harness(settings) {
+      const posted = [];
+      const downloads = [];
+      const client = { download: async (/** @type {string} */ url) => { downloads.push(url); return { data: new Uint8Array([1, 2, 3]), stats: {} }; } };
+      const server = createRequestServer({
+        state: () => ({ settings, matches: compilePatterns(settings.patterns), client }),
+        port: { postMessage: (m) => posted.push(m) }, toBackground: () => {}, logger: quiet,
+      });
+      return { posted, downloads, server };
+    }
+
+    it('refuses a URL outside the patterns without downloading it', async () => {
+      const h = harness(settingsWith({}));
+      await h.server.onPageMessage({ t: 'get', id: 7, url: 'http://elsewhere.test/media/x.bin', range: null });
+      assert.deepEqual(h.downloads, []);
+      assert.deepEqual(h.posted.map((m) => [m.t, m.id, m.code]), [['fail', 7, 'ERR_NOT_MATCHED']]);
+    });
+
+    it('refuses every URL when the extension is disabled', async () => {
+      const h = harness(settingsWith({ enabled: false }));
+      await h.server.onPageMessage({ t: 'get', id: 8, url: `${ORIGIN}/media/x.bin`, range: null });
+      assert.deepEqual(h.downloads, []);
+      assert.deepEqual(h.posted.map((m) => [m.t, m.code]), [['fail', 'ERR_NOT_MATCHED']]);
+    });
+
+    it('serves a matching URL (the refusals above are the check, not a broken path)', async () => {
+      const h = harness(settingsWith({}));
+      await h.server.onPageMessage({ t: 'get', id: 9, url: `${ORIGIN}/media/x.bin`, range: null });
+      assert.deepEqual(h.downloads, [`${ORIGIN}/media/x.bin`]);
+      assert.deepEqual(h.posted.map((m) => m.t), ['data', 'end']);
+      assert.deepEqual([...new Uint8Array(h.posted[0].buf)], [1, 2, 3]);
+    });
+  });
+});
