@@ -1,6 +1,6 @@
 // The proxy's in-flight cap (rtc/inflight-limit.js): pure, driven with a fake clock.
 import assert from 'node:assert/strict';
-import { createInflightLimit } from '../src/rtc/inflight-limit.js';
+import { createInflightLimit, inflightFloorPackets } from '../src/rtc/inflight-limit.js';
 
 /** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
 function sendAll(lim, s, t) {
@@ -12,7 +12,56 @@ function sendAll(lim, s, t) {
   return n;
 }
 
+/**
+ * A paced link (1 packet/ms, 1 ms away) and a client that echoes after `feedbackEvery` packets or
+ * `maxDelayMs` after the first unanswered one, as protocol/ receivers do. The min RTT is known
+ * (1 ms) and the rate estimate has collapsed (2 packets echoed in the first second, as after a
+ * loss burst). Returns packets delivered per ms over the last second.
+ * @param {number} floorPackets @param {number} feedbackEvery
+ */
+function recoveredRate(floorPackets, feedbackEvery, maxDelayMs = 20) {
+  const lim = createInflightLimit({ queueTargetMs: 15, floorPackets, initialPackets: 16, stallMs: 200 });
+  const s = { seq: 0 };
+  sendAll(lim, s, 0);
+  lim.onEcho(1, 1);
+  lim.onEcho(2, 1000);
+  /** @type {number[]} */
+  const arrivals = [];
+  let linkFreeAt = 1000;
+  let delivered = 16; // what was sent at t=0 has arrived by now
+  let pending = 0;
+  let firstPendingAt = 0;
+  let deliveredAt2000 = 0;
+  for (let t = 1000; t < 3000; t++) {
+    while (lim.allows(t)) {
+      lim.onSent(++s.seq, t);
+      linkFreeAt = Math.max(linkFreeAt, t) + 1;
+      arrivals[s.seq] = linkFreeAt + 1;
+    }
+    while (delivered < s.seq && arrivals[delivered + 1] <= t) {
+      delivered++;
+      if (pending++ === 0) firstPendingAt = t;
+    }
+    if (pending >= feedbackEvery || (pending > 0 && t - firstPendingAt >= maxDelayMs)) {
+      lim.onEcho(delivered, t + 1);
+      pending = 0;
+    }
+    if (t === 2000) deliveredAt2000 = delivered;
+  }
+  return (delivered - deliveredAt2000) / 1000;
+}
+
 describe('rtc in-flight limit', () => {
+  it('recovers from a collapsed rate estimate: the floor covers two feedback intervals', () => {
+    assert.equal(inflightFloorPackets(8), 16);
+    assert.equal(inflightFloorPackets(1), 6, 'never below the absolute floor');
+    const rate = recoveredRate(inflightFloorPackets(8), 8);
+    assert.ok(rate > 0.9, `${rate} packets/ms after recovery, link 1/ms`);
+    // the trap it avoids: a floor under feedbackEvery waits for the client's delay timer every round
+    const trapped = recoveredRate(6, 8);
+    assert.ok(trapped < 0.5, `${trapped} packets/ms with a floor of 6 < feedbackEvery 8`);
+  });
+
   it('starts with the initial allowance and holds there without feedback', () => {
     const lim = createInflightLimit({ initialPackets: 16, stallMs: 200 });
     const s = { seq: 0 };

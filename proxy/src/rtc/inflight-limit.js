@@ -7,8 +7,16 @@
 
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
-  INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS,
+  INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS,
 } from './limits.js';
+
+/**
+ * The in-flight floor for a download whose client sends feedback every `feedbackEvery` packets.
+ * @param {number} feedbackEvery packets
+ */
+export function inflightFloorPackets(feedbackEvery) {
+  return Math.max(INFLIGHT_FLOOR_PACKETS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS * feedbackEvery);
+}
 
 /** Send times kept (packets): far more than ever fly at once. */
 const SEND_TIME_RING = 8192;

@@ -56,8 +56,16 @@ export const DRAIN_EWMA_WEIGHT = 0.25;
  */
 export const INFLIGHT_QUEUE_TARGET_MS = 15;
 
-/** Never fewer than this in flight (packets): the link must not idle between feedbacks (every 8 packets, shared by N sources). */
+/** Never fewer than this in flight (packets): the link must not idle between feedbacks. */
 export const INFLIGHT_FLOOR_PACKETS = 6;
+
+/**
+ * …and never fewer than this many feedback intervals (× the download's feedbackEvery): the client
+ * answers every feedbackEvery packets, so a cap below that waits for its feedbackMaxDelayMs timer
+ * each round, the delivery-rate sample falls with it and the cap never recovers (testbed, one
+ * 896 KiB/s proxy: after one lost packet a 4 MiB download crawled at 127 KiB/s with a floor of 6).
+ */
+export const INFLIGHT_FLOOR_FEEDBACK_INTERVALS = 2;
 
 /** In flight before the first rate sample (packets): the first feedback comes after 8 packets at the client. */
 export const INFLIGHT_INITIAL_PACKETS = 16;

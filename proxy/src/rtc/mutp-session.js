@@ -3,7 +3,7 @@
 // stop on `done`, and write one proxy record per download.
 
 import { createChannelSender } from './channel-sender.js';
-import { createInflightLimit } from './inflight-limit.js';
+import { createInflightLimit, inflightFloorPackets } from './inflight-limit.js';
 import {
   BLOCKED_RECHECK_MS, INFLIGHT_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
 } from './limits.js';
@@ -176,6 +176,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       seed: req.seed, downloadId: req.downloadId,
     });
     if (dl.ended) return;
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery) });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage(faultMode === 'lying-meta' ? lieInMeta({ ...m, downloadId: dl.downloadId }) : { ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);
