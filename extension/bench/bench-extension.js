@@ -27,7 +27,7 @@ const BUILD_TIMEOUT_MS = 120_000; // esbuild is fast, but the box is shared by s
 const SYMBOL_PAYLOAD_BYTES = 26_400; // one MUTP generation's worth a frame posts at a time: 24 × 1100 B symbols
 const BYTE_PATH_SIZES = [
   { bytes: SYMBOL_PAYLOAD_BYTES, count: 2000 }, // ~53 MB per run: many small messages
-  { bytes: 1024 * 1024, count: 64 }, // 64 MiB per run: whole chunks (HTTP modes post the body at the end)
+  { bytes: 1024 * 1024, count: 64 }, // 64 MiB per run: whole chunks (a body no piece of which was streamed, posted at the end)
 ];
 
 const { values: opt } = parseArgs({
@@ -85,6 +85,7 @@ async function main() {
   if (modes.length === 0 || unknown.length) throw Object.assign(new Error(`--modes: unknown ${unknown.join(', ')}`), { code: 'ERR_BAD_OPTION' });
   if (!(await exists(CHROMIUM))) throw Object.assign(new Error(`${CHROMIUM} is missing`), { code: 'ERR_NO_BROWSER' });
 
+  const loadAtStart = os.loadavg()[0];
   progress('phase: build the extension (bench copy)');
   const out = await mkdtemp(path.join(os.tmpdir(), 'mutp-bench-ext-'));
   closers.push(() => rm(out, { recursive: true, force: true }));
@@ -124,7 +125,7 @@ async function main() {
 
   const version = await chrome.browser.version();
   return {
-    setup: { browser: version, host: `${os.cpus().length} cores, ${os.loadavg()[0].toFixed(2)} load (1 min)`, proxies: n, chunkBytes: CHUNK_BYTES, shaping: 'none (loopback)', note: 'shared, noisy machine: treat as orders of magnitude' },
+    setup: { browser: version, host: `${os.cpus().length} cores, load (1 min) ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0].toFixed(2)} at end`, proxies: n, chunkBytes: CHUNK_BYTES, shaping: 'none (loopback)', note: 'shared, noisy machine: treat as orders of magnitude' },
     latency, bytePath,
   };
 }

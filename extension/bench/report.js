@@ -10,6 +10,8 @@ export function formatReport(r) {
   lines.push(`(${r.setup.note})`);
   lines.push('');
   lines.push('added latency per chunk (ms): extension vs the browser\'s own fetch, same ranges, interleaved');
+  lines.push('  TTFB = request → first body bytes in the page, TTC = request → complete body in the page;');
+  lines.push('  added = extension median − direct median; every mode streams, so TTFB < TTC when the body takes time');
   lines.push('mode            rounds  TTFB ext med/p90   TTFB direct med/p90   TTC ext med/p90    TTC direct med/p90   added TTFB  added TTC  fallbacks');
   for (const m of r.latency) {
     lines.push([
@@ -29,9 +31,9 @@ export function formatReport(r) {
     lines.push(`${m.mode.padEnd(15)} ${String(l.records).padStart(7)}  ${ms(l.durationMs.median)}        ${ms(l.firstPacketMs.median)}       ${ms(l.serverFetchMs.median)}               ${ms(m.plumbingMs)}`);
   }
   lines.push('');
-  lines.push(`frame → page byte path: ${r.bytePath.where}`);
+  lines.push(`frame → page byte path (MB/s of body bytes the page receives): ${r.bytePath.where}`);
   for (const b of r.bytePath.results) {
-    lines.push(`  ${String(b.bufferBytes).padStart(8)} B buffers: ${b.mbPerS.median.toFixed(0)} MB/s median (best-of-${b.runs} max ${b.mbPerS.p90.toFixed(0)}), ${b.buffersPerS.median.toFixed(0)} buffers/s, ${b.buffersPerRun} per run`);
+    lines.push(`  ${String(b.bufferBytes).padStart(8)} B buffers: ${b.mbPerS.median.toFixed(0)} MB/s median (max of ${b.runs} runs ${b.mbPerS.p90.toFixed(0)}), ${b.buffersPerS.median.toFixed(0)} buffers/s, ${b.buffersPerRun} per run`);
   }
   return `${lines.join('\n')}\n`;
 }
