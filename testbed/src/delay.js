@@ -60,21 +60,22 @@ export function ensureDelayLine() {
  * Delays everything on the client's eth0, both directions, by `delayMs`.
  * @param {object} o
  * @param {string} o.clientNs
- * @param {string} o.hubNs       the bridge's namespace (netem's inbound half goes on the client's hub port)
- * @param {string} o.hubDev      the client's veth end in the hub namespace
+ * @param {string} [o.clientDev]  the client's veth   [eth0]
+ * @param {string} o.peerNs      namespace of the veth's other end (the testbed's hub): netem's inbound half goes there
+ * @param {string} o.peerDev     the veth's other end
  * @param {number} o.delayMs     integer, 1..MAX_DELAY_MS
  * @param {string} o.logFile     the delay line's stderr (its counters on exit)
  * @param {boolean} [o.forceDelayLine]  use the delay line even where netem exists (tests)
  * @returns {Promise<DelayInfo>}
  */
-export async function startDelay({ clientNs, hubNs, hubDev, delayMs, logFile, forceDelayLine = false }) {
+export async function startDelay({ clientNs, clientDev = 'eth0', peerNs, peerDev, delayMs, logFile, forceDelayLine = false }) {
   if (!(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= MAX_DELAY_MS)) {
     throw Object.assign(new Error(`delay must be an integer number of ms in [1, ${MAX_DELAY_MS}], got ${delayMs}`), { code: 'ERR_BAD_OPTION' });
   }
   if (!forceDelayLine && hasNetem(clientNs)) {
     const netem = ['netem', 'delay', `${delayMs}ms`, 'limit', String(NETEM_LIMIT_PACKETS)];
-    inNs(clientNs, ['tc', 'qdisc', 'add', 'dev', 'eth0', 'root', ...netem]); // client → everyone
-    inNs(hubNs, ['tc', 'qdisc', 'add', 'dev', hubDev, 'root', ...netem]); // everyone → client
+    inNs(clientNs, ['tc', 'qdisc', 'add', 'dev', clientDev, 'root', ...netem]); // client → everyone
+    inNs(peerNs, ['tc', 'qdisc', 'add', 'dev', peerDev, 'root', ...netem]); // everyone → client
     return { method: 'netem', delayMs, pid: null, describe: `netem delay ${delayMs} ms on the client's veth, both ends`, stop() {} };
   }
   const bin = ensureDelayLine();
@@ -108,11 +109,11 @@ export async function startDelay({ clientNs, hubNs, hubDev, delayMs, logFile, fo
   // loss rules (setLinkLoss) are inserted at the top of INPUT: a packet is first dropped or
   // kept, then delayed.
   for (const [chain, dirFlag] of [['OUTPUT', '-o'], ['INPUT', '-i']]) {
-    inNs(clientNs, ['iptables', '-A', chain, dirFlag, 'eth0', '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
+    inNs(clientNs, ['iptables', '-A', chain, dirFlag, clientDev, '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
   }
   return {
     method: 'nfqueue', delayMs, pid: child.pid ?? null,
-    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the client's eth0, both directions`,
+    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the client's ${clientDev}, both directions`,
     /** Expected end (teardown): the delay line releases what it holds and exits. */
     stop() {
       stopping = true;

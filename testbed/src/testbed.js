@@ -66,7 +66,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
     /** @type {import('./delay.js').DelayInfo | null} */
     const delay = delayMs > 0
-      ? await startDelay({ clientNs: topo.client.ns, hubNs: topo.hub, hubDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine })
+      ? await startDelay({ clientNs: topo.client.ns, peerNs: topo.hub, peerDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine })
       : null;
 
     const secret = randomBytes(32).toString('hex'); // per run: tokens of an earlier run are worthless
