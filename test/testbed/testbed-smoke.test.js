@@ -1,5 +1,6 @@
 // CI smoke run of the namespace testbed: 2 shaped proxies, real Origo/proxies/client, every
-// mode once, the shaping verified, logs stored in Origo, and nothing left behind.
+// mode once, the shaping verified, logs stored in Origo, and nothing left behind. The client's
+// links carry a small one-way delay (netem, else shaping/delayline), so CI runs the delay path.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -23,6 +24,19 @@ const SHAPER_SLACK = 1.1; // htb's burst and timing: never more than 10% over th
 const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];
 const CAMPAIGN = fileURLToPath(new URL('../../testbed/bin/campaign.js', import.meta.url));
 const TESTBED = fileURLToPath(new URL('../../testbed/bin/testbed.js', import.meta.url));
+const DELAY_MS = 5; // small, so CI runs the delay line without slowing the smoke run down
+const CONNECT_PROBES = 5;
+// TCP connect times in ms (one round trip each), sorted
+const CONNECT_TIMES = `
+import net from 'node:net';
+const [host, port, n] = process.argv.slice(1);
+const t = [];
+for (let i = 0; i < Number(n); i++) {
+  const t0 = performance.now();
+  await new Promise((res, rej) => { const s = net.connect(Number(port), host, () => { t.push(performance.now() - t0); s.destroy(); res(); }); s.on('error', rej); });
+}
+console.log(JSON.stringify(t.sort((a, b) => a - b)));
+`;
 
 describe('testbed (network namespaces, smoke)', function () {
   this.timeout(120_000);
@@ -30,8 +44,8 @@ describe('testbed (network namespaces, smoke)', function () {
   let tb;
 
   before(async function () {
-    requireOrSkip(this, { commands: ['ip', 'tc', 'iptables'], root: true });
-    tb = await startTestbed({ rates: parseRates('2x896KiB'), dir: mkdtempSync(join(tmpdir(), 'mtb-smoke-')), tag: TAG, subnet: SUBNET, origoDb: ':memory:' });
+    requireOrSkip(this, { commands: ['ip', 'tc', 'iptables', 'clang'], root: true });
+    tb = await startTestbed({ rates: parseRates('2x896KiB'), dir: mkdtempSync(join(tmpdir(), 'mtb-smoke-')), tag: TAG, subnet: SUBNET, origoDb: ':memory:', delayMs: DELAY_MS });
   });
   after(async () => {
     await tb?.close();
@@ -52,6 +66,15 @@ describe('testbed (network namespaces, smoke)', function () {
     assert.ok(goodput <= LIMIT_BPS * SHAPER_SLACK, `goodput ${goodput} B/s exceeds the shaped rate`);
     // every byte went through the shaper: the htb class counted at least the payload
     assert.ok(shapedClassStats(p.ns).bytes - before >= SHAPING_CHECK_KIB * KIB);
+  });
+
+  it(`delays every packet of the client by ${DELAY_MS} ms each way (TCP connect to a proxy ≥ 2·D)`, () => {
+    assert.equal(tb.delay?.delayMs, DELAY_MS);
+    const p = tb.proxies[0];
+    const out = execFileSync('ip', ['netns', 'exec', tb.topology.client.ns, process.execPath, '--input-type=module', '-e', CONNECT_TIMES, p.ip, new URL(p.url).port, String(CONNECT_PROBES)], { encoding: 'utf8' });
+    const rtts = JSON.parse(out);
+    console.log(`      ${tb.delay?.method}: TCP connect client → ${p.id} ${rtts.map((/** @type {number} */ t) => t.toFixed(1)).join(', ')} ms`);
+    assert.ok(rtts[0] >= 2 * DELAY_MS, `fastest round trip ${rtts[0]} ms`);
   });
 
   for (const mode of MODES) {
