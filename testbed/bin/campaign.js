@@ -8,7 +8,8 @@ import { cpus } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { parseRates } from '../src/rates.js';
 import { startTestbed, checkPrerequisites } from '../src/testbed.js';
-import { PRESETS, PAPER_FLEET, planConditions, planDownloads, seededRandom } from '../src/campaign-plan.js';
+import { PRESETS, PAPER_FLEET, DEFAULT_DELAY_MS, planConditions, planDownloads, seededRandom } from '../src/campaign-plan.js';
+import { MAX_DELAY_MS } from '../src/delay.js';
 import { runCampaign, feasibleCompositions } from '../src/campaign-run.js';
 import { calibrate } from '../src/calibrate.js';
 import { writeReport } from '../src/report.js';
@@ -25,6 +26,8 @@ results.jsonl (one line per download) and Origo's DuckDB with every log record.
   --rates LIST         proxy fleet          [${PAPER_FLEET}; smoke: 2x896KiB]
   --per-box N          downloads per box (overrides the preset)
   --concurrency K      downloads at a time, each on its own proxies (overrides the preset)
+  --delay-ms MS        one-way delay on every packet to/from the client, RTT = 2·MS; netem,
+                       else shaping/delayline (NFQUEUE); 0 = none (the bridge's ~0.1 ms)   [${DEFAULT_DELAY_MS}]
   --seed N             plan seed (same seed, same plan)   [time]
   --no-calibrate       skip the shaping check
   --report-only DIR    re-make the report from DIR/results.jsonl, run nothing
@@ -36,7 +39,7 @@ try {
   ({ values } = parseArgs({
     options: {
       preset: { type: 'string', default: 'quick' }, out: { type: 'string' }, rates: { type: 'string' }, 'per-box': { type: 'string' },
-      concurrency: { type: 'string' }, seed: { type: 'string' }, 'no-calibrate': { type: 'boolean' }, 'report-only': { type: 'string' },
+      concurrency: { type: 'string' }, 'delay-ms': { type: 'string', default: String(DEFAULT_DELAY_MS) }, seed: { type: 'string' }, 'no-calibrate': { type: 'boolean' }, 'report-only': { type: 'string' },
       tag: { type: 'string', default: 'camp' }, subnet: { type: 'string', default: '10.219.0' }, help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -68,6 +71,8 @@ const perBox = values['per-box'] ? Number(values['per-box']) : preset.perBox;
 const concurrency = values.concurrency ? Number(values.concurrency) : preset.concurrency;
 if (!(Number.isInteger(perBox) && perBox > 0)) fail('--per-box must be a positive integer');
 if (!(Number.isInteger(concurrency) && concurrency > 0)) fail('--concurrency must be a positive integer');
+const delayMs = Number(values['delay-ms']);
+if (!(Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= MAX_DELAY_MS)) fail(`--delay-ms must be an integer in [0, ${MAX_DELAY_MS}]`);
 const seed = values.seed ? Number(values.seed) : Date.now() % 2 ** 31;
 let rates;
 try {
@@ -84,7 +89,8 @@ const random = seededRandom(seed);
 const startedAt = new Date().toISOString();
 const t0 = Date.now();
 console.error(`campaign: starting the testbed (${rates.length} proxies) in ${dir}`);
-const testbed = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet });
+const testbed = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs });
+console.error(`campaign: delay: ${testbed.delay ? testbed.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}`);
 const compositions = feasibleCompositions(testbed.proxies);
 const conditions = planConditions({ ...preset, compositions });
 const items = planDownloads(conditions, perBox, random);
@@ -118,7 +124,7 @@ try {
 const meta = {
   preset: values.preset, fleet: rates.map((r) => r.text).join(','), concurrency, perBox, seed, startedAt, finishedAt: new Date().toISOString(),
   elapsedMin: (Date.now() - t0) / 60000, cores: cpus().length, commit, calibration: calibration?.text ?? null, calibrationChecks: calibration?.checks ?? null,
-  origoUrl, logsFlushed: flush,
+  origoUrl, logsFlushed: flush, delayMs, delayMethod: testbed.delay?.describe ?? null,
 };
 writeFileSync(join(dir, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
 const { claims, targets } = writeReport({ rows, dir, meta });

@@ -12,6 +12,12 @@ export const FAST_BPS = 1792 * KIB; // paper: 4 proxies at "1,792 KB/s"
 export const PAPER_FLEET = '14x896KiB,4x1792KiB';
 export const DEFAULT_WINDOW = 240; // paper FIGURE 11: w = 240
 export const DEFAULT_GENERATION = 24; // paper FIGURE 11: g = 24
+// One-way delay on the client's links (RTT = 2×): the paper's extension only used proxies
+// within 3,000 km of the user (section IV) in AWS Virginia, Ohio, Oregon, Frankfurt and Paris.
+// 3,000 km of fibre is ~15 ms one way at 200 km/ms; routes are longer than great circles and
+// the access network adds more, so 25 ms one way (RTT 50 ms) is a mid-range user, e.g. a
+// central-European home user to Frankfurt or a US East-coast user to Virginia/Ohio.
+export const DEFAULT_DELAY_MS = 25;
 
 /** Proxy sets of FIGURE 11's x-axis (and the heterogeneous mix the paper could not exploit). */
 export const COMPOSITIONS = /** @type {const} */ ({

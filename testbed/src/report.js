@@ -44,10 +44,12 @@ const verdict = (/** @type {boolean | null} */ ok) => (ok === null ? 'no data' :
  * @param {object} o
  * @param {Row[]} o.rows
  * @param {string} o.dir
- * @param {object} o.meta   {preset, fleet, concurrency, startedAt, finishedAt, cores, commit, calibration?, origoUrl}
+ * @param {object} o.meta   {preset, fleet, concurrency, startedAt, finishedAt, cores, commit, calibration?, origoUrl, delayMs?, delayMethod?}
  * @returns {{markdown: string, claims: string, targets: {name: string, ok: boolean | null}[]}}
  */
 export function writeReport({ rows, dir, meta }) {
+  const delayMs = Number(meta.delayMs ?? 0); // reports made before --delay-ms existed had none
+  const rttText = delayMs > 0 ? `RTT ${2 * delayMs} ms` : 'RTT ≈ 0.1 ms';
   const figures = [];
   const fig = (/** @type {string} */ file, /** @type {string} */ caption, /** @type {Parameters<typeof boxplotSvg>[0]} */ spec) => {
     const hasData = spec.ticks.some((t) => spec.modes.some((m) => spec.values(t, m).length > 0));
@@ -144,7 +146,7 @@ export function writeReport({ rows, dir, meta }) {
     const dh = drop('parallel-http');
     const du = drop('uncoded');
     const dc = drop('coded');
-    claim('At 1% loss Parallel HTTP drops while MUTP holds (FIG. 15)', `goodput change at 1% vs 0%: Parallel HTTP ${change(dh)}, Range-split ${change(drop('range-http'))}, Uncoded ${change(du)}, Coded ${change(dc)}`, [dh, du, dc].every(Number.isFinite) ? dh > du && dh > dc : null);
+    claim('At 1% loss Parallel HTTP drops while MUTP holds (FIG. 15)', `${rttText}; goodput change at 1% vs 0%: Parallel HTTP ${change(dh)}, Range-split ${change(drop('range-http'))}, Uncoded ${change(du)}, Coded ${change(dc)}`, [dh, du, dc].every(Number.isFinite) ? dh > du && dh > dc : null);
   }
   const claims = ['| paper claim | our medians | verdict |', '|---|---|---|', ...claimRows].join('\n');
 
@@ -192,14 +194,19 @@ export function writeReport({ rows, dir, meta }) {
   const perBox = keys.map((k) => rows.filter((r) => r.key === k && r.ok).length);
 
   const markdown = [
-    `# MUTP testbed campaign — preset \`${meta.preset}\``,
+    `# MUTP testbed campaign — preset \`${meta.preset}\`, ${rttText}`,
     '',
     `Run ${meta.startedAt} → ${meta.finishedAt} (${num(meta.elapsedMin, 1)} min) on ${meta.cores} cores, commit \`${meta.commit}\`. Fleet \`${meta.fleet}\` (KiB = 1024 B; the paper's "896 KB/s" is 896 KiB/s), ` +
       `up to ${meta.concurrency} downloads at a time, each on its own proxies. ${rows.length} downloads, ${failures.length} failed${failureCodes.length ? ` (${failureCodes.map(([c, n]) => `${c}: ${n}`).join(', ')})` : ''}; ` +
       `successful downloads per box: min ${Math.min(...perBox)}, median ${median(perBox)}. Logs went to Origo (${meta.origoUrl}, DuckDB \`origo.duckdb\` in this folder: open it with the dashboard).`,
     '',
     'Chunks are 1–2 MB (uniform on a 32 KiB grid) except in FIGURE 12. Each proxy\'s upload is shaped with `shaping/shape` (htb on its veth); loss is dropped at each receiver\'s INPUT chain, on both directions of the links a download uses. ' +
-      'The machine is shared (2 cores, other jobs running): numbers are noisy, and CPU columns say how busy the proxies and the client were. There is no emulated delay (RTT ≈ 0.1 ms on the bridge).',
+      'The machine is shared (2 cores, other jobs running): numbers are noisy, and CPU columns say how busy the proxies and the client were.',
+    '',
+    delayMs > 0
+      ? `**Delay:** ${delayMs} ms one way on every packet to or from the client, both directions, so every client↔proxy path has an RTT of ${2 * delayMs} ms (+ the bridge's ~0.1 ms); emulated by ${meta.delayMethod ?? 'the testbed'}. ` +
+        'Constant per packet: no jitter, no reordering; the proxies↔origin and proxies↔Origo paths are not delayed. Goodput includes the request\'s round trip and every ramp-up at this RTT.'
+      : '**Delay:** none emulated: the bridge\'s RTT is ≈ 0.1 ms, so feedback arrives at once, which flatters window-limited protocols and hides the effect of loss on TCP (FIGURE 15).',
     '',
     meta.calibration ? `**Shaping check:** ${meta.calibration}\n` : '',
     '## Paper claims vs our medians',
