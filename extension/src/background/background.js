@@ -6,6 +6,7 @@ import { createLogQueue, RETRY_ALARM } from './log-queue.js';
 import { emptyStats, addRecord, addFallback } from './tab-stats.js';
 
 const FRAME_URL = browser.runtime.getURL('frame.html');
+const EXTENSION_ORIGIN = browser.runtime.getURL('');
 const logs = createLogQueue({
   storage: browser.storage.local,
   origoUrl: async () => (await loadSettings()).origoUrl,
@@ -29,9 +30,17 @@ function updateStats(tabId, change) {
   return statsChain;
 }
 
+/**
+ * One of our own pages (popup, options, frame), wherever it is shown: a toolbar popup, a tab, or
+ * an iframe in a site's tab. Judged by the sender's own URL, not its tab's: a content script
+ * shares our id but its URL is the site's, and a framed popup's tab URL is the site's too.
+ * @param {{id?: string, url?: string}} sender
+ */
+const fromOwnPage = (sender) => sender.id === browser.runtime.id && typeof sender.url === 'string' && sender.url.startsWith(EXTENSION_ORIGIN);
+
 browser.runtime.onMessage.addListener((msg, sender) => {
   if (!msg || typeof msg !== 'object') return undefined;
-  const fromFrame = typeof sender.url === 'string' && sender.url.startsWith(FRAME_URL) && sender.id === browser.runtime.id;
+  const fromFrame = fromOwnPage(sender) && sender.url.startsWith(FRAME_URL);
   const tabId = sender.tab?.id;
   if (msg.t === 'record' && fromFrame && msg.record && typeof msg.record.id === 'string') {
     if (Number.isInteger(tabId)) updateStats(tabId, (s) => addRecord(s, msg.record));
@@ -42,10 +51,12 @@ browser.runtime.onMessage.addListener((msg, sender) => {
     if (Number.isInteger(tabId)) return updateStats(tabId, (s) => addFallback(s, msg.url, msg.reason)).then(() => undefined);
     return undefined;
   }
-  if (msg.t === 'tab-stats' && sender.id === browser.runtime.id && !sender.tab?.url?.startsWith('http') && Number.isInteger(msg.tabId)) {
-    return statsChain.then(() => statsArea.get(statsKey(msg.tabId))).then((got) => ({ stats: got[statsKey(msg.tabId)] ?? emptyStats() }));
+  // tabId 'sender': the tab the asking page is framed in (the popup shown inside a page)
+  const statsTab = msg.tabId === 'sender' ? tabId : msg.tabId;
+  if (msg.t === 'tab-stats' && fromOwnPage(sender) && Number.isInteger(statsTab)) {
+    return statsChain.then(() => statsArea.get(statsKey(statsTab))).then((got) => ({ stats: got[statsKey(statsTab)] ?? emptyStats() }));
   }
-  if (msg.t === 'log-status' && sender.id === browser.runtime.id && !sender.tab?.url?.startsWith('http')) {
+  if (msg.t === 'log-status' && fromOwnPage(sender)) {
     return logs.pending().then((pending) => ({ pending, counters: logs.counters }));
   }
   return undefined;

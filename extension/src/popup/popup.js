@@ -1,4 +1,6 @@
-// Popup: live statistics of the current tab (or of ?tab=ID, for a detached view).
+// Popup: live statistics of the current tab: ?tab=ID (a detached view), else the tab the popup is
+// framed in (as the tests screenshot it; Firefox gives a framed extension page no `tabs` API, and
+// the background knows the sender's tab), else the window's active tab.
 import browser from '../shared/api.js';
 import { loadSettings } from '../shared/storage.js';
 
@@ -8,9 +10,13 @@ const $ = (id) => document.getElementById(id);
 const fmtRate = (bps) => (bps >= 1e6 ? `${(bps / 1e6).toFixed(1)} MB/s` : `${(bps / 1e3).toFixed(0)} kB/s`);
 const fmtBytes = (b) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : `${(b / 1e3).toFixed(0)} kB`);
 
+const SENDER_TAB = 'sender'; // tab-stats of the tab this page is framed in
+
+/** @returns {Promise<number | typeof SENDER_TAB | null>} */
 async function tabId() {
   const q = Number(new URLSearchParams(location.search).get('tab'));
   if (Number.isInteger(q) && q > 0) return q;
+  if (window.parent !== window) return SENDER_TAB;
   const [tab] = await browser.tabs.query({ active: true, currentWindow: true });
   return tab?.id ?? null;
 }

@@ -1,5 +1,7 @@
-// The local fleet for the end-to-end tests, in this process, on 127.0.0.1 only: Origo and N
-// proxies whose allowlist holds the test video site (as `npm start` with MUTP_ALLOWED_HOSTS).
+// The local fleet for the end-to-end tests, in this process: Origo and N proxies on 127.0.0.1
+// whose allowlist holds the test video site (as `npm start` with MUTP_ALLOWED_HOSTS). WebRTC
+// binds to loopback too, or to `rtcBindAddress` (the Firefox test's namespace address: Firefox
+// offers no loopback ICE candidate).
 import { randomBytes } from 'node:crypto';
 import { startOrigo, proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
@@ -7,13 +9,14 @@ import { startProxy } from '@mutp/proxy';
 const FLEET_READY_TIMEOUT_MS = 20_000; // proxies register over socket.io; slow on a busy 2-core box
 const STATUS_EVERY_MS = 1000; // proxy status period (fast, so Origo notices restarts quickly)
 const silent = { info() {}, warn() {}, error() {} };
+const logger = process.env.MUTP_E2E_FLEET_LOG === '1' ? console : silent; // debugging: the fleet's own log
 
 /**
- * @param {{proxyCount: number, allowedHosts: string[]}} o
+ * @param {{proxyCount: number, allowedHosts: string[], rtcBindAddress?: string}} o
  */
-export async function startLocalFleet({ proxyCount, allowedHosts }) {
+export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress }) {
   const secret = randomBytes(16).toString('hex');
-  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0 });
+  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger, rateLimitPerMinute: 0 });
   /** @type {{id: string, close: () => Promise<void>}[]} */
   const proxies = [];
   let started = 0;
@@ -23,7 +26,8 @@ export async function startLocalFleet({ proxyCount, allowedHosts }) {
       const id = `e2e-${++started}`;
       const p = await startProxy({
         id, token: proxyToken(secret, id), host: '127.0.0.1', port: 0, origoUrl: origo.url,
-        allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger: silent,
+        allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger,
+        ...(rtcBindAddress ? { rtcBindAddress } : {}),
       });
       proxies.push({ id, close: () => p.close() });
     }

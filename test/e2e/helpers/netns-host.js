@@ -1,0 +1,101 @@
+// A one-host network namespace for a browser test: `lo` up plus one interface with a private
+// address of its own (one end of a veth pair whose both ends stay inside: this kernel has no
+// `dummy` link type) and the default route on it. Firefox ESR offers no loopback ICE candidate
+// (not even with media.peerconnection.ice.loopback), so WebRTC needs a non-loopback address;
+// inside our own namespace that address reaches nothing but the namespace itself. Recipe: docs/extension-testing.md.
+import { execFileSync, spawn } from 'node:child_process';
+
+export const FIREFOX_NS = 'mutp-ffe2e';
+const DEV = 'mutpff0'; // holds the address: enough for Firefox to offer a host candidate
+const PEER_DEV = 'mutpff1'; // the veth's other end, up so DEV's carrier is up; no address
+// 10.226.6.0/24: not the testbed's 10.219.0.0/16 nor test/support/netns.js's 10.213.7.0/24
+export const FIREFOX_NS_ADDR = '10.226.6.1';
+const PREFIX_BITS = 24;
+
+/** @param {string[]} args */
+function ip(...args) {
+  execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** Delete the namespace if it exists (a crashed run's leftovers too). @param {string} ns */
+export function deleteNamespace(ns) {
+  try {
+    execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
+  } catch {
+    /* not there */
+  }
+}
+
+/**
+ * Create the namespace afresh (a stale one is removed first). Needs root.
+ * @param {string} [ns]
+ * @param {string} [addr]
+ * @returns {{ns: string, addr: string, destroy: () => void}}
+ */
+export function createHostNamespace(ns = FIREFOX_NS, addr = FIREFOX_NS_ADDR) {
+  deleteNamespace(ns);
+  ip('netns', 'add', ns);
+  try {
+    ip('-n', ns, 'link', 'set', 'lo', 'up');
+    ip('-n', ns, 'link', 'add', DEV, 'type', 'veth', 'peer', 'name', PEER_DEV);
+    ip('-n', ns, 'addr', 'add', `${addr}/${PREFIX_BITS}`, 'dev', DEV);
+    ip('-n', ns, 'link', 'set', PEER_DEV, 'up');
+    ip('-n', ns, 'link', 'set', DEV, 'up');
+    // Firefox (without a camera/microphone grant) offers only the address of the default route's
+    // interface; with no default route it offers no candidate at all. The route leads into the
+    // veth whose other end is in here too: nothing leaves the namespace.
+    ip('-n', ns, 'route', 'add', 'default', 'dev', DEV);
+  } catch (err) {
+    deleteNamespace(ns);
+    throw err;
+  }
+  return { ns, addr, destroy: () => deleteNamespace(ns) };
+}
+
+/**
+ * Run a command inside the namespace, its output streamed to ours line by line with a prefix.
+ * Resolves with the exit code and the output's last lines (for an assertion message).
+ * @param {string} ns
+ * @param {string[]} argv
+ * @param {{env?: NodeJS.ProcessEnv, prefix?: string, timeoutMs: number}} o
+ * @returns {Promise<{code: number | null, signal: string | null, tail: string}>}
+ */
+export function runInNamespace(ns, argv, { env = process.env, prefix = '  │ ', timeoutMs }) {
+  const TAIL_LINES = 60; // enough for mocha's failure report
+  return new Promise((resolve, reject) => {
+    const child = spawn('ip', ['netns', 'exec', ns, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    /** @type {string[]} */
+    const lines = [];
+    const timer = setTimeout(() => {
+      lines.push(`[killed: no exit within ${timeoutMs} ms]`);
+      try {
+        process.kill(-child.pid, 'SIGKILL'); // its whole group: mocha and the browser it started
+      } catch {
+        /* gone */
+      }
+    }, timeoutMs);
+    /** @param {NodeJS.WriteStream} out */
+    const pipeTo = (out) => {
+      let rest = '';
+      return (/** @type {Buffer} */ chunk) => {
+        const parts = (rest + chunk.toString('utf8')).split('\n');
+        rest = parts.pop() ?? '';
+        for (const line of parts) {
+          out.write(`${prefix}${line}\n`);
+          lines.push(line);
+          if (lines.length > TAIL_LINES) lines.shift();
+        }
+      };
+    };
+    child.stdout.on('data', pipeTo(process.stdout));
+    child.stderr.on('data', pipeTo(process.stderr));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, tail: lines.join('\n') });
+    });
+  });
+}
