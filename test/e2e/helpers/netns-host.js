@@ -17,8 +17,27 @@ function ip(...args) {
   execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/** Delete the namespace if it exists (a crashed run's leftovers too). @param {string} ns */
+/**
+ * Delete the namespace if it exists (a crashed run's leftovers too). Processes still inside it
+ * (only ours: a browser a killed run left behind) are killed first, as deleting the name would
+ * leave them running in an unnamed namespace.
+ * @param {string} ns
+ */
 export function deleteNamespace(ns) {
+  let pids = [];
+  try {
+    pids = execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    /* not there */
+  }
+  for (const pid of pids) {
+    if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
   try {
     execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
   } catch {
