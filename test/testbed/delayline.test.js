@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { requireOrSkip } from '../support/require-tool.js';
 import { createPair, destroyPair, nodeIn, sh } from '../support/netns.js';
 import { ensureDelayLine, startDelay } from '../../testbed/src/delay.js';
-import { setLinkLoss, droppedPackets } from '../../testbed/src/links.js';
+import { setLinkLoss, droppedPackets, setTcpCongestion } from '../../testbed/src/links.js';
 
 const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
 const DELAY_MS = 25; // the campaign's default one-way delay
@@ -144,11 +144,14 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
     await server;
   });
 
-  it('keeps a shaped 896 KiB/s TCP link within ±10% with D = 25 ms', async () => {
+  it('keeps a shaped 896 KiB/s TCP link (cubic, as the testbed\'s hosts) within ±10% with D = 25 ms', async () => {
+    setTcpCongestion({ ns: net.b, ip: net.ipB }, net.ipB.split('.').slice(0, 3).join('.'), 'cubic', net.devB);
     sh('ip', 'netns', 'exec', net.b, SHAPE, '--dev', net.devB, '--upload', '896KiB');
     const sink = nodeIn(net.a, TCP_SINK, [String(PORT + 2), '1.5', '3']); // warm-up covers slow start at RTT 50 ms
     await sleep(500);
     const source = nodeIn(net.b, TCP_SOURCE, [net.ipA, String(PORT + 2)]).catch(() => '');
+    await sleep(1500);
+    assert.match(sh('ip', 'netns', 'exec', net.b, 'ss', '-tin', 'dport', `= ${PORT + 2}`), /\bcubic\b/); // the route's congctl took effect
     const rate = Number(await sink);
     await source;
     sh('ip', 'netns', 'exec', net.b, SHAPE, '--dev', net.devB, '--clear');

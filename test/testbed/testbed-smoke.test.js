@@ -77,6 +77,13 @@ describe('testbed (network namespaces, smoke)', function () {
     assert.ok(rtts[0] >= 2 * DELAY_MS, `fastest round trip ${rtts[0]} ms`);
   });
 
+  it('runs TCP with cubic on every host, as the paper\'s servers did (bbr here by default ignores loss)', () => {
+    assert.equal(tb.tcpCongestion, 'cubic');
+    for (const n of [tb.topology.client, ...tb.proxies]) {
+      assert.match(execFileSync('ip', ['-n', n.ns, 'route', 'show', `${SUBNET}.0/24`], { encoding: 'utf8' }), /congctl cubic/, n.ns);
+    }
+  });
+
   for (const mode of MODES) {
     it(`downloads a 1 MiB chunk through 2 proxies with ${mode}`, async () => {
       const req = { url: tb.objectUrl(1024), mode, proxies: tb.proxies.map((p) => ({ id: p.id, url: p.url })) };

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cpus } from 'node:os';
 import { execFileSync } from 'node:child_process';
+import { DEFAULT_TCP_CC } from '../src/links.js';
 import { parseRates } from '../src/rates.js';
 import { startTestbed, checkPrerequisites } from '../src/testbed.js';
 import { PRESETS, PAPER_FLEET, DEFAULT_DELAY_MS, planConditions, planDownloads, seededRandom } from '../src/campaign-plan.js';
@@ -28,6 +29,7 @@ results.jsonl (one line per download) and Origo's DuckDB with every log record.
   --concurrency K      downloads at a time, each on its own proxies (overrides the preset)
   --delay-ms MS        one-way delay on every packet to/from the client, RTT = 2·MS; netem,
                        else shaping/delayline (NFQUEUE); 0 = none (the bridge's ~0.1 ms)   [${DEFAULT_DELAY_MS}]
+  --tcp-cc ALGO        TCP congestion control of every host (the paper's servers: cubic)   [${DEFAULT_TCP_CC}]
   --seed N             plan seed (same seed, same plan)   [time]
   --no-calibrate       skip the shaping check
   --report-only DIR    re-make the report from DIR/results.jsonl, run nothing
@@ -39,7 +41,7 @@ try {
   ({ values } = parseArgs({
     options: {
       preset: { type: 'string', default: 'quick' }, out: { type: 'string' }, rates: { type: 'string' }, 'per-box': { type: 'string' },
-      concurrency: { type: 'string' }, 'delay-ms': { type: 'string', default: String(DEFAULT_DELAY_MS) }, seed: { type: 'string' }, 'no-calibrate': { type: 'boolean' }, 'report-only': { type: 'string' },
+      concurrency: { type: 'string' }, 'delay-ms': { type: 'string', default: String(DEFAULT_DELAY_MS) }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC }, seed: { type: 'string' }, 'no-calibrate': { type: 'boolean' }, 'report-only': { type: 'string' },
       tag: { type: 'string', default: 'camp' }, subnet: { type: 'string', default: '10.219.0' }, help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -89,8 +91,8 @@ const random = seededRandom(seed);
 const startedAt = new Date().toISOString();
 const t0 = Date.now();
 console.error(`campaign: starting the testbed (${rates.length} proxies) in ${dir}`);
-const testbed = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs });
-console.error(`campaign: delay: ${testbed.delay ? testbed.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}`);
+const testbed = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs, tcpCongestion: values['tcp-cc'] });
+console.error(`campaign: delay: ${testbed.delay ? testbed.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}; TCP congestion control ${testbed.tcpCongestion}`);
 const compositions = feasibleCompositions(testbed.proxies);
 const conditions = planConditions({ ...preset, compositions });
 const items = planDownloads(conditions, perBox, random);
@@ -124,7 +126,7 @@ try {
 const meta = {
   preset: values.preset, fleet: rates.map((r) => r.text).join(','), concurrency, perBox, seed, startedAt, finishedAt: new Date().toISOString(),
   elapsedMin: (Date.now() - t0) / 60000, cores: cpus().length, commit, calibration: calibration?.text ?? null, calibrationChecks: calibration?.checks ?? null,
-  origoUrl, logsFlushed: flush, delayMs, delayMethod: testbed.delay?.describe ?? null,
+  origoUrl, logsFlushed: flush, delayMs, delayMethod: testbed.delay?.describe ?? null, tcpCongestion: testbed.tcpCongestion,
 };
 writeFileSync(join(dir, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
 const { claims, targets } = writeReport({ rows, dir, meta });

@@ -4,6 +4,7 @@
 // downloads and prints them, otherwise stays up until Ctrl-C. Needs root. Torn down on exit.
 import { parseArgs } from 'node:util';
 import { resolve, join } from 'node:path';
+import { DEFAULT_TCP_CC } from '../src/links.js';
 import { parseRates, formatRate } from '../src/rates.js';
 import { startTestbed, checkPrerequisites } from '../src/testbed.js';
 import { MAX_DELAY_MS } from '../src/delay.js';
@@ -14,6 +15,7 @@ const USAGE = `Usage: npm run testbed -- [options]   (needs root)
   --loss PCT         random loss on every proxy↔client link, dropped at the receiver   [0]
   --delay-ms MS      one-way delay on every packet to/from the client (RTT +2·MS): netem, else
                      shaping/delayline via NFQUEUE (see testbed/README.md)   [0]
+  --tcp-cc ALGO      TCP congestion control of every host: the paper's servers ran cubic   [${DEFAULT_TCP_CC}]
   --downloads N      run N downloads and exit (else stay up until Ctrl-C)
   --mode MODE        coded | uncoded | parallel-http | range-http   [coded]
   --proxies N        proxies per download   [all]
@@ -27,7 +29,7 @@ let values;
 try {
   ({ values } = parseArgs({
     options: {
-      rates: { type: 'string', default: '4x896KiB' }, loss: { type: 'string', default: '0' }, 'delay-ms': { type: 'string' },
+      rates: { type: 'string', default: '4x896KiB' }, loss: { type: 'string', default: '0' }, 'delay-ms': { type: 'string' }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC },
       downloads: { type: 'string' }, mode: { type: 'string', default: 'coded' }, proxies: { type: 'string' }, size: { type: 'string', default: '1536' },
       dir: { type: 'string', default: join('test-artifacts', 'testbed') }, tag: { type: 'string', default: 'tb' }, subnet: { type: 'string', default: '10.219.0' },
       help: { type: 'boolean', short: 'h' },
@@ -59,9 +61,9 @@ if (!(Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= MAX_DELAY_MS)) fai
 const size = Number(values.size);
 if (!(Number.isInteger(size) && size > 0 && size <= 65536)) fail('--size must be 1..65536 KiB');
 
-const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs });
+const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs, tcpCongestion: values['tcp-cc'] });
 console.log(`testbed up: Origo ${tb.origoUrl} (admin password ${tb.adminPassword}), origin ${tb.originUrl}`);
-console.log(`  delay: ${tb.delay ? tb.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}`);
+console.log(`  delay: ${tb.delay ? tb.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}; TCP congestion control ${tb.tcpCongestion}`);
 for (const p of tb.proxies) console.log(`  ${p.id}  ${p.url}  ${formatRate(p.rateBps)}  (namespace ${p.ns})`);
 console.log(`  client namespace ${tb.topology.client.ns}: e.g. ip netns exec ${tb.topology.client.ns} node proxyclientlib/bin/mutp.js get ${tb.objectUrl(size)} --origo ${tb.origoUrl} --json`);
 

@@ -208,6 +208,10 @@ export function writeReport({ rows, dir, meta }) {
         'Constant per packet: no jitter, no reordering; the proxies↔origin and proxies↔Origo paths are not delayed. Goodput includes the request\'s round trip and every ramp-up at this RTT.'
       : '**Delay:** none emulated: the bridge\'s RTT is ≈ 0.1 ms, so feedback arrives at once, which flatters window-limited protocols and hides the effect of loss on TCP (FIGURE 15).',
     '',
+    meta.tcpCongestion
+      ? `**TCP congestion control:** ${meta.tcpCongestion} on every host (the paper's 2018 servers ran Linux's default, cubic; bbr, this machine's default, ignores random loss and would hide FIGURE 15's effect on HTTP).`
+      : '**TCP congestion control:** the machine\'s default (not recorded; bbr here, which ignores random loss).',
+    '',
     meta.calibration ? `**Shaping check:** ${meta.calibration}\n` : '',
     '## Paper claims vs our medians',
     '',

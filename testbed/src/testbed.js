@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { proxyToken } from '@mutp/origo';
-import { planTopology, createTopology, destroyTag } from './topology.js';
-import { shapeUpload, setLinkLoss } from './links.js';
+import { planTopology, createTopology, destroyTag, allNodes } from './topology.js';
+import { shapeUpload, setLinkLoss, setTcpCongestion, DEFAULT_TCP_CC } from './links.js';
 import { startDelay } from './delay.js';
 import { spawnInNs } from './spawn-in-ns.js';
 import { cpuSeconds } from './proc-cpu.js';
@@ -53,8 +53,9 @@ export function checkPrerequisites() {
  * @param {string} [o.origoDb]      DuckDB path (default <dir>/origo.duckdb) or ':memory:'
  * @param {number} [o.delayMs]      one-way delay on every packet to or from the client (0: none); netem, else shaping/delayline
  * @param {boolean} [o.forceDelayLine]  the delay line even where netem exists (its own test)
+ * @param {string} [o.tcpCongestion]  TCP congestion control of every host (links.js: why cubic)
  */
-export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false }) {
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC }) {
   checkPrerequisites();
   mkdirSync(dir, { recursive: true });
   const topo = planTopology({ tag, subnet, proxyCount: rates.length });
@@ -64,6 +65,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
   const children = [];
   try {
     topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
+    for (const n of allNodes(topo)) setTcpCongestion(n, subnet, tcpCongestion);
     /** @type {import('./delay.js').DelayInfo | null} */
     const delay = delayMs > 0
       ? await startDelay({ clientNs: topo.client.ns, peerNs: topo.hub, peerDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine })
@@ -109,6 +111,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       agentPid: agentChild.pid ?? 0,
       /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
       delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe } : null,
+      tcpCongestion,
       /** URL of a deterministic demo object of `kib` KiB on the origin. @param {number} kib */
       objectUrl: (kib) => `${originUrl}/media/demo-${kib}KB.bin`,
       /**

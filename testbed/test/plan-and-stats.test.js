@@ -103,8 +103,9 @@ describe('testbed: report', () => {
     assert.match(readFileSync(join(dir, 'fig11-goodput.svg'), 'utf8'), /^<svg/);
     assert.match(readFileSync(join(dir, 'README.md'), 'utf8'), /## Targets/);
     assert.match(markdown, /\*\*Delay:\*\* none emulated/); // old results (no delayMs in meta) say so
-    const withDelay = writeReport({ rows, dir, meta: { preset: 'test', fleet: '4x896KiB', concurrency: 1, cores: 2, commit: 'x', origoUrl: 'http://10.0.0.2:8080', elapsedMin: 1, delayMs: 25, delayMethod: 'shaping/delayline (NFQUEUE)' } });
+    const withDelay = writeReport({ rows, dir, meta: { preset: 'test', fleet: '4x896KiB', concurrency: 1, cores: 2, commit: 'x', origoUrl: 'http://10.0.0.2:8080', elapsedMin: 1, delayMs: 25, delayMethod: 'shaping/delayline (NFQUEUE)', tcpCongestion: 'cubic' } });
     assert.match(withDelay.markdown, /^# .*, RTT 50 ms$/m);
     assert.match(withDelay.markdown, /\*\*Delay:\*\* 25 ms one way .* RTT of 50 ms .*emulated by shaping\/delayline \(NFQUEUE\)/);
+    assert.match(withDelay.markdown, /\*\*TCP congestion control:\*\* cubic on every host/);
   });
 });
