@@ -28,6 +28,7 @@ const MUTP_MODES = ['uncoded', 'coded'];
 const MUTP_PLAY_SECONDS = 3; // per pinned MUTP mode: two or more 1 MiB chunks, a few seconds of suite time
 const MIN_CHUNKS = 3; // 10 s of a 2 Mbit/s video is more than two 1 MiB chunks
 const POPUP_WAIT_MS = 10_000; // the popup refreshes its stats every second; the record reaches the background in ms
+const POPUP_HEIGHT_PX = 360; // the popup's content with four proxy rows, Options link included
 const BIND_ADDR = process.env.MUTP_E2E_NETNS_ADDR;
 
 describe('extension e2e: headless Firefox ESR in a network namespace', function () {
@@ -117,7 +118,7 @@ describe('extension e2e: headless Firefox ESR in a network namespace', function 
     await page.goto(`${site.url}/plain.html`);
     // one chunk from this tab, so the popup (shown inside this tab) has stats to show
     await page.evaluate(async () => { await (await fetch('/videoplayback?id=popup&mime=video/mp4&range=0-99999')).arrayBuffer(); });
-    const popup = await frameExtensionPage(page, ff.base, 'popup.html', { height: 300 });
+    const popup = await frameExtensionPage(page, ff.base, 'popup.html', { height: POPUP_HEIGHT_PX });
     const shown = await popup.waitForFunction(() => Number(document.getElementById('fleet')?.textContent) >= 1, { timeout: POPUP_WAIT_MS, polling: 200 })
       .then(() => null, async () => popup.evaluate(() => document.body.innerText));
     assert.equal(shown, null, `the popup shows no chunk through the fleet:\n${shown}`);
