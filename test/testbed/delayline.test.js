@@ -100,7 +100,14 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
 
   before(async function () {
     requireOrSkip(this, { commands: ['ip', 'tc', 'iptables', 'clang'], root: true });
-    ensureDelayLine(); // throws ERR_DELAYLINE_BUILD without libnetfilter-queue-dev: the suite fails, never skips
+    try {
+      ensureDelayLine();
+    } catch (err) {
+      // no libnetfilter-queue-dev: fail under CI (.ci/run installs it), skip with a warning elsewhere
+      if (process.env.CI === 'true') throw err;
+      console.warn(`skipping: ${err.message}`);
+      this.skip();
+    }
     net = createPair('dly');
     // forced: on a kernel with netem the testbed would use netem instead; this suite is the delay line's
     delay = await startDelay({ clientNs: net.a, clientDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile, forceDelayLine: true });
