@@ -22,7 +22,9 @@ export class UncodedSender extends SenderBase {
     this.sendOther = new Bitset(L);
     /** seq of the packet's latest send while in transit, 0 when not in transit */
     this.transitSeq = new Float64Array(L);
-    this.striped = this.params.scheduler === 'share' && this.sourceCount > 1;
+    // one source too: a random pick over the window advances w_min slowly and the window waits a
+    // round trip (simulator, 1×1792 KiB/s, RTT 50 ms, w=240, 4 MiB: 77% of the link; lowest first 94%)
+    this.striped = this.params.scheduler === 'share';
     /** 'share': per-source weights, packets delivered (latest echo) + 1, as the coded quotas */
     this.weights = new Float64Array(this.sourceCount).fill(1);
     this.weightTotal = this.sourceCount;
