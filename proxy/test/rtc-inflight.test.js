@@ -62,6 +62,45 @@ describe('rtc in-flight limit', () => {
     assert.ok(trapped < 0.5, `${trapped} packets/ms with a floor of 6 < feedbackEvery 8`);
   });
 
+  it('start-up: about doubles per round trip on a long path until a queue shows', () => {
+    // a path of 50 ms min RTT and 1 packet/ms, far above what 16 packets per round trip use
+    const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
+    const s = { seq: 0 };
+    /** @type {number[]} */
+    const sentAt = [];
+    const caps = [];
+    let linkFreeAt = 0;
+    /** @type {number[]} */
+    const arrivals = [];
+    let echoed = 0;
+    for (let t = 0; t < 400; t++) {
+      while (lim.allows(t)) {
+        lim.onSent(++s.seq, t);
+        sentAt[s.seq] = t;
+        linkFreeAt = Math.max(linkFreeAt, t) + 1;
+        arrivals[s.seq] = linkFreeAt + 49; // echo one min RTT after the link took it
+      }
+      while (echoed < s.seq && arrivals[echoed + 1] <= t) echoed++;
+      if (echoed > 0) lim.onEcho(echoed, t);
+      if (t % 50 === 49) caps.push(lim.cap());
+    }
+    // ×(65/50) = 1.3 per round trip without start-up (16, 21, 27, 35…); with it ×2: 16, 32, 64
+    assert.ok(caps[2] >= 30 && caps[3] >= 50, `caps per 50 ms: ${caps.join(' ')}`);
+    assert.equal(lim.startup, false, 'a queue showed once the link was full');
+    assert.ok(lim.cap() <= 70, `steady cap ${lim.cap()} ≈ 1 × (50 + 15)`);
+  });
+
+  it('a download on a kept channel starts from the previous one\'s path estimate', () => {
+    const first = createInflightLimit({ queueTargetMs: 15, floorPackets: 16, initialPackets: 16, stallMs: 200 });
+    assert.equal(first.pathEstimate(), null, 'nothing measured yet');
+    const next = createInflightLimit({ queueTargetMs: 15, floorPackets: 16, initialPackets: 16, stallMs: 200, path: { rate: 0.9, minRttMs: 50 } });
+    assert.ok(next.cap() >= Math.ceil(0.9 * 65), `cap ${next.cap()} from the carried estimate`);
+    const s = { seq: 0 };
+    assert.equal(sendAll(next, s, 0), next.cap());
+    const junk = createInflightLimit({ initialPackets: 16, path: { rate: NaN, minRttMs: -1 } });
+    assert.equal(junk.cap(), 16, 'a meaningless estimate is ignored');
+  });
+
   it('starts with the initial allowance and holds there without feedback', () => {
     const lim = createInflightLimit({ initialPackets: 16, stallMs: 200 });
     const s = { seq: 0 };
@@ -96,7 +135,8 @@ describe('rtc in-flight limit', () => {
     const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
     const s = { seq: 0 };
     sendAll(lim, s, 0);
-    lim.onEcho(2, 1000); // 2 packets in 1000 ms: a tiny rate
+    lim.onEcho(1, 500); // the first echo starts the rate samples
+    lim.onEcho(2, 1000); // 1 more packet in 500 ms: a tiny rate
     assert.equal(lim.cap(), 6);
     assert.equal(sendAll(lim, s, 1000), 0, '14 in flight, over the floor');
     lim.onEcho(14, 1001);

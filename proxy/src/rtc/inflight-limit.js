@@ -7,7 +7,7 @@
 
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
-  INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS,
+  INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
 } from './limits.js';
 
 /**
@@ -22,7 +22,14 @@ export function inflightFloorPackets(feedbackEvery) {
 const SEND_TIME_RING = 8192;
 
 /**
- * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number }} [o]
+ * What one download learnt about the path, for the next download on the same channel.
+ * @typedef {{ rate: number, minRttMs: number }} PathEstimate  rate in packets/ms
+ */
+
+/**
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null }} [o]
+ *   path: the previous download's estimate on this channel (a kept connection): the cap starts
+ *   there instead of at initialPackets, so a download does not ramp up from scratch each time.
  */
 export function createInflightLimit(o = {}) {
   const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
@@ -33,9 +40,15 @@ export function createInflightLimit(o = {}) {
   let lastSeq = 0;
   let echo = 0;
   let echoAt = 0;
-  let minRttMs = Infinity;
+  let minRttMs = o.path && o.path.minRttMs > 0 ? o.path.minRttMs : Infinity;
   /** delivered packets per ms: rises at once to a higher sample, falls slowly (a sample may be app-limited) */
-  let rate = 0;
+  let rate = o.path && o.path.rate > 0 && Number.isFinite(minRttMs) ? o.path.rate : 0;
+  /**
+   * Start-up: until a round trip shows a queue (RTT > min RTT + queue target), the cap may grow
+   * to INFLIGHT_STARTUP_GAIN × rate × min RTT: about ×2 per round trip instead of
+   * (min RTT + queue target) / RTT, which at a 50 ms RTT is only ×1.3.
+   */
+  let startup = true;
   let sampleAt = -1;
   let sampleEcho = 0;
   /** when the last probe was let through while the echo was stuck */
@@ -45,18 +58,25 @@ export function createInflightLimit(o = {}) {
     /** @param {number} seq the packet's sequence number (1, 2, …) @param {number} now ms */
     onSent(seq, now) {
       sendTimes[seq % SEND_TIME_RING] = now;
+      if (lastSeq === 0) echoAt = now; // the stall clock starts with the first packet
       lastSeq = seq;
-      if (sampleAt < 0) {
-        sampleAt = now;
-        echoAt = now;
-      }
     },
     /** @param {number} e highest seq of ours the client has seen @param {number} now ms */
     onEcho(e, now) {
       if (!Number.isInteger(e) || e <= echo || e > lastSeq) return; // stale, or not a seq we sent
-      if (lastSeq - e < SEND_TIME_RING) minRttMs = Math.min(minRttMs, Math.max(0, now - sendTimes[e % SEND_TIME_RING]));
+      if (lastSeq - e < SEND_TIME_RING) {
+        const rtt = Math.max(0, now - sendTimes[e % SEND_TIME_RING]);
+        minRttMs = Math.min(minRttMs, rtt);
+        if (rtt > minRttMs + queueTargetMs) startup = false;
+      }
       echo = e;
       echoAt = now;
+      if (sampleAt < 0) {
+        // rate samples start at the first echo: before it lies the path's round trip, not delivery
+        sampleAt = now;
+        sampleEcho = e;
+        return;
+      }
       const dt = now - sampleAt;
       if (dt >= INFLIGHT_RATE_SAMPLE_MS) {
         const r = (e - sampleEcho) / dt;
@@ -68,7 +88,9 @@ export function createInflightLimit(o = {}) {
     /** packets allowed in flight now */
     cap() {
       if (rate === 0) return initialPackets;
-      return Math.max(floorPackets, Math.ceil(rate * ((Number.isFinite(minRttMs) ? minRttMs : 0) + queueTargetMs)));
+      const rtt = Number.isFinite(minRttMs) ? minRttMs : 0;
+      const steady = rate * (rtt + queueTargetMs);
+      return Math.max(floorPackets, Math.ceil(startup ? Math.max(steady, INFLIGHT_STARTUP_GAIN * rate * rtt) : steady));
     },
     /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */
     allows(now) {
@@ -89,6 +111,13 @@ export function createInflightLimit(o = {}) {
     },
     get minRttMs() {
       return minRttMs;
+    },
+    get startup() {
+      return startup;
+    },
+    /** @returns {PathEstimate | null} for the next download on this channel (null: nothing measured) */
+    pathEstimate() {
+      return rate > 0 && Number.isFinite(minRttMs) ? { rate, minRttMs } : null;
     },
   };
 }

@@ -70,6 +70,13 @@ export const INFLIGHT_FLOOR_FEEDBACK_INTERVALS = 2;
 /** In flight before the first rate sample (packets): the first feedback comes after 8 packets at the client. */
 export const INFLIGHT_INITIAL_PACKETS = 16;
 
+/**
+ * Start-up gain of the in-flight cap (inflight-limit.js): until a queue shows, the cap may reach
+ * this × rate × min RTT, i.e. about doubles each round trip (as TCP's slow start). Testbed, RTT
+ * 50 ms, 4×896 KiB/s: without it the cap ramps ×1.3 per round trip from 16 packets, ~200 ms.
+ */
+export const INFLIGHT_STARTUP_GAIN = 2;
+
 /** Delivery-rate sample length (ms): several feedbacks even at 896 KiB/s. */
 export const INFLIGHT_RATE_SAMPLE_MS = 20;
 

@@ -61,6 +61,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   let active = null;
   /** the last finished download: a re-sent request for it gets its error again (the first one may have been lost) */
   let last = /** @type {{ downloadId: number, error: { code: string, message: string } | null } | null} */ (null);
+  /** what the downloads so far learnt about this channel's path: the next one starts from it */
+  let path = /** @type {import('./inflight-limit.js').PathEstimate | null} */ (null);
 
   /**
    * @typedef {object} Download
@@ -176,7 +178,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       seed: req.seed, downloadId: req.downloadId,
     });
     if (dl.ended) return;
-    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery) });
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery), path });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage(faultMode === 'lying-meta' ? lieInMeta({ ...m, downloadId: dl.downloadId }) : { ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);
@@ -246,6 +248,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   function finish(dl, error) {
     if (dl.ended) return;
     dl.ended = true;
+    path = dl.inflight.pathEstimate() ?? path;
     dl.abort.abort();
     dl.wake?.();
     try {
