@@ -54,7 +54,7 @@ describe('testbed: campaign plan', () => {
     assert.equal(conditions.filter((c) => c.sizeBin === '1-2MB' && c.lossPct === 0 && c.window === 240 && c.generationSize === 24).length, 24);
     assert.ok(conditions.some((c) => c.composition === MIX && c.mode === 'coded' && c.generationSize === 12));
     assert.ok(conditions.some((c) => c.composition === MIX && c.mode === 'uncoded' && c.window === 480));
-    assert.ok(conditions.some((c) => c.composition === MIX && c.mode === 'parallel-http' && c.lossPct === 2));
+    assert.ok(conditions.some((c) => c.composition === MIX && c.mode === 'parallel-http' && c.lossPct === 1));
   });
   it('paper preset has at least 100 per box; the same seed gives the same plan', () => {
     assert.ok(PRESETS.paper.perBox >= 100);
