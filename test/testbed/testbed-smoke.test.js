@@ -21,6 +21,8 @@ const RATE_BITS = LIMIT_BPS * 8; // 7340032 bit/s, what htb must be configured w
 const SHAPING_CHECK_KIB = 2048; // one proxy alone: a 2 MiB object takes ~2.3 s at 896 KiB/s
 const TC_DISPLAY_ROUNDING_BITS = 1000; // tc shows 7340032 bit/s as "7340Kbit"
 const SHAPER_SLACK = 1.1; // htb's burst and timing: never more than 10% over the limit
+const WEBRTC_CHECK_KIB = 4096; // ~4.5 s at 896 KiB/s: a steady part of a few seconds after the connect
+const WIRE_SAMPLE_MS = 100; // htb byte counter sampling period while the WebRTC download runs
 const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];
 const CAMPAIGN = fileURLToPath(new URL('../../testbed/bin/campaign.js', import.meta.url));
 const TESTBED = fileURLToPath(new URL('../../testbed/bin/testbed.js', import.meta.url));
@@ -66,6 +68,29 @@ describe('testbed (network namespaces, smoke)', function () {
     assert.ok(goodput <= LIMIT_BPS * SHAPER_SLACK, `goodput ${goodput} B/s exceeds the shaped rate`);
     // every byte went through the shaper: the htb class counted at least the payload
     assert.ok(shapedClassStats(p.ns).bytes - before >= SHAPING_CHECK_KIB * KIB);
+  });
+
+  it('holds a WebRTC data channel (Uncoded MUTP) to 896 KiB/s within ±10% on the wire', async () => {
+    const p = tb.proxies[1];
+    /** @type {[number, number][]} [ms, htb class bytes] while the download runs */
+    const samples = [];
+    const sample = () => samples.push([performance.now(), shapedClassStats(p.ns).bytes]);
+    sample();
+    const timer = setInterval(sample, WIRE_SAMPLE_MS);
+    const r = await tb.download({ url: tb.objectUrl(WEBRTC_CHECK_KIB), mode: 'uncoded', proxies: [{ id: p.id, url: p.url }] });
+    clearInterval(timer);
+    sample();
+    assert.equal(r.error, undefined);
+    assert.equal(r.stats.netBytes, WEBRTC_CHECK_KIB * KIB);
+    // the steady part: from a quarter to nine tenths of the bytes the shaper passed (no connect, no tail)
+    const total = samples.at(-1)[1] - samples[0][1];
+    const at = (/** @type {number} */ f) => /** @type {[number, number]} */ (samples.find(([, b]) => b - samples[0][1] >= f * total));
+    const [t1, b1] = at(0.25);
+    const [t2, b2] = at(0.9);
+    const wire = (b2 - b1) / ((t2 - t1) / 1000);
+    const goodput = r.stats.netBytes / (r.stats.durationMs / 1000);
+    console.log(`      one 896 KiB/s proxy, WebRTC: ${(wire / KIB).toFixed(0)} KiB/s through the shaper in steady state (${((wire / LIMIT_BPS) * 100).toFixed(1)}%), ${(goodput / KIB).toFixed(0)} KiB/s of payload over the whole download`);
+    assert.ok(wire >= LIMIT_BPS / SHAPER_SLACK && wire <= LIMIT_BPS * SHAPER_SLACK, `${wire} B/s on the wire`);
   });
 
   it(`delays every packet of the client by ${DELAY_MS} ms each way (TCP connect to a proxy ≥ 2·D)`, () => {
