@@ -9,6 +9,7 @@ import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '
 const URL = 'http://origin.test/three';
 const objects = new Map([[URL, testBytes(3_000_000, 8)]]);
 const common = { RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } };
+const CORRUPT_ATTEMPTS = 3; // downloads before a corrupting proxy must have been named (see assertEventuallyNamed)
 
 describe('MUTP integrity: faulty proxies (loopback WebRTC)', function () {
   this.timeout(60_000);
@@ -33,33 +34,52 @@ describe('MUTP integrity: faulty proxies (loopback WebRTC)', function () {
     per.forEach((/** @type {any} */ p, /** @type {number} */ i) => { if (i !== culprit) assert.equal(p.error, null, `honest proxy ${i}: ${why}`); });
   }
 
+  /**
+   * A corrupting proxy damages 1 packet in 100, a lying one 1 checksum in 3. When the machine is
+   * busy, all of its damaged packets can arrive after their generation (or packet) was already
+   * complete, or the honest proxies finish before its meta is weighed: unused, the lies harm
+   * nothing and there is nothing to detect. So download up to CORRUPT_ATTEMPTS times: every
+   * download must be byte-exact with no honest proxy blamed, and one must name the culprit.
+   * @param {'coded'|'uncoded'} mode @param {{ref: any}[]} ps @param {number} culprit
+   */
+  async function assertEventuallyNamed(mode, ps, culprit) {
+    for (let attempt = 1; ; attempt++) {
+      const res = await downloadMutp({ ...common, url: URL, mode, proxies: ps.map((p) => p.ref) });
+      assert.equal(sha256(res.data), sha256(objects.get(URL)), 'byte-exact');
+      assert.equal(res.stats.error, null);
+      const per = res.stats.perProxy;
+      const why = JSON.stringify(per.map((/** @type {any} */ p) => p.error));
+      per.forEach((/** @type {any} */ p, /** @type {number} */ i) => { if (i !== culprit) assert.equal(p.error, null, `honest proxy ${i}: ${why}`); });
+      if (per[culprit].error?.code === 'ERR_INTEGRITY' || attempt === CORRUPT_ATTEMPTS) {
+        assertCulpritNamed(res, culprit);
+        return res;
+      }
+    }
+  }
+
   for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
     it(`${mode}: a proxy corrupting 1% of its packets is detected, excluded and named; the download is byte-exact`, async () => {
       const ps = await fleet([undefined, 'corrupt-coded-1pct', undefined, undefined]);
-      const res = await downloadMutp({ ...common, url: URL, mode, proxies: ps.map((p) => p.ref) });
-      assertCulpritNamed(res, 1);
+      const res = await assertEventuallyNamed(mode, ps, 1);
       assert.ok(res.stats.serverFetchMs !== null && res.stats.serverFetchMs >= 0, 'serverFetchMs comes from meta');
     });
   }
 
   it('coded: a proxy lying in its meta checksums (1 of 3) is outvoted and named', async () => {
     const ps = await fleet([undefined, undefined, 'lying-meta']);
-    const res = await downloadMutp({ ...common, url: URL, mode: 'coded', proxies: ps.map((p) => p.ref) });
-    assertCulpritNamed(res, 2);
+    await assertEventuallyNamed('coded', ps, 2);
   });
 
   it('uncoded: two proxies, one lying in its meta: the data settles the tie and names the liar', async () => {
     const ps = await fleet(['lying-meta', undefined]);
-    const res = await downloadMutp({ ...common, url: URL, mode: 'uncoded', proxies: ps.map((p) => p.ref) });
-    assertCulpritNamed(res, 0);
+    await assertEventuallyNamed('uncoded', ps, 0);
   });
 
   it('the test-only env var MUTP_TEST_ONLY_FAULTS picks the faulty proxy by id', async () => {
     process.env.MUTP_TEST_ONLY_FAULTS = 'p0=corrupt-coded-1pct';
     try {
       const ps = await fleet([undefined, undefined, undefined]);
-      const res = await downloadMutp({ ...common, url: URL, mode: 'coded', proxies: ps.map((p) => p.ref) });
-      assertCulpritNamed(res, 0);
+      await assertEventuallyNamed('coded', ps, 0);
     } finally {
       delete process.env.MUTP_TEST_ONLY_FAULTS;
     }
