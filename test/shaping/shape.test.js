@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { requireOrSkip } from '../support/require-tool.js';
 import { createPair, destroyPair, nodeIn, sh } from '../support/netns.js';
+import { TCP_SINK, TCP_SOURCE, UDP_SOURCE } from '../support/net-probes.js';
 
 const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
 const KIB = 1024;
@@ -17,28 +18,6 @@ function shapeIn(ns, args) {
   return execFileSync('ip', ['netns', 'exec', ns, SHAPE, ...args], { encoding: 'utf8' });
 }
 
-// Receiver: counts TCP payload bytes between WARMUP and WARMUP+MEASURE seconds after the first byte.
-const TCP_SINK = `
-import net from 'node:net';
-const [port, warm, span] = process.argv.slice(1).map(Number);
-let t0 = 0, bytes = 0;
-const srv = net.createServer((s) => s.on('data', (d) => {
-  const now = performance.now();
-  if (!t0) t0 = now;
-  const t = (now - t0) / 1000;
-  if (t >= warm && t < warm + span) bytes += d.length;
-  if (t >= warm + span) { console.log(bytes / span); process.exit(0); }
-}));
-srv.listen(port, '0.0.0.0');
-`;
-const TCP_SOURCE = `
-import net from 'node:net';
-const [host, port] = process.argv.slice(1);
-const chunk = Buffer.alloc(64 * 1024, 7);
-const s = net.connect(Number(port), host, () => { const go = () => { while (s.write(chunk)); }; s.on('drain', go); go(); });
-s.on('error', () => process.exit(0));
-setTimeout(() => process.exit(0), 8000);
-`;
 // UDP: count datagrams received out of a known number sent at a modest pace.
 const UDP_SINK = `
 import dgram from 'node:dgram';
@@ -46,14 +25,6 @@ const [port, ms] = process.argv.slice(1).map(Number);
 let n = 0; const s = dgram.createSocket('udp4');
 s.on('message', () => n++); s.bind(port, '0.0.0.0');
 setTimeout(() => { console.log(n); process.exit(0); }, ms);
-`;
-const UDP_SOURCE = `
-import dgram from 'node:dgram';
-const [host, port, count] = process.argv.slice(1);
-const s = dgram.createSocket('udp4'); const buf = Buffer.alloc(200, 1); let i = 0;
-const tick = () => { for (let k = 0; k < 40 && i < Number(count); k++, i++) s.send(buf, Number(port), host);
-  if (i < Number(count)) setTimeout(tick, 4); else setTimeout(() => process.exit(0), 200); };
-tick();
 `;
 
 describe('shaping/shape (network namespaces)', function () {
@@ -88,7 +59,7 @@ describe('shaping/shape (network namespaces)', function () {
     assert.equal(qdiscs.match(/qdisc htb/g)?.length, 1);
     const sink = nodeIn(net.b, TCP_SINK, [String(PORT), String(WARMUP_SECONDS), String(MEASURE_SECONDS)]);
     await new Promise((r) => setTimeout(r, 300));
-    const source = nodeIn(net.a, TCP_SOURCE, [net.ipB, String(PORT)]).catch(() => '');
+    const source = nodeIn(net.a, TCP_SOURCE, [net.ipB, String(PORT), '8000']).catch(() => '');
     const rate = Number(await sink);
     await source;
     const ratio = rate / PAPER_RATE;

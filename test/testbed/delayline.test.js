@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requireOrSkip } from '../support/require-tool.js';
 import { createPair, destroyPair, nodeIn, sh } from '../support/netns.js';
+import { CONNECT_TIMES, TCP_SINK, TCP_SOURCE, UDP_SOURCE } from '../support/net-probes.js';
 import { ensureDelayLine, startDelay } from '../../testbed/src/delay.js';
 import { setLinkLoss, droppedPackets, setTcpCongestion } from '../../testbed/src/links.js';
 
@@ -39,52 +40,12 @@ const tick = () => { const b = Buffer.alloc(64); b.writeDoubleLE(performance.tim
   if (++i < Number(n)) setTimeout(tick, 20); else setTimeout(() => process.exit(0), 100); };
 tick();
 `;
-// TCP connect times in ms (SYN out, SYN-ACK back: one round trip), sorted.
-const CONNECT_TIMES = `
-import net from 'node:net';
-const [host, port, n] = process.argv.slice(1);
-const t = [];
-for (let i = 0; i < Number(n); i++) {
-  const t0 = performance.now();
-  await new Promise((res, rej) => { const s = net.connect(Number(port), host, () => { t.push(performance.now() - t0); s.destroy(); res(); }); s.on('error', rej); });
-}
-console.log(JSON.stringify(t.sort((a, b) => a - b)));
-`;
 // Accepts n connections, then exits (20 s at most).
 const ACCEPT_SERVER = `
 import net from 'node:net';
 const [port, n] = process.argv.slice(1).map(Number); let seen = 0;
 net.createServer((s) => { s.destroy(); if (++seen === n) process.exit(0); }).listen(port, '0.0.0.0');
 setTimeout(() => process.exit(0), 20000);
-`;
-const TCP_SINK = `
-import net from 'node:net';
-const [port, warm, span] = process.argv.slice(1).map(Number);
-let t0 = 0, bytes = 0;
-const srv = net.createServer((s) => s.on('data', (d) => {
-  const now = performance.now();
-  if (!t0) t0 = now;
-  const t = (now - t0) / 1000;
-  if (t >= warm && t < warm + span) bytes += d.length;
-  if (t >= warm + span) { console.log(bytes / span); process.exit(0); }
-}));
-srv.listen(port, '0.0.0.0');
-`;
-const TCP_SOURCE = `
-import net from 'node:net';
-const [host, port] = process.argv.slice(1);
-const chunk = Buffer.alloc(64 * 1024, 7);
-const s = net.connect(Number(port), host, () => { const go = () => { while (s.write(chunk)); }; s.on('drain', go); go(); });
-s.on('error', () => process.exit(0));
-setTimeout(() => process.exit(0), 9000);
-`;
-const UDP_SOURCE = `
-import dgram from 'node:dgram';
-const [host, port, count] = process.argv.slice(1);
-const s = dgram.createSocket('udp4'); const buf = Buffer.alloc(200, 1); let i = 0;
-const tick = () => { for (let k = 0; k < 40 && i < Number(count); k++, i++) s.send(buf, Number(port), host);
-  if (i < Number(count)) setTimeout(tick, 4); else setTimeout(() => process.exit(0), 200); };
-tick();
 `;
 
 const median = (/** @type {number[]} */ xs) => xs[Math.floor(xs.length / 2)];
@@ -156,7 +117,7 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
     sh('ip', 'netns', 'exec', net.b, SHAPE, '--dev', net.devB, '--upload', '896KiB');
     const sink = nodeIn(net.a, TCP_SINK, [String(PORT + 2), '1.5', '3']); // warm-up covers slow start at RTT 50 ms
     await sleep(500);
-    const source = nodeIn(net.b, TCP_SOURCE, [net.ipA, String(PORT + 2)]).catch(() => '');
+    const source = nodeIn(net.b, TCP_SOURCE, [net.ipA, String(PORT + 2), '9000']).catch(() => '');
     await sleep(1500);
     assert.match(sh('ip', 'netns', 'exec', net.b, 'ss', '-tin', 'dport', `= ${PORT + 2}`), /\bcubic\b/); // the route's congctl took effect
     const rate = Number(await sink);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requireOrSkip } from '../support/require-tool.js';
+import { CONNECT_TIMES } from '../support/net-probes.js';
 import { startTestbed } from '../../testbed/src/testbed.js';
 import { listNamespaces } from '../../testbed/src/topology.js';
 import { parseRates } from '../../testbed/src/rates.js';
@@ -28,17 +29,6 @@ const CAMPAIGN = fileURLToPath(new URL('../../testbed/bin/campaign.js', import.m
 const TESTBED = fileURLToPath(new URL('../../testbed/bin/testbed.js', import.meta.url));
 const DELAY_MS = 5; // small, so CI runs the delay line without slowing the smoke run down
 const CONNECT_PROBES = 5;
-// TCP connect times in ms (one round trip each), sorted
-const CONNECT_TIMES = `
-import net from 'node:net';
-const [host, port, n] = process.argv.slice(1);
-const t = [];
-for (let i = 0; i < Number(n); i++) {
-  const t0 = performance.now();
-  await new Promise((res, rej) => { const s = net.connect(Number(port), host, () => { t.push(performance.now() - t0); s.destroy(); res(); }); s.on('error', rej); });
-}
-console.log(JSON.stringify(t.sort((a, b) => a - b)));
-`;
 
 describe('testbed (network namespaces, smoke)', function () {
   this.timeout(120_000);
