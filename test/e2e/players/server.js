@@ -6,6 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { listenLocal } from '../helpers/listen.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.join(HERE, '..', '..', '..');
@@ -71,12 +72,5 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1' }) {
       res.writeHead(/** @type {any} */ (err).status ?? (/** @type {any} */ (err).code === 'ENOENT' ? 404 : 500)).end();
     }
   });
-  await new Promise((resolve) => server.listen(0, host, () => resolve(undefined)));
-  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
-  return {
-    url: `http://${host}:${port}`,
-    host: `${host}:${port}`,
-    hits,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
-  };
+  return { ...(await listenLocal(server, host)), hits };
 }
