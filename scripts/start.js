@@ -2,7 +2,13 @@
 // `npm start`: a whole local system on embedded defaults: Origo (127.0.0.1:8080, ORIGO_PORT
 // overrides), 4 proxies and the demo origin. Prints the URLs and one example `mutp get`
 // command that works as printed. Ctrl-C (SIGINT) or SIGTERM stops everything and exits 0.
+// `--rtc-bind ADDR` (or MUTP_RTC_BIND): the address the proxies' WebRTC binds to. Default: the
+// address of the default route's interface, which Chromium and Firefox both reach (Firefox
+// offers no loopback ICE candidate); 127.0.0.1 when the machine has no default route.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import os from 'node:os';
 import { startOrigo, proxyToken, createLogger } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
 import { startDemoOrigin } from '../demo/origin.js';
@@ -29,6 +35,35 @@ const origoPort = portFrom(process.env.ORIGO_PORT, 'ORIGO_PORT', DEFAULT_ORIGO_P
 const demoPort = portFrom(process.env.DEMO_PORT, 'DEMO_PORT', origoPort === 0 ? 0 : origoPort + 1); // next to Origo, so the README's example works as printed
 const extraHosts = (process.env.MUTP_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const verbose = process.env.MUTP_VERBOSE === '1';
+const rtcBind = rtcBindAddress();
+
+/** --rtc-bind ADDR, else MUTP_RTC_BIND, else the default route's IPv4 address, else loopback. */
+function rtcBindAddress() {
+  const at = process.argv.indexOf('--rtc-bind');
+  const given = at >= 0 ? process.argv[at + 1] : process.env.MUTP_RTC_BIND;
+  if (given !== undefined && given !== '') {
+    if (!isIP(given)) {
+      process.stderr.write(`start: --rtc-bind/MUTP_RTC_BIND must be an IP address, got "${given}"\n`);
+      process.exit(2);
+    }
+    return { address: given, why: at >= 0 ? '--rtc-bind' : 'MUTP_RTC_BIND' };
+  }
+  const route = defaultRouteAddress();
+  return route ? { address: route, why: 'the default route\'s interface: Chromium and Firefox both reach it' } : { address: HOST, why: 'no default route: loopback (Firefox cannot use the MUTP modes)' };
+}
+
+/** @returns {string | null} the IPv4 address of the interface that holds the default route (Linux) */
+function defaultRouteAddress() {
+  let iface = null;
+  try {
+    // /proc/net/route: Iface Destination Gateway …; destination 00000000 is the default route
+    iface = readFileSync('/proc/net/route', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/)).find((f) => f[1] === '00000000')?.[0] ?? null;
+  } catch {
+    return null; // not Linux
+  }
+  const addr = iface ? os.networkInterfaces()[iface]?.find((a) => a.family === 'IPv4' && !a.internal) : null;
+  return addr ? addr.address : null;
+}
 
 // Info lines of five servers drown the banner; warnings and errors always show.
 /**
@@ -78,6 +113,7 @@ try {
       id, token: proxyToken(secret, id), host: HOST, port: 0, origoUrl: origo.url,
       allowedHosts, allowPrivate: true, // the demo origin and MUTP_ALLOWED_HOSTS live on this machine
       requireTickets: true, // as in production: only clients Origo handed a ticket may use the proxies
+      rtcBindAddress: rtcBind.address,
       statusEveryMs: STATUS_EVERY_MS, logger: quietUnlessVerbose(createLogger({ name: id })),
     });
     closers.push(() => proxy.close());
@@ -90,6 +126,7 @@ try {
     `  Origo:        ${origo.url}   (GET /api/proxies, POST /api/logs)`,
     `  admin:        ${origo.adminUrl}   ${insecureDev ? '(INSECURE DEV MODE: password "admin"; set ORIGO_ADMIN_PASSWORD to choose one)' : '(password: ORIGO_ADMIN_PASSWORD)'}`,
     `  proxies:      ${PROXY_COUNT}, registered with Origo (list: npx mutp proxies --origo ${origo.url})`,
+    `  WebRTC bind:  ${rtcBind.address} (${rtcBind.why}; --rtc-bind ADDR or MUTP_RTC_BIND changes it)`,
     `  demo origin:  ${origin.url}/media/demo-1MB.bin, ${example}`,
     extraHosts.length ? `  extra allowed origin hosts: ${extraHosts.join(', ')}` : '  extra origin hosts: set MUTP_ALLOWED_HOSTS=host:port,…',
     '',

@@ -24,7 +24,7 @@ import { summary, median, round } from './stats.js';
  */
 export async function measureModeLatency({ browser, base, site, origo, video, mode, n, k, warmup, chunkBytes, progress }) {
   await setOptions(browser, base, {
-    enabled: true, origoUrl: origo.url, patterns: [`${site.host}/videoplayback`], mode, n,
+    enabled: true, origoUrl: origo.url, patterns: [`${site.host}/videoplayback`], detect: 'off', mode, n,
   });
   // a fresh page per mode: its download frame starts with the new settings
   const page = await browser.newPage();

@@ -20,7 +20,7 @@ const quiet = { warn: () => {} };
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 
 /** @param {object} over */
-const settingsWith = (over) => ({ enabled: true, patterns: PATTERNS, mode: 'parallel-http', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
+const settingsWith = (over) => ({ enabled: true, patterns: PATTERNS, detect: 'off', mode: 'parallel-http', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
 
 describe('extension frame: request server', function () {
   this.timeout(60_000);
@@ -41,7 +41,7 @@ describe('extension frame: request server', function () {
       const records = [];
       const server = createRequestServer({
         state: () => ({ settings: settingsWith({ mode }), matches: compilePatterns(PATTERNS), client }),
-        port: channel.port1, toBackground: (m) => records.push(m), logger: quiet,
+        port: channel.port1, toBackground: (m) => { if (m.t === 'record') records.push(m); }, logger: quiet,
       });
       channel.port1.onmessage = (e) => server.onPageMessage(e.data);
       const link = createFrameLink({ requestFrame: () => {}, warn: quiet.warn });

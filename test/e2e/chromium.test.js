@@ -37,7 +37,7 @@ describe('extension e2e: headless Chromium', function () {
     fleet = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host] });
     chrome = await launchChromium(path.join(EXT_DIST, 'chrome'));
     await setOptions(chrome.browser, chrome.base, {
-      enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`],
+      enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`], detect: 'off', // the pattern path; default detection: players.test.js
       mode: 'random', randomModes: modes, n: 'random', noProgressTimeoutMs: NO_PROGRESS_MS,
     });
   });
@@ -118,7 +118,7 @@ describe('extension e2e: headless Chromium', function () {
   });
 
   it(`${HTTP_STREAM_MODE}: the body streams to XHR (progress with 0 < loaded < total) and to a fetch reader, byte-exact`, async () => {
-    const settings = { enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`], noProgressTimeoutMs: NO_PROGRESS_MS };
+    const settings = { enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`], detect: 'off', noProgressTimeoutMs: NO_PROGRESS_MS };
     await setOptions(chrome.browser, chrome.base, { ...settings, mode: HTTP_STREAM_MODE, n: 2 });
     const page = await chrome.browser.newPage();
     try {
@@ -264,7 +264,7 @@ describe('extension e2e: headless Chromium', function () {
     // fallback), and the whole must be byte-exact.
     await fleet.addProxies(4);
     await setOptions(chrome.browser, chrome.base, {
-      enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`],
+      enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`], detect: 'off', // the pattern path; default detection: players.test.js
       mode: STREAM_MODE, n: 2, noProgressTimeoutMs: NO_PROGRESS_MS,
     });
     const page = await chrome.browser.newPage();

@@ -3,7 +3,7 @@
 import browser from '../shared/api.js';
 import { loadSettings, clientId } from '../shared/storage.js';
 import { createLogQueue, RETRY_ALARM } from './log-queue.js';
-import { emptyStats, addRecord, addFallback } from './tab-stats.js';
+import { emptyStats, addRecord, addFallback, addSeen } from './tab-stats.js';
 
 const FRAME_URL = browser.runtime.getURL('frame.html');
 const EXTENSION_ORIGIN = browser.runtime.getURL('');
@@ -51,10 +51,16 @@ browser.runtime.onMessage.addListener((msg, sender) => {
     if (Number.isInteger(tabId)) return updateStats(tabId, (s) => addFallback(s, msg.url, msg.reason)).then(() => undefined);
     return undefined;
   }
+  if (msg.t === 'seen' && fromFrame && (msg.kind === 'manifest' || msg.kind === 'segment')) {
+    if (Number.isInteger(tabId)) return updateStats(tabId, (s) => addSeen(s, msg.kind, msg.how)).then(() => undefined);
+    return undefined;
+  }
   // tabId 'sender': the tab the asking page is framed in (the popup shown inside a page)
   const statsTab = msg.tabId === 'sender' ? tabId : msg.tabId;
   if (msg.t === 'tab-stats' && fromOwnPage(sender) && Number.isInteger(statsTab)) {
-    return statsChain.then(() => statsArea.get(statsKey(statsTab))).then((got) => ({ stats: got[statsKey(statsTab)] ?? emptyStats() }));
+    const pageUrl = msg.tabId === 'sender' ? Promise.resolve(sender.tab?.url ?? null) : browser.tabs.get(statsTab).then((t) => t.url ?? null, () => null);
+    return Promise.all([statsChain.then(() => statsArea.get(statsKey(statsTab))), pageUrl])
+      .then(([got, url]) => ({ stats: got[statsKey(statsTab)] ?? emptyStats(), pageUrl: url }));
   }
   if (msg.t === 'log-status' && fromOwnPage(sender)) {
     return logs.pending().then((pending) => ({ pending, counters: logs.counters }));

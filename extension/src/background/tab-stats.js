@@ -12,11 +12,15 @@ const FALLBACKS_KEPT = 20; // the popup lists the most recent ones
  * @property {number[]} goodputBps
  * @property {Record<string, number>} proxyBytes
  * @property {{at: string, reason: string, url: string}[]} fallbacks
+ * @property {number} manifests   HLS playlists and DASH manifests the page read
+ * @property {number} segments    requests taken for segments
+ * @property {Record<string, number>} byHow  segments by why: pattern, manifest, extension, range
+ * @property {Record<string, number>} directBy  direct fetches by error code
  */
 
 /** @returns {TabStats} */
 export function emptyStats() {
-  return { fleet: 0, direct: 0, last: null, goodputBps: [], proxyBytes: {}, fallbacks: [] };
+  return { fleet: 0, direct: 0, last: null, goodputBps: [], proxyBytes: {}, fallbacks: [], manifests: 0, segments: 0, byHow: {}, directBy: {} };
 }
 
 /**
@@ -47,6 +51,24 @@ export function addRecord(s, r) {
  */
 export function addFallback(s, url, reason, now = new Date()) {
   s.direct += 1;
+  const code = /^(?:mid-body )?(ERR_[A-Z0-9_]+)/.exec(reason)?.[1] ?? 'other';
+  s.directBy = { ...(s.directBy ?? {}), [code]: (s.directBy?.[code] ?? 0) + 1 };
   s.fallbacks = [...s.fallbacks, { at: now.toISOString(), reason, url: url.slice(0, 300) }].slice(-FALLBACKS_KEPT);
+  return s;
+}
+
+/**
+ * The page read a manifest, or took a request for a segment.
+ * @param {TabStats} s
+ * @param {'manifest' | 'segment'} kind
+ * @param {string} [how]
+ */
+export function addSeen(s, kind, how) {
+  if (kind === 'manifest') s.manifests = (s.manifests ?? 0) + 1;
+  else {
+    s.segments = (s.segments ?? 0) + 1;
+    const k = typeof how === 'string' ? how.slice(0, 20) : 'pattern';
+    s.byHow = { ...(s.byHow ?? {}), [k]: (s.byHow?.[k] ?? 0) + 1 };
+  }
   return s;
 }

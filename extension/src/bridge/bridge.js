@@ -1,9 +1,10 @@
 // Content script in the ISOLATED world, at document_start: reads the settings, tells the MAIN
-// world only what it needs (patterns, stall timeout), and inserts the hidden download frame the
-// first time a matching request asks for it.
+// world only what it needs (patterns, whether to detect segments on this site, stall timeout),
+// and inserts the hidden download frame the first time the page asks for it.
 import browser from '../shared/api.js';
 import { loadSettings, SETTINGS_KEY } from '../shared/storage.js';
 import { TAG } from '../shared/page-messages.js';
+import { activeOn } from '../shared/sites.js';
 
 const FRAME_PAGE = 'frame.html';
 
@@ -18,7 +19,8 @@ const FRAME_PAGE = 'frame.html';
 
   async function refresh() {
     const s = await loadSettings();
-    lastConfig = { enabled: s.enabled, patterns: s.patterns, noProgressTimeoutMs: s.noProgressTimeoutMs };
+    const on = activeOn(s, location.hostname);
+    lastConfig = { enabled: s.enabled, patterns: on.patterns, detect: on.detect, patternList: s.patterns, noProgressTimeoutMs: s.noProgressTimeoutMs };
     post(lastConfig);
   }
 

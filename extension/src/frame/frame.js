@@ -7,13 +7,19 @@ import { loadSettings, clientId, SETTINGS_KEY } from '../shared/storage.js';
 import { compilePatterns } from '../shared/patterns.js';
 import { TAG } from '../shared/page-messages.js';
 import { createRequestServer } from './serve-requests.js';
+import { createOriginHeads } from './origin-heads.js';
+import { createProxyCache } from './proxy-cache.js';
 
 const logger = { warn: (...a) => console.warn('[mutp frame]', ...a) };
 
 let settings = await loadSettings();
 let matches = compilePatterns(settings.patterns);
 const cid = await clientId();
-let client = createClient({ origo: settings.origoUrl, clientId: cid, logger });
+const heads = createOriginHeads();
+const fetchWatched = heads.observing(globalThis.fetch.bind(globalThis));
+const newClient = () => createClient({ origo: settings.origoUrl, clientId: cid, logger, fetch: fetchWatched });
+let client = newClient();
+const proxies = createProxyCache({ client: () => client, now: () => performance.now() });
 
 browser.storage.onChanged.addListener(async (changes, area) => {
   if (area !== 'local' || !(SETTINGS_KEY in changes)) return;
@@ -22,7 +28,8 @@ browser.storage.onChanged.addListener(async (changes, area) => {
   matches = compilePatterns(settings.patterns);
   if (settings.origoUrl !== before) {
     client.close();
-    client = createClient({ origo: settings.origoUrl, clientId: cid, logger });
+    client = newClient();
+    proxies.invalidate();
   }
 });
 
@@ -32,7 +39,10 @@ const port = channel.port1;
 /** @param {object} msg */
 const toBackground = (msg) => browser.runtime.sendMessage(msg).catch((err) => logger.warn(`background unreachable: ${err?.message}`));
 
-const server = createRequestServer({ state: () => ({ settings, matches, client }), port, toBackground, logger });
+const server = createRequestServer({
+  state: () => ({ settings, matches, client, clientId: cid, proxies, fetch: globalThis.fetch.bind(globalThis) }),
+  port, toBackground, logger, heads,
+});
 port.onmessage = (e) => { server.onPageMessage(e.data); };
 
 window.parent.postMessage({ [TAG]: 'port' }, '*', [channel.port2]);

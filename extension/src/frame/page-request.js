@@ -2,34 +2,65 @@
 
 const MAX_URL_CHARS = 8192; // Origo's limit for a logged URL
 const MAX_REASON_CHARS = 300;
+const HOWS = ['pattern', 'manifest', 'extension', 'range']; // why the page takes a request for a segment
+const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
+
+/**
+ * @typedef {{t: 'get', id: number, url: string, range: {start: number, end: number} | null, how: string}
+ *   | {t: 'abort', id: number, code: string}
+ *   | {t: 'fallback', url: string, reason: string, id: number | null}
+ *   | {t: 'seen', kind: 'manifest', url: string, segments: number, templates: number}
+ *   | {t: 'warm'}
+ *   | {t: 'bad', why: string}} PageMessage
+ */
+
+/** @param {unknown} u */
+function httpUrl(u) {
+  if (typeof u !== 'string' || u.length > MAX_URL_CHARS) return null;
+  try {
+    const p = new URL(u).protocol;
+    return p === 'http:' || p === 'https:' ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+const count = (/** @type {unknown} */ v) => (Number.isSafeInteger(v) && /** @type {number} */ (v) >= 0 ? /** @type {number} */ (v) : 0);
 
 /**
  * @param {unknown} m
- * @returns {{t: 'get', id: number, url: string, range: {start: number, end: number} | null}
- *   | {t: 'abort', id: number} | {t: 'fallback', url: string, reason: string} | {t: 'bad', why: string}}
+ * @returns {PageMessage}
  */
 export function parsePageMessage(m) {
   if (!m || typeof m !== 'object') return { t: 'bad', why: 'not an object' };
   const o = /** @type {Record<string, any>} */ (m);
+  if (o.t === 'warm') return { t: 'warm' };
   if (o.t === 'fallback') {
     if (typeof o.url !== 'string' || typeof o.reason !== 'string') return { t: 'bad', why: 'fallback without url/reason' };
-    return { t: 'fallback', url: o.url.slice(0, MAX_URL_CHARS), reason: o.reason.slice(0, MAX_REASON_CHARS) };
+    const id = Number.isSafeInteger(o.id) && o.id >= 1 ? o.id : null;
+    return { t: 'fallback', url: o.url.slice(0, MAX_URL_CHARS), reason: o.reason.slice(0, MAX_REASON_CHARS), id };
+  }
+  if (o.t === 'seen') {
+    const url = httpUrl(o.url);
+    if (o.kind !== 'manifest' || url === null) return { t: 'bad', why: 'bad seen note' };
+    return { t: 'seen', kind: 'manifest', url, segments: count(o.segments), templates: count(o.templates) };
   }
   if (!Number.isSafeInteger(o.id) || o.id < 1) return { t: 'bad', why: 'bad id' };
-  if (o.t === 'abort') return { t: 'abort', id: o.id };
+  if (o.t === 'abort') return { t: 'abort', id: o.id, code: typeof o.code === 'string' && CODE.test(o.code) ? o.code : 'ERR_ABORTED' };
   if (o.t !== 'get') return { t: 'bad', why: `unknown type ${String(o.t).slice(0, 20)}` };
-  if (typeof o.url !== 'string' || o.url.length > MAX_URL_CHARS) return { t: 'bad', why: 'bad url' };
-  try {
-    const u = new URL(o.url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return { t: 'bad', why: 'not http(s)' };
-  } catch {
-    return { t: 'bad', why: 'bad url' };
-  }
+  const url = httpUrl(o.url);
+  if (url === null) return { t: 'bad', why: 'bad url' };
   let range = null;
   if (o.range != null) {
     const r = o.range;
     if (typeof r !== 'object' || !Number.isSafeInteger(r.start) || !Number.isSafeInteger(r.end) || r.start < 0 || r.end < r.start) return { t: 'bad', why: 'bad range' };
     range = { start: r.start, end: r.end };
   }
-  return { t: 'get', id: o.id, url: o.url, range };
+  return { t: 'get', id: o.id, url, range, how: HOWS.includes(o.how) ? o.how : 'pattern' };
+}
+
+/** `ERR_CODE: text` → its code and text. @param {string} reason */
+export function splitReason(reason) {
+  const m = /^(?:mid-body )?(ERR_[A-Z0-9_]{1,60}):?\s*(.*)$/s.exec(reason);
+  return m ? { code: m[1], message: m[2].slice(0, MAX_REASON_CHARS) } : { code: 'ERR_FALLBACK', message: reason.slice(0, MAX_REASON_CHARS) };
 }

@@ -1,19 +1,45 @@
 // The download frame's answer to the page's requests: checks each request (the page is
 // untrusted; any page can embed the frame and talk to it), runs ProxyClientLib, and streams the
-// body to the page in order over the MessagePort, whatever the mode. No browser API here: the
-// frame wires it to the port, the settings and the background.
+// body to the page in order over the MessagePort, whatever the mode. Fleet paths that fail are
+// skipped for a while (breakers); a MUTP download whose WebRTC cannot connect is retried at once
+// in Parallel HTTP. Every download, failed, skipped or cancelled, becomes a record for Origo.
+// No browser API here: the frame wires it to the port, the settings and the background.
+import { buildRecord } from '@mutp/proxyclientlib';
 import { chooseModeAndN } from '../shared/choose.js';
 import { createInOrder } from './in-order.js';
-import { parsePageMessage } from './page-request.js';
+import { parsePageMessage, splitReason } from './page-request.js';
+import { createBreakers } from './breaker.js';
+import { createOriginHeads, HEAD_WAIT_MS } from './origin-heads.js';
 
 const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
+const MUTP_MODES = ['coded', 'uncoded'];
+const RTC_FALLBACK_MODE = 'parallel-http'; // the fleet without WebRTC
+const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;
+const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
 
 /**
  * @typedef {object} FrameState  read at each request: the settings can change meanwhile
  * @property {import('../shared/settings.js').Settings} settings
  * @property {(url: string) => boolean} matches
  * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object}>}} client
+ * @property {string} [clientId]
+ * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void} | null} [proxies]
+ *   the cached proxy list; without it ProxyClientLib asks Origo per download
+ * @property {typeof fetch} [fetch]  for HEAD /fetch (MUTP modes' origin head)
  */
+
+/** @param {any} e */
+const codeOf = (e) => (typeof e?.code === 'string' ? e.code : 'ERR_UNKNOWN');
+
+/**
+ * Every per-proxy error of a failed MUTP download is a WebRTC connect failure: the transport
+ * cannot work here (no candidate pair, ICE failed), whatever the proxies.
+ * @param {any} e
+ */
+function rtcUnusable(e) {
+  const per = Array.isArray(e?.perProxy) ? e.perProxy.filter((p) => p?.error) : [];
+  return per.length > 0 && per.every((p) => /^ERR_RTC_/.test(String(p.error.code)));
+}
 
 /**
  * @param {object} o
@@ -21,67 +47,202 @@ const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: byt
  * @param {{postMessage: (msg: object, transfer?: Transferable[]) => void}} o.port  to the page
  * @param {(msg: object) => void} o.toBackground
  * @param {{warn: (...a: unknown[]) => void}} o.logger
- * @param {() => number} [o.now]  ms clock for the heartbeat
+ * @param {() => number} [o.now]  ms clock for the heartbeat and the breakers
+ * @param {ReturnType<typeof createOriginHeads>} [o.heads]
  */
-export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now() }) {
+export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now(), heads = createOriginHeads() }) {
   /** @type {Map<number, AbortController>} */
   const active = new Map();
+  const breakers = createBreakers();
 
   /** @param {unknown} data  a message from the page */
   function onPageMessage(data) {
     const m = parsePageMessage(data);
     if (m.t === 'bad') return logger.warn(`ignoring a page message: ${m.why}`);
-    if (m.t === 'abort') return active.get(m.id)?.abort(Object.assign(new Error('the page aborted the request'), { code: 'ERR_ABORTED' }));
-    if (m.t === 'fallback') return toBackground({ t: 'fallback', url: m.url, reason: m.reason });
-    return serve(m.id, m.url, m.range);
+    if (m.t === 'abort') return active.get(m.id)?.abort(Object.assign(new Error(m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request'), { code: m.code }));
+    if (m.t === 'warm') return warm();
+    if (m.t === 'seen') return toBackground({ t: 'seen', kind: m.kind, url: m.url, segments: m.segments, templates: m.templates });
+    if (m.t === 'fallback') {
+      toBackground({ t: 'fallback', url: m.url, reason: m.reason });
+      // a request the frame served was recorded when it failed; one it never saw is recorded now
+      if (m.id === null) record(failureRecord({ url: m.url, ...chooseModeAndN(state().settings), error: splitReason(m.reason), startedAt: new Date(), ms: 0, proxies: [] }));
+      return undefined;
+    }
+    return serve(m.id, m.url, m.range, m.how);
+  }
+
+  /** @param {object} r */
+  function record(r) {
+    toBackground({ t: 'record', record: r });
+  }
+
+  /**
+   * A record for a download that moved no data (skipped by a breaker, refused, failed early).
+   * @param {{url: string, mode: string, n: number, error: {code: string, message: string}, startedAt: Date, ms: number, proxies: {id: string}[], extra?: object}} o
+   */
+  function failureRecord({ url, mode, n, error, startedAt, ms, proxies, extra }) {
+    const r = buildRecord({
+      clientId: state().clientId ?? '', startedAt: startedAt.toISOString(), mode: /** @type {any} */ (mode), proxies, url, objectBytes: 0,
+      grossBytes: 0, netBytes: 0, durationMs: ms, error,
+    });
+    return { ...r, clientId: state().clientId ?? null, n: Math.max(1, n), ...extra }; // n: the N asked for, also when no proxy was reached
+  }
+
+  /** The page will ask for segments: have the proxy list and tickets ready. */
+  function warm() {
+    const { settings, proxies } = state();
+    if (!settings.enabled || !proxies) return;
+    proxies.list(where(settings)).catch((err) => logger.warn(`warm-up: no proxy list (${codeOf(err)})`));
+  }
+
+  /** @param {import('../shared/settings.js').Settings} settings */
+  function where(settings) {
+    return settings.proximity && settings.location ? { lat: settings.location.lat, lon: settings.location.lon } : {};
   }
 
   /**
    * @param {number} id
    * @param {string} url
    * @param {{start: number, end: number} | null} range
+   * @param {string} how
    */
-  async function serve(id, url, range) {
-    const { settings, matches, client } = state();
-    // the page-side wrapper checks the patterns too, but the frame is web-accessible: check again here
-    if (!settings.enabled || !matches(url)) {
+  async function serve(id, url, range, how) {
+    const st = state();
+    const { settings, matches, client } = st;
+    // the page-side wrapper decides too, but the frame is web-accessible: with detection off only the patterns pass
+    if (!settings.enabled || (!matches(url) && settings.detect === 'off')) {
       port.postMessage({ t: 'fail', id, code: 'ERR_NOT_MATCHED', message: 'the URL does not match the extension settings' });
       return;
     }
-    const { mode, n } = chooseModeAndN(settings);
+    toBackground({ t: 'seen', kind: 'segment', how });
+    const startedAt = new Date();
+    const t0 = now();
+    const chosen = chooseModeAndN(settings);
+    const n = chosen.n;
+    let mode = chosen.mode;
+    const wanted = mode;
+    const host = new URL(url).host;
+    const extra = { segment: how };
+    /** @param {string} code @param {string} message @param {{id: string}[]} [used] */
+    const refuse = (code, message, used = []) => {
+      port.postMessage({ t: 'fail', id, code, message });
+      record(failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: used, extra: { ...extra, ...(mode !== wanted ? { modeWanted: wanted } : {}) } }));
+    };
+    for (const key of ['origo', `host:${host}`]) {
+      const open = breakers.openCode(key, now());
+      if (open) return refuse('ERR_FLEET_SKIPPED', `${key} failed recently (${open}); fetched directly until it is retried`);
+    }
+    if (MUTP_MODES.includes(mode) && !breakers.allows('rtc', now())) mode = RTC_FALLBACK_MODE;
+
+    /** @type {{id: string, url: string, ticket: string | null}[] | number} */
+    let proxies = n;
+    if (st.proxies) {
+      try {
+        const all = await st.proxies.list(where(settings));
+        const usable = all.filter((p) => breakers.allows(`proxy:${p.id}`, now()));
+        if (usable.length === 0) throw Object.assign(new Error(`all ${all.length} listed proxies failed recently`), { code: all.length ? 'ERR_FLEET_SKIPPED' : 'ERR_NO_PROXIES' });
+        proxies = usable.slice(0, n);
+      } catch (err) {
+        const code = codeOf(err);
+        if (ORIGO_CODES.test(code) || code === 'ERR_UNKNOWN') breakers.fail('origo', code, now());
+        return refuse(code, String(/** @type {Error} */ (err)?.message ?? err).slice(0, 300));
+      }
+    }
+
     const ctrl = new AbortController();
     active.set(id, ctrl);
-    let total = range ? range.end - range.start + 1 : null;
-    const order = createInOrder((buf) => port.postMessage({ t: 'data', id, buf, total }, [buf]));
     let lastAlive = -Infinity;
-    const where = settings.proximity && settings.location ? { lat: settings.location.lat, lon: settings.location.lon } : {};
+    let sent = false; // bytes went to the page: a retry in another mode would repeat them
+    /** @type {{total: number | null, size: number | null, type: string | null}} */
+    const head = { total: range ? range.end - range.start + 1 : null, size: null, type: null };
+    let gate = Promise.resolve();
+    /** @type {ArrayBuffer[]} */
+    const held = [];
+    let open = true;
+    const post = (/** @type {ArrayBuffer} */ buf) => {
+      const known = heads.get(url);
+      port.postMessage({ t: 'data', id, buf, total: head.total, size: known?.size ?? null, type: known?.type ?? null }, [buf]);
+    };
+    const order = createInOrder((buf) => {
+      sent = true;
+      if (open) post(buf);
+      else held.push(buf);
+    });
     try {
-      const { data, stats } = await client.download(url, {
-        mode, proxies: n, range, signal: ctrl.signal, log: false, ...where,
-        onProgress: (/** @type {{objectBytes: number | null, chunks?: {offset: number, bytes: Uint8Array}[]}} */ p) => {
-          const t = now();
-          if (t - lastAlive >= ALIVE_EVERY_MS) {
-            lastAlive = t;
-            port.postMessage({ t: 'alive', id });
+      for (;;) {
+        if (MUTP_MODES.includes(mode) && heads.get(url) === null && Array.isArray(proxies) && st.fetch) {
+          // the data channel carries only the bytes: ask one proxy for the origin's type and size meanwhile, briefly holding the first bytes
+          open = false;
+          const asked = heads.ask(st.fetch, proxies[0], url, ctrl.signal).catch(() => null);
+          gate = Promise.race([asked, new Promise((r) => setTimeout(r, HEAD_WAIT_MS))]).then(() => {
+            open = true;
+            for (const b of held.splice(0)) post(b);
+          });
+        }
+        try {
+          const { data, stats } = await client.download(url, {
+            mode, proxies, range, signal: ctrl.signal, log: false, ...where(settings),
+            onProgress: (/** @type {{objectBytes: number | null, chunks?: {offset: number, bytes: Uint8Array}[]}} */ p) => {
+              const t = now();
+              if (t - lastAlive >= ALIVE_EVERY_MS) {
+                lastAlive = t;
+                port.postMessage({ t: 'alive', id });
+              }
+              if (Number.isSafeInteger(p.objectBytes)) head.total = p.objectBytes;
+              // every mode streams: pieces (offset in the body, each byte once, any order) go to the page in order
+              if (Array.isArray(p.chunks)) for (const c of p.chunks) order.push(c.offset, c.bytes);
+            },
+          });
+          head.total = data.byteLength;
+          order.finish(data);
+          await gate;
+          port.postMessage({ t: 'end', id });
+          for (const key of ['origo', `host:${host}`, ...(MUTP_MODES.includes(mode) ? ['rtc'] : []), ...(/** @type {any} */ (stats).proxyIds ?? []).map((p) => `proxy:${p}`)]) breakers.succeed(key);
+          record({ ...stats, ...extra, ...(mode !== wanted ? { modeWanted: wanted } : {}) });
+          return;
+        } catch (err) {
+          const e = /** @type {Error & {code?: string, stats?: Record<string, any>, perProxy?: any[]}} */ (err);
+          const aborted = ctrl.signal.aborted;
+          const code = aborted ? codeOf(ctrl.signal.reason) : codeOf(e);
+          const message = String(aborted ? ctrl.signal.reason?.message : e?.message ?? e).slice(0, 300);
+          const rec = e?.stats ? { ...e.stats, n: Math.max(1, Number(e.stats.n) || n), error: { code, message } } : failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: [] });
+          record({ ...rec, ...extra, ...(mode !== wanted ? { modeWanted: wanted } : {}) });
+          if (aborted) {
+            // a stall the page gave up on counts against the path it used
+            if (code === 'ERR_NO_PROGRESS') {
+              if (MUTP_MODES.includes(mode)) breakers.fail('rtc', code, now());
+              else for (const p of rec.proxyIds ?? []) breakers.fail(`proxy:${p}`, code, now());
+            }
+            return;
           }
-          if (Number.isSafeInteger(p.objectBytes)) total = p.objectBytes;
-          // every mode streams: pieces (offset in the body, each byte once, any order) go to the page in order
-          if (Array.isArray(p.chunks)) for (const c of p.chunks) order.push(c.offset, c.bytes);
-        },
-      });
-      total = data.byteLength;
-      order.finish(data);
-      port.postMessage({ t: 'end', id });
-      toBackground({ t: 'record', record: stats });
-    } catch (err) {
-      const e = /** @type {Error & {code?: string, stats?: {proxyIds?: string[]}}} */ (err);
-      port.postMessage({ t: 'fail', id, code: e?.code ?? 'ERR_UNKNOWN', message: String(e?.message ?? e).slice(0, 300) });
-      // a failed download that reached proxies is a measurement too (ProxyClientLib's rule)
-      if (e?.stats && e.stats.proxyIds?.length > 0 && e.code !== 'ERR_ABORTED') toBackground({ t: 'record', record: e.stats });
+          learn(e, code, host, mode);
+          if (MUTP_MODES.includes(mode) && rtcUnusable(e) && !sent) {
+            mode = RTC_FALLBACK_MODE; // the same proxies over HTTP, at once: no stall for the page
+            continue;
+          }
+          await gate;
+          port.postMessage({ t: 'fail', id, code, message });
+          return;
+        }
+      }
     } finally {
       active.delete(id);
     }
   }
 
-  return { onPageMessage, active: () => active.size };
+  /**
+   * Open the breakers a failure names.
+   * @param {any} e @param {string} code @param {string} host @param {string} mode
+   */
+  function learn(e, code, host, mode) {
+    const t = now();
+    if (ORIGO_CODES.test(code)) breakers.fail('origo', code, t);
+    const per = Array.isArray(e?.perProxy) ? e.perProxy.filter((p) => p?.error && typeof p.proxyId === 'string') : [];
+    if (MUTP_MODES.includes(mode) && rtcUnusable(e)) breakers.fail('rtc', per[0]?.error?.code ?? code, t);
+    else for (const p of per) breakers.fail(`proxy:${p.proxyId}`, String(p.error.code), t);
+    if (HOST_CODES.test(`${code} ${e?.message ?? ''} ${per.map((p) => `${p.error.code} ${p.error.message ?? ''}`).join(' ')}`)) breakers.fail(`host:${host}`, code, t);
+    if (per.length) state().proxies?.invalidate();
+  }
+
+  return { onPageMessage, active: () => active.size, breakers: () => breakers.snapshot(now()) };
 }

@@ -3,6 +3,7 @@ import browser from '../shared/api.js';
 import { loadSettings, SETTINGS_KEY } from '../shared/storage.js';
 import { parseSettings } from '../shared/settings.js';
 import { patternError } from '../shared/patterns.js';
+import { isSite } from '../shared/sites.js';
 
 const COARSE_DECIMALS = 1; // 0.1° ≈ 11 km: enough for a 3,000 km proximity rule, not a street address
 const LOCATION_MAX_AGE_MS = 60 * 60 * 1000; // a cached position from the last hour is fine
@@ -18,6 +19,9 @@ function show(s) {
   for (const r of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name=n]'))) r.checked = r.value === (s.n === 'random' ? 'random' : 'fixed');
   if (s.n !== 'random') $('nFixed').value = String(s.n);
   $('patterns').value = s.patterns.join('\n');
+  for (const r of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name=detect]'))) r.checked = r.value === s.detect;
+  $('sites').value = s.sites.join('\n');
+  $('denySites').value = s.denySites.join('\n');
   $('noProgressTimeoutMs').value = String(s.noProgressTimeoutMs);
   $('proximity').checked = s.proximity;
   location = s.location;
@@ -49,13 +53,19 @@ document.getElementById('form').addEventListener('submit', async (e) => {
   const patterns = $('patterns').value.split('\n').map((p) => p.trim()).filter(Boolean);
   const bad = patterns.filter((p) => patternError(p) !== null);
   if (bad.length) return status(`Invalid pattern: ${bad[0]} (expected [scheme://]host[:port]/path)`, 'error');
+  const lines = (id) => $(id).value.split('\n').map((p) => p.trim().toLowerCase()).filter(Boolean);
+  const sites = lines('sites');
+  const denySites = lines('denySites');
+  const badSite = [...sites, ...denySites].find((h) => !isSite(h));
+  if (badSite) return status(`Invalid site: ${badSite} (expected a host name such as example.com or *.example.com)`, 'error');
+  const detect = /** @type {HTMLInputElement} */ (document.querySelector('input[name=detect]:checked'))?.value ?? 'all-sites';
   const mode = /** @type {HTMLInputElement} */ (document.querySelector('input[name=mode]:checked'))?.value ?? 'random';
   const nKind = /** @type {HTMLInputElement} */ (document.querySelector('input[name=n]:checked'))?.value ?? 'random';
   const current = (await browser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
   const next = {
     ...current,
     enabled: $('enabled').checked, origoUrl: $('origoUrl').value.trim(), mode,
-    n: nKind === 'random' ? 'random' : Number($('nFixed').value), patterns,
+    n: nKind === 'random' ? 'random' : Number($('nFixed').value), patterns, detect, sites, denySites,
     noProgressTimeoutMs: Number($('noProgressTimeoutMs').value), proximity: $('proximity').checked && location !== null, location,
   };
   const { problems } = parseSettings(next);

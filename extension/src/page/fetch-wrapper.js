@@ -1,6 +1,8 @@
-// `fetch` as the page sees it: requests that match the patterns are served through the fleet
-// (with a silent direct fallback); everything else goes to the original fetch untouched.
+// `fetch` as the page sees it: segments (pattern matches and detected ones) are served through
+// the fleet (with a silent direct fallback); manifests go direct and are read for their segment
+// URLs before the page gets them; everything else goes to the original fetch untouched.
 import { parseRangeHeader } from './response-head.js';
+import { learnFromText } from './manifest-reader.js';
 import { serveThroughFleet } from './fleet-serve.js';
 
 /**
@@ -35,14 +37,19 @@ export function wrapFetch({ origFetch, config, link, warn }) {
     }
     if (d.method !== 'GET') return origFetch(input, init);
     const cfg = await config();
-    if (!cfg || !cfg.matches(d.url)) return origFetch(input, init);
+    const how = cfg ? cfg.serveReason(d.url, d.range !== null) : null;
+    if (!cfg || !how) {
+      const res = await origFetch(input, init);
+      if (cfg?.detect) await readManifest(cfg, res, d.url);
+      return res;
+    }
     const range = parseRangeHeader(d.range);
     if (range === 'unsupported') {
       link.reportFallback(d.url, `ERR_RANGE_UNSUPPORTED: ${String(d.range).slice(0, 60)}`);
       return origFetch(input, init);
     }
     const served = await serveThroughFleet({
-      link, url: d.url, range, signal: d.signal, noProgressMs: cfg.noProgressTimeoutMs,
+      link, url: d.url, range, signal: d.signal, noProgressMs: cfg.noProgressTimeoutMs, how,
       direct: () => origFetch(input, init), warn,
     });
     if (!served) return origFetch(input, init);
@@ -65,4 +72,23 @@ export function wrapFetch({ origFetch, config, link, warn }) {
     Object.defineProperty(res, 'url', { value: d.url }); // a constructed Response has no URL; the player may read it
     return res;
   };
+}
+
+/**
+ * A manifest response is read (a copy of it) before the page gets it, so its segments are known
+ * when the player asks for them.
+ * @param {import('./main-world.js').PageConfig} cfg
+ * @param {Response} res
+ * @param {string} requested
+ */
+async function readManifest(cfg, res, requested) {
+  if (!res.ok || res.type === 'opaque') return;
+  const url = res.url || requested;
+  const kind = cfg.manifestOf(url, res.headers.get('content-type'));
+  if (!kind) return;
+  try {
+    learnFromText(cfg, kind, url, await res.clone().text());
+  } catch {
+    // a body the page cannot read either
+  }
 }

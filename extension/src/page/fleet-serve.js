@@ -42,27 +42,28 @@ function nextWithin(req, ms, signal) {
  * @param {{start: number, end: number} | null} o.range
  * @param {AbortSignal | null | undefined} o.signal
  * @param {number} o.noProgressMs
+ * @param {string} [o.how]   why it is taken for a segment (pattern, manifest, extension, range): for the stats
  * @param {() => Promise<Response>} o.direct   the original request, for the rest of a broken body
  * @param {(msg: string) => void} o.warn
  * @returns {Promise<null | {head: ReturnType<typeof responseHead>, body: AsyncGenerator<Uint8Array>}>}
  *   null: serve it directly (the reason was reported); rejects with the abort reason when aborted
  */
-export async function serveThroughFleet({ link, url, range, signal, noProgressMs, direct, warn }) {
+export async function serveThroughFleet({ link, url, range, signal, noProgressMs, how = 'pattern', direct, warn }) {
   if (signal?.aborted) throw abortReason(signal);
-  const req = link.open(url, range);
+  const req = link.open(url, range, how);
   const first = await nextWithin(req, noProgressMs, signal);
   if (first.t === 'aborted') {
-    req.cancel();
+    req.cancel('ERR_ABORTED');
     throw abortReason(signal);
   }
   if (first.t !== 'data') {
-    req.cancel();
+    req.cancel(first.t === 'timeout' ? 'ERR_NO_PROGRESS' : undefined);
     const reason = first.t === 'timeout' ? `ERR_NO_PROGRESS: nothing for ${noProgressMs} ms` : first.t === 'fail' ? `${first.code}: ${first.message}` : 'ERR_EMPTY: no body';
     warn(`direct fetch for ${url}: ${reason}`);
-    link.reportFallback(url, reason);
+    link.reportFallback(url, reason, req.id);
     return null;
   }
-  const head = responseHead(url, range, first.total);
+  const head = responseHead(range, first.head);
   const firstBuf = first.buf; // narrowed here: the generator below does not keep the narrowing
 
   async function* body() {
@@ -79,19 +80,21 @@ export async function serveThroughFleet({ link, url, range, signal, noProgressMs
           done = true;
           return;
         } else if (ev.t === 'aborted') {
+          req.cancel('ERR_ABORTED');
+          done = true;
           throw abortReason(signal);
         } else {
-          req.cancel();
+          req.cancel(ev.t === 'timeout' ? 'ERR_NO_PROGRESS' : undefined);
           done = true;
           const reason = ev.t === 'timeout' ? `ERR_NO_PROGRESS: nothing for ${noProgressMs} ms` : `${ev.code}: ${ev.message}`;
           warn(`direct fetch for the rest of ${url} after ${delivered} bytes: ${reason}`);
-          link.reportFallback(url, `mid-body ${reason}`);
+          link.reportFallback(url, `mid-body ${reason}`, req.id);
           yield* remainder(direct, delivered);
           return;
         }
       }
     } finally {
-      if (!done) req.cancel();
+      if (!done) req.cancel('ERR_ABORTED'); // the reader stopped reading
     }
   }
   return { head, body: body() };

@@ -3,10 +3,14 @@
 // are checked at the edge: the port is only trusted as far as its shape.
 
 const MAX_QUEUED_EVENTS = 100_000; // a broken frame must not make us buffer without bound
+const MEDIA_TYPE = /^[\w.+-]{1,64}\/[\w.+-]{1,64}(\s*;[\w\s.+=";/-]{0,160})?$/; // a Content-Type value, nothing else
+const MAX_QUEUED_NOTES = 500; // notes (manifests seen, fallbacks) kept until the frame answers
 
 /**
- * @typedef {{t: 'data', buf: ArrayBuffer, total: number | null} | {t: 'alive'} | {t: 'end'} | {t: 'fail', code: string, message: string}} FrameEvent
- * @typedef {{next: () => Promise<FrameEvent>, cancel: () => void, id: number}} FrameRequest
+ * @typedef {{total: number | null, size: number | null, type: string | null}} BodyHead  total: bytes of this body; size: of the
+ *   whole object (Content-Range); type: the origin's Content-Type; null where the fleet did not say
+ * @typedef {{t: 'data', buf: ArrayBuffer, head: BodyHead} | {t: 'alive'} | {t: 'end'} | {t: 'fail', code: string, message: string}} FrameEvent
+ * @typedef {{next: () => Promise<FrameEvent>, cancel: (code?: string) => void, id: number}} FrameRequest
  */
 
 /**
@@ -22,6 +26,8 @@ export function createFrameLink({ requestFrame, warn }) {
   let nextId = 1;
   /** @type {Map<number, {events: FrameEvent[], wake: (() => void) | null, port: MessagePort | null}>} */
   const live = new Map();
+  /** @type {object[]} */
+  const notes = [];
 
   /** @param {MessagePort} p */
   function attach(p) {
@@ -32,6 +38,7 @@ export function createFrameLink({ requestFrame, warn }) {
     // a frame that was replaced (navigation, reload) cannot finish what the old one started
     for (const [id, r] of live) if (old && r.port === old) push(id, r, { t: 'fail', code: 'ERR_FRAME_RESET', message: 'the download frame was replaced' });
     for (const w of portWaiters.splice(0)) w(p);
+    for (const n of notes.splice(0)) p.postMessage(n);
   }
 
   /** @param {unknown} m */
@@ -42,8 +49,9 @@ export function createFrameLink({ requestFrame, warn }) {
     const r = live.get(msg.id);
     if (!r) return; // cancelled already
     if (msg.t === 'data' && msg.buf instanceof ArrayBuffer) {
-      const total = Number.isSafeInteger(msg.total) && msg.total >= 0 ? msg.total : null;
-      push(msg.id, r, { t: 'data', buf: msg.buf, total });
+      const count = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null);
+      const type = typeof msg.type === 'string' && MEDIA_TYPE.test(msg.type) ? msg.type : null;
+      push(msg.id, r, { t: 'data', buf: msg.buf, head: { total: count(msg.total), size: count(msg.size), type } });
     } else if (msg.t === 'alive') {
       if (r.events.at(-1)?.t !== 'alive') push(msg.id, r, { t: 'alive' }); // bytes arrive at the frame, none decoded yet
     } else if (msg.t === 'end') push(msg.id, r, { t: 'end' });
@@ -73,16 +81,17 @@ export function createFrameLink({ requestFrame, warn }) {
   /**
    * @param {string} url
    * @param {{start: number, end: number} | null} range
+   * @param {string} [how]  why the page takes it for a segment
    * @returns {FrameRequest}
    */
-  function open(url, range) {
+  function open(url, range, how) {
     const id = nextId++;
     const r = { events: /** @type {FrameEvent[]} */ ([]), wake: null, port: /** @type {MessagePort | null} */ (null) };
     live.set(id, r);
     getPort().then((p) => {
       if (!live.has(id)) return;
       r.port = p;
-      p.postMessage({ t: 'get', id, url, range });
+      p.postMessage({ t: 'get', id, url, range, how });
     });
     return {
       id,
@@ -90,17 +99,36 @@ export function createFrameLink({ requestFrame, warn }) {
         if (r.events.length) return Promise.resolve(r.events.shift());
         return new Promise((resolve) => { r.wake = () => resolve(r.events.shift()); });
       },
-      cancel() {
+      /** @param {string} [code]  why the page gave up on it (the frame records it): ERR_NO_PROGRESS, or the page's abort */
+      cancel(code) {
         live.delete(id);
-        r.port?.postMessage({ t: 'abort', id });
+        r.port?.postMessage({ t: 'abort', id, ...(code ? { code } : {}) });
       },
     };
   }
 
-  /** Tell the frame (for the popup and the log) that a request went direct, and why. */
-  function reportFallback(url, reason) {
-    port?.postMessage({ t: 'fallback', url, reason });
+  /** A message for the frame's stats and log, sent when the frame is there (queued, bounded, until then). @param {object} msg */
+  function note(msg) {
+    if (port) port.postMessage(msg);
+    else if (notes.length < MAX_QUEUED_NOTES) notes.push(msg);
   }
 
-  return { attach, open, reportFallback, hasPort: () => port !== null };
+  /**
+   * Tell the frame (for the popup and the log) that a request went direct, and why.
+   * @param {string} url @param {string} reason  `ERR_CODE: text`
+   * @param {number} [id]  the frame request it gave up on, if any (the frame recorded that download already)
+   */
+  function reportFallback(url, reason, id) {
+    note({ t: 'fallback', url, reason, ...(id ? { id } : {}) });
+  }
+
+  /** The page will want segments soon: have the frame ready and connecting to the fleet. */
+  function warm() {
+    if (warmed) return;
+    warmed = true;
+    getPort().then((p) => p.postMessage({ t: 'warm' }));
+  }
+  let warmed = false;
+
+  return { attach, open, note, warm, reportFallback, hasPort: () => port !== null };
 }

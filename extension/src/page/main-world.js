@@ -1,15 +1,27 @@
-// Content script in the page's MAIN world, at document_start, in every frame: wraps fetch and
-// XMLHttpRequest. It knows only the URL patterns and the stall timeout (from the bridge, the
-// isolated-world script); the Origo URL, the mode and the stats stay inside the extension.
+// Content script in the page's MAIN world, at document_start, in every frame: wraps fetch,
+// XMLHttpRequest and MediaSource. It knows only what the bridge (the isolated-world script)
+// tells it: the URL patterns, whether to detect segments on this site, the stall timeout. The
+// Origo URL, the mode and the stats stay inside the extension.
 import { compilePatterns } from '../shared/patterns.js';
+import { createSegmentDetector } from '../shared/segment-detector.js';
 import { createFrameLink } from './frame-link.js';
 import { wrapFetch } from './fetch-wrapper.js';
 import { makeXhrClass } from './xhr-wrapper.js';
+import { wrapMediaSource } from './media-source.js';
 import { TAG } from '../shared/page-messages.js';
 
 const CONFIG_WAIT_MS = 1500; // no answer from the bridge this long (extension reloading): behave as if disabled
+const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that sent none
 
-/** @typedef {{matches: (url: string) => boolean, noProgressTimeoutMs: number}} PageConfig */
+/**
+ * @typedef {object} PageConfig
+ * @property {(url: string, hasRange: boolean) => string | null} serveReason  why a GET goes to the fleet
+ *   ('pattern', 'manifest', 'extension', 'range'), or null
+ * @property {boolean} detect   segment detection is on for this page: manifests are read
+ * @property {(kind: 'hls' | 'dash', url: string, text: string) => void} learn
+ * @property {(url: string, contentType: string | null) => 'hls' | 'dash' | null} manifestOf
+ * @property {number} noProgressTimeoutMs
+ */
 
 (() => {
   if (globalThis[Symbol.for('mutp.installed')]) return; // injected twice (extension reload): wrap once
@@ -17,6 +29,7 @@ const CONFIG_WAIT_MS = 1500; // no answer from the bridge this long (extension r
   const warn = (msg) => console.warn(`[mutp] ${msg}`);
   const origFetch = globalThis.fetch.bind(globalThis);
   const OrigXHR = globalThis.XMLHttpRequest;
+  const detector = createSegmentDetector();
 
   /** @type {PageConfig | null | undefined} undefined until the bridge answers; null = off */
   let current;
@@ -34,15 +47,32 @@ const CONFIG_WAIT_MS = 1500; // no answer from the bridge this long (extension r
 
   const link = createFrameLink({ requestFrame: () => window.postMessage({ [TAG]: 'need-frame' }, '*'), warn });
 
+  /** @param {Record<string, any>} d  the bridge's config message */
+  function pageConfig(d) {
+    const patterns = d.patterns === true || d.detect === true;
+    if (d.enabled !== true || !patterns || !Array.isArray(d.patternList)) return null;
+    const matches = compilePatterns(d.patternList.filter((p) => typeof p === 'string'));
+    const detect = d.detect === true;
+    return {
+      detect,
+      serveReason: (url, hasRange) => (matches(url) ? 'pattern' : detect ? detector.segmentReason(url, hasRange) : null),
+      learn: (kind, url, text) => {
+        const got = detector.learn(kind, url, text);
+        link.note({ t: 'seen', kind: 'manifest', url, segments: got.segments.length, templates: got.templates.length });
+        link.warm(); // a player that read a manifest asks for segments next
+      },
+      manifestOf: detector.manifestOf,
+      noProgressTimeoutMs: Number.isInteger(d.noProgressTimeoutMs) && d.noProgressTimeoutMs > 0 ? d.noProgressTimeoutMs : DEFAULT_NO_PROGRESS_MS,
+    };
+  }
+
   window.addEventListener('message', (e) => {
     const d = e.data;
     if (!d || typeof d !== 'object' || typeof d[TAG] !== 'string') return;
     if (d[TAG] === 'config' && e.source === window) {
       e.stopImmediatePropagation(); // ours: page listeners need not see it
       if (typeof d.extensionOrigin === 'string') extensionOrigin = d.extensionOrigin;
-      const on = d.enabled === true && Array.isArray(d.patterns);
-      const timeout = Number.isInteger(d.noProgressTimeoutMs) && d.noProgressTimeoutMs > 0 ? d.noProgressTimeoutMs : 4000;
-      current = on ? { matches: compilePatterns(d.patterns.filter((p) => typeof p === 'string')), noProgressTimeoutMs: timeout } : null;
+      current = pageConfig(d);
       markReady();
     } else if (d[TAG] === 'port' && extensionOrigin !== null && e.origin === extensionOrigin && e.ports?.[0]) {
       e.stopImmediatePropagation();
@@ -52,5 +82,10 @@ const CONFIG_WAIT_MS = 1500; // no answer from the bridge this long (extension r
 
   globalThis.fetch = wrapFetch({ origFetch, config, link, warn });
   globalThis.XMLHttpRequest = makeXhrClass({ OrigXHR, origFetch, config, configNow: () => current, link, warn });
+  // a page that makes a MediaSource plays video: Range requests count as media, and the fleet warms up
+  wrapMediaSource(globalThis, () => {
+    detector.noteMediaSource();
+    if (current?.detect) link.warm();
+  });
   window.postMessage({ [TAG]: 'hello' }, '*'); // the bridge may have started first and missed nothing; if not, it answers this
 })();

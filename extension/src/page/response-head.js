@@ -1,5 +1,4 @@
-// Status and headers of a response served through the fleet. The proxies return only bytes,
-// so we give the player what a 2018 videoplayback answer told it: length, type, range.
+// Status and headers of a response served through the fleet.
 
 /**
  * Parse a single `Range: bytes=a-b` header. Open or multiple ranges are not served by the fleet.
@@ -16,24 +15,19 @@ export function parseRangeHeader(h) {
 }
 
 /**
- * @param {string} url
+ * The head a direct fetch would have given: the origin's Content-Type and the object's size as
+ * the proxies relayed them (see frame/origin-head.js); a generic type and `/*` only where they
+ * did not say.
  * @param {{start: number, end: number} | null} range
- * @param {number | null} total   bytes of the body, when known
+ * @param {import('./frame-link.js').BodyHead} head
  * @returns {{status: number, statusText: string, headers: [string, string][]}}
  */
-export function responseHead(url, range, total) {
-  let type = 'application/octet-stream';
-  try {
-    const mime = new URL(url).searchParams.get('mime'); // YouTube names the media type in the URL
-    if (mime && /^[\w.+-]+\/[\w.+-]+$/.test(mime)) type = mime;
-  } catch {
-    // keep the generic type
-  }
+export function responseHead(range, { total, size, type }) {
   /** @type {[string, string][]} */
-  const headers = [['content-type', type]];
+  const headers = [['content-type', type ?? 'application/octet-stream']];
   if (total !== null) headers.push(['content-length', String(total)]);
   if (range) {
-    headers.push(['content-range', `bytes ${range.start}-${range.start + (total ?? range.end - range.start + 1) - 1}/*`]);
+    headers.push(['content-range', `bytes ${range.start}-${range.start + (total ?? range.end - range.start + 1) - 1}/${size ?? '*'}`]);
     return { status: 206, statusText: 'Partial Content', headers };
   }
   return { status: 200, statusText: 'OK', headers };

@@ -3,6 +3,7 @@
 // arraybuffer/blob/text/json); anything else, and every fallback, is the native request.
 import { parseRangeHeader } from './response-head.js';
 import { serveThroughFleet, abortReason } from './fleet-serve.js';
+import { learnFromText } from './manifest-reader.js';
 
 const EMULATED_TYPES = ['', 'text', 'arraybuffer', 'blob', 'json']; // 'document' needs the HTML parser: native
 
@@ -25,6 +26,25 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
       super();
       // events the native object fires while we hand a request over to it are not the page's
       this.addEventListener('readystatechange', (e) => { if (this.#suppress) e.stopImmediatePropagation(); });
+      // added before any of the page's listeners: a manifest is read before the player parses it
+      this.addEventListener('readystatechange', () => {
+        if (this.#s || super.readyState !== 4) return;
+        const cfg = configNow();
+        if (cfg?.detect) this.#readManifest(cfg);
+      });
+    }
+
+    /** @param {import('./main-world.js').PageConfig} cfg */
+    #readManifest(cfg) {
+      if (super.status < 200 || super.status > 299) return;
+      const url = super.responseURL;
+      const kind = cfg.manifestOf(url, super.getResponseHeader('content-type'));
+      if (!kind) return;
+      const rt = this.responseType;
+      let text = null;
+      if (rt === '' || rt === 'text') text = super.responseText;
+      else if (rt === 'arraybuffer' && super.response instanceof ArrayBuffer) text = new TextDecoder().decode(super.response);
+      if (text !== null) learnFromText(cfg, kind, url, text);
     }
 
     open(method, url, async = true, user, password) {
@@ -36,8 +56,9 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
         // native open throws the right SyntaxError
       }
       const cfg = configNow();
+      // a Range header (set after open) can still make it a segment when detection is on
       const candidate = abs !== null && String(method).toUpperCase() === 'GET' && async !== false && /^https?:/.test(abs) &&
-        (cfg === undefined || (cfg !== null && cfg.matches(abs)));
+        (cfg === undefined || (cfg !== null && (cfg.serveReason(abs, cfg.detect) !== null)));
       if (!candidate) return super.open(method, url, async, user, password);
       this.#s = {
         readyState: 1, method, url, abs, user, password, headers: /** @type {[string, string][]} */ ([]),
@@ -123,8 +144,10 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
       if (this.#s !== s) return; // re-opened meanwhile
       const rangeHeader = s.headers.find(([k]) => k.toLowerCase() === 'range')?.[1] ?? null;
       const range = parseRangeHeader(rangeHeader);
-      if (!cfg || !cfg.matches(s.abs) || range === 'unsupported' || !EMULATED_TYPES.includes(this.responseType)) {
-        if (cfg && range === 'unsupported') link.reportFallback(s.abs, 'ERR_RANGE_UNSUPPORTED');
+      const how = cfg ? cfg.serveReason(s.abs, rangeHeader !== null) : null;
+      if (!cfg || !how || range === 'unsupported' || !EMULATED_TYPES.includes(this.responseType)) {
+        if (how && range === 'unsupported') link.reportFallback(s.abs, `ERR_RANGE_UNSUPPORTED: ${String(rangeHeader).slice(0, 60)}`);
+        else if (how) link.reportFallback(s.abs, `ERR_RESPONSE_TYPE: XHR responseType ${this.responseType} is served natively`);
         return this.#native(s, body);
       }
       const ctrl = new AbortController();
@@ -135,7 +158,7 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
       const headers = Object.fromEntries(s.headers);
       const direct = () => origFetch(s.abs, { headers, credentials: this.withCredentials ? 'include' : 'same-origin', signal: ctrl.signal });
       try {
-        const served = await serveThroughFleet({ link, url: s.abs, range, signal: ctrl.signal, noProgressMs: cfg.noProgressTimeoutMs, direct, warn });
+        const served = await serveThroughFleet({ link, url: s.abs, range, signal: ctrl.signal, noProgressMs: cfg.noProgressTimeoutMs, how, direct, warn });
         if (this.#s !== s) return;
         if (!served) {
           clearTimeout(timer);

@@ -2,7 +2,8 @@
 // framed in (as the tests screenshot it; Firefox gives a framed extension page no `tabs` API, and
 // the background knows the sender's tab), else the window's active tab.
 import browser from '../shared/api.js';
-import { loadSettings } from '../shared/storage.js';
+import { loadSettings, SETTINGS_KEY } from '../shared/storage.js';
+import { activeOn, siteListed } from '../shared/sites.js';
 
 const REFRESH_MS = 1000; // "live" at human speed
 
@@ -32,11 +33,52 @@ function spark(values) {
   svg.appendChild(line);
 }
 
+const fmtCounts = (o) => Object.entries(o ?? {}).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
+
+/** This page's site: what the extension does there, and the one-click list changes. */
+function renderSite(settings, pageUrl) {
+  let host = null;
+  try {
+    const u = new URL(pageUrl);
+    if (u.protocol === 'http:' || u.protocol === 'https:') host = u.hostname;
+  } catch {
+    // no page URL (a browser page): no site actions
+  }
+  $('origo').textContent = settings.origoUrl;
+  $('site').textContent = host ?? 'this page';
+  const on = host ? activeOn(settings, host) : null;
+  $('siteState').textContent = on ? on.why : 'not a web page';
+  const denied = host !== null && siteListed(settings.denySites, host);
+  $('siteAdd').hidden = !host || denied || !settings.enabled || Boolean(on?.detect);
+  $('siteDeny').hidden = !host || denied;
+  $('siteAllow').hidden = !denied;
+  return host;
+}
+
+/** @param {(s: Record<string, any>) => void} change */
+async function changeSettings(change) {
+  const current = (await browser.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] ?? {};
+  const next = { ...(await loadSettings()), ...current };
+  change(next);
+  await browser.storage.local.set({ [SETTINGS_KEY]: next });
+  refresh();
+}
+let currentHost = null;
+$('siteAdd').addEventListener('click', () => changeSettings((s) => {
+  s.sites = [...new Set([...s.sites, currentHost])];
+  if (s.detect === 'off') s.detect = 'listed-sites';
+}));
+$('siteDeny').addEventListener('click', () => changeSettings((s) => { s.denySites = [...new Set([...s.denySites, currentHost])]; }));
+$('siteAllow').addEventListener('click', () => changeSettings((s) => { s.denySites = s.denySites.filter((h) => h !== currentHost); }));
+
 function render(s, enabled) {
   $('state').textContent = enabled ? 'on' : 'off';
   $('state').className = enabled ? '' : 'off';
+  $('manifests').textContent = String(s.manifests ?? 0);
+  $('segments').textContent = `${s.segments ?? 0}${s.segments ? ` (${fmtCounts(s.byHow)})` : ''}`;
   $('fleet').textContent = String(s.fleet);
   $('direct').textContent = String(s.direct);
+  $('directBy').textContent = s.direct ? `(${fmtCounts(s.directBy)})` : '';
   $('last').textContent = s.last ? `${s.last.mode}, N = ${s.last.n}` : '–';
   const g = s.goodputBps;
   $('goodput').textContent = g.length ? fmtRate(g[g.length - 1]) : '–';
@@ -70,6 +112,7 @@ async function refresh() {
   const settings = await loadSettings();
   if (id === null) return;
   const res = await browser.runtime.sendMessage({ t: 'tab-stats', tabId: id });
+  currentHost = renderSite(settings, res?.pageUrl ?? null);
   if (res?.stats) render(res.stats, settings.enabled);
 }
 

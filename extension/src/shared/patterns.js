@@ -1,4 +1,4 @@
-// URL patterns for the requests we serve through the fleet, e.g. `*.googlevideo.com/videoplayback`
+// URL patterns for requests always served through the fleet, e.g. `*.cdn.example.com/videos/*`
 // or `127.0.0.1:8123/videoplayback`: [scheme://]host[:port]/path, where the host may start with
 // `*.` (any subdomain or none) and `*` in the path matches any characters except `?` and `#`.
 // A pattern with no port matches any port; the query string is never part of the match.

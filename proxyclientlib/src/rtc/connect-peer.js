@@ -20,6 +20,13 @@ const CONNECT_ATTEMPTS = 5;
  */
 export const HEDGE_AFTER_MS = 300;
 
+/**
+ * How long a connect whose only remote candidates are loopback, from a browser that offered none,
+ * may take before it is given up (ms): Chromium opens such a channel in ~30 ms (a lost first DTLS
+ * flight costs 1 s more), Firefox never; without this, the caller waits the whole timeout.
+ */
+export const LOOPBACK_MISMATCH_WAIT_MS = 1200;
+
 /** Largest answer body accepted (bytes): an answer for one channel is ~1 KB. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -43,7 +50,8 @@ export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmi
  * @param {typeof fetch} [opts.fetch]
  * @param {number} [opts.hedgeAfterMs]             start a twin attempt after this (ms); 0: never
  * @returns {Promise<PeerLink>} rejects with ERR_RTC_CONNECT_TIMEOUT, ERR_RTC_SIGNAL_HTTP,
- *   ERR_RTC_SIGNAL_FAILED, ERR_RTC_BAD_ANSWER, ERR_RTC_ANSWER_FAILED, ERR_RTC_CHANNEL_CLOSED or ERR_ABORTED
+ *   ERR_RTC_SIGNAL_FAILED, ERR_RTC_BAD_ANSWER, ERR_RTC_ANSWER_FAILED, ERR_RTC_CHANNEL_CLOSED, ERR_ABORTED, or at once
+ *   (no retry: it cannot succeed) ERR_RTC_NO_CANDIDATES, ERR_RTC_NO_CANDIDATE_PAIR, ERR_RTC_ICE_FAILED
  */
 export async function connectPeer(opts) {
   const deadline = performance.now() + (opts.timeoutMs ?? CONNECT_TIMEOUT_MS);
@@ -147,6 +155,9 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     await step(pc.setLocalDescription(await step(pc.createOffer())));
     await step(gathered(pc));
     const offer = pc.localDescription;
+    const local = candidateAddresses(offer.sdp);
+    // a browser that offers no candidate (Firefox without a default route) can never connect
+    if (local.length === 0) throw codedError('ERR_RTC_NO_CANDIDATES', 'this browser gathered no ICE candidate');
     let res;
     try {
       res = await fetch(offerUrl, {
@@ -174,8 +185,11 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     if (!body || body.type !== 'answer' || typeof body.sdp !== 'string' || !body.sdp.startsWith('v=0')) {
       throw codedError('ERR_RTC_BAD_ANSWER', `POST ${offerUrl}: the body is not { type: "answer", sdp }`);
     }
+    const remote = candidateAddresses(body.sdp);
     await step(applyAnswer(pc, body.sdp));
-    await step(channelOpen(channel));
+    // a proxy on loopback only and no loopback candidate here: Chromium pairs them in ms, Firefox never does
+    const mismatch = remote.length > 0 && remote.every(isLoopback) && !local.some(isLoopback);
+    await step(Promise.race([channelOpen(channel), iceFailed(pc), ...(mismatch ? [noPairAfter(LOOPBACK_MISMATCH_WAIT_MS, remote[0])] : [])]));
     return { pc, channel, close };
   } catch (e) {
     close();
@@ -219,6 +233,38 @@ async function applyAnswer(pc, sdp) {
   } catch (e) {
     throw codedError('ERR_RTC_ANSWER_FAILED', `the answer could not be applied: ${/** @type {Error} */ (e).message}`, { cause: e });
   }
+}
+
+/** @param {string} sdp @returns {string[]} the connection addresses of its `a=candidate` lines (mDNS names included) */
+export function candidateAddresses(sdp) {
+  const out = [];
+  for (const m of sdp.matchAll(/^a=candidate:\S+ \d+ \S+ \d+ (\S+) \d+ typ/gm)) out.push(m[1]);
+  return out;
+}
+
+/** @param {string} a */
+const isLoopback = (a) => /^127\./.test(a) || a === '::1' || a === 'localhost';
+
+/** @param {number} ms @param {string} addr @returns {Promise<never>} */
+function noPairAfter(ms, addr) {
+  return new Promise((_, reject) => {
+    const t = setTimeout(() => reject(codedError('ERR_RTC_NO_CANDIDATE_PAIR', `the proxy offers only loopback (${addr}), this browser no loopback candidate, and no channel opened within ${ms} ms`)), ms);
+    /** @type {any} */ (t).unref?.();
+  });
+}
+
+/** Rejects when ICE gives up (the connection cannot form): no need to wait for the timeout. @param {RTCPeerConnection} pc @returns {Promise<never>} */
+function iceFailed(pc) {
+  return new Promise((_, reject) => {
+    const check = () => {
+      if (pc.iceConnectionState === 'failed' || pc.connectionState === 'failed') {
+        reject(codedError('ERR_RTC_ICE_FAILED', 'ICE found no working candidate pair'));
+      }
+    };
+    pc.addEventListener?.('iceconnectionstatechange', check);
+    pc.addEventListener?.('connectionstatechange', check);
+    check();
+  });
 }
 
 /** @param {RTCDataChannel} channel @returns {Promise<void>} */

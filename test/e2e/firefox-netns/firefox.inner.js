@@ -43,7 +43,7 @@ describe('extension e2e: headless Firefox ESR in a network namespace', function 
     buildDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-ext-ff-'));
     const config = path.join(buildDir, 'config.json');
     settings = {
-      enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`],
+      enabled: true, origoUrl: fleet.origo.url, patterns: [`${site.host}/videoplayback`], detect: 'off', // the pattern path; default detection: players.test.js
       mode: 'random', randomModes: ALL_MODES, n: 'random', noProgressTimeoutMs: NO_PROGRESS_MS,
     };
     await writeFile(config, JSON.stringify(settings));

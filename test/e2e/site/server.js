@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { listenLocal } from '../helpers/listen.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const CHUNK_BYTES = 1024 * 1024; // 1 MiB chunks: the low end of YouTube's 2018 1–2 MB
@@ -66,13 +67,5 @@ export async function startVideoSite({ video, mime, host = '127.0.0.1' }) {
     res.writeHead(200, headers);
     res.end(await readFile(path.join(HERE, f[0])));
   });
-  await new Promise((resolve) => server.listen(0, host, () => resolve(undefined)));
-  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
-  return {
-    url: `http://${host}:${port}`,
-    host: `${host}:${port}`,
-    mediaHits,
-    plain,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
-  };
+  return { ...(await listenLocal(server, host)), mediaHits, plain };
 }

@@ -1,0 +1,68 @@
+// The origin's Content-Type and object size per URL, as the proxies relay them on GET/HEAD
+// /fetch (the proxy answers with the origin's Content-Type and `Content-Range: bytes a-b/size`).
+// The HTTP modes' own proxy responses fill it at no cost; for the MUTP modes, whose data channel
+// carries only the requested bytes, a HEAD /fetch through one of the download's proxies asks.
+
+const MAX_URLS = 2000; // segments of the streams playing now; the oldest are forgotten
+export const HEAD_WAIT_MS = 300; // the first bytes wait this long at most for a MUTP download's head
+
+/** @typedef {{type: string | null, size: number | null}} OriginHead */
+
+export function createOriginHeads() {
+  /** @type {Map<string, OriginHead>} */
+  const heads = new Map();
+
+  /** @param {string} url @param {OriginHead} h */
+  function remember(url, h) {
+    if (h.type === null && h.size === null) return;
+    heads.delete(url);
+    if (heads.size >= MAX_URLS) heads.delete(/** @type {string} */ (heads.keys().next().value));
+    heads.set(url, h);
+  }
+
+  /** @param {Response} res @returns {OriginHead} */
+  function readHead(res) {
+    const type = res.headers.get('content-type');
+    const cr = /\/(\d{1,15})\s*$/.exec(res.headers.get('content-range') ?? '');
+    const len = res.status === 200 ? Number(res.headers.get('content-length') ?? NaN) : NaN;
+    const size = cr ? Number(cr[1]) : Number.isSafeInteger(len) ? len : null;
+    return { type: type && type.length <= 256 ? type : null, size };
+  }
+
+  /**
+   * ProxyClientLib's fetch, watched: what a proxy's /fetch answered about its origin object.
+   * @param {typeof fetch} f
+   * @returns {typeof fetch}
+   */
+  function observing(f) {
+    return async (input, init) => {
+      const res = await f(input, init);
+      try {
+        const u = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+        const origin = u.pathname.endsWith('/fetch') ? u.searchParams.get('url') : null;
+        if (origin && (res.status === 200 || res.status === 206)) remember(origin, readHead(res));
+      } catch {
+        // not a URL we can read: nothing learned
+      }
+      return res;
+    };
+  }
+
+  /**
+   * Ask one proxy for the head (HEAD /fetch); the proxy fetches the object once for both.
+   * @param {typeof fetch} f
+   * @param {{url: string, ticket?: string | null}} proxy
+   * @param {string} url
+   * @param {AbortSignal} signal
+   */
+  async function ask(f, proxy, url, signal) {
+    const u = new URL('fetch', proxy.url.endsWith('/') ? proxy.url : `${proxy.url}/`);
+    u.searchParams.set('url', url);
+    if (proxy.ticket) u.searchParams.set('ticket', proxy.ticket);
+    const res = await f(u.href, { method: 'HEAD', signal, cache: 'no-store' });
+    if (res.status === 200 || res.status === 206) remember(url, readHead(res));
+    return heads.get(url) ?? null;
+  }
+
+  return { observing, ask, get: (/** @type {string} */ url) => heads.get(url) ?? null };
+}

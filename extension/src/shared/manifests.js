@@ -1,0 +1,231 @@
+// Segment URLs from the manifests a page fetches: HLS playlists (RFC 8216, incl. EXT-X-BYTERANGE,
+// EXT-X-MAP and LL-HLS parts) and DASH MPDs (SegmentTemplate, SegmentList with mediaRange,
+// SegmentBase with indexRange). Pure text in, URLs and URL templates out: no DOM, no network.
+
+export const MAX_MANIFEST_CHARS = 16 * 1024 * 1024; // a long VOD MPD with SegmentList is a few MB; more is not a manifest
+
+const HLS_TYPES = ['application/vnd.apple.mpegurl', 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl'];
+const DASH_TYPES = ['application/dash+xml'];
+
+/**
+ * Which manifest a response is, by its URL's path and its Content-Type.
+ * @param {string} url
+ * @param {string | null} contentType
+ * @returns {'hls' | 'dash' | null}
+ */
+export function manifestKind(url, contentType) {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (HLS_TYPES.includes(type)) return 'hls';
+  if (DASH_TYPES.includes(type)) return 'dash';
+  const p = pathOf(url).toLowerCase();
+  if (p.endsWith('.m3u8') || p.endsWith('.m3u')) return 'hls';
+  if (p.endsWith('.mpd')) return 'dash';
+  return null;
+}
+
+/** @param {string} url */
+export function pathOf(url) {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+}
+
+/** @param {string} url @returns {string} the URL without its fragment (a request never carries one) */
+export function withoutFragment(url) {
+  const i = url.indexOf('#');
+  return i < 0 ? url : url.slice(0, i);
+}
+
+/** @param {string} ref @param {string} base */
+function resolve(ref, base) {
+  try {
+    return withoutFragment(new URL(ref, base).href);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @typedef {{segments: string[], templates: RegExp[], playlists: string[]}} Learned
+ *   segments: exact URLs; templates: whole-URL matchers (DASH SegmentTemplate); playlists: more manifests
+ */
+
+/** @param {string} line @param {string} key */
+function attr(line, key) {
+  const m = new RegExp(`(?:^|[:,])${key}="([^"]*)"`).exec(line);
+  return m ? m[1] : null;
+}
+
+/**
+ * @param {string} text  an HLS playlist
+ * @param {string} base  its URL (after redirects)
+ * @returns {Learned}
+ */
+export function parseHls(text, base) {
+  /** @type {Learned} */
+  const out = { segments: [], templates: [], playlists: [] };
+  if (!text.trimStart().startsWith('#EXTM3U')) return out;
+  let nextIsPlaylist = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (line.startsWith('#')) {
+      if (line.startsWith('#EXT-X-STREAM-INF')) nextIsPlaylist = true;
+      const uri = attr(line, 'URI');
+      if (uri === null) continue;
+      // EXT-X-KEY and EXT-X-SESSION-KEY name keys, EXT-X-SESSION-DATA JSON: not media
+      if (/^#EXT-X-(MEDIA|I-FRAME-STREAM-INF|RENDITION-REPORT):/.test(line)) push(out.playlists, resolve(uri, base));
+      else if (/^#EXT-X-(MAP|PART|PRELOAD-HINT):/.test(line)) push(out.segments, resolve(uri, base));
+      continue;
+    }
+    push(nextIsPlaylist ? out.playlists : out.segments, resolve(line, base));
+    nextIsPlaylist = false;
+  }
+  return out;
+}
+
+/** @param {string[]} list @param {string | null} v */
+function push(list, v) {
+  if (v !== null) list.push(v);
+}
+
+const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+/** @param {string} s */
+function unescapeXml(s) {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, e) => {
+    if (e[0] !== '#') return ENTITIES[e.toLowerCase()];
+    const cp = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1));
+    return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : '';
+  });
+}
+
+/** @param {string} s @returns {Record<string, string>} */
+function attrsOf(s) {
+  /** @type {Record<string, string>} */
+  const a = {};
+  for (const m of s.matchAll(/([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) a[m[1].replace(/^.*:/, '')] = unescapeXml(m[2] ?? m[3]);
+  return a;
+}
+
+const escapeRe = (/** @type {string} */ s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A SegmentTemplate `media`/`initialization` as a whole-URL matcher: $RepresentationID$ is
+ * that representation's id, $Number$, $Time$, $Bandwidth$ and $SubNumber$ (with or without a
+ * %0Nd width) are digits, $$ is a dollar sign.
+ * @param {string} template
+ * @param {string} base
+ * @param {string | null} repId
+ * @returns {RegExp | null}
+ */
+export function templateMatcher(template, base, repId) {
+  /** @type {string[]} */
+  const parts = [];
+  // swap each $…$ for a marker the URL parser leaves alone, resolve, then swap the markers for patterns
+  const marked = template.replace(/\$(RepresentationID|Number|Time|Bandwidth|SubNumber)?(%0\d+d)?\$/g, (_, name) => {
+    parts.push(name === undefined ? '\\$' : name === 'RepresentationID' ? (repId === null ? '[^/?#]+' : escapeRe(repId)) : '\\d+');
+    return `MUTPx${parts.length - 1}x`;
+  });
+  const abs = resolve(marked, base);
+  if (abs === null) return null;
+  const re = escapeRe(abs).replace(/MUTPx(\d+)x/g, (_, i) => parts[Number(i)]);
+  return new RegExp(`^${re}${abs.includes('?') ? '' : '(?:\\?[^#]*)?'}$`);
+}
+
+/**
+ * @param {string} text  a DASH MPD
+ * @param {string} base  its URL (after redirects)
+ * @returns {Learned}
+ */
+export function parseDash(text, base) {
+  /** @type {Learned} */
+  const out = { segments: [], templates: [], playlists: [] };
+  /**
+   * @typedef {{name: string, base: string, media: string | null, init: string | null, id: string | null, owns: boolean}} Frame
+   * @type {Frame[]}
+   */
+  const stack = [{ name: '#doc', base, media: null, init: null, id: null, owns: false }];
+  const top = () => stack[stack.length - 1];
+  /** @type {string | null} */
+  let baseText = null;
+  /** A Representation is complete: its templates, or its own file (SegmentBase with indexRange, fetched by Range). @param {Frame} f */
+  const representationDone = (f) => {
+    if (f.media !== null || f.init !== null) {
+      for (const t of [f.media, f.init]) {
+        const re = t === null ? null : templateMatcher(t, f.base, f.id);
+        if (re) out.templates.push(re);
+      }
+    } else if (!f.owns && f.base !== withoutFragment(base)) {
+      push(out.segments, f.base);
+    }
+  };
+  for (const m of text.matchAll(/<(\/?)([\w:.-]+)([^>]*?)(\/?)>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g)) {
+    const [, close, rawName, rest, selfClose, cdata, txt] = m;
+    if (txt !== undefined || cdata !== undefined) {
+      if (baseText !== null) baseText += txt !== undefined ? unescapeXml(txt) : cdata;
+      continue;
+    }
+    if (rawName === undefined) continue; // a comment
+    const name = rawName.replace(/^.*:/, '');
+    if (close) {
+      const f = stack.pop();
+      if (!f || stack.length === 0) return out; // unbalanced: keep what was learned
+      if (name === 'BaseURL' && baseText !== null) {
+        const b = resolve(baseText.trim(), top().base);
+        if (b !== null) top().base = b;
+        baseText = null;
+      } else if (name === 'Representation') {
+        representationDone(f);
+      }
+      continue;
+    }
+    if (name === '?xml' || rawName.startsWith('?') || rawName.startsWith('!')) continue;
+    const a = attrsOf(rest);
+    const parent = top();
+    /** @type {Frame} */
+    const f = { name, base: parent.base, media: parent.media, init: parent.init, id: parent.id, owns: false };
+    if (name === 'Representation') {
+      f.id = a.id ?? null;
+    } else if (name === 'SegmentTemplate') {
+      // applies to its parent and everything inside it
+      if (a.media !== undefined) parent.media = a.media;
+      if (a.initialization !== undefined) parent.init = a.initialization;
+    } else if (name === 'SegmentURL' || name === 'Initialization' || name === 'RepresentationIndex') {
+      const ref = a.media ?? a.sourceURL;
+      if (ref !== undefined) {
+        push(out.segments, resolve(ref, parent.base));
+        markOwned(stack);
+      } else if (name === 'SegmentURL') {
+        push(out.segments, parent.base); // only a mediaRange: a byte range of the Representation's file
+      }
+    } else if (name === 'BaseURL') {
+      baseText = '';
+    }
+    if (!selfClose) stack.push(f);
+    else if (name === 'Representation') representationDone(f);
+  }
+  return out;
+}
+
+/** A segment list inside a Representation: the Representation's own URL is not a segment then. @param {{name: string, owns: boolean}[]} stack */
+function markOwned(stack) {
+  for (let i = stack.length - 1; i >= 0; i--) {
+    if (stack[i].name === 'Representation') {
+      stack[i].owns = true;
+      return;
+    }
+  }
+}
+
+/**
+ * @param {'hls' | 'dash'} kind
+ * @param {string} text
+ * @param {string} base
+ * @returns {Learned}
+ */
+export function parseManifest(kind, text, base) {
+  if (text.length > MAX_MANIFEST_CHARS) return { segments: [], templates: [], playlists: [] };
+  return kind === 'hls' ? parseHls(text, base) : parseDash(text, base);
+}

@@ -1,0 +1,72 @@
+// Which of a page's requests are video segments: those named by the HLS playlists and DASH
+// manifests the page fetched (learned here), else by the URL's extension, else a Range request
+// on a page that made a MediaSource. Knowledge is per page and bounded.
+import { manifestKind, parseManifest, pathOf, withoutFragment } from './manifests.js';
+
+// media container extensions players fetch segments as (HLS TS/fMP4/packed audio, DASH, CMAF)
+export const SEGMENT_EXTENSIONS = Object.freeze(['.ts', '.m4s', '.mp4', '.m4a', '.m4v', '.cmfv', '.cmfa', '.aac', '.mp3', '.webm']);
+const MAX_KNOWN_URLS = 50_000; // a long VOD SegmentList; beyond it the oldest are forgotten
+const MAX_TEMPLATES = 2_000; // representations × (media, init) of the manifests seen
+
+/** @typedef {'manifest' | 'extension' | 'range'} SegmentReason  why a URL counts as a segment */
+
+export function createSegmentDetector() {
+  /** @type {Set<string>} */
+  const known = new Set();
+  /** @type {Set<string>} */
+  const playlists = new Set();
+  /** @type {RegExp[]} */
+  let templates = [];
+  let mediaSource = false;
+  const counts = { manifests: 0 };
+
+  /**
+   * @param {string} url
+   * @param {string | null} contentType
+   */
+  function manifestOf(url, contentType) {
+    const kind = manifestKind(url, contentType);
+    if (kind) return kind;
+    return playlists.has(withoutFragment(url)) ? 'hls' : null; // a variant playlist named by its master, without .m3u8
+  }
+
+  /**
+   * Learn from a manifest response the page received.
+   * @param {'hls' | 'dash'} kind
+   * @param {string} url  the response's URL (after redirects): the base of relative references
+   * @param {string} text
+   */
+  function learn(kind, url, text) {
+    const got = parseManifest(kind, text, url);
+    counts.manifests += 1;
+    for (const u of got.segments) {
+      if (known.size >= MAX_KNOWN_URLS) known.delete(/** @type {string} */ (known.values().next().value));
+      known.add(u);
+    }
+    for (const p of got.playlists) if (playlists.size < MAX_KNOWN_URLS) playlists.add(p);
+    templates = [...templates, ...got.templates].slice(-MAX_TEMPLATES);
+    return got;
+  }
+
+  /**
+   * @param {string} url  absolute
+   * @param {boolean} hasRange  the request carries a Range header
+   * @returns {SegmentReason | null}
+   */
+  function segmentReason(url, hasRange) {
+    const u = withoutFragment(url);
+    if (known.has(u) || templates.some((re) => re.test(u))) return 'manifest';
+    if (manifestOf(u, null)) return null;
+    const p = pathOf(u).toLowerCase();
+    if (SEGMENT_EXTENSIONS.some((ext) => p.endsWith(ext))) return 'extension';
+    if (hasRange && mediaSource) return 'range';
+    return null;
+  }
+
+  return {
+    manifestOf, learn, segmentReason,
+    /** The page made a MediaSource: Range requests from now on are taken for media. */
+    noteMediaSource: () => { mediaSource = true; },
+    counts: () => ({ ...counts, knownUrls: known.size, templates: templates.length }),
+  };
+}

@@ -1,0 +1,91 @@
+// The frame learns from failure: a WebRTC transport that cannot connect is retried at once in
+// Parallel HTTP and then skipped (breaker), every failure and cancellation becomes a record, and
+// the origin's head relayed by a proxy reaches the page.
+import assert from 'node:assert/strict';
+import { createRequestServer } from '../src/frame/serve-requests.js';
+import { createOriginHeads } from '../src/frame/origin-heads.js';
+import { createBreakers } from '../src/frame/breaker.js';
+import { compilePatterns } from '../src/shared/patterns.js';
+
+const URL1 = 'http://origin.test/v/seg1.m4s';
+const quiet = { warn: () => {} };
+/** @returns {any} */
+const settings = (over = {}) => ({ enabled: true, patterns: [], detect: 'all-sites', mode: 'coded', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
+const rtcFailure = () => Object.assign(new Error('all 2 proxies failed'), {
+  code: 'ERR_ALL_PROXIES_FAILED',
+  perProxy: [{ proxyId: 'p1', error: { code: 'ERR_RTC_NO_CANDIDATE_PAIR', message: 'x' } }, { proxyId: 'p2', error: { code: 'ERR_RTC_NO_CANDIDATE_PAIR', message: 'x' } }],
+  stats: { id: 'r1', mode: 'coded', n: 2, proxyIds: ['p1', 'p2'], error: { code: 'ERR_ALL_PROXIES_FAILED' } },
+});
+
+function harness({ s = settings(), download, heads = createOriginHeads(), clock = { t: 0 } }) {
+  const posted = [];
+  const bg = [];
+  const calls = [];
+  const client = { download: async (url, o) => { calls.push({ url, mode: o.mode }); return download(url, o, calls.length); } };
+  const server = createRequestServer({
+    state: () => ({ settings: s, matches: compilePatterns(s.patterns), client, clientId: 'c1' }),
+    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, heads, now: () => clock.t,
+  });
+  return { posted, bg, calls, server, records: () => bg.filter((m) => m.t === 'record').map((m) => m.record) };
+}
+
+const ok = (mode) => ({ data: new Uint8Array([1, 2, 3]), stats: { id: 'ok', mode, n: 2, proxyIds: ['p1', 'p2'], error: null } });
+
+describe('extension frame: failures', () => {
+  it('WebRTC that cannot connect: the same request is served in Parallel HTTP at once, then MUTP is skipped while the breaker is open', async () => {
+    const clock = { t: 0 };
+    const h = harness({ clock, download: async (_u, o) => { if (o.mode === 'coded') throw rtcFailure(); return ok(o.mode); } });
+    await h.server.onPageMessage({ t: 'get', id: 1, url: URL1, range: null, how: 'extension' });
+    assert.deepEqual(h.calls.map((c) => c.mode), ['coded', 'parallel-http']);
+    assert.deepEqual(h.posted.map((m) => m.t), ['data', 'end'], 'no failure reached the page');
+    const recs = h.records();
+    assert.deepEqual(recs.map((r) => r.error?.code ?? null), ['ERR_ALL_PROXIES_FAILED', null], 'the failed MUTP attempt is a record too');
+    assert.equal(recs[1].modeWanted, 'coded');
+    await h.server.onPageMessage({ t: 'get', id: 2, url: URL1, range: null, how: 'extension' });
+    assert.deepEqual(h.calls.map((c) => c.mode), ['coded', 'parallel-http', 'parallel-http'], 'the open breaker skips WebRTC');
+    clock.t += 60_000;
+    await h.server.onPageMessage({ t: 'get', id: 3, url: URL1, range: null, how: 'extension' });
+    assert.equal(h.calls.at(-2).mode, 'coded', 'after the backoff WebRTC is tried again');
+  });
+
+  it('a download the page cancels for no progress is recorded with that reason', async () => {
+    let release;
+    const h = harness({ s: settings({ mode: 'parallel-http' }), download: (_u, o) => new Promise((_, reject) => { release = () => reject(Object.assign(new Error('aborted'), { code: 'ERR_ABORTED', stats: { id: 'x', mode: 'parallel-http', n: 2, proxyIds: ['p1'] } })); o.signal.addEventListener('abort', () => release()); }) });
+    const done = h.server.onPageMessage({ t: 'get', id: 4, url: URL1, range: null, how: 'manifest' });
+    await new Promise((r) => setImmediate(r));
+    h.server.onPageMessage({ t: 'abort', id: 4, code: 'ERR_NO_PROGRESS' });
+    await done;
+    assert.deepEqual(h.records().map((r) => [r.error?.code, r.segment]), [['ERR_NO_PROGRESS', 'manifest']]);
+  });
+
+  it('a fallback the frame never saw (an unsupported Range) is recorded with its code; n is at least 1', async () => {
+    const h = harness({ download: async () => ok('coded') });
+    h.server.onPageMessage({ t: 'fallback', url: URL1, reason: 'ERR_RANGE_UNSUPPORTED: bytes=0-' });
+    const [r] = h.records();
+    assert.equal(r.error.code, 'ERR_RANGE_UNSUPPORTED');
+    assert.ok(r.n >= 1);
+    assert.equal(r.clientId, 'c1');
+    h.server.onPageMessage({ t: 'fallback', url: URL1, reason: 'ERR_NO_PROGRESS: x', id: 9 });
+    assert.equal(h.records().length, 1, 'a request the frame served was recorded by the frame already');
+  });
+
+  it('the origin head the proxy relayed (type, total size) goes to the page with the bytes', async () => {
+    const heads = createOriginHeads();
+    const proxyFetch = heads.observing(async () => new Response(new Uint8Array(3), { status: 206, headers: { 'content-type': 'video/iso.segment', 'content-range': 'bytes 10-12/5000' } }));
+    const h = harness({ s: settings({ mode: 'parallel-http' }), heads, download: async (url, o) => { await proxyFetch(`http://p1.test/fetch?url=${encodeURIComponent(url)}`); o.onProgress({ objectBytes: 3, chunks: [{ offset: 0, bytes: new Uint8Array([7, 8, 9]) }] }); return ok(o.mode); } });
+    await h.server.onPageMessage({ t: 'get', id: 5, url: URL1, range: { start: 10, end: 12 }, how: 'range' });
+    const d = h.posted.find((m) => m.t === 'data');
+    assert.deepEqual([d.type, d.size, d.total], ['video/iso.segment', 5000, 3]);
+  });
+
+  it('breakers back off exponentially and close on success', () => {
+    const b = createBreakers({ baseMs: 100, maxMs: 1000 });
+    b.fail('rtc', 'ERR_X', 0);
+    assert.equal(b.allows('rtc', 99), false);
+    assert.equal(b.allows('rtc', 100), true);
+    b.fail('rtc', 'ERR_X', 100);
+    assert.equal(b.allows('rtc', 299), false);
+    b.succeed('rtc');
+    assert.equal(b.allows('rtc', 101), true);
+  });
+});

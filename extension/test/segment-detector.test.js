@@ -1,0 +1,107 @@
+// Generic segment detection: segment URLs learned from HLS playlists and DASH manifests, and
+// the extension/Range heuristics for pages whose manifests were not seen.
+import assert from 'node:assert/strict';
+import { manifestKind, parseHls, parseDash, templateMatcher } from '../src/shared/manifests.js';
+import { createSegmentDetector } from '../src/shared/segment-detector.js';
+
+const B = 'https://cdn.example/v/';
+
+describe('extension: segment detection', () => {
+  it('knows a manifest by its path or its Content-Type', () => {
+    assert.equal(manifestKind(`${B}master.m3u8?token=1`, null), 'hls');
+    assert.equal(manifestKind(`${B}x`, 'application/vnd.apple.mpegURL; charset=utf-8'), 'hls');
+    assert.equal(manifestKind(`${B}stream.mpd`, null), 'dash');
+    assert.equal(manifestKind(`${B}get?f=dash`, 'application/dash+xml'), 'dash');
+    assert.equal(manifestKind(`${B}seg1.m4s`, 'video/mp4'), null);
+  });
+
+  it('HLS: media segments, EXT-X-MAP, EXT-X-BYTERANGE and parts are segments; variants and renditions are playlists; keys are neither', () => {
+    const master = [
+      '#EXTM3U',
+      '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",URI="audio/en.m3u8"',
+      '#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,AUDIO="a"',
+      '360p/index',
+      '#EXT-X-STREAM-INF:BANDWIDTH=2000000',
+      'https://other.example/720p.m3u8',
+    ].join('\n');
+    const m = parseHls(master, `${B}master.m3u8`);
+    assert.deepEqual(m.segments, []);
+    assert.deepEqual(m.playlists, [`${B}audio/en.m3u8`, `${B}360p/index`, 'https://other.example/720p.m3u8']);
+    const media = [
+      '#EXTM3U', '#EXT-X-VERSION:7', '#EXT-X-TARGETDURATION:4',
+      '#EXT-X-KEY:METHOD=AES-128,URI="https://keys.example/k1"',
+      '#EXT-X-MAP:URI="init.mp4",BYTERANGE="720@0"',
+      '#EXTINF:4.0,', '#EXT-X-BYTERANGE:100000@720', 'video.mp4',
+      '#EXTINF:4.0,', '#EXT-X-BYTERANGE:90000', 'video.mp4',
+      '#EXT-X-PART:DURATION=1.0,URI="part7.m4s"',
+      '#EXTINF:4.0,', 'seg3.ts?sig=abc#frag',
+      '#EXT-X-ENDLIST',
+    ].join('\r\n');
+    const s = parseHls(media, `${B}360p/index`);
+    assert.deepEqual(s.segments, [`${B}360p/init.mp4`, `${B}360p/video.mp4`, `${B}360p/video.mp4`, `${B}360p/part7.m4s`, `${B}360p/seg3.ts?sig=abc`]);
+    assert.deepEqual(parseHls('not a playlist\nseg.ts', B).segments, [], 'no #EXTM3U: not HLS');
+  });
+
+  it('DASH: SegmentTemplate (inherited, $RepresentationID$, $Number%05d$, $Time$) with nested BaseURLs becomes URL matchers', () => {
+    const mpd = `<?xml version="1.0"?>
+<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static">
+  <BaseURL>https://media.example/content/</BaseURL>
+  <Period id="p0">
+    <AdaptationSet mimeType="video/mp4">
+      <SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/seg-$Number%05d$.m4s?a=1&amp;b=2" startNumber="1"/>
+      <Representation id="v360" bandwidth="800000"/>
+      <Representation id="v720" bandwidth="2000000"><BaseURL>hd/</BaseURL></Representation>
+    </AdaptationSet>
+    <AdaptationSet mimeType="audio/mp4">
+      <Representation id="a1"><SegmentTemplate media="audio_$Time$.m4a"><SegmentTimeline><S t="0" d="10"/></SegmentTimeline></SegmentTemplate></Representation>
+    </AdaptationSet>
+  </Period>
+</MPD>`;
+    const d = parseDash(mpd, `${B}stream.mpd`);
+    const hit = (u) => d.templates.some((re) => re.test(u));
+    assert.ok(hit('https://media.example/content/v360/init.mp4'));
+    assert.ok(hit('https://media.example/content/v360/seg-00017.m4s?a=1&b=2'));
+    assert.ok(hit('https://media.example/content/hd/v720/seg-00001.m4s?a=1&b=2'));
+    assert.ok(hit('https://media.example/content/audio_123450.m4a'));
+    assert.ok(!hit('https://media.example/content/v360/seg-x.m4s?a=1&b=2'), '$Number$ is digits');
+    assert.ok(!hit('https://media.example/content/v999/init.mp4'), 'only the representations of the manifest');
+    assert.ok(!hit('https://media.example/content/v720/init.mp4'), 'v720 has its own BaseURL');
+  });
+
+  it('DASH: SegmentList with mediaRange and SegmentBase with indexRange name the files fetched by Range', () => {
+    const mpd = `<MPD><Period><AdaptationSet>
+      <Representation id="r1"><BaseURL>r1.mp4</BaseURL><SegmentBase indexRange="800-1200"><Initialization range="0-799"/></SegmentBase></Representation>
+      <Representation id="r2"><BaseURL>media/r2.mp4</BaseURL><SegmentList duration="4"><Initialization range="0-600"/>
+        <SegmentURL mediaRange="601-90000"/><SegmentURL mediaRange="90001-180000"/></SegmentList></Representation>
+      <Representation id="r3"><SegmentList><Initialization sourceURL="r3/init.mp4"/><SegmentURL media="r3/1.m4s"/></SegmentList></Representation>
+    </AdaptationSet></Period></MPD>`;
+    const d = parseDash(mpd, `${B}list.mpd`);
+    assert.deepEqual([...new Set(d.segments)].sort(), [`${B}media/r2.mp4`, `${B}r1.mp4`, `${B}r3/1.m4s`, `${B}r3/init.mp4`].sort());
+    assert.ok(!d.segments.includes(`${B}list.mpd`), 'the manifest itself is not a segment');
+  });
+
+  it('a template never matches a URL with other text around the placeholders', () => {
+    const re = /** @type {RegExp} */ (templateMatcher('seg-$Number$.m4s', B, 'x'));
+    assert.ok(re.test(`${B}seg-12.m4s`));
+    assert.ok(re.test(`${B}seg-12.m4s?token=a`));
+    assert.ok(!re.test(`${B}seg-12.m4s.evil`));
+    assert.ok(!re.test(`https://evil.example/v/seg-12.m4s`));
+  });
+
+  it('the detector: learned segments first, then media extensions, then Range requests once the page made a MediaSource', () => {
+    const det = createSegmentDetector();
+    assert.equal(det.segmentReason(`${B}chunk?id=7`, false), null);
+    assert.equal(det.segmentReason(`${B}a/seg7.m4s?x=1`, false), 'extension');
+    assert.equal(det.segmentReason(`${B}video.MP4`, true), 'extension');
+    assert.equal(det.segmentReason(`${B}master.m3u8`, false), null, 'a manifest is never a segment');
+    assert.equal(det.segmentReason(`${B}blob`, true), null, 'a Range request without a MediaSource is not taken for media');
+    det.noteMediaSource();
+    assert.equal(det.segmentReason(`${B}blob`, true), 'range');
+    assert.equal(det.segmentReason(`${B}blob`, false), null);
+    det.learn('hls', `${B}index.m3u8`, '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nvariant\n');
+    assert.equal(det.manifestOf(`${B}variant`, 'text/plain'), 'hls', 'a variant named by its master is a manifest whatever its type');
+    det.learn('hls', `${B}variant`, '#EXTM3U\n#EXTINF:4,\nchunk?id=7\n');
+    assert.equal(det.segmentReason(`${B}chunk?id=7#t=1`, false), 'manifest');
+    assert.equal(det.counts().manifests, 2);
+  });
+});

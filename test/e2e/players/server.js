@@ -1,0 +1,76 @@
+// A local site for real players from npm (hls.js, dash.js, Shaka): /play.html?player=…&src=…
+// loads the library and plays the stream; /media/… serves the HLS and DASH files with Range
+// support, recording every request (who asked: a proxy or the browser, which range).
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { listenLocal } from '../helpers/listen.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.join(HERE, '..', '..', '..');
+/** A devDependency of the extension workspace: in its node_modules, or hoisted to the root's. @param {string} name @param {string} file */
+const fromPackage = (name, file) => [path.join(REPO, 'extension', 'node_modules', name), path.join(REPO, 'node_modules', name)]
+  .map((d) => path.join(d, file)).find((f) => existsSync(f)) ?? path.join(REPO, 'node_modules', name, file);
+// the libraries' browser builds
+const LIBS = {
+  'hls.js': fromPackage('hls.js', 'dist/hls.min.js'),
+  'dash.js': fromPackage('dashjs', 'dist/modern/umd/dash.all.min.js'),
+  'shaka.js': fromPackage('shaka-player', 'dist/shaka-player.compiled.js'),
+};
+const TYPES = { '.m3u8': 'application/vnd.apple.mpegurl', '.mpd': 'application/dash+xml' };
+const SEGMENT_TYPE = 'video/mp4'; // every other media file here is fragmented MP4
+
+/**
+ * @param {{mediaDir: string, host?: string}} o
+ */
+export async function startPlayerSite({ mediaDir, host = '127.0.0.1' }) {
+  /** @type {{path: string, range: string | null, fromBrowser: boolean, bytes: number}[]} */
+  const hits = [];
+  const server = createServer(async (req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    try {
+      if (u.pathname === '/play.html' || u.pathname === '/play.js') {
+        res.writeHead(200, { 'content-type': u.pathname.endsWith('.html') ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(await readFile(path.join(HERE, u.pathname.slice(1))));
+        return;
+      }
+      if (u.pathname.startsWith('/lib/') && LIBS[u.pathname.slice(5)]) {
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' });
+        res.end(await readFile(LIBS[u.pathname.slice(5)]));
+        return;
+      }
+      if (u.pathname.startsWith('/media/')) {
+        const file = path.join(mediaDir, path.normalize(u.pathname.slice('/media/'.length)));
+        if (!file.startsWith(mediaDir + path.sep)) throw Object.assign(new Error('outside'), { status: 404 });
+        const size = (await stat(file)).size;
+        const all = await readFile(file);
+        const type = TYPES[path.extname(file)] ?? SEGMENT_TYPE;
+        const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+        const fromBrowser = /Mozilla/.test(req.headers['user-agent'] ?? '');
+        const headers = { 'content-type': type, 'accept-ranges': 'bytes', 'access-control-allow-origin': '*', 'cache-control': 'no-store' };
+        if (m) {
+          const start = Number(m[1]);
+          const end = Math.min(m[2] === '' ? size - 1 : Number(m[2]), size - 1);
+          if (start > end) {
+            res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+            return;
+          }
+          hits.push({ path: u.pathname, range: `${start}-${end}`, fromBrowser, bytes: end - start + 1 });
+          res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${end}/${size}`, 'content-length': end - start + 1 });
+          res.end(all.subarray(start, end + 1));
+          return;
+        }
+        hits.push({ path: u.pathname, range: null, fromBrowser, bytes: size });
+        res.writeHead(200, { ...headers, 'content-length': size });
+        res.end(all);
+        return;
+      }
+      res.writeHead(404).end();
+    } catch (err) {
+      res.writeHead(/** @type {any} */ (err).status ?? (/** @type {any} */ (err).code === 'ENOENT' ? 404 : 500)).end();
+    }
+  });
+  return { ...(await listenLocal(server, host)), hits };
+}
