@@ -73,3 +73,41 @@ describe('testbed: report with time breakdowns, load and the paper\'s FIGURE 15'
     assert.match(markdown, /same proxies \(6 HTTP downloads\)/);
   });
 });
+
+describe('testbed: the scheduler runs target boxes alone', () => {
+  it('no target-box download overlaps another; the rest run up to the concurrency', async () => {
+    const { runCampaign } = await import('../src/campaign-run.js');
+    const { planDownloads, planConditions, PRESETS } = await import('../src/campaign-plan.js');
+    const { mkdtempSync: mk } = await import('node:fs');
+    const proxies = [...Array.from({ length: 10 }, (_, i) => ({ id: `s${i}`, rateBps: 896 * 1024, pid: 0 })), ...Array.from({ length: 2 }, (_, i) => ({ id: `f${i}`, rateBps: 1792 * 1024, pid: 0 }))];
+    /** @type {{start: number, end: number, req: any}[]} */
+    const spans = [];
+    let clock = 0;
+    const testbed = /** @type {any} */ ({
+      proxies, delay: null, setLoss() {}, cpuSeconds: () => 0, objectUrl: () => 'http://o/x',
+      async download(/** @type {any} */ req) {
+        const span = { start: clock++, end: Infinity, req };
+        spans.push(span);
+        await new Promise((r) => setTimeout(r, 2));
+        span.end = clock++;
+        return { stats: { netBytes: 1, grossBytes: 1, durationMs: 1 }, clientCpuSeconds: 0 };
+      },
+    });
+    const items = planDownloads(planConditions({ ...PRESETS.smoke, compositions: ['2x896', '4x896', MIX] }), 3, seededRandomFor());
+    const rows = await runCampaign({ testbed, items, concurrency: 3, resultsFile: join(mk(join(tmpdir(), 'mtb-run-')), 'r.jsonl'), random: seededRandomFor() });
+    assert.equal(rows.length, items.length);
+    assert.equal(rows.filter((r) => /** @type {any} */ (r).alone).length, 24, 'every 4x896 and mix base download is marked alone');
+    for (const s of spans) {
+      if (s.req.proxies.length !== 4) continue; // 4 proxies: 4x896 or the mix, both target boxes here
+
+      const overlapping = spans.filter((o) => o !== s && o.start < s.end && s.start < o.end);
+      assert.deepEqual(overlapping, [], 'a target-box download ran with another');
+    }
+    assert.ok(Math.max(...rows.map((r) => /** @type {any} */ (r).concurrent)) > 1, 'the other boxes still overlap');
+  });
+});
+
+function seededRandomFor() {
+  let s = 1;
+  return () => ((s = (s * 16807) % 2147483647) / 2147483647);
+}
