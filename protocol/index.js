@@ -19,3 +19,4 @@ export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integr
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
+export { computeTimeBreakdown, TIME_BREAKDOWN_PARTS, STEADY_WINDOW_MS, RAMP_REACHED_FRACTION } from './src/time-breakdown.js';

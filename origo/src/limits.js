@@ -34,6 +34,9 @@ export const MAX_ERROR_MESSAGE_CHARS = 2048;
 /** Longest download accepted, ms (one day): anything longer is a broken clock, not a measurement. */
 export const MAX_DURATION_MS = 24 * 60 * 60 * 1000;
 
+/** Highest rate a record may state, bytes/s (100 Gbit/s): anything above is a broken clock or counter, not a proxy. */
+export const MAX_RATE_BPS = 12.5e9;
+
 /** Paper III.C: clients only connect to proxies within 3,000 km, to avoid high-RTT connections. */
 export const PROXIMITY_RADIUS_KM = 3000;
 

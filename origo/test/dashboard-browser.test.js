@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
+import { computeTimeBreakdown, TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 import { syntheticRecord } from '../src/seed/synthetic-records.js';
 import { connectGoodProxy, postLogs, proxyStatus, startTestOrigo } from './helpers.js';
 
@@ -117,7 +118,7 @@ describe('origo dashboard in headless Chromium', function () {
     await page.waitForFunction(() => document.getElementById('live').textContent === 'live');
     for (let i = 0; !live; i++) {
       const r = syntheticRecord(10_000 + i, { seed: 43, withPacketLog: true });
-      if (r.packetLog) live = { ...r, startedAt: new Date().toISOString() };
+      if (r.packetLog) live = { ...r, startedAt: new Date().toISOString(), timeBreakdown: computeTimeBreakdown(r) };
     }
     const arrived = postLogs(origo.url, [live]);
     await page.waitForSelector(`tr[data-id="${live.id}"]`, { timeout: LIVE_ROW_DEADLINE_MS });
@@ -153,6 +154,13 @@ describe('origo dashboard in headless Chromium', function () {
     assert.equal(cards.packets, live.packetLog.length.toLocaleString('en-US'));
     assert.equal(cards.duplicates, dups.toLocaleString('en-US'));
     assert.equal(await page.$$eval('#per-proxy tbody tr', (trs) => trs.length), live.n);
+    // where the time went: one stacked segment per part the record has, each its value
+    const segments = await page.evaluate(() => /** @type {any} */ (globalThis).echarts.getInstanceByDom(document.getElementById('breakdown')).getOption().series
+      .map((/** @type {any} */ s) => ({ name: s.name, value: s.data[0], stack: s.stack })));
+    const expected = TIME_BREAKDOWN_PARTS.filter((k) => typeof live.timeBreakdown[k] === 'number').map((k) => live.timeBreakdown[k]);
+    assert.deepEqual(segments.map((/** @type {any} */ s) => s.value), expected);
+    assert.ok(segments.every((/** @type {any} */ s) => s.stack === 'time'));
+    assert.equal(segments.length, 7, 'packet-log breakdown: every part but the in-flight hold, which the client does not know');
     await shot('download');
   });
 

@@ -95,6 +95,7 @@ export function clientRecord(over = {}) {
     ],
     packetLog: [[10.5, 0, 1, 1], [12, 1, 0, 1]],
     feedbackLog: [11],
+    timeBreakdown: null,
     error: null,
     ...over,
   };
@@ -118,6 +119,7 @@ export function proxyRecord(proxyId, over = {}) {
     durationMs: 20,
     serverFetchMs: 4,
     fromCache: false,
+    inflightHeldMs: null,
     error: null,
     ...over,
   };

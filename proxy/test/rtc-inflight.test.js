@@ -161,4 +161,15 @@ describe('rtc in-flight limit', () => {
     lim.onEcho(2.5, 34);
     assert.equal(lim.inflight, 1);
   });
+
+  it('counts the time it held the sender (heldMs), an ongoing hold up to now', () => {
+    const lim = createInflightLimit({ initialPackets: 2, floorPackets: 2, stallMs: 1000 });
+    const s = { seq: 0 };
+    assert.equal(sendAll(lim, s, 0), 2); // its last allows(0) said no: held from 0
+    assert.equal(lim.allows(10), false);
+    assert.equal(lim.heldMs(25), 25);
+    lim.onEcho(2, 40);
+    assert.equal(lim.allows(40), true); // released at 40
+    assert.equal(lim.heldMs(100), 40);
+  });
 });

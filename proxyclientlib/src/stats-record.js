@@ -1,5 +1,5 @@
 // Builds the client log record of docs/log-record.md (one per download, posted to Origo).
-import { deriveRates, median } from '@mutp/protocol';
+import { computeTimeBreakdown, deriveRates, median } from '@mutp/protocol';
 
 // Query parameters that carry credentials or client identity; their values never leave the client.
 const SECRET_QUERY_PARAMS = new Set(['sig', 'signature', 'lsig', 'key', 'token', 'access_token', 'auth', 'ip', 'ipbits', 'password', 'secret']);
@@ -56,7 +56,7 @@ export function buildRecord(r) {
   const rates = deriveRates({ grossBytes: r.grossBytes, netBytes: r.netBytes, durationMs });
   const sf = (r.serverFetchMs ?? []).filter((v) => Number.isFinite(v));
   const p = r.params ?? {};
-  return {
+  const record = {
     id: r.id ?? globalThis.crypto.randomUUID(),
     clientId: r.clientId,
     startedAt: r.startedAt,
@@ -88,6 +88,8 @@ export function buildRecord(r) {
     goodputBps: round3(rates.goodputBps),
     normalizedGoodput: round6(rates.normalizedGoodput),
   };
+  // the proxies' in-flight holds are in their own records, not known here: those parts stay in stallMs
+  return { ...record, timeBreakdown: computeTimeBreakdown(record) };
 }
 
 /** @param {number} v */

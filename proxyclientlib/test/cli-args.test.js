@@ -35,4 +35,18 @@ describe('stats record', () => {
     assert.ok(r.url.includes('itag=22'));
     assert.equal(redactUrl('http://h/?token=x'), 'http://h/?token=REDACTED');
   });
+
+  it('carries the time breakdown of its own fields (docs/log-record.md)', () => {
+    const http = buildRecord({ clientId: 'c', startedAt: '2026-01-01T00:00:00.000Z', mode: 'parallel-http', proxies: [{ id: 'a' }, { id: 'b' }],
+      url: 'http://h/v', objectBytes: 1000, grossBytes: 2000, netBytes: 1000, durationMs: 500, firstPacketMs: 100 });
+    assert.deepEqual([http.timeBreakdown.method, http.timeBreakdown.requestMs, http.timeBreakdown.nonUsefulMs, http.timeBreakdown.transferMs], ['bytes', 100, 200, 200]);
+    /** @type {Array<[number, number, number, number]>} */
+    const packetLog = Array.from({ length: 100 }, (_, k) => [20 + k, 0, 1, k + 1]);
+    const coded = buildRecord({ clientId: 'c', startedAt: '2026-01-01T00:00:00.000Z', mode: 'coded', proxies: [{ id: 'a' }], url: 'http://h/v',
+      objectBytes: 100_000, grossBytes: 100_000, netBytes: 100_000, durationMs: 120, firstPacketMs: 20, packetLog,
+      perProxy: [{ proxyId: 'a', bytes: 100_000, packets: 100, duplicates: 0, error: null }] });
+    assert.equal(coded.timeBreakdown.method, 'packets');
+    assert.equal(coded.timeBreakdown.requestMs, 20);
+    assert.equal(coded.timeBreakdown.transferMs, 100);
+  });
 });

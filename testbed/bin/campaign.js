@@ -15,6 +15,8 @@ import { runCampaign, feasibleCompositions } from '../src/campaign-run.js';
 import { calibrate } from '../src/calibrate.js';
 import { writeReport } from '../src/report.js';
 import { createProgress } from '../src/progress.js';
+import { joinInflightHeld } from '../src/held-join.js';
+import { openDuckDbStore } from '@mutp/origo';
 
 const USAGE = `Usage: npm run campaign -- [options]
 
@@ -116,6 +118,8 @@ const rows = await runCampaign({
 const flush = await testbed.flushLogs();
 const origoUrl = testbed.origoUrl;
 await testbed.close();
+const heldJoin = await joinHeldFromStore(join(dir, 'origo.duckdb'), rows);
+if (heldJoin) writeFileSync(resultsFile, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
 
 let commit = 'unknown';
 try {
@@ -126,10 +130,36 @@ try {
 const meta = {
   preset: values.preset, fleet: rates.map((r) => r.text).join(','), concurrency, perBox, seed, startedAt, finishedAt: new Date().toISOString(),
   elapsedMin: (Date.now() - t0) / 60000, cores: cpus().length, commit, calibration: calibration?.text ?? null, calibrationChecks: calibration?.checks ?? null,
-  origoUrl, logsFlushed: flush, delayMs, delayMethod: testbed.delay?.describe ?? null, tcpCongestion: testbed.tcpCongestion,
+  origoUrl, logsFlushed: flush, heldJoin, delayMs, delayMethod: testbed.delay?.describe ?? null, tcpCongestion: testbed.tcpCongestion,
 };
 writeFileSync(join(dir, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
 const { claims, targets } = writeReport({ rows, dir, meta });
 console.log(`${claims}\n`);
 for (const t of targets) console.log(`target: ${t.ok === null ? 'no data' : t.ok ? 'met   ' : 'MISSED'}  ${t.name}`);
 console.log(`\nreport: ${join(dir, 'README.md')} (${rows.length} downloads, ${failed} failed, ${meta.elapsedMin.toFixed(1)} min)`);
+
+/**
+ * Each MUTP row's time breakdown with its proxies' in-flight holds, from Origo's database (closed by now).
+ * @param {string} path @param {any[]} rows
+ */
+async function joinHeldFromStore(path, rows) {
+  /** Origo's process just died: its file lock can outlive it for a moment. */
+  const OPEN_ATTEMPTS = 10;
+  const OPEN_RETRY_MS = 300;
+  for (let i = 0; i < OPEN_ATTEMPTS; i++) {
+    try {
+      const store = await openDuckDbStore({ path });
+      try {
+        const r = await joinInflightHeld(store, rows);
+        console.error(`campaign: in-flight holds joined from the proxies' records: ${r.heldFound} of ${r.sources} sources in ${r.joined} MUTP downloads`);
+        return r;
+      } finally {
+        await store.close();
+      }
+    } catch (err) {
+      if (i === OPEN_ATTEMPTS - 1) console.error(`campaign: could not join the proxies' in-flight holds: ${err.message}`);
+      else await new Promise((r) => setTimeout(r, OPEN_RETRY_MS));
+    }
+  }
+  return null;
+}

@@ -54,6 +54,14 @@ export function condition(c) {
   return { window: DEFAULT_WINDOW, generationSize: DEFAULT_GENERATION, lossPct: 0, sizeBin: MAIN_BIN, ...c };
 }
 
+/** The boxes the issue's targets are measured on (FIGURE 11 at 4×896 and on the mix, every mode): they run alone, so they measure the protocol, not the machine. */
+export const TARGET_COMPOSITIONS = /** @type {const} */ (['4x896', MIX]);
+
+/** Is this one of the target boxes (runs one download at a time)? @param {Condition} c */
+export function isTargetBox(c) {
+  return (/** @type {readonly string[]} */ (TARGET_COMPOSITIONS)).includes(c.composition) && conditionKey(c) === conditionKey(condition({ composition: c.composition, mode: c.mode }));
+}
+
 export const PRESETS = /** @type {const} */ ({
   // < 10 min on 2 cores: every box of FIGURE 11, and the grids' extremes.
   // quick leaves out the 2–4 MB bin and 2% loss (the longest downloads) to stay under 10 minutes at RTT 50 ms

@@ -1,9 +1,12 @@
 // Runs a campaign's downloads on a started testbed: up to `concurrency` downloads at a time,
 // each on its own proxies (disjoint sets, so every proxy's shaped uplink serves one download),
-// with loss set on exactly the links a download uses. One JSON line per download.
+// with loss set on exactly the links a download uses. The target boxes (isTargetBox) run alone:
+// the others drain first and wait, so those boxes measure the protocol, not a crowded machine.
+// One JSON line per download, with the machine's load while it ran.
 import { appendFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey } from './campaign-plan.js';
+import { cpus, loadavg } from 'node:os';
+import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey, isTargetBox } from './campaign-plan.js';
+import { busyCores, machineCpu } from './proc-cpu.js';
 
 const WAIT_FOR_PROXIES_MS = 20; // poll period while every fitting proxy is busy
 
@@ -37,6 +40,9 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
   const queue = [...items];
   const rows = [];
   let inFlight = 0;
+  let aloneRunning = false;
+  const cores = cpus().length;
+  const delayPid = testbed.delay?.pid ?? null;
 
   /** @param {Condition} c @returns {TestbedProxy[] | null} fast first, then slow (source order) */
   function acquire(c) {
@@ -58,11 +64,23 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
     return set;
   }
 
-  /** The first queued item whose proxies are free (keeps the shuffled order otherwise). */
+  /**
+   * The first queued item whose proxies are free (keeps the shuffled order otherwise). A target
+   * box's item runs alone: it waits for the others to finish, and at the head of the queue it
+   * stops new ones from starting, so it is never starved.
+   */
   function takeNext() {
+    if (aloneRunning) return null;
     for (let i = 0; i < queue.length; i++) {
+      const alone = isTargetBox(queue[i].condition);
+      if (alone && inFlight > 0) {
+        if (i === 0) return null;
+        continue;
+      }
       const proxies = acquire(queue[i].condition);
-      if (proxies) return { item: queue.splice(i, 1)[0], proxies };
+      if (!proxies) continue;
+      aloneRunning = alone;
+      return { item: queue.splice(i, 1)[0], proxies, alone };
     }
     return null;
   }
@@ -74,12 +92,15 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
         await new Promise((r) => setTimeout(r, WAIT_FOR_PROXIES_MS));
         continue;
       }
-      const { item, proxies } = next;
+      const { item, proxies, alone } = next;
       const c = item.condition;
       inFlight++;
       try {
         if (c.lossPct > 0) testbed.setLoss(c.lossPct, proxies);
         const cpu0 = proxies.map((p) => testbed.cpuSeconds(p.pid));
+        const delay0 = delayPid ? testbed.cpuSeconds(delayPid) : null;
+        const machine0 = machineCpu();
+        const load0 = loadavg()[0];
         const t0 = performance.now();
         const r = await testbed.download({
           url: testbed.objectUrl(item.sizeKiB), mode: c.mode, proxies: proxies.map((p) => ({ id: p.id, url: p.url })),
@@ -88,6 +109,7 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
         });
         const wallSec = (performance.now() - t0) / 1000;
         const proxyCpu = proxies.map((p, i) => ((testbed.cpuSeconds(p.pid) ?? NaN) - (cpu0[i] ?? NaN)) / wallSec);
+        const delaylineCpu = delayPid && delay0 !== null ? ((testbed.cpuSeconds(delayPid) ?? NaN) - delay0) / wallSec : null;
         const s = r.stats ?? {};
         const ok = !r.error && s.netBytes > 0;
         const row = {
@@ -98,7 +120,9 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
           normalizedGoodput: ok && s.grossBytes > 0 ? s.netBytes / s.grossBytes : null,
           lossEstimate: s.lossEstimate ?? null, duplicates: s.duplicates ?? null,
           proxyCpuMax: Math.max(...proxyCpu), proxyCpuMean: proxyCpu.reduce((a, b) => a + b, 0) / proxyCpu.length,
-          clientCpu: r.clientCpuSeconds / wallSec, concurrent: inFlight, loadavg1: loadavg()[0], recordId: s.id ?? null,
+          clientCpu: r.clientCpuSeconds / wallSec, concurrent: inFlight, alone: Boolean(alone), loadavg1: loadavg()[0], loadavg1Start: load0,
+          busyCores: round3(busyCores(machine0, machineCpu(), cores)), delaylineCpu: delaylineCpu === null ? null : round3(delaylineCpu),
+          recordId: s.id ?? null, startedAt: s.startedAt ?? null, firstPacketMs: s.firstPacketMs ?? null, timeBreakdown: s.timeBreakdown ?? null,
         };
         rows.push(row);
         appendFileSync(resultsFile, `${JSON.stringify(row)}\n`);
@@ -107,9 +131,13 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
         if (c.lossPct > 0) testbed.setLoss(0, proxies);
         proxies.forEach((p) => busy.delete(p));
         inFlight--;
+        if (alone) aloneRunning = false;
       }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
   return rows;
 }
+
+/** @param {number} v */
+const round3 = (v) => (Number.isFinite(v) ? Math.round(v * 1000) / 1000 : null);

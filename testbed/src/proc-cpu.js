@@ -28,3 +28,28 @@ export function cpuSeconds(pid) {
     return null;
   }
 }
+
+/**
+ * The whole machine's CPU time so far (jiffies, every core): busy = all but idle and iowait.
+ * Null where /proc/stat cannot be read.
+ * @returns {{busy: number, total: number} | null}
+ */
+export function machineCpu() {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]; // "cpu  user nice system idle iowait irq softirq steal …"
+    const v = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = v.reduce((a, b) => a + b, 0);
+    return { busy: total - v[3] - v[4], total };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Cores busy on average between two machineCpu() samples (0 … cores), NaN without both.
+ * @param {{busy: number, total: number} | null} a @param {{busy: number, total: number} | null} b @param {number} cores
+ */
+export function busyCores(a, b, cores) {
+  if (!a || !b || b.total <= a.total) return NaN;
+  return ((b.busy - a.busy) / (b.total - a.total)) * cores;
+}

@@ -5,7 +5,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { boxplotSvg, modeName } from './charts.js';
 import { median } from './stats.js';
-import { MODES, MUTP_MODES, COMPOSITIONS, MIX, MAIN_BIN, SIZE_BINS, DEFAULT_WINDOW, DEFAULT_GENERATION, SLOW_BPS } from './campaign-plan.js';
+import { MODES, MUTP_MODES, COMPOSITIONS, MIX, MAIN_BIN, SIZE_BINS, DEFAULT_WINDOW, DEFAULT_GENERATION, SLOW_BPS, TARGET_COMPOSITIONS } from './campaign-plan.js';
+import { inferLoss, lossBin, LOSS_BINS, INFER_WINDOW_MS } from './fig15-paper.js';
+import { breakdownTable } from './time-report.js';
 
 const KIB = 1024;
 const HTTP_MODES = ['parallel-http', 'range-http'];
@@ -18,7 +20,9 @@ const TARGET_SHARE = 0.8; // issue: goodput ≥ 0.8 × the shaped links' sum
 /**
  * @typedef {{key: string, composition: string, mode: string, window: number, generationSize: number, lossPct: number, sizeBin: string, sizeKiB: number,
  *   ok: boolean, error: string | null, goodputBps: number | null, throughputBps: number | null, normalizedGoodput: number | null,
- *   grossBytes: number, netBytes: number, proxyCpuMax: number, proxyCpuMean: number, clientCpu: number, concurrent: number, loadavg1: number, lossEstimate: number | null}} Row
+ *   grossBytes: number, netBytes: number, proxyCpuMax: number, proxyCpuMean: number, clientCpu: number, concurrent: number, loadavg1: number, lossEstimate: number | null,
+ *   proxyIds: string[], startedAt: string | null, durationMs: number | null, alone?: boolean, loadavg1Start?: number, busyCores?: number | null, delaylineCpu?: number | null,
+ *   timeBreakdown?: ReturnType<typeof import('@mutp/protocol').computeTimeBreakdown> | null}} Row
  */
 
 /**
@@ -39,6 +43,19 @@ const pct = (/** @type {number} */ x) => (Number.isFinite(x) ? `${(x * 100).toFi
 const num = (/** @type {number} */ x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const ratio = (/** @type {number} */ a, /** @type {number} */ b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN);
 const verdict = (/** @type {boolean | null} */ ok) => (ok === null ? 'no data' : ok ? 'holds' : 'does not hold');
+
+/**
+ * The load the target boxes ran at, and the delay line's cost there.
+ * @param {Row[]} rows @param {number} cores
+ */
+function loadLine(rows, cores) {
+  const alone = rows.filter((r) => r.alone);
+  if (!alone.length) return '';
+  const loads = alone.map((r) => r.loadavg1).filter(Number.isFinite);
+  const dl = alone.filter((r) => r.composition === '4x896' && r.mode === 'coded').map((r) => r.delaylineCpu).filter((v) => Number.isFinite(v));
+  return `The target boxes' ${alone.length} downloads ran alone; 1-min load average at their ends: median ${num(median(loads), 1)}, max ${num(Math.max(...loads), 1)} on ${cores} cores (the machine is shared; the average lags a minute behind), busy cores during them: median ${num(median(alone.map((r) => /** @type {number} */ (r.busyCores)).filter(Number.isFinite)), 1)}.` +
+    (dl.length ? ` The delay line used ${pct(median(/** @type {number[]} */ (dl)))} of a core (median, max ${pct(Math.max(.../** @type {number[]} */ (dl)))}) during the Coded 4×896 downloads.` : '');
+}
 
 /**
  * @param {object} o
@@ -94,6 +111,19 @@ export function writeReport({ rows, dir, meta }) {
       values: (t, m) => metricOf(metric)({ ...base(MIX, m), lossPct: Number(t.slice(0, -1)) }),
     });
   }
+  // FIGURE 15 the paper's way: no injected loss; MUTP loss measured on the wire, HTTP loss inferred (paper V.e).
+  const fig15Rows = inferLoss(rows.filter((r) => r.lossPct === 0 && r.composition === MIX && r.window === DEFAULT_WINDOW && r.generationSize === DEFAULT_GENERATION && r.sizeBin === MAIN_BIN));
+  const fig15Ok = fig15Rows.filter((r) => r.ok);
+  const fig15Bins = LOSS_BINS.map((b) => b.label).filter((l) => fig15Ok.some((r) => lossBin(r.lossPctOnWire) === l));
+  fig('fig15-paper-goodput.svg', 'FIGURE 15, the paper\'s way — goodput by loss measured on the wire (no injected loss; mix, w=240, g=24)', {
+    title: 'FIGURE 15 (paper\'s way): goodput by measured loss (1×1792 + 3×896, no injected loss)', yName: 'goodput (KiB/s)', ticks: fig15Bins, modes: [...MODES], scale: KIB,
+    values: (t, m) => fig15Ok.filter((r) => r.mode === m && lossBin(r.lossPctOnWire) === t).map((r) => /** @type {number} */ (r.goodputBps)),
+  });
+  const fig15Count = (/** @type {string} */ how) => fig15Rows.filter((r) => HTTP_MODES.includes(r.mode) && r.lossHow === how).length;
+  const fig15Text = fig15Rows.length
+    ? `FIGURE 15 appears twice. **Injected** (\`fig15-loss-*.svg\`): random loss added with iptables on the download's links, one box per injected rate — it shows how each protocol reacts to a known loss rate. **The paper's way** (\`fig15-paper-goodput.svg\`): ${fig15Rows.length} downloads of the un-injected mix box, binned by the loss they met on the wire — MUTP's own sequence-gap loss estimate; an HTTP download's loss inferred as the mean of the MUTP downloads by the same client within ±${INFER_WINDOW_MS / 1000} s with the same proxies (${fig15Count('same-proxies')} HTTP downloads), or else sharing at least one proxy, weighted by proxies shared (${fig15Count('shared-proxy')}; our fleet picks each download's proxies at random, so an identical set is rare), none for ${fig15Count(null)}. It shows what the paper's FIGURE 15 showed: goodput against the loss that happened, which here is only the shaping queues' own drops (bins: ${LOSS_BINS.map((b) => `${b.label} ${fig15Ok.filter((r) => lossBin(r.lossPctOnWire) === b.label).length}`).join(', ')} downloads). Medians by bin: ${fig15Bins.map((l) => `${l}: ${MODES.map((m) => `${modeName(m)} ${kib(median(fig15Ok.filter((r) => r.mode === m && lossBin(r.lossPctOnWire) === l).map((r) => /** @type {number} */ (r.goodputBps))))}`).join(', ')}`).join('; ')}.`
+    : '';
+
   // CPU: to explain misses (2 shared cores).
   for (const [metric, label, file] of /** @type {const} */ ([['proxyCpuMax', 'busiest proxy CPU (fraction of a core)', 'cpu-proxy.svg'], ['clientCpu', 'client CPU (fraction of a core)', 'cpu-client.svg']])) {
     fig(file, `CPU — ${label}, FIGURE 11 conditions`, {
@@ -201,7 +231,9 @@ export function writeReport({ rows, dir, meta }) {
     const ok = all.filter((r) => r.ok);
     const r0 = all[0];
     const m = (/** @type {keyof Row} */ f) => median(ok.map((r) => /** @type {number} */ (r[f])).filter(Number.isFinite));
-    return `| ${r0.composition} | ${modeName(r0.mode)} | ${HTTP_MODES.includes(r0.mode) ? '–' : r0.window} | ${r0.mode === 'coded' ? r0.generationSize : '–'} | ${r0.lossPct}% | ${r0.sizeBin} | ${ok.length}/${all.length} | ${kib(m('goodputBps'))} | ${kib(m('throughputBps'))} | ${num(m('normalizedGoodput'))} | ${pct(m('proxyCpuMax'))} | ${pct(m('clientCpu'))} |`;
+    const loads = all.map((r) => r.loadavg1).filter(Number.isFinite);
+    const alone = all.every((r) => r.alone) ? 'alone' : `${Math.max(...all.map((r) => r.concurrent))} at most`;
+    return `| ${r0.composition} | ${modeName(r0.mode)} | ${HTTP_MODES.includes(r0.mode) ? '–' : r0.window} | ${r0.mode === 'coded' ? r0.generationSize : '–'} | ${r0.lossPct}% | ${r0.sizeBin} | ${ok.length}/${all.length} | ${kib(m('goodputBps'))} | ${kib(m('throughputBps'))} | ${num(m('normalizedGoodput'))} | ${pct(m('proxyCpuMax'))} | ${pct(m('clientCpu'))} | ${alone} | ${num(median(loads), 1)} / ${num(Math.max(...loads), 1)} | ${num(m('busyCores'), 1)} | ${pct(m('delaylineCpu'))} |`;
   });
   const failures = rows.filter((r) => !r.ok);
   const failureCodes = Object.entries(failures.reduce((a, r) => ({ ...a, [r.error ?? 'unknown']: (a[r.error ?? 'unknown'] ?? 0) + 1 }), /** @type {Record<string, number>} */ ({})));
@@ -237,13 +269,21 @@ export function writeReport({ rows, dir, meta }) {
     '|---|---|---|---|',
     ...targetRows,
     '',
+    '## Where the time goes',
+    '',
+    breakdownTable(rows, { delayMs, loadText: loadLine(rows, meta.cores) }),
+    '',
     '## Figures',
     '',
     ...figures,
+    fig15Text,
+    '',
     '## Every box',
     '',
-    '| proxies | mode | w | g | loss | chunk | ok/all | goodput | throughput | normalized | busiest proxy CPU | client CPU |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `Load: the 1-min load average when each download ended (median / max over the box), on ${meta.cores} cores; busy cores: the whole machine's CPU use during the download (/proc/stat), which, unlike the 1-min average, does not lag behind. "alone": the box's downloads ran one at a time (the target boxes: ${TARGET_COMPOSITIONS.join(', ')} at w=240, g=24, no loss, 1–2 MB). Delay line: its CPU per download (a fraction of one core; shared by whatever ran at the same time).`,
+    '',
+    '| proxies | mode | w | g | loss | chunk | ok/all | goodput | throughput | normalized | busiest proxy CPU | client CPU | downloads at once | load median / max | busy cores | delay line CPU |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...boxRows,
     '',
     `Goodput = bytes delivered / duration; throughput = bytes received (duplicates and aborted parallel responses included) / duration; normalized goodput = goodput / throughput (paper, eq. 2). Duration runs from the chunk request to the last byte. Modes: ${MODES.map(modeName).join(', ')}; ${MUTP_MODES.map(modeName).join(' and ')} run over WebRTC data channels (node-datachannel).`,

@@ -110,7 +110,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       proxies,
       agentPid: agentChild.pid ?? 0,
       /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
-      delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe } : null,
+      delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe, pid: delay.pid } : null,
       tcpCongestion,
       /** URL of a deterministic demo object of `kib` KiB on the origin. @param {number} kib */
       objectUrl: (kib) => `${originUrl}/media/demo-${kib}KB.bin`,

@@ -8,6 +8,16 @@ const PALETTE = ['#5470c6', '#91cc75', '#fac858', '#ee6666', '#73c0de', '#3ba272
 /** A cross for duplicates (SVG path), so they stand out from useful packets in every colour. */
 const CROSS = 'path://M0,0 L10,10 M10,0 L0,10 M0,0 L1,0 L10,9 L10,10 L9,10 L0,1 Z M9,0 L10,0 L10,1 L1,10 L0,10 L0,9 Z';
 
+/**
+ * The time breakdown's parts in the order they happen, as the record's timeBreakdown names them
+ * (docs/log-record.md, "Time breakdown"; protocol/src/time-breakdown.js TIME_BREAKDOWN_PARTS).
+ */
+const BREAKDOWN_PARTS = [
+  ['requestMs', 'request', '#8c8c8c'], ['sourceStartMs', 'late sources', '#b37feb'], ['rampMs', 'ramp', '#fa8c16'],
+  ['inflightHeldMs', 'in-flight held', '#eb2f96'], ['stallMs', 'stall', '#f5222d'], ['nonUsefulMs', 'non-useful', '#faad14'],
+  ['tailMs', 'tail', '#13c2c2'], ['transferMs', 'transfer', '#52c41a'],
+];
+
 initPage();
 const id = new URLSearchParams(location.search).get('id') ?? '';
 
@@ -32,6 +42,8 @@ async function show() {
   byId('per-proxy').querySelector('tbody').innerHTML = proxies.map((p, i) => `<tr><td class="num">${i}</td><td>${esc(p.proxyId)}</td>
     <td class="num">${bytes(p.bytes)}</td><td class="num">${fixed(p.packets)}</td><td class="num">${fixed(p.duplicates)}</td>
     <td class="num">${rate(p.uploadRateBps)}</td><td class="err">${esc(p.error?.code ?? '')}</td></tr>`).join('');
+
+  showBreakdown(r.timeBreakdown);
 
   const sources = Math.max(r.n, ...log.map((p) => p[1] + 1));
   // y: the DoF after the packet when the client logged it, else the running count of useful packets.
@@ -66,4 +78,28 @@ async function show() {
   if (log.length === 0) byId('legend-note').textContent = 'This record carries no packet log (HTTP modes, or the client did not send one).';
   window.addEventListener('resize', () => chart.resize());
 }
+/** One horizontal bar, a segment per part (ms). @param {Record<string, any> | null} tb */
+function showBreakdown(tb) {
+  if (!tb) {
+    byId('breakdown').style.display = 'none';
+    byId('breakdown-note').textContent = 'This record carries no time breakdown (a client from before it existed).';
+    return;
+  }
+  const parts = BREAKDOWN_PARTS.filter(([key]) => typeof tb[key] === 'number');
+  const chart = echarts().init(byId('breakdown'));
+  chart.setOption({
+    animation: false,
+    legend: { top: 4 },
+    grid: { left: 20, right: 30, top: 36, bottom: 30 },
+    tooltip: { trigger: 'item', valueFormatter: (/** @type {number} */ v) => `${v.toFixed(1)} ms` },
+    xAxis: { type: 'value', name: 'ms', nameLocation: 'end' },
+    yAxis: { type: 'category', data: [tb.method === 'packets' ? 'packet log' : 'bytes only'], show: false },
+    series: parts.map(([key, name, color]) => ({ name, type: 'bar', stack: 'time', itemStyle: { color }, data: [tb[key]] })),
+  });
+  byId('breakdown-note').textContent += tb.method === 'packets'
+    ? ` Tail from ${millis(tb.tailStartMs)}; summed steady rate ${rate(tb.steadyRateBps)}.${tb.inflightHeldMs === null ? ' In-flight holds are in the proxies\' records, not in this one: they count as stall.' : ''}`
+    : ' HTTP: no packet log, so the time after the first byte is split by useful and non-useful bytes.';
+  window.addEventListener('resize', () => chart.resize());
+}
+
 show().catch((err) => { byId('title').textContent = `Download: ${err.message}`; });

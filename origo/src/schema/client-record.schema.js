@@ -1,6 +1,6 @@
 // The one definition of a client download record (docs/log-record.md describes every field).
 import * as c from './common.js';
-import { MAX_FEEDBACK_LOG_ENTRIES, MAX_PACKET_LOG_ENTRIES, MAX_PROXIES_PER_DOWNLOAD } from '../limits.js';
+import { MAX_DURATION_MS, MAX_FEEDBACK_LOG_ENTRIES, MAX_PACKET_LOG_ENTRIES, MAX_PROXIES_PER_DOWNLOAD, MAX_RATE_BPS } from '../limits.js';
 
 const perProxyEntry = {
   type: 'object',
@@ -27,6 +27,34 @@ const packetLogEntry = {
     { enum: [0, 1] },
     { type: ['integer', 'null'], minimum: 0 },
   ],
+};
+
+/** A time in a download (ms); a part of the time breakdown may be negative (a source ran above its steady rate). */
+const signedMs = { type: ['number', 'null'], minimum: -MAX_DURATION_MS, maximum: MAX_DURATION_MS };
+const msOrNull = c.durationMsOrNull;
+const rateOrNull = { type: ['number', 'null'], minimum: 0, maximum: MAX_RATE_BPS };
+
+/** One source's part of the time breakdown (protocol/src/time-breakdown.js). */
+const timeBreakdownSource = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    firstPacketMs: msOrNull, rampEndMs: msOrNull, steadyRateBps: rateOrNull, rampMs: signedMs, heldMs: msOrNull,
+    usefulPackets: c.countOrNull, nonUsefulPackets: c.countOrNull,
+  },
+};
+
+/** Where the download's time went: parts that add up to durationMs (docs/log-record.md). */
+const timeBreakdown = {
+  type: ['object', 'null'],
+  required: ['method', 'requestMs', 'nonUsefulMs', 'transferMs'],
+  additionalProperties: false,
+  properties: {
+    method: { enum: ['packets', 'bytes'] },
+    requestMs: c.durationMs, sourceStartMs: msOrNull, rampMs: signedMs, inflightHeldMs: msOrNull, stallMs: signedMs,
+    nonUsefulMs: c.durationMs, tailMs: signedMs, transferMs: c.durationMs, tailStartMs: msOrNull, steadyRateBps: rateOrNull,
+    perSource: { type: ['array', 'null'], maxItems: MAX_PROXIES_PER_DOWNLOAD, items: timeBreakdownSource },
+  },
 };
 
 /** Fields Origo derives itself; a client may send them, Origo stores its own. */
@@ -57,6 +85,7 @@ export const clientRecordSchema = {
     perProxy: { type: ['array', 'null'], maxItems: MAX_PROXIES_PER_DOWNLOAD, items: perProxyEntry },
     packetLog: { type: ['array', 'null'], maxItems: MAX_PACKET_LOG_ENTRIES, items: packetLogEntry },
     feedbackLog: { type: ['array', 'null'], maxItems: MAX_FEEDBACK_LOG_ENTRIES, items: { type: 'number', minimum: 0 } },
+    timeBreakdown,
     error: c.errorOrNull,
     throughputBps: { type: ['number', 'null'] },
     goodputBps: { type: ['number', 'null'] },

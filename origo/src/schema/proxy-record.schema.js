@@ -22,6 +22,7 @@ export const proxyRecordSchema = {
     durationMs: c.durationMs,
     serverFetchMs: c.durationMsOrNull,
     fromCache: { type: ['boolean', 'null'] },
+    inflightHeldMs: c.durationMsOrNull,
     error: c.errorOrNull,
   },
 };

@@ -74,6 +74,17 @@ const paramColumns = [
   col('param_surplus', 'double', 'params.surplus'),
 ];
 
+/** The time breakdown's parts as typed columns, its per-source detail as JSON. */
+const TIME_BREAKDOWN_COLUMNS = [
+  col('tb_method', 'varchar', 'timeBreakdown.method'),
+  ...Object.entries({
+    tb_request_ms: 'requestMs', tb_source_start_ms: 'sourceStartMs', tb_ramp_ms: 'rampMs', tb_inflight_held_ms: 'inflightHeldMs',
+    tb_stall_ms: 'stallMs', tb_non_useful_ms: 'nonUsefulMs', tb_tail_ms: 'tailMs', tb_transfer_ms: 'transferMs',
+    tb_tail_start_ms: 'tailStartMs', tb_steady_rate_bps: 'steadyRateBps',
+  }).map(([name, key]) => col(name, 'double', `timeBreakdown.${key}`)),
+  col('tb_per_source', 'json', 'timeBreakdown.perSource'),
+];
+
 /** @type {Column[]} */
 export const CLIENT_RECORD_COLUMNS = [
   col('id', 'uuid', 'id'),
@@ -105,6 +116,8 @@ export const CLIENT_RECORD_COLUMNS = [
   col('extra', 'json', null, extraOf),
   // Added after the first release (see the ALTER in DDL): the proxies' advertised rates, for grouping by "N and rate mix" (paper FIGURE 11).
   col('rate_mix', 'varchar', null, rateMixOf),
+  // Added later too: where the time went (docs/log-record.md), a typed column per part so quantiles are column scans.
+  ...TIME_BREAKDOWN_COLUMNS,
 ];
 
 /** One row per (record, proxy): per-proxy bytes for the heterogeneous-rate figures (paper FIGURE 11). */
@@ -140,6 +153,8 @@ export const PROXY_RECORD_COLUMNS = [
   col('from_cache', 'boolean', 'fromCache'),
   col('error_code', 'varchar', 'error.code'),
   col('error_message', 'varchar', 'error.message'),
+  // Added after the first release (see the ALTER in DDL): how long the in-flight cap held this source (ms).
+  col('inflight_held_ms', 'double', 'inflightHeldMs'),
 ];
 
 /** A sample of each proxy status message: the fleet's load over time (dashboard). */
@@ -167,5 +182,7 @@ export const DDL = [
   // Migrations: columns appended since the first release, so an older database file keeps opening.
   // Appended at the end in both places, so the appender's column order still matches the table.
   'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS rate_mix VARCHAR',
+  ...TIME_BREAKDOWN_COLUMNS.map((c) => `ALTER TABLE client_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.sql}`),
+  'ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS inflight_held_ms DOUBLE',
 ];
 

@@ -53,6 +53,9 @@ export function createInflightLimit(o = {}) {
   let sampleEcho = 0;
   /** when the last probe was let through while the echo was stuck */
   let probeAt = -Infinity;
+  /** time allows() said no (ms): the hold the download's time breakdown shows; heldSince ≥ 0 while holding */
+  let heldMs = 0;
+  let heldSince = -1;
 
   return {
     /** @param {number} seq the packet's sequence number (1, 2, …) @param {number} now ms */
@@ -94,14 +97,23 @@ export function createInflightLimit(o = {}) {
     },
     /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */
     allows(now) {
-      if (lastSeq - echo < this.cap()) return true;
+      let ok = lastSeq - echo < this.cap();
       // no echo for a while (feedback lost, all our packets lost, or the client not listening yet):
       // one probe per stallMs, whose arrival brings feedback; lifting the cap would burst a window
-      if (now - Math.max(echoAt, probeAt) > stallMs) {
+      if (!ok && now - Math.max(echoAt, probeAt) > stallMs) {
         probeAt = now;
-        return true;
+        ok = true;
       }
-      return false;
+      if (!ok && heldSince < 0) heldSince = now;
+      if (ok && heldSince >= 0) {
+        heldMs += now - heldSince;
+        heldSince = -1;
+      }
+      return ok;
+    },
+    /** ms the cap has held the sender so far (an ongoing hold counted up to now) @param {number} now */
+    heldMs(now) {
+      return heldMs + (heldSince >= 0 ? now - heldSince : 0);
     },
     get inflight() {
       return lastSeq - echo;

@@ -265,7 +265,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         downloadId: String(dl.downloadId), startedAt: dl.startedAt, mode: dl.req.mode, url: dl.req.url,
         objectBytes: dl.objectBytes, sourceIndex: dl.req.sourceIndex, n: dl.req.sourceCount, params: dl.req.params,
         packetsSent: dl.packetsSent, bytesSent: dl.bytesSent, durationMs: now() - dl.t0,
-        serverFetchMs: dl.serverFetchMs, fromCache: dl.fromCache, error,
+        serverFetchMs: dl.serverFetchMs, fromCache: dl.fromCache, inflightHeldMs: dl.inflight.heldMs(now()), error,
       });
     } catch (e) {
       logger.error(`rtc session ${remote}: could not record the download: ${/** @type {Error} */ (e).message}`);

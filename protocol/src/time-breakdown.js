@@ -1,0 +1,216 @@
+// Where a download's time went: its duration split into additive parts (docs/log-record.md,
+// "timeBreakdown"), from the log record's own fields. Pure: no clock, no I/O.
+//
+// The capacity view: every source i could deliver r_i bytes per ms (its steady rate, measured
+// from its packets) for the whole download, R = Σ r_i. Each source's time [0, D] is split into
+// what it spent on useful bytes and what it lost (waiting for its first packet, ramping up, idle
+// gaps, non-useful packets, the tail); each loss is weighted by r_i / R, i.e. expressed as time
+// of the whole download at the aggregate rate. So the parts add up to the duration exactly:
+//   requestMs + sourceStartMs + rampMs + (inflightHeldMs ?? 0) + stallMs + nonUsefulMs + tailMs + transferMs
+//   = the record's durationMs (each rounded to 0.1 ms)
+
+import { DEFAULTS } from './constants.js';
+
+/** Span a steady rate is measured over (ms): two 50 ms round trips, enough to smooth the shaper's bursts and a feedback round, short enough to fit in a 1 MB download at 3.5 MB/s (~300 ms). */
+export const STEADY_WINDOW_MS = 100;
+/** A source has finished its ramp at the first STEADY_WINDOW_MS span carrying this fraction of its steady rate. */
+export const RAMP_REACHED_FRACTION = 0.9;
+/** Output precision: 0.1 ms (10 steps per ms), below any effect worth showing. */
+const ROUND_STEPS_PER_MS = 10;
+
+/**
+ * @typedef {object} SourceBreakdown
+ * @property {number | null} firstPacketMs   request → this source's first packet (null: none arrived)
+ * @property {number | null} rampEndMs       when its ramp ended (see STEADY_WINDOW_MS, RAMP_REACHED_FRACTION)
+ * @property {number | null} steadyRateBps   its steady rate r_i (payload bytes/s)
+ * @property {number | null} rampMs          its own time lost to the ramp: (rampEnd − first) − bytes in the ramp / r_i
+ * @property {number | null} heldMs          the in-flight cap's hold as the proxy reported it (null: unknown)
+ * @property {number} usefulPackets
+ * @property {number} nonUsefulPackets
+ *
+ * @typedef {object} TimeBreakdown
+ * @property {'packets' | 'bytes'} method  packets: from the packet log (MUTP); bytes: from byte counts only (HTTP modes, or no log)
+ * @property {number} requestMs       request → the first packet (first body byte) from any source
+ * @property {number | null} sourceStartMs   time lost while later sources waited for their first packet
+ * @property {number | null} rampMs          time lost while sources ramped up to their steady rate
+ * @property {number | null} inflightHeldMs  time the proxies' in-flight cap held sources idle after their ramp (null: not reported)
+ * @property {number | null} stallMs         other idle gaps after the ramp, before the tail (negative: sources ran above r_i)
+ * @property {number} nonUsefulMs     non-useful packets (duplicates, late packets of completed generations) before the tail
+ * @property {number | null} tailMs          time lost in the tail: (duration − tail start) − useful bytes in it / R
+ * @property {number} transferMs      the useful bytes at the steady aggregate rate R
+ * @property {number | null} tailStartMs     when only one generation's worth of degrees of freedom was left
+ * @property {number | null} steadyRateBps   R = Σ r_i (payload bytes/s)
+ * @property {SourceBreakdown[] | null} perSource
+ */
+
+/**
+ * @param {object} r  a client log record (docs/log-record.md), or the parts of one used here
+ * @param {number} r.durationMs
+ * @param {number | null} [r.firstPacketMs]
+ * @param {number} [r.grossBytes]
+ * @param {number} [r.netBytes]
+ * @param {number} [r.n]
+ * @param {{generationSize?: number | null, payloadSize?: number | null} | null} [r.params]
+ * @param {({bytes?: number | null, packets?: number | null} | null)[] | null} [r.perProxy]
+ * @param {Array<[number, number, number, number | null]> | null} [r.packetLog]
+ * @param {(number | null)[] | null} [inflightHeldMs]  per source, the proxy's own count (proxy record `inflightHeldMs`)
+ * @returns {TimeBreakdown}
+ */
+export function computeTimeBreakdown(r, inflightHeldMs = null) {
+  const D = Math.max(0, r.durationMs);
+  const log = Array.isArray(r.packetLog) ? r.packetLog : [];
+  let n = Math.max(r.n ?? 0, r.perProxy?.length ?? 0);
+  for (const e of log) n = Math.max(n, e[1] + 1);
+  const sources = collectSources(log, n, r);
+  rateSources(sources);
+  const R = sources.reduce((a, s) => a + s.rate, 0);
+  const useful = log.filter((e) => e[2] === 1).length;
+  if (!(R > 0) || useful === 0) return byBytes(r, D);
+
+  // tail start: the packet after which at most one generation's worth of degrees of freedom was missing
+  const tailUnits = r.params?.generationSize ?? DEFAULTS.generationSize;
+  const T = Math.min(D, tailStart(log, useful, tailUnits));
+  const fMin = sources.reduce((a, s) => Math.min(a, s.first), Infinity);
+
+  const sum = { sourceStart: 0, ramp: 0, held: 0, stall: 0, nonUseful: 0, usefulTail: 0, useful: 0 };
+  const heldKnown = Array.isArray(inflightHeldMs) && inflightHeldMs.some((h) => Number.isFinite(h));
+  /** @type {SourceBreakdown[]} */
+  const perSource = sources.map((s, i) => {
+    const w = s.rate / R;
+    const fT = Math.min(s.first, T);
+    const eT = Math.min(Math.max(s.rampEnd, s.first), T);
+    let rampPkts = 0;
+    let steadyPkts = 0;
+    let nonUsefulPre = 0;
+    let usefulTail = 0;
+    for (let k = 0; k < s.t.length; k++) {
+      const t = s.t[k];
+      if (t >= T) {
+        if (s.useful[k]) usefulTail++;
+        continue;
+      }
+      if (!s.useful[k]) nonUsefulPre++;
+      if (t < eT) rampPkts++;
+      else steadyPkts++;
+    }
+    const rampLost = eT - fT - (rampPkts * s.bytesPerPacket) / s.rate;
+    const steadyLost = T - eT - (steadyPkts * s.bytesPerPacket) / s.rate;
+    const heldReported = heldKnown ? inflightHeldMs?.[i] : null;
+    const held = Number.isFinite(heldReported) ? Math.max(0, Math.min(/** @type {number} */ (heldReported), steadyLost)) : 0;
+    sum.sourceStart += w * (fT - fMin);
+    sum.ramp += w * rampLost;
+    sum.held += w * held;
+    sum.stall += w * (steadyLost - held);
+    sum.nonUseful += w * ((nonUsefulPre * s.bytesPerPacket) / s.rate);
+    sum.usefulTail += usefulTail * s.bytesPerPacket;
+    sum.useful += s.usefulCount * s.bytesPerPacket;
+    const seen = s.t.length > 0;
+    return {
+      firstPacketMs: seen ? round(s.first) : null, rampEndMs: seen ? round(Math.max(s.rampEnd, s.first)) : null,
+      steadyRateBps: Math.round(s.rate * 1000), rampMs: seen ? round(rampLost) : null,
+      heldMs: Number.isFinite(heldReported) ? round(/** @type {number} */ (heldReported)) : null,
+      usefulPackets: s.usefulCount, nonUsefulPackets: s.t.length - s.usefulCount,
+    };
+  });
+  return {
+    method: 'packets', requestMs: round(fMin), sourceStartMs: round(sum.sourceStart), rampMs: round(sum.ramp),
+    inflightHeldMs: heldKnown ? round(sum.held) : null, stallMs: round(sum.stall), nonUsefulMs: round(sum.nonUseful),
+    tailMs: round(D - T - sum.usefulTail / R), transferMs: round(sum.useful / R), tailStartMs: round(T),
+    steadyRateBps: Math.round(R * 1000), perSource,
+  };
+}
+
+/**
+ * @typedef {{t: number[], useful: boolean[], usefulCount: number, first: number, rampEnd: number, rate: number, bytesPerPacket: number}} Source
+ */
+
+/**
+ * Each source's packets in time order, and its payload bytes per packet.
+ * @param {Array<[number, number, number, number | null]>} log @param {number} n
+ * @param {{perProxy?: ({bytes?: number | null, packets?: number | null} | null)[] | null, params?: {payloadSize?: number | null} | null}} r
+ * @returns {Source[]}
+ */
+function collectSources(log, n, r) {
+  /** @type {Source[]} */
+  const sources = Array.from({ length: n }, (_, i) => {
+    const p = r.perProxy?.[i];
+    const bytesPerPacket = p && p.bytes && p.packets ? p.bytes / p.packets : (r.params?.payloadSize ?? DEFAULTS.payloadSize);
+    return { t: [], useful: [], usefulCount: 0, first: Infinity, rampEnd: Infinity, rate: 0, bytesPerPacket };
+  });
+  const sorted = log.map((e, k) => ({ e, k })).sort((a, b) => a.e[0] - b.e[0] || a.k - b.k);
+  for (const { e } of sorted) {
+    const s = sources[e[1]];
+    s.t.push(e[0]);
+    s.useful.push(e[2] === 1);
+    if (e[2] === 1) s.usefulCount++;
+  }
+  for (const s of sources) if (s.t.length) s.first = s.t[0];
+  return sources;
+}
+
+/**
+ * Steady rate r_i: the most packets any STEADY_WINDOW_MS span starting at one of its packets
+ * carried (or, for a source active less than that, its packets over its active span). Ramp end:
+ * the start of the first such span carrying RAMP_REACHED_FRACTION of that. A source with fewer
+ * than two packets gets the median rate of the others (the proxies of one download are peers).
+ * @param {Source[]} sources
+ */
+function rateSources(sources) {
+  for (const s of sources) {
+    const m = s.t.length;
+    if (m < 2 || s.t[m - 1] <= s.t[0]) continue;
+    const span = s.t[m - 1] - s.t[0];
+    if (span < STEADY_WINDOW_MS) {
+      s.rate = ((m - 1) * s.bytesPerPacket) / span;
+      s.rampEnd = s.first;
+      continue;
+    }
+    const counts = new Array(m);
+    let best = 0;
+    for (let k = 0, j = 0; k < m; k++) {
+      while (j < m && s.t[j] < s.t[k] + STEADY_WINDOW_MS) j++;
+      counts[k] = j - k;
+      if (counts[k] > best) best = counts[k];
+    }
+    s.rate = (best * s.bytesPerPacket) / STEADY_WINDOW_MS;
+    s.rampEnd = s.t[counts.findIndex((c) => c >= RAMP_REACHED_FRACTION * best)];
+  }
+  const rated = sources.filter((s) => s.rate > 0).map((s) => s.rate).sort((a, b) => a - b);
+  if (rated.length === 0) return;
+  const med = rated[rated.length >> 1];
+  for (const s of sources) if (!(s.rate > 0)) s.rate = med;
+}
+
+/**
+ * Arrival time of the useful packet that left at most `units` useful packets (degrees of
+ * freedom) to come.
+ * @param {Array<[number, number, number, number | null]>} log @param {number} useful @param {number} units
+ */
+function tailStart(log, useful, units) {
+  const times = log.filter((e) => e[2] === 1).map((e) => e[0]).sort((a, b) => a - b);
+  return times[Math.max(0, useful - units - 1)];
+}
+
+/**
+ * Without a packet log: the time after the first byte split between useful and non-useful
+ * bytes in proportion (every source busy the whole time).
+ * @param {{firstPacketMs?: number | null, grossBytes?: number, netBytes?: number}} r @param {number} D
+ * @returns {TimeBreakdown}
+ */
+function byBytes(r, D) {
+  const request = Math.min(D, Math.max(0, r.firstPacketMs ?? D));
+  const gross = r.grossBytes ?? 0;
+  const net = Math.min(gross, r.netBytes ?? 0);
+  const rest = D - request;
+  const nonUseful = gross > 0 ? (rest * (gross - net)) / gross : 0;
+  return {
+    method: 'bytes', requestMs: round(request), sourceStartMs: null, rampMs: null, inflightHeldMs: null, stallMs: null,
+    nonUsefulMs: round(nonUseful), tailMs: null, transferMs: round(rest - nonUseful), tailStartMs: null, steadyRateBps: null, perSource: null,
+  };
+}
+
+/** @param {number} v */
+const round = (v) => Math.round(v * ROUND_STEPS_PER_MS) / ROUND_STEPS_PER_MS;
+
+/** The parts that add up to durationMs, in time order of where they happen (for charts and reports). */
+export const TIME_BREAKDOWN_PARTS = /** @type {const} */ (['requestMs', 'sourceStartMs', 'rampMs', 'inflightHeldMs', 'stallMs', 'nonUsefulMs', 'tailMs', 'transferMs']);

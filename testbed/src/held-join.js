@@ -1,0 +1,49 @@
+// After a campaign: each MUTP download's time breakdown recomputed with its proxies' own
+// in-flight holds (proxy records' inflightHeldMs), which the client could not see when it built
+// the record. Proxy and client records are joined by proxy, source index, mode and time: on the
+// testbed a proxy serves one download at a time.
+import { computeTimeBreakdown } from '@mutp/protocol';
+
+/** A proxy starts serving after the client's request left; this much clock slack either way (ms): one machine, one clock. */
+const JOIN_SLACK_MS = 1000;
+/** Page size when reading every proxy record (the store's list limit). */
+const PAGE_ROWS = 10_000;
+
+/**
+ * @param {import('@mutp/origo').openDuckDbStore extends (...a: any) => Promise<infer S> ? S : never} store
+ * @param {{recordId: string | null, mode: string, ok: boolean, timeBreakdown?: unknown}[]} rows  changed in place
+ * @returns {Promise<{joined: number, sources: number, heldFound: number}>}
+ */
+export async function joinInflightHeld(store, rows) {
+  /** @type {Map<string, any[]>} */
+  const byProxy = new Map();
+  for (let offset = 0; ; offset += PAGE_ROWS) {
+    const page = await store.listProxyRecords({ limit: PAGE_ROWS, offset });
+    for (const p of /** @type {any[]} */ (page)) {
+      if (p.inflightHeldMs == null) continue;
+      const list = byProxy.get(p.proxyId) ?? [];
+      list.push({ ...p, t: Date.parse(p.startedAt) });
+      byProxy.set(p.proxyId, list);
+    }
+    if (page.length < PAGE_ROWS) break;
+  }
+  let joined = 0;
+  let sources = 0;
+  let heldFound = 0;
+  for (const row of rows) {
+    if (!row.ok || !row.recordId || (row.mode !== 'coded' && row.mode !== 'uncoded')) continue;
+    const rec = /** @type {any} */ (await store.getClientRecord(row.recordId));
+    if (!rec?.packetLog) continue;
+    const t0 = Date.parse(rec.startedAt);
+    const held = rec.proxyIds.map((/** @type {string} */ id, /** @type {number} */ i) => {
+      const cands = (byProxy.get(id) ?? []).filter((p) => p.sourceIndex === i && p.mode === rec.mode && p.t >= t0 - JOIN_SLACK_MS && p.t <= t0 + rec.durationMs + JOIN_SLACK_MS);
+      cands.sort((a, b) => Math.abs(a.t - t0) - Math.abs(b.t - t0));
+      return cands[0]?.inflightHeldMs ?? null;
+    });
+    sources += held.length;
+    heldFound += held.filter((/** @type {number | null} */ h) => h !== null).length;
+    row.timeBreakdown = computeTimeBreakdown(rec, held);
+    joined++;
+  }
+  return { joined, sources, heldFound };
+}
