@@ -21,7 +21,7 @@ export async function freePort() {
  * @returns {Promise<{url: string, pid: number, child: import('node:child_process').ChildProcess, exited: Promise<unknown>, output: () => string}>}
  */
 export async function spawnOrigo({ port, db, secret, adminPassword, extraArgs = [] }) {
-  const child = spawn(process.execPath, [ORIGO_BIN, '--port', String(port), '--host', '127.0.0.1', '--db', db, '--rate-limit', '0', ...extraArgs], {
+  const child = spawn(process.execPath, [ORIGO_BIN, '--port', String(port), '--host', '127.0.0.1', '--db', db, '--rate-limit', '0', '--ticket-rate', '0', '--log-quota', '0', '--allow-private-proxies', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ORIGO_PROXY_SECRET: secret, ORIGO_ADMIN_PASSWORD: adminPassword },
   });
