@@ -104,6 +104,7 @@ try {
   const origo = await startOrigo({
     proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger()),
     adminPassword, insecureDev,
+    allowPrivateProxyUrls: true, // the proxies below advertise loopback URLs
   });
   closers.push(() => origo.close());
   const allowedHosts = [`${HOST}:${origin.port}`, ...extraHosts];

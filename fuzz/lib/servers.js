@@ -10,7 +10,8 @@ export const silent = { info() {}, warn() {}, error() {} };
 /** Origo with an in-memory store, rate limit off (the fuzzer is one address sending fast). */
 export async function startFuzzOrigo() {
   const secret = randomBytes(16).toString('hex');
-  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0 });
+  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0,
+    ticketsPerMinute: 0, logBytesPerMinute: 0, proxyEventsPerSecond: 0 }); // the fuzzer is one address and one proxy socket sending as fast as it can
   return { origo, secret, token: (/** @type {string} */ id) => proxyToken(secret, id) };
 }
 

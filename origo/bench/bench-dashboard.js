@@ -95,7 +95,7 @@ try {
   log(`downloads first page, filtered (mode=coded, failed excluded): store ${results.firstPageFilteredStore.wallMs} ms (CPU ${results.firstPageFilteredStore.cpuMs} ms)`);
 
   // Ingest through the real API: POST /api/logs (JSON parse, schema validation, one transaction per batch) into a file store.
-  const ingestOrigo = await startOrigo({ proxySecret: 'bench', port: 0, db: join(dir, 'ingest.duckdb'), rateLimitPerMinute: 0, logger: quiet });
+  const ingestOrigo = await startOrigo({ proxySecret: 'bench', port: 0, db: join(dir, 'ingest.duckdb'), rateLimitPerMinute: 0, logBytesPerMinute: 0, logger: quiet });
   try {
     const bodies = [];
     for (let i = 0; i < INGEST; i += POST_BATCH) {

@@ -61,7 +61,7 @@ try {
   {
     const count = RECORDS;
     const batches = makeBatches(count, 0);
-    const origo = await startOrigo({ proxySecret: 'bench-secret-0123456789', port: 0, db: join(dir, 'http.duckdb'), rateLimitPerMinute: 0, logger: { info() {}, warn() {}, error() {} } });
+    const origo = await startOrigo({ proxySecret: 'bench-secret-0123456789', port: 0, db: join(dir, 'http.duckdb'), rateLimitPerMinute: 0, logBytesPerMinute: 0, logger: { info() {}, warn() {}, error() {} } });
     const bodies = batches.map((b) => JSON.stringify(b));
     const t0 = performance.now();
     for (const body of bodies) {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { codedError } from './errors.js';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE } from './limits.js';
+import { DEFAULT_LOG_BYTES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TICKETS_PER_MINUTE } from './limits.js';
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -20,6 +20,11 @@ Options (flag, or environment variable):
   --trust-proxy <v>     ORIGO_TRUST_PROXY    Express 'trust proxy' behind a reverse proxy: a hop count,
                                              'loopback', or an address list (default off)
   --rate-limit <n>      ORIGO_RATE_LIMIT     /api requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
+  --ticket-rate <n>     ORIGO_TICKET_RATE    client tickets issued per minute per client address, 0 = off (default ${DEFAULT_TICKETS_PER_MINUTE})
+  --log-quota <bytes>   ORIGO_LOG_QUOTA      client-record bytes stored per minute per client address, 0 = off (default ${DEFAULT_LOG_BYTES_PER_MINUTE})
+  --allow-private-proxies  ORIGO_ALLOW_PRIVATE_PROXIES=1
+                                             list proxies whose public URL is a loopback, private or link-local
+                                             address (local fleets, testbeds); off by default. Metadata addresses never.
   --admin-password <s>  ORIGO_ADMIN_PASSWORD password of the /admin dashboard (required; kept only as a scrypt hash)
   --insecure-dev                             allow an empty or default admin password (empty → "admin"), for local use only
   -h, --help                                 show this help
@@ -62,6 +67,9 @@ export function parseCli(argv, env) {
         'rate-limit': { type: 'string' },
         'admin-password': { type: 'string' },
         'insecure-dev': { type: 'boolean' },
+        'ticket-rate': { type: 'string' },
+        'log-quota': { type: 'string' },
+        'allow-private-proxies': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -91,5 +99,9 @@ export function parseCli(argv, env) {
   // refuses an empty or default one unless --insecure-dev.
   const adminPassword = pick('admin-password', 'ORIGO_ADMIN_PASSWORD') ?? '';
   const insecureDev = values['insecure-dev'] === true;
-  return { command: 'serve', config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy, adminPassword, insecureDev } };
+  const ticketsPerMinute = integer('--ticket-rate', pick('ticket-rate', 'ORIGO_TICKET_RATE') ?? String(DEFAULT_TICKETS_PER_MINUTE), 0, 1e9);
+  const logBytesPerMinute = integer('--log-quota', pick('log-quota', 'ORIGO_LOG_QUOTA') ?? String(DEFAULT_LOG_BYTES_PER_MINUTE), 0, 1e15);
+  const allowPrivateProxyUrls = values['allow-private-proxies'] === true || env.ORIGO_ALLOW_PRIVATE_PROXIES === '1';
+  return { command: 'serve', config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy, adminPassword, insecureDev,
+    ticketsPerMinute, logBytesPerMinute, allowPrivateProxyUrls } };
 }

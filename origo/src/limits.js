@@ -45,3 +45,45 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 1200;
 
 /** Rate limit window, ms. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Statuses a proxy's `status` stores, at most one per this period per proxy (ms): the latest wins. A proxy reports every 5 s (STATUS_EVERY_MS), so no honest sample is lost. */
+export const STATUS_STORE_EVERY_MS = 5000;
+
+/**
+ * socket.io events (status, logs, anything) one proxy connection may send, sustained per second: an honest proxy sends
+ * a status every 5 s (200 ms in tests) and one log batch per ack. Above it, plus the burst below, it is disconnected.
+ */
+export const PROXY_EVENTS_PER_SECOND = 50;
+
+/** Burst of events above the sustained rate (count): reconnect catch-up (a status and a backlog of batches) fits. */
+export const PROXY_EVENTS_BURST = 200;
+
+/** A proxy disconnected for flooding may not reconnect for this long (ms): reconnecting costs a handshake and an HMAC. */
+export const PROXY_FLOOD_COOLDOWN_MS = 30_000;
+
+/** Log batches of one proxy connection being stored at once: a proxy sends one and waits for its ack; more get ERR_BUSY. */
+export const MAX_LOG_BATCHES_IN_FLIGHT_PER_PROXY = 2;
+
+/** Largest `extra` (a record's unknown top-level keys and params, as JSON), bytes: room for a newer client's few fields, not for junk. */
+export const MAX_EXTRA_BYTES = 4096;
+
+/**
+ * Default cap of client-record bytes stored per client address per minute (JSON bytes of accepted records): a campaign
+ * client records ~130 downloads a minute at ~30 KB each (4 MB); 16 MiB bounds a hostile address to ~23 GiB a day at most. 0 = off.
+ */
+export const DEFAULT_LOG_BYTES_PER_MINUTE = 16 * 1024 * 1024;
+
+/** Default cap of client tickets issued per client address per minute: a download takes N ≤ 64 (paper: ≤ 6); 600 is ~150 downloads of 4. 0 = off. */
+export const DEFAULT_TICKETS_PER_MINUTE = 600;
+
+/** Quota window (ms) of the two per-address caps above. */
+export const QUOTA_WINDOW_MS = 60_000;
+
+/** A request's headers must arrive within this (ms); slowloris connections are closed after it. */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+/** A whole request (headers and body) must arrive within this (ms): an 8 MiB log batch at ~300 KB/s. */
+export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+/** How often Node checks the two timeouts above (ms); its default of 30 s would let a stalled request live 40 s. */
+export const HTTP_TIMEOUT_CHECK_MS = 1000;

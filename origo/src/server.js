@@ -8,7 +8,10 @@ import { createSessionManager } from './admin/admin-session.js';
 import { FleetView } from './admin/fleet-view.js';
 import { codedError } from './errors.js';
 import { createApp } from './http/app.js';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, SOCKET_MAX_MESSAGE_BYTES } from './limits.js';
+import {
+  DEFAULT_LOG_BYTES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TICKETS_PER_MINUTE, HTTP_HEADERS_TIMEOUT_MS,
+  HTTP_REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_CHECK_MS, PROXY_EVENTS_PER_SECOND, SOCKET_MAX_MESSAGE_BYTES,
+} from './limits.js';
 import { createLogger } from './logger.js';
 import { ProxyRegistry } from './registry/proxy-registry.js';
 import { mountProxyNamespace } from './socket/proxy-namespace.js';
@@ -23,6 +26,11 @@ import { openDuckDbStore } from './store/duckdb-store.js';
  * @property {import('./store/store-interface.js').Store} [store]  use this store instead of opening `db` (the caller closes it)
  * @property {boolean | number | string} [trustProxy]  Express 'trust proxy' (default false)
  * @property {number} [rateLimitPerMinute] per client address on /api; 0 disables (default 1200)
+ * @property {number} [ticketsPerMinute]   client tickets issued per client address per minute; 0 disables (default 600)
+ * @property {number} [logBytesPerMinute]  client-record bytes stored per client address per minute; 0 disables (default 16 MiB)
+ * @property {boolean} [allowPrivateProxyUrls]  accept proxies whose publicUrl is loopback/private/link-local (local fleets,
+ *                                         testbeds); default false: such a status is ignored. Metadata addresses never pass.
+ * @property {number} [proxyEventsPerSecond]  socket.io events per second one proxy may send before it is disconnected; 0 disables (default 50)
  * @property {import('./logger.js').Logger} [logger]
  * @property {() => number} [random]       for proxy selection
  * @property {() => number} [now]          ms clock for client tickets (default Date.now; tests move it)
@@ -62,12 +70,14 @@ export async function startOrigo(config) {
   events.on('proxy-status', (status) => events.emit('fleet', fleet.status(status, Date.now())));
   events.on('proxy-disconnected', (id) => events.emit('fleet', fleet.disconnected(id, Date.now())));
   const admin = createAdminRouter({ store, logger, sessions, verifier, fleet, loginAttemptsPerWindow: config.adminLoginAttemptsPerWindow });
-  const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now: config.now });
-  const httpServer = createServer(app);
+  const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now: config.now,
+    ticketsPerMinute: config.ticketsPerMinute ?? DEFAULT_TICKETS_PER_MINUTE, logBytesPerMinute: config.logBytesPerMinute ?? DEFAULT_LOG_BYTES_PER_MINUTE });
+  const httpServer = createServer({ headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS }, app);
   const io = new Server(httpServer, { maxHttpBufferSize: SOCKET_MAX_MESSAGE_BYTES, serveClient: false });
   // Only /proxy is served; refuse the default namespace so nothing else can hold a socket open.
   io.of('/').use((_socket, next) => next(Object.assign(new Error('ERR_NAMESPACE'), { data: { code: 'ERR_NAMESPACE' } })));
-  mountProxyNamespace({ io, secret: proxySecret, registry, store, logger, events });
+  const proxyNsp = mountProxyNamespace({ io, secret: proxySecret, registry, store, logger, events,
+    allowPrivateProxyUrls: config.allowPrivateProxyUrls === true, eventsPerSecond: config.proxyEventsPerSecond ?? PROXY_EVENTS_PER_SECOND });
   mountAdminNamespace({ io, sessions, fleet, events, store, logger });
 
   try {
@@ -88,6 +98,7 @@ export async function startOrigo(config) {
   const close = () => (closing ??= (async () => {
     // io.close() disconnects every socket and closes the HTTP server; idle keep-alive sockets are dropped too.
     await new Promise((resolve) => io.close(() => resolve(undefined)));
+    proxyNsp.close();
     httpServer.closeAllConnections();
     if (ownsStore) await store.close();
     logger.info('origo stopped', { url });

@@ -16,7 +16,8 @@ describe('origo: CLI configuration', () => {
   it('has the documented defaults', () => {
     assert.deepEqual(parseCli([], env), {
       command: 'serve',
-      config: { port: 8080, host: '127.0.0.1', db: DEFAULT_DB, proxySecret: SECRET, rateLimitPerMinute: 1200, trustProxy: false, adminPassword: '', insecureDev: false },
+      config: { port: 8080, host: '127.0.0.1', db: DEFAULT_DB, proxySecret: SECRET, rateLimitPerMinute: 1200, trustProxy: false, adminPassword: '', insecureDev: false,
+        ticketsPerMinute: 600, logBytesPerMinute: 16 * 1024 * 1024, allowPrivateProxyUrls: false },
     });
     assert.match(DEFAULT_DB, /^\.\/\.data\//);
   });

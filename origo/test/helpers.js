@@ -12,10 +12,10 @@ export function captureLogger() {
   return { lines, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** @param {Partial<import('../src/server.js').OrigoConfig>} [opts] */
+/** Proxies in these tests advertise 127.0.0.1 URLs, so private publicUrls are allowed unless a test says otherwise. @param {Partial<import('../src/server.js').OrigoConfig>} [opts] */
 export async function startTestOrigo(opts = {}) {
   const logger = captureLogger();
-  const origo = await startOrigo({ proxySecret: SECRET, port: 0, host: '127.0.0.1', db: ':memory:', logger, ...opts });
+  const origo = await startOrigo({ proxySecret: SECRET, port: 0, host: '127.0.0.1', db: ':memory:', logger, allowPrivateProxyUrls: true, ...opts });
   return { ...origo, logger };
 }
 
@@ -40,7 +40,7 @@ export const connectGoodProxy = (url, proxyId) => connectProxy(url, { proxyId, t
 
 /** @param {string} proxyId @param {object} [over] */
 export function proxyStatus(proxyId, over = {}) {
-  return { proxyId, publicUrl: `http://127.0.0.1:9${proxyId.length}00/`, location: null, uploadRateBps: 917504, activeSessions: 0, bytesSent: 0, cpu: 0.1, ...over };
+  return { proxyId, publicUrl: `http://127.0.0.1:${9000 + proxyId.length}/`, location: null, uploadRateBps: 917504, activeSessions: 0, bytesSent: 0, cpu: 0.1, ...over };
 }
 
 /** Emits with an ack and resolves with the reply. @param {import('socket.io-client').Socket} socket @param {string} event @param {unknown} payload */
@@ -123,4 +123,12 @@ export function proxyRecord(proxyId, over = {}) {
     error: null,
     ...over,
   };
+}
+
+/** Method names of the Store interface. */
+export const STORE_METHODS = ['insertClientRecords', 'insertProxyRecords', 'insertProxyStatus', 'listClientRecords', 'listProxyRecords', 'counts', 'quantilesByGroup', 'close'];
+
+/** A store that forwards every method to `real`; a test then replaces one. @param {any} real @returns {any} */
+export function forwardingStore(real) {
+  return Object.fromEntries(STORE_METHODS.map((m) => [m, (/** @type {any[]} */ ...a) => real[m](...a)]));
 }

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { openDuckDbStore } from '../index.js';
-import { connectGoodProxy, emitWithAck, proxyRecord, startTestOrigo } from './helpers.js';
-
-/** Method names of the Store interface, delegated by the gated wrapper. */
-const STORE_METHODS = ['insertClientRecords', 'insertProxyRecords', 'insertProxyStatus', 'listClientRecords', 'listProxyRecords', 'counts', 'quantilesByGroup', 'close'];
+import { connectGoodProxy, emitWithAck, forwardingStore, proxyRecord, startTestOrigo } from './helpers.js';
 
 describe('origo: proxy logs over socket.io', () => {
   it('acks a batch only after the store committed it', async () => {
@@ -13,8 +10,7 @@ describe('origo: proxy logs over socket.io', () => {
     let insertStarted = () => {};
     const started = new Promise((r) => { insertStarted = () => r(undefined); });
     let committed = false;
-    /** @type {any} */
-    const store = Object.fromEntries(STORE_METHODS.map((m) => [m, (/** @type {any[]} */ ...a) => /** @type {any} */ (real)[m](...a)]));
+    const store = forwardingStore(real);
     store.insertProxyRecords = async (/** @type {object[]} */ records) => {
       if (records.length) insertStarted();
       await gate;

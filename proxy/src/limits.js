@@ -19,3 +19,12 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /** Rate-limit window, ms. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
+
+/** A request's headers must arrive within this (ms): slowloris connections are closed after it. */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+/** A whole request must arrive within this (ms): every request a proxy takes is small (a GET, or an offer of ≤ 64 KiB). */
+export const HTTP_REQUEST_TIMEOUT_MS = 10_000;
+
+/** How often Node checks the two timeouts above (ms); its default of 30 s would let a stalled request live 40 s. */
+export const HTTP_TIMEOUT_CHECK_MS = 1000;

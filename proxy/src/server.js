@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import express from 'express';
 import { resolveConfig } from './config/resolve-config.js';
 import { createLogger } from './logger.js';
@@ -6,6 +7,8 @@ import { createHostAllowlist } from './ssrf/host-allowlist.js';
 import { createOriginFetcher } from './origin/fetch-origin.js';
 import { createObjectStore } from './objects/object-store.js';
 import { createLogQueue } from './origo/log-queue.js';
+import { openLogSpool } from './origo/log-spool.js';
+import { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_CHECK_MS } from './limits.js';
 import { createOrigoLink } from './origo/origo-link.js';
 import { createCpuMeter } from './origo/cpu-meter.js';
 import { createProxyLogs } from './proxy-records.js';
@@ -33,7 +36,10 @@ export async function startProxy(input = {}) {
   const objects = createObjectStore({ fetcher: fetcher.fetchOrigin, maxBytes: config.cacheBytes, maxOriginFetches: config.maxOriginFetches });
   const checkTicket = createTicketCheck(config);
   const stats = { activeSessions: 0, bytesSent: 0 };
-  const queue = createLogQueue({ onDrop: (r) => logger.warn('log queue full, dropped the oldest record', { id: r.id }) });
+  const spool = config.logSpool ? openLogSpool(config.logSpool, logger) : null;
+  const queue = createLogQueue({ onDrop: (r) => logger.warn('log queue full, dropped the oldest record', { id: r.id }),
+    onAdded: spool ? (r) => spool.added(r) : undefined, onDone: spool ? (ids, left, rest) => spool.done(ids, left, rest) : undefined });
+  for (const r of spool?.records ?? []) queue.push(r, { replayed: true });
   /** @type {ReturnType<typeof createOrigoLink> | null} */
   let link = null;
   const logs = createProxyLogs({ proxyId: config.id, queue, onRecord: () => link?.notify() });
@@ -64,7 +70,8 @@ export async function startProxy(input = {}) {
     sendError(res, { code: 'ERR_INTERNAL' });
   });
 
-  const server = app.listen(config.port, config.host);
+  const server = createServer({ headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS }, app)
+    .listen(config.port, config.host);
   await once(server, 'listening');
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -106,6 +113,7 @@ export async function startProxy(input = {}) {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
         fetcher.close();
+        spool?.close();
       })();
       return closing;
     },

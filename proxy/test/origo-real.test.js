@@ -22,7 +22,7 @@ describe('proxy with the real Origo', () => {
   });
 
   it('registers, is listed, and loses no /fetch record across an Origo restart', async () => {
-    let origo = await startOrigo({ proxySecret: SECRET, port: 0, host: '127.0.0.1', store, logger: quiet });
+    let origo = await startOrigo({ proxySecret: SECRET, port: 0, host: '127.0.0.1', store, logger: quiet, allowPrivateProxyUrls: true });
     const port = origo.port;
     const proxy = await startProxy({
       id: 'proxy-real-1', token: proxyToken(SECRET, 'proxy-real-1'), origoUrl: origo.url, statusEveryMs: 100,
@@ -48,7 +48,7 @@ describe('proxy with the real Origo', () => {
       await origo.close();
       for (let i = 3; i < 8; i++) assert.equal(await get(i), `object /o${i}`);
       assert.equal(proxy.queue.size, 5, 'records wait while Origo is away');
-      origo = await startOrigo({ proxySecret: SECRET, port, host: '127.0.0.1', store, logger: quiet });
+      origo = await startOrigo({ proxySecret: SECRET, port, host: '127.0.0.1', store, logger: quiet, allowPrivateProxyUrls: true });
       await until(() => proxy.queue.size === 0);
       const recs = await store.listProxyRecords({ proxyId: 'proxy-real-1', limit: 1000 });
       assert.deepEqual(recs.map((r) => r.downloadId).sort(), ['dl-0', 'dl-1', 'dl-2', 'dl-3', 'dl-4', 'dl-5', 'dl-6', 'dl-7']);
@@ -60,7 +60,7 @@ describe('proxy with the real Origo', () => {
 
   it('is refused by Origo with a wrong token, and the proxy logs why', async () => {
     const origoLog = captureLogger();
-    const origo = await startOrigo({ proxySecret: SECRET, port: 0, host: '127.0.0.1', store, logger: origoLog.logger });
+    const origo = await startOrigo({ proxySecret: SECRET, port: 0, host: '127.0.0.1', store, logger: origoLog.logger, allowPrivateProxyUrls: true });
     const proxyLog = captureLogger();
     const proxy = await startProxy({ id: 'proxy-bad', token: proxyToken('wrong-secret', 'proxy-bad'), origoUrl: origo.url,
       logger: proxyLog.logger });

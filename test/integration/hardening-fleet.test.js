@@ -33,7 +33,7 @@ describe('hardening: tickets + busy proxy on a live fleet', function () {
       res.writeHead(200, { 'content-type': 'video/webm' }).end(data);
     });
     // a constant `random` makes Origo's order fixed, so the test knows which proxy a client starts with
-    origo = await startOrigo({ proxySecret: SECRET, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0, random: () => 0 });
+    origo = await startOrigo({ proxySecret: SECRET, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0, allowPrivateProxyUrls: true, random: () => 0 });
     // the last proxy to register gets caps of 1, the others the defaults; with random() = 0 Origo's
     // shuffle puts the last-registered proxy among the first four it hands out
     const firstId = `hard-${PROXIES}`;

@@ -78,7 +78,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     children.push(spawnInNs({ ns: topo.origin.ns, script: ENTRY.origin, args: ['--host', topo.origin.ip, '--port', String(PORTS.origin)], logFile: join(dir, 'origin.log') }));
     children.push(spawnInNs({
       ns: topo.origo.ns, script: ENTRY.origo, logFile: join(dir, 'origo.log'),
-      args: ['--host', topo.origo.ip, '--port', String(PORTS.origo), '--db', origoDb ?? join(dir, 'origo.duckdb'), '--rate-limit', '0'],
+      args: ['--host', topo.origo.ip, '--port', String(PORTS.origo), '--db', origoDb ?? join(dir, 'origo.duckdb'), '--rate-limit', '0', '--ticket-rate', '0', '--log-quota', '0', '--allow-private-proxies'], // one client address, proxies on 10.219.x
       env: { ORIGO_PROXY_SECRET: secret, ORIGO_ADMIN_PASSWORD: adminPassword },
     }));
     /** @type {TestbedProxy[]} */

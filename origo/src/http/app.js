@@ -1,6 +1,7 @@
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { LOGS_BODY_LIMIT_BYTES, RATE_LIMIT_WINDOW_MS } from '../limits.js';
+import { LOGS_BODY_LIMIT_BYTES, QUOTA_WINDOW_MS, RATE_LIMIT_WINDOW_MS } from '../limits.js';
+import { createAddressQuota } from './address-quota.js';
 import { logsRoute } from './logs-route.js';
 import { proxiesRoute, ticketsRoute } from './proxies-route.js';
 import { sendError } from './send-error.js';
@@ -10,10 +11,12 @@ import { sendError } from './send-error.js';
  * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry, store: import('../store/store-interface.js').Store,
  *           logger: import('../logger.js').Logger, trustProxy: boolean | number | string, rateLimitPerMinute: number,
  *           random?: () => number, events?: import('node:events').EventEmitter, admin?: import('express').Router,
- *           proxySecret: string, now?: () => number }} deps
- *   admin: the /admin router (dashboard); events: see logsRoute; proxySecret signs client tickets; now: ms clock
+ *           proxySecret: string, now?: () => number, ticketsPerMinute?: number, logBytesPerMinute?: number }} deps
+ *   admin: the /admin router (dashboard); events: see logsRoute; proxySecret signs client tickets; now: ms clock;
+ *   ticketsPerMinute / logBytesPerMinute: per client address, 0 or absent = no cap
  */
-export function createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now }) {
+export function createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now,
+  ticketsPerMinute = 0, logBytesPerMinute = 0 }) {
   const app = express();
   // Off by default: X-Forwarded-For from a direct client would let it pick its own rate-limit key.
   app.set('trust proxy', trustProxy);
@@ -41,9 +44,11 @@ export function createApp({ registry, store, logger, trustProxy, rateLimitPerMin
       handler: (_req, res) => sendError(res, 429, 'ERR_RATE_LIMITED', `more than ${rateLimitPerMinute} requests per minute; slow down`),
     }));
   }
-  api.get('/proxies', proxiesRoute({ registry, random, proxySecret, now }));
-  api.get('/tickets', ticketsRoute({ registry, proxySecret, now }));
-  api.post('/logs', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events }));
+  const ticketQuota = ticketsPerMinute > 0 ? createAddressQuota({ perWindow: ticketsPerMinute, windowMs: QUOTA_WINDOW_MS, now }) : null;
+  const logQuota = logBytesPerMinute > 0 ? createAddressQuota({ perWindow: logBytesPerMinute, windowMs: QUOTA_WINDOW_MS, now }) : null;
+  api.get('/proxies', proxiesRoute({ registry, random, proxySecret, now, ticketQuota }));
+  api.get('/tickets', ticketsRoute({ registry, proxySecret, now, ticketQuota }));
+  api.post('/logs', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events, quota: logQuota }));
   app.use('/api', api);
   if (admin) app.use('/admin', admin);
 

@@ -37,7 +37,7 @@ function col(name, kind, key, get) {
 const ratio = (num, den) => (den > 0 ? num / den : null);
 
 /** Keys the client sent that have no column: kept, so a newer client loses nothing. */
-function extraOf(/** @type {any} */ r) {
+export function extraOf(/** @type {any} */ r) {
   /** @type {Record<string, unknown>} */
   const extra = {};
   for (const k of Object.keys(r)) if (!CLIENT_RECORD_KEYS.includes(k)) extra[k] = r[k];

@@ -33,6 +33,8 @@ Options (flag / environment variable):
   --max-fetches N       PROXY_MAX_FETCHES   concurrent GET /fetch responses (default ${DEFAULT_MAX_HTTP_FETCHES})
   --max-origin-fetches N PROXY_MAX_ORIGIN_FETCHES  concurrent origin downloads (default ${DEFAULT_MAX_ORIGIN_FETCHES})
   --rate-limit N        PROXY_RATE_LIMIT    requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
+  --log-spool FILE      PROXY_LOG_SPOOL     keep log records in FILE until Origo acks them, so a crash
+                                            loses none (default: memory only)
   --allow-private       PROXY_ALLOW_PRIVATE=1  TESTS ONLY: allow loopback/private origin addresses
   -h, --help                                this text
 `;
@@ -54,7 +56,7 @@ export function configFromCli(argv, env) {
       'origin-timeout': { type: 'string' }, 'allowed-hosts': { type: 'string' },
       'rtc-bind': { type: 'string' }, 'no-require-tickets': { type: 'boolean' }, 'max-sessions': { type: 'string' },
       'max-fetches': { type: 'string' }, 'max-origin-fetches': { type: 'string' }, 'rate-limit': { type: 'string' },
-      'allow-private': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      'allow-private': { type: 'boolean' }, 'log-spool': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return { help: true };
@@ -91,6 +93,7 @@ export function configFromCli(argv, env) {
       maxHttpFetches: maybe(pick('max-fetches', 'PROXY_MAX_FETCHES'), (v) => toInt(v, 'max-fetches')),
       maxOriginFetches: maybe(pick('max-origin-fetches', 'PROXY_MAX_ORIGIN_FETCHES'), (v) => toInt(v, 'max-origin-fetches')),
       rateLimitPerMinute: maybe(pick('rate-limit', 'PROXY_RATE_LIMIT'), (v) => toInt(v, 'rate-limit')),
+      logSpool: pick('log-spool', 'PROXY_LOG_SPOOL'),
     },
   };
 }

@@ -38,6 +38,7 @@ const MAX_ID_CHARS = 128;
  * @property {number} maxOriginFetches concurrent origin downloads; more → 503 ERR_PROXY_BUSY
  * @property {number} rateLimitPerMinute  /fetch and /rtc/offer requests per minute per client address; 0 = off
  * @property {string | undefined} rtcBindAddress  address WebRTC binds to (default: loopback when host is)
+ * @property {string | null} logSpool  file that keeps log records until Origo acks them (survives a crash); null = memory only
  * @property {import('../logger.js').Logger | undefined} logger
  */
 
@@ -102,6 +103,7 @@ export function resolveConfig(input = {}) {
     maxOriginFetches,
     rateLimitPerMinute,
     rtcBindAddress: input.rtcBindAddress,
+    logSpool: typeof input.logSpool === 'string' && input.logSpool !== '' ? input.logSpool : null,
     // TEST ONLY: a deliberately faulty proxy (pollution tests). Settable from startProxy()
     // config by the operator's code, never by a client, and not exposed as a CLI flag.
     faultMode,

@@ -17,14 +17,14 @@ export const TICKET_STATUS = Object.freeze({
  * A ticket check for this proxy, or null when tickets are not required.
  * @param {{ requireTickets: boolean, id: string, token: string | null }} config
  * @param {() => number} [now]  ms clock (Date.now)
- * @returns {((ticket: unknown) => void) | null}  throws a coded error with `status` (401/403)
+ * @returns {((ticket: unknown) => import('../tickets/verify-ticket.js').Ticket) | null}  the ticket's fields; throws a coded error with `status` (401/403)
  */
 export function createTicketCheck(config, now = Date.now) {
   if (!config.requireTickets) return null;
   const verify = createTicketVerifier({ proxyId: config.id, token: /** @type {string} */ (config.token) });
   return (ticket) => {
     try {
-      verify(ticket, now());
+      return verify(ticket, now());
     } catch (e) {
       const err = /** @type {any} */ (e);
       err.status = TICKET_STATUS[/** @type {keyof typeof TICKET_STATUS} */ (err.code)] ?? 403;

@@ -16,8 +16,14 @@ export const LOG_QUEUE_MAX_RECORDS = 100_000;
  * @typedef {{ ok?: boolean, stored?: string[], duplicates?: string[], rejected?: { id: string, reason: string }[] }} LogsAck
  */
 
-/** @param {{ onDrop?: (record: ProxyRecord) => void }} [opts] */
+/**
+ * @param {{ onDrop?: (record: ProxyRecord) => void, onAdded?: (record: ProxyRecord) => void,
+ *           onDone?: (ids: string[], left: number, remaining: () => Iterable<ProxyRecord>) => void }} [opts]
+ *   onAdded: a new record was queued (not a replayed one); onDone: records left the queue (acked, rejected or dropped).
+ *   The spool (log-spool.js) hangs on these two.
+ */
 export function createLogQueue(opts = {}) {
+  const { onDone } = opts;
   /** @type {Map<string, ProxyRecord>} insertion order = age */
   const pending = new Map();
   /** @type {Set<string>} ids in a batch awaiting an ack */
@@ -25,8 +31,8 @@ export function createLogQueue(opts = {}) {
   let dropped = 0;
 
   return {
-    /** @param {ProxyRecord} record */
-    push(record) {
+    /** @param {ProxyRecord} record @param {{ replayed?: boolean }} [how]  replayed: read back from the spool */
+    push(record, how = {}) {
       if (pending.size >= LOG_QUEUE_MAX_RECORDS) {
         const oldest = pending.keys().next().value;
         const rec = pending.get(oldest);
@@ -34,8 +40,10 @@ export function createLogQueue(opts = {}) {
         inFlight.delete(oldest);
         dropped++;
         opts.onDrop?.(rec);
+        onDone?.([oldest], pending.size, () => pending.values());
       }
       pending.set(record.id, record);
+      if (!how.replayed) opts.onAdded?.(record);
     },
     /** The next batch of records not already in flight (marks them in flight). */
     takeBatch() {
@@ -72,11 +80,13 @@ export function createLogQueue(opts = {}) {
         ...rejected.map((r) => r.id),
       ];
       const inBatch = new Set(batchIds);
-      let acked = 0;
+      /** @type {string[]} */
+      const gone = [];
       for (const id of done) {
-        if (typeof id === 'string' && inBatch.has(id) && pending.delete(id)) acked++;
+        if (typeof id === 'string' && inBatch.has(id) && pending.delete(id)) gone.push(id);
       }
-      return { acked, rejected };
+      if (gone.length) onDone?.(gone, pending.size, () => pending.values());
+      return { acked: gone.length, rejected };
     },
     /** A batch failed (timeout, disconnect): its records go back to waiting. @param {string[]} batchIds */
     release(batchIds) {

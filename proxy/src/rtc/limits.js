@@ -12,8 +12,18 @@ export const MAX_PEER_CONNECTIONS = 64;
 /** ICE gathering must finish within this (ms): host candidates on a LAN gather in milliseconds. */
 export const ICE_GATHER_TIMEOUT_MS = 5000;
 
-/** A peer whose data channel has not opened by then (ms) is closed: the client gave up or never connected. */
-export const CHANNEL_OPEN_TIMEOUT_MS = 15_000;
+/**
+ * A peer whose data channel has not opened by then (ms) is closed: the client gave up or never connected.
+ * A client opens its channel within ~3 round trips of our answer (ICE, DTLS, SCTP): well under a second even at
+ * 300 ms RTT; 5 s frees a slot a flood of never-connecting offers holds three times sooner than 15 s did.
+ */
+export const CHANNEL_OPEN_TIMEOUT_MS = 5000;
+
+/** Peers not yet open per ticket client id (count): a client sets up one peer per proxy at a time; a retry may overlap. */
+export const MAX_PENDING_PEERS_PER_CLIENT = 2;
+
+/** Peers not yet open per client address (count): a few clients behind one NAT; a flood from one address gets no more. */
+export const MAX_PENDING_PEERS_PER_ADDRESS = 8;
 
 /** A session with no inbound message and nothing to send for this long (ms) is closed to free its slot. */
 export const SESSION_IDLE_TIMEOUT_MS = 30_000;

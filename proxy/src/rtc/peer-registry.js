@@ -6,7 +6,8 @@ import { CHANNEL_OPEN_TIMEOUT_MS, IDLE_SWEEP_EVERY_MS, SESSION_IDLE_TIMEOUT_MS }
 /**
  * @typedef {object} Peer
  * @property {RTCPeerConnection} pc
- * @property {string} remote           the client's address, for log lines
+ * @property {string} remote           the client's address
+ * @property {string | null} clientId   the ticket's client id (null when tickets are off)
  * @property {number} createdAt          ms (Date.now)
  * @property {number} lastActivityAt     ms (Date.now): last inbound message (a live client sends feedback)
  * @property {boolean} channelOpened
@@ -42,6 +43,12 @@ export function createPeerRegistry({ maxPeers, logger, idleTimeoutMs = SESSION_I
     },
     full() {
       return peers.size >= maxPeers;
+    },
+    /** Peers whose channel has not opened yet that `match` picks (count). @param {(peer: Peer) => boolean} match */
+    pending(match) {
+      let n = 0;
+      for (const peer of peers) if (!peer.channelOpened && match(peer)) n++;
+      return n;
     },
     /** @param {Peer} peer */
     add(peer) {

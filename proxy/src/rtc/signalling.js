@@ -5,7 +5,9 @@ import express from 'express';
 import { codedError, sendError } from './http-error.js';
 import { iceGatheringComplete } from './ice-gathering.js';
 import { createPeerRegistry } from './peer-registry.js';
-import { ICE_GATHER_TIMEOUT_MS, MAX_OFFER_BODY_BYTES, MAX_PEER_CONNECTIONS, MAX_SDP_CHARS } from './limits.js';
+import {
+  ICE_GATHER_TIMEOUT_MS, MAX_OFFER_BODY_BYTES, MAX_PEER_CONNECTIONS, MAX_PENDING_PEERS_PER_ADDRESS, MAX_PENDING_PEERS_PER_CLIENT, MAX_SDP_CHARS,
+} from './limits.js';
 
 /**
  * Data channels open at once per peer (count): a client keeps its connection between downloads
@@ -68,7 +70,7 @@ export function withoutCandidates(sdp) {
  * @param {number} [opts.maxPeers]
  * @param {number} [opts.idleTimeoutMs]
  * @param {number} [opts.openTimeoutMs]
- * @param {((ticket: unknown) => void) | null} [opts.checkTicket]  throws (with status) when the body's `ticket` is refused
+ * @param {((ticket: unknown) => unknown) | null} [opts.checkTicket]  returns the ticket's fields ({ clientId }); throws (with status) when the body's `ticket` is refused
  */
 export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logger, maxPeers = MAX_PEER_CONNECTIONS,
   idleTimeoutMs, openTimeoutMs, checkTicket = null }) {
@@ -81,10 +83,19 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     try {
       if (closed) throw codedError('ERR_SHUTTING_DOWN', 'proxy is shutting down', 503);
       const offer = parseOfferBody(req.body);
-      // Both checks come before the RTCPeerConnection exists: a refusal costs an HMAC at most.
-      if (checkTicket) checkTicket(req.body.ticket);
+      // Every check comes before the RTCPeerConnection exists: a refusal costs an HMAC at most.
+      const ticket = /** @type {{ clientId?: unknown } | undefined} */ (checkTicket?.(req.body.ticket));
+      const clientId = typeof ticket?.clientId === 'string' ? ticket.clientId : null;
+      const remote = String(req.ip ?? 'peer');
+      // Peers that never open hold a slot until the sweep: one client or address may hold only a few.
+      if (clientId !== null && registry.pending((p) => p.clientId === clientId) >= MAX_PENDING_PEERS_PER_CLIENT) {
+        throw codedError('ERR_PEERS_PENDING', `this client already has ${MAX_PENDING_PEERS_PER_CLIENT} connections opening; finish one first`, 429);
+      }
+      if (registry.pending((p) => p.remote === remote) >= MAX_PENDING_PEERS_PER_ADDRESS) {
+        throw codedError('ERR_PEERS_PENDING', `this address already has ${MAX_PENDING_PEERS_PER_ADDRESS} connections opening; finish one first`, 429);
+      }
       if (registry.full()) throw codedError('ERR_PROXY_BUSY', `more than ${maxPeers} peer connections; try another proxy`, 503);
-      peer = openPeer(offer, String(req.ip ?? 'peer'));
+      peer = openPeer(remote, clientId);
       const pc = peer.pc;
       await pc.setRemoteDescription({ type: 'offer', sdp: withoutCandidates(preferRemoteDtlsClient(offer.sdp)) });
       await pc.setLocalDescription(await pc.createAnswer());
@@ -115,8 +126,8 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     else sendError(res, codedError('ERR_BAD_OFFER', 'offer body is not JSON', 400));
   });
 
-  /** @param {{ type: 'offer', sdp: string }} _offer @param {string} remote */
-  function openPeer(_offer, remote) {
+  /** @param {string} remote @param {string | null} clientId */
+  function openPeer(remote, clientId) {
     const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
     /** @type {Set<ChannelSession>} */
     const sessions = new Set();
@@ -126,6 +137,7 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     const peer = {
       pc,
       remote,
+      clientId,
       createdAt: Date.now(),
       lastActivityAt: Date.now(),
       channelOpened: false,

@@ -16,7 +16,7 @@ const logger = process.env.MUTP_E2E_FLEET_LOG === '1' ? console : silent; // deb
  */
 export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress }) {
   const secret = randomBytes(16).toString('hex');
-  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger, rateLimitPerMinute: 0 });
+  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger, rateLimitPerMinute: 0, allowPrivateProxyUrls: true });
   /** @type {{id: string, close: () => Promise<void>}[]} */
   const proxies = [];
   let started = 0;

@@ -17,11 +17,14 @@ export async function freePort() {
 }
 
 /**
- * @param {{port: number, db: string, secret: string, adminPassword: string, extraArgs?: string[]}} o
+ * Benchmark fleets run from one address with proxies on loopback, so the per-address caps are off and
+ * private proxy URLs allowed, unless `defaults` asks for Origo's production defaults.
+ * @param {{port: number, db: string, secret: string, adminPassword: string, extraArgs?: string[], defaults?: boolean}} o
  * @returns {Promise<{url: string, pid: number, child: import('node:child_process').ChildProcess, exited: Promise<unknown>, output: () => string}>}
  */
-export async function spawnOrigo({ port, db, secret, adminPassword, extraArgs = [] }) {
-  const child = spawn(process.execPath, [ORIGO_BIN, '--port', String(port), '--host', '127.0.0.1', '--db', db, '--rate-limit', '0', ...extraArgs], {
+export async function spawnOrigo({ port, db, secret, adminPassword, extraArgs = [], defaults = false }) {
+  const fleetArgs = defaults ? [] : ['--rate-limit', '0', '--ticket-rate', '0', '--log-quota', '0', '--allow-private-proxies'];
+  const child = spawn(process.execPath, [ORIGO_BIN, '--port', String(port), '--host', '127.0.0.1', '--db', db, ...fleetArgs, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ORIGO_PROXY_SECRET: secret, ORIGO_ADMIN_PASSWORD: adminPassword },
   });

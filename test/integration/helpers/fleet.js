@@ -17,7 +17,7 @@ const silent = { info() {}, warn() {}, error() {} };
 export async function startFleet({ proxyCount, processes = false }) {
   const secret = randomBytes(16).toString('hex');
   const origin = await startDemoOrigin({ host: '127.0.0.1', port: 0 });
-  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0 });
+  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0, allowPrivateProxyUrls: true });
   const allowed = `127.0.0.1:${origin.port}`;
   /** @type {{id: string, close: () => Promise<void>, kill?: () => void, stderr?: string}[]} */
   const proxies = [];
