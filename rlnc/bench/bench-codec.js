@@ -1,91 +1,101 @@
 #!/usr/bin/env node
 // Codec throughput, Kodo-style rates: encode = coded bytes produced per second;
 // decode = g·symbolSize per second to full rank. Not a test: numbers depend on the machine
-// and its load. Usage: node rlnc/bench/bench-codec.js [--json] [--seconds S]
+// and its load. Usage: node rlnc/bench/bench-codec.js [--json] [--seconds S] [--ratio-only]
 // On Node 20 the relaxed build is enabled at load time (src/wasm-bytes.node.js turns on V8's flag).
 //
-// On a shared machine one long run per cell measures the neighbours as much as the codec, so
-// every implementation and direction runs in short interleaved bursts: all cells of one g see
-// the same load, and the best burst approximates a quiet machine.
+// Part 1, kernel vs API at the protocol's defaults: the bare kernels and each API call on the
+// same work, and API/kernel. Part 2 (skipped by --ratio-only): every implementation at several g.
+// Everything runs in interleaved 2 ms bursts (burst.js).
 import { createEncoder, createDecoder } from '../index.js';
 import { wasmSupported } from '../src/wasm-backend.js';
+import { Cell, interleave, BURST_MS } from './burst.js';
+import { kernelVsApi, sampleData } from './kernel-vs-api.js';
 
 const GENERATIONS = [12, 24, 32, 64];
-/** Bytes per symbol: a WebRTC-sized packet, as in the paper's setup. */
+/** Bytes per symbol: a WebRTC-sized packet, as in the paper's setup (protocol DEFAULTS.payloadSize). */
 const SYMBOL_SIZE = 1100;
+/** g of the kernel-vs-API part: protocol DEFAULTS.generationSize. */
+const RATIO_G = 24;
 const ALL_IMPLS = /** @type {const} */ (['relaxed', 'simd', 'scalar', 'js']);
 /** Seconds of bursts per implementation, direction and g: 4 g × 2 × 4 impls × 0.8 s ≈ 26 s. */
 const DEFAULT_SECONDS = 0.8;
-/** Length of one burst in ms: with load 5-8 on 2 cores a 2 ms burst often runs unpreempted. */
-const BURST_MS = 2;
 /** Encoded packets between clock reads, so timing costs nothing measurable. */
 const CLOCK_EVERY = 16;
 /** Pre-encoded packets per decode generation: g plus a margin for non-innovative ones. */
 const EXTRA_PACKETS = 16;
-const MB = 1e6;
+/** Untimed ops per cell before measuring: V8 tiers WASM and JS up to the optimising compiler. */
+const WARMUP_OPS = 20;
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
+const ratioOnly = args.includes('--ratio-only');
 const secIdx = args.indexOf('--seconds');
 const seconds = secIdx >= 0 ? Number(args[secIdx + 1]) : DEFAULT_SECONDS;
 const HAS_RELAXED = await wasmSupported('relaxed');
 /** @type {ReadonlyArray<'relaxed'|'simd'|'scalar'|'js'>} */
 const IMPLS = HAS_RELAXED ? ALL_IMPLS : ALL_IMPLS.filter((i) => i !== 'relaxed');
+const f = (/** @type {number} */ x) => x.toFixed(0).padStart(5);
+const pct = (/** @type {number} */ x) => `${(100 * x).toFixed(0).padStart(3)}%`;
 
-/** @param {number} n */
-function data(n) {
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = (i * 167 + 13) & 0xff;
-  return out;
+if (!json) {
+  console.log(`rlnc codec, symbolSize ${SYMBOL_SIZE} B, ${BURST_MS} ms bursts interleaved, MB/s (1 MB = 1e6 B)`);
+  if (!HAS_RELAXED) console.log('(no relaxed: this engine rejects relaxed SIMD; Node 20 needs --experimental-wasm-relaxed-simd)');
 }
 
-/** Rates of one cell, accumulated over its bursts. */
-class Cell {
-  constructor() {
-    this.bytes = 0;
-    this.wallMs = 0;
-    this.cpuUs = 0;
-    /** @type {number[]} MB/s of each burst */
-    this.bursts = [];
+/**
+ * Part 1: kernel and API cells of one implementation, interleaved with each other.
+ * @param {'relaxed'|'simd'|'scalar'|'js'} impl
+ */
+async function ratioRow(impl) {
+  const k = await kernelVsApi(impl, RATIO_G, SYMBOL_SIZE);
+  const runs = [...Object.entries(k.encode).map(([name, op]) => ({ dir: 'encode', name, op, cell: new Cell() })),
+    ...Object.entries(k.decode).map(([name, op]) => ({ dir: 'decode', name, op, cell: new Cell() }))];
+  for (const r of runs) for (let i = 0; i < WARMUP_OPS; i++) r.op();
+  await interleave(runs, seconds * 1000 * runs.length / 2);
+  k.dispose();
+  /** @type {Record<string, any>} */
+  const row = { impl };
+  for (const dir of ['encode', 'decode']) {
+    const cells = runs.filter((r) => r.dir === dir);
+    const kernel = /** @type {Cell} */ (cells.find((r) => r.name === 'kernel')?.cell);
+    const km = kernel.quantile(0.5);
+    const kb = kernel.quantile(1);
+    row[dir] = Object.fromEntries(cells.map((r) => {
+      const m = r.cell.quantile(0.5);
+      const best = r.cell.quantile(1);
+      // each round ran one burst of every cell back to back: under load, the ratio within a
+      // round is steadier than the ratio of two medians taken over different moments
+      const perRound = r.cell.bursts.map((x, i) => x / kernel.bursts[i]).sort((a, b) => a - b);
+      const roundRatio = perRound[Math.floor(perRound.length / 2)];
+      return [r.name, { medianMBps: m, bestMBps: best, roundRatio, medianRatio: m / km, bestRatio: best / kb }];
+    }));
   }
+  return row;
+}
 
-  /**
-   * Runs `op` (which returns the bytes it produced) for one burst.
-   * @param {() => number | Promise<number>} op
-   */
-  async burst(op) {
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    let now = t0;
-    let bytes = 0;
-    do {
-      bytes += await op();
-      now = performance.now();
-    } while (now - t0 < BURST_MS);
-    const cpu = process.cpuUsage(c0);
-    this.bytes += bytes;
-    this.wallMs += now - t0;
-    this.cpuUs += cpu.user + cpu.system;
-    this.bursts.push(bytes / MB / ((now - t0) / 1000));
+const ratios = [];
+for (const impl of IMPLS) {
+  const row = await ratioRow(impl);
+  ratios.push(row);
+  if (json) continue;
+  if (ratios.length === 1) {
+    console.log(`kernel vs API, g=${RATIO_G}: median burst (best burst) MB/s; API/kernel: median of the per-round ratios (ratio of the best bursts)`);
   }
-
-  summary() {
-    const sorted = [...this.bursts].sort((a, b) => a - b);
-    return {
-      wall: this.bytes / MB / (this.wallMs / 1000),
-      cpu: this.bytes / MB / (this.cpuUs / 1e6),
-      median: sorted[Math.floor(sorted.length / 2)],
-      best: sorted[sorted.length - 1],
-    };
+  for (const dir of ['encode', 'decode']) {
+    for (const [name, x] of Object.entries(row[dir])) {
+      const ratio = name === 'kernel' ? '' : `   ${pct(x.roundRatio)} (${pct(x.bestRatio)})`;
+      console.log(`  ${impl.padEnd(7)} ${dir} ${name.padEnd(16)} ${f(x.medianMBps)} (${f(x.bestMBps)})${ratio}`);
+    }
   }
 }
 
 /** @param {'relaxed'|'simd'|'scalar'|'js'} impl @param {number} g */
 async function setup(impl, g) {
   const enc = await createEncoder({ symbols: g, symbolSize: SYMBOL_SIZE, seed: 1, impl });
-  enc.setSymbols(data(g * SYMBOL_SIZE));
+  enc.setSymbols(sampleData(g * SYMBOL_SIZE));
   const ref = await createEncoder({ symbols: g, symbolSize: SYMBOL_SIZE, seed: 2, impl: 'js' });
-  ref.setSymbols(data(g * SYMBOL_SIZE));
+  ref.setSymbols(sampleData(g * SYMBOL_SIZE));
   const payloads = Array.from({ length: g + EXTRA_PACKETS }, () => ref.writePayload());
   ref.dispose();
   const encode = () => {
@@ -103,19 +113,13 @@ async function setup(impl, g) {
 }
 
 const results = [];
-for (const g of GENERATIONS) {
+for (const g of ratioOnly ? [] : GENERATIONS) {
   const runs = await Promise.all(IMPLS.map((impl) => setup(impl, g)));
-  for (const r of runs) { // warm up: V8 tiers WASM and JS up to the optimising compiler
-    for (let i = 0; i < 20; i++) { r.encode(); await r.decode(); }
+  for (const r of runs) {
+    for (let i = 0; i < WARMUP_OPS; i++) { r.encode(); await r.decode(); }
   }
-  const end = performance.now() + seconds * 1000 * 2 * IMPLS.length;
-  for (let round = 0; performance.now() < end; round++) {
-    const order = round % 2 ? [...runs].reverse() : runs;
-    for (const r of order) {
-      await r.encCell.burst(r.encode);
-      await r.decCell.burst(r.decode);
-    }
-  }
+  await interleave(runs.flatMap((r) => [{ op: r.encode, cell: r.encCell }, { op: r.decode, cell: r.decCell }]),
+    seconds * 1000 * 2 * IMPLS.length);
   /** @type {Record<string, any>} */
   const row = { g, symbolSize: SYMBOL_SIZE };
   IMPLS.forEach((impl, k) => {
@@ -134,11 +138,8 @@ for (const g of GENERATIONS) {
   };
   results.push(row);
   if (!json) {
-    const f = (/** @type {number} */ x) => x.toFixed(0).padStart(5);
     if (results.length === 1) {
-      console.log(`rlnc codec, symbolSize ${SYMBOL_SIZE} B, ${BURST_MS} ms bursts interleaved, MB/s (1 MB = 1e6 B)`);
-      console.log('each cell: wall / CPU time / median burst / best burst; simd/js on CPU time');
-      if (!HAS_RELAXED) console.log('(no relaxed: this engine rejects relaxed SIMD; Node 20 needs --experimental-wasm-relaxed-simd)');
+      console.log('every implementation (encode: writePayloadView), each cell: wall / CPU time / median burst / best burst; simd/js on CPU time');
     }
     console.log(`g=${g}`);
     for (const impl of IMPLS) {
@@ -151,6 +152,7 @@ for (const g of GENERATIONS) {
 }
 if (json) {
   console.log(JSON.stringify({
-    node: process.version, symbolSize: SYMBOL_SIZE, secondsPerCell: seconds, burstMs: BURST_MS, impls: IMPLS, results,
+    node: process.version, symbolSize: SYMBOL_SIZE, secondsPerCell: seconds, burstMs: BURST_MS, impls: IMPLS,
+    kernelVsApi: { g: RATIO_G, rows: ratios }, results,
   }, null, 2));
 }

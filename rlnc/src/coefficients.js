@@ -1,6 +1,8 @@
 // Seeded coefficient generator: xoshiro128** (output is non-linear over GF(2) because of its
 // multiplications). A generator linear over GF(2) (xorshift) capped the rank at 32 for g=64
 // (field notes), so a plain xorshift must not be used here.
+// csrc/rlnc.c (draw_coefficients) is the same generator for the WASM builds; an encoder keeps
+// the state in codec memory (STATE_BYTES at a 4-byte aligned pointer) so either can draw.
 
 /** fmix32 constants from MurmurHash3: a bijection, so distinct seeds give distinct states. */
 const FMIX_MUL_1 = 0x85ebca6b;
@@ -11,6 +13,21 @@ const SALT_1 = 0x7f4a7c15;
 const SALT_2 = 0x2545f491;
 const SALT_3 = 0x6c8e9cf5;
 const TWO_POW_32 = 2 ** 32;
+/** Bytes of generator state in codec memory: s0..s3 as little-endian u32 (the C side reads u32[4]). */
+export const STATE_BYTES = 16;
+
+/** @param {Uint8Array} mem @param {number} p @returns {number} */
+function readU32(mem, p) {
+  return (mem[p] | (mem[p + 1] << 8) | (mem[p + 2] << 16) | (mem[p + 3] << 24)) >>> 0;
+}
+
+/** @param {Uint8Array} mem @param {number} p @param {number} v */
+function writeU32(mem, p, v) {
+  mem[p] = v;
+  mem[p + 1] = v >>> 8;
+  mem[p + 2] = v >>> 16;
+  mem[p + 3] = v >>> 24;
+}
 
 /** @param {number} x */
 function fmix32(x) {
@@ -36,6 +53,27 @@ export class CoefficientGenerator {
     this.s1 = fmix32(hi ^ SALT_1);
     this.s2 = fmix32((lo + SALT_2) >>> 0);
     this.s3 = fmix32((hi + SALT_3) >>> 0);
+  }
+
+  /**
+   * A generator continuing from the state stored at `ptr` by save().
+   * @param {Uint8Array} mem @param {number} ptr
+   */
+  static load(mem, ptr) {
+    const gen = new CoefficientGenerator(0);
+    gen.s0 = readU32(mem, ptr);
+    gen.s1 = readU32(mem, ptr + 4);
+    gen.s2 = readU32(mem, ptr + 8);
+    gen.s3 = readU32(mem, ptr + 12);
+    return gen;
+  }
+
+  /** Stores the state (STATE_BYTES) at `ptr`. @param {Uint8Array} mem @param {number} ptr */
+  save(mem, ptr) {
+    writeU32(mem, ptr, this.s0);
+    writeU32(mem, ptr + 4, this.s1);
+    writeU32(mem, ptr + 8, this.s2);
+    writeU32(mem, ptr + 12, this.s3);
   }
 
   /** @returns {number} the next 32-bit output (unsigned) */

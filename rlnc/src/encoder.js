@@ -1,7 +1,8 @@
 // RLNC encoder for one generation: coded packet = coefficients ‖ Σ cᵢ·symbolᵢ.
 import { checkBytes, checkRoom } from './limits.js';
 import { align } from './align.js';
-import { CoefficientGenerator } from './coefficients.js';
+import { CoefficientGenerator, STATE_BYTES } from './coefficients.js';
+import { pooledCopy } from './payload-pool.js';
 import { track, untrack, disposedError } from './lifetime.js';
 
 export class Encoder {
@@ -19,11 +20,12 @@ export class Encoder {
     /** Packets written so far. */
     this.packets = 0;
     this._backend = backend;
-    this._gen = new CoefficientGenerator(seed);
     this._symbolsSet = false;
-    const dataBytes = symbols * symbolSize;
-    this._payloadOffset = align(dataBytes);
-    this._arena = backend.arena(this._payloadOffset + symbols + symbolSize);
+    // layout: symbols | output slot (coefficients ‖ coded bytes) | coefficient generator state
+    this._payloadOffset = align(symbols * symbolSize);
+    this._stateOffset = this._payloadOffset + align(symbols + symbolSize);
+    this._arena = backend.arena(this._stateOffset + STATE_BYTES);
+    new CoefficientGenerator(seed).save(this._arena.mem(), this._arena.base + this._stateOffset);
     /** @type {Uint8Array | null} cached view of the output slot */
     this._view = null;
     track(this, this._arena);
@@ -66,8 +68,7 @@ export class Encoder {
    * @returns {Uint8Array}
    */
   writePayloadView() {
-    this._writeNext();
-    return this._outView();
+    return this._writeNext();
   }
 
   /**
@@ -79,18 +80,22 @@ export class Encoder {
    */
   writePayloadInto(target, offset = 0) {
     checkRoom(target, offset, this.payloadSize, 'target');
-    this._writeNext();
-    target.set(this._outView(), offset);
+    target.set(this._writeNext(), offset);
     return this.payloadSize;
   }
 
-  /** @returns {Uint8Array} a new coded packet (coefficients, then symbolSize coded bytes) */
+  /**
+   * @returns {Uint8Array} a new coded packet (coefficients, then symbolSize coded bytes). Its bytes
+   *   are its own, but its `.buffer` may hold other packets too (pooled): never transfer it.
+   */
   writePayload() {
-    this._writeNext();
-    return this._outView().slice();
+    return pooledCopy(this._writeNext());
   }
 
-  /** Computes the next packet into the output slot of encoder memory. */
+  /**
+   * Computes the next packet into the output slot of encoder memory.
+   * @returns {Uint8Array} the output slot (the same view each time, re-created after memory growth)
+   */
   _writeNext() {
     const mem = this._mem();
     if (!this._symbolsSet) {
@@ -108,20 +113,14 @@ export class Encoder {
       mem[out + i] = 1;
       mem.copyWithin(out + g, base + i * size, base + (i + 1) * size);
     } else {
-      this._gen.fill(mem, out, g);
-      this._backend.encode(mem, out + g, base, out, g, size);
+      this._backend.encodeNext(mem, out, base, base + this._stateOffset, g, size);
     }
     this.packets++;
-  }
-
-  /** The output slot as a view, re-created only after memory growth (saves an allocation per packet). */
-  _outView() {
-    const mem = this._mem();
-    if (this._view === null || this._view.length === 0) { // length 0: detached by memory growth
-      const out = this._arena.base + this._payloadOffset;
-      this._view = mem.subarray(out, out + this.payloadSize);
+    let view = this._view;
+    if (view === null || view.length === 0) { // length 0: detached by memory growth
+      view = this._view = mem.subarray(out, out + g + size);
     }
-    return this._view;
+    return view;
   }
 
   /** Returns this encoder's memory to the shared heap; the encoder is unusable afterwards. */

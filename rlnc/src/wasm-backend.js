@@ -20,6 +20,7 @@ async function instantiate(flavor, bytes) {
   ex.rlnc_init();
   const heap = new Heap(memory, ex.__heap_base.value, ex.rlnc_max_memory());
   const encodeFn = ex.rlnc_encode;
+  const encodeNextFn = ex.rlnc_encode_next;
   const decodeFn = ex.rlnc_decode;
   /** @type {Backend} */
   const backend = {
@@ -37,6 +38,7 @@ async function instantiate(flavor, bytes) {
       };
     },
     encode: (_mem, out, symbols, coeffs, g, size) => encodeFn(out, symbols, coeffs, g, size),
+    encodeNext: (_mem, out, symbols, state, g, size) => encodeNextFn(out, symbols, state, g, size),
     decode: (_mem, cm, dm, piv, row, g, size) => decodeFn(cm, dm, piv, row, g, size),
   };
   heaps.set(backend, heap);
