@@ -22,6 +22,12 @@ Options (flag, or environment variable):
   --rate-limit <n>      ORIGO_RATE_LIMIT     /api requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
   --admin-password <s>  ORIGO_ADMIN_PASSWORD password of the /admin dashboard (required; kept only as a scrypt hash)
   --insecure-dev                             allow an empty or default admin password (empty → "admin"), for local use only
+  --tls-cert <file>     ORIGO_TLS_CERT       serve HTTPS (API, socket.io, dashboard) with this PEM certificate chain;
+                                             reloaded when the file changes (docs/deploy.md, "TLS")
+  --tls-key <file>      ORIGO_TLS_KEY        its PEM private key (give both or neither)
+  --allow-plain-http-proxies  ORIGO_ALLOW_PLAIN_HTTP_PROXIES=1  LAB ONLY: offer proxies whose public URL is
+                                             http:// on a public address (Chromium blocks them from HTTPS pages;
+                                             tickets travel in clear text). Loopback and private http:// are always offered.
   -h, --help                                 show this help
 
 A proxy's token is HMAC-SHA256(secret, proxyId) in lowercase hex; \`origo token <id>\` prints it.`;
@@ -62,6 +68,9 @@ export function parseCli(argv, env) {
         'rate-limit': { type: 'string' },
         'admin-password': { type: 'string' },
         'insecure-dev': { type: 'boolean' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'allow-plain-http-proxies': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -91,5 +100,12 @@ export function parseCli(argv, env) {
   // refuses an empty or default one unless --insecure-dev.
   const adminPassword = pick('admin-password', 'ORIGO_ADMIN_PASSWORD') ?? '';
   const insecureDev = values['insecure-dev'] === true;
-  return { command: 'serve', config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy, adminPassword, insecureDev } };
+  const tlsCertFile = pick('tls-cert', 'ORIGO_TLS_CERT') || undefined;
+  const tlsKeyFile = pick('tls-key', 'ORIGO_TLS_KEY') || undefined;
+  const plainEnv = env.ORIGO_ALLOW_PLAIN_HTTP_PROXIES;
+  const allowPlainHttpProxies = values['allow-plain-http-proxies'] === true || plainEnv === '1' || plainEnv === 'true';
+  return {
+    command: 'serve',
+    config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy, adminPassword, insecureDev, tlsCertFile, tlsKeyFile, allowPlainHttpProxies },
+  };
 }

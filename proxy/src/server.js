@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import express from 'express';
+import { createWebServer } from '@mutp/tls';
 import { resolveConfig } from './config/resolve-config.js';
 import { createLogger } from './logger.js';
 import { createHostAllowlist } from './ssrf/host-allowlist.js';
@@ -64,11 +65,13 @@ export async function startProxy(input = {}) {
     sendError(res, { code: 'ERR_INTERNAL' });
   });
 
-  const server = app.listen(config.port, config.host);
+  // HTTPS when given a certificate (a deployment: tickets and bodies must not travel in clear text).
+  const { server, scheme } = createWebServer(app, { tls: config.tls, logger });
+  server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${hostForUrl}:${address.port}`;
+  const url = `${scheme}://${hostForUrl}:${address.port}`;
   const publicUrl = config.publicUrl ?? url;
 
   const cpu = createCpuMeter();
