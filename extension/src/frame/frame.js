@@ -7,13 +7,17 @@ import { loadSettings, clientId, SETTINGS_KEY } from '../shared/storage.js';
 import { compilePatterns } from '../shared/patterns.js';
 import { TAG } from '../shared/page-messages.js';
 import { createRequestServer } from './serve-requests.js';
+import { frameUnderMixedContentRule, mixedContentGuard } from '../shared/mixed-content.js';
 
 const logger = { warn: (...a) => console.warn('[mutp frame]', ...a) };
 
 let settings = await loadSettings();
 let matches = compilePatterns(settings.patterns);
 const cid = await clientId();
-let client = createClient({ origo: settings.origoUrl, clientId: cid, logger });
+// plain-HTTP endpoints this frame may not fetch are refused up front, with a code Origo counts
+const blocked = mixedContentGuard(frameUnderMixedContentRule(window));
+const newClient = () => createClient({ origo: settings.origoUrl, clientId: cid, logger, blocked });
+let client = newClient();
 
 browser.storage.onChanged.addListener(async (changes, area) => {
   if (area !== 'local' || !(SETTINGS_KEY in changes)) return;
@@ -22,7 +26,7 @@ browser.storage.onChanged.addListener(async (changes, area) => {
   matches = compilePatterns(settings.patterns);
   if (settings.origoUrl !== before) {
     client.close();
-    client = createClient({ origo: settings.origoUrl, clientId: cid, logger });
+    client = newClient();
   }
 });
 

@@ -5,6 +5,7 @@
 import { chooseModeAndN } from '../shared/choose.js';
 import { createInOrder } from './in-order.js';
 import { parsePageMessage } from './page-request.js';
+import { MIXED_CONTENT_CODE } from '../shared/mixed-content.js';
 
 const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
 
@@ -76,8 +77,10 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     } catch (err) {
       const e = /** @type {Error & {code?: string, stats?: {proxyIds?: string[]}}} */ (err);
       port.postMessage({ t: 'fail', id, code: e?.code ?? 'ERR_UNKNOWN', message: String(e?.message ?? e).slice(0, 300) });
-      // a failed download that reached proxies is a measurement too (ProxyClientLib's rule)
-      if (e?.stats && e.stats.proxyIds?.length > 0 && e.code !== 'ERR_ABORTED') toBackground({ t: 'record', record: e.stats });
+      // a failed download that reached proxies is a measurement too (ProxyClientLib's rule); a blocked
+      // plain-HTTP fleet is counted even when no proxy was reached: Origo must see the deployment problem
+      const counted = e?.stats && (e.stats.proxyIds?.length > 0 || e.code === MIXED_CONTENT_CODE);
+      if (counted && e.code !== 'ERR_ABORTED') toBackground({ t: 'record', record: e.stats });
     } finally {
       active.delete(id);
     }

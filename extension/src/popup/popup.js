@@ -3,6 +3,7 @@
 // the background knows the sender's tab), else the window's active tab.
 import browser from '../shared/api.js';
 import { loadSettings } from '../shared/storage.js';
+import { showInsecureNotice } from '../shared/insecure-notice.js';
 
 const REFRESH_MS = 1000; // "live" at human speed
 
@@ -75,3 +76,4 @@ async function refresh() {
 
 refresh();
 setInterval(refresh, REFRESH_MS);
+loadSettings().then((s) => showInsecureNotice(document.getElementById('insecureNotice'), s.origoUrl));
