@@ -95,7 +95,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     /** @type {{code: string, message: string} | null} */
     let refusal = null;
     try {
-      refusal = origo && typeof opts.proxies === 'number' ? blocked(origo) : null;
+      refusal = origo && !Array.isArray(opts.proxies) ? blocked(origo) : null; // asking Origo for proxies
       if (refusal) throw codedError(refusal.code, `Origo: ${refusal.message}`);
       const picked = await resolveProxies(opts);
       const usable = withoutBlocked([...picked.list, ...picked.spares], picked.list.length);

@@ -12,7 +12,7 @@ import { testVideo, VIDEO_MIME } from '../helpers/video.js';
 import { startVideoSite } from '../site/server.js';
 import { startLocalFleet } from '../helpers/fleet.js';
 import { launchChromium, launchFirefox } from '../helpers/browsers.js';
-import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, setOptions, tabStats, REPO } from '../helpers/scenario.js';
+import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, setOptions, tabStats, openExtensionPage, REPO } from '../helpers/scenario.js';
 import { setFirefoxOptions } from '../helpers/firefox-pages.js';
 import { GECKO_ID } from '../../../extension/build/manifest.js';
 import { MIXED_CONTENT_CODE } from '../../../extension/src/shared/mixed-content.js';
@@ -111,7 +111,12 @@ describe('deployment (inner run): HTTPS page, TLS fleet on TEST-NET addresses', 
       });
     }
 
-    for (const [label, fleet, proxyIds] of /** @type {const} */ ([['plain-HTTP Origo and proxies', () => plainFleet, []], ['HTTPS Origo, plain-HTTP proxies', () => mixedFleet, ['e2e-1']]])) {
+    const notices = {
+      plain: /^Origo http:\/\/origo-plain\.test:8080 is plain HTTP: Chrome blocks it on HTTPS pages/,
+      mixed: /^1 proxy is plain HTTP \(http:\/\/r1\.fleet\.test:8090\): Chrome blocks it on HTTPS pages/,
+    };
+    for (const [label, fleet, proxyIds, notice] of /** @type {const} */ ([
+      ['plain-HTTP Origo and proxies', () => plainFleet, [], notices.plain], ['HTTPS Origo, plain-HTTP proxies', () => mixedFleet, ['e2e-1'], notices.mixed]])) {
       it(`${label}: every chunk direct, byte-exact, the popup's fallbacks and Origo's records say ${MIXED_CONTENT_CODE}`, async () => {
         const f = fleet();
         const r = await play(chrome.browser, () => setOptions(chrome.browser, chrome.base, { ...settings, origoUrl: f.origoUrl, mode: 'parallel-http' }), f);
@@ -125,6 +130,12 @@ describe('deployment (inner run): HTTPS page, TLS fleet on TEST-NET addresses', 
           const { stats } = await tabStats(chrome.browser, chrome.base, `${site.url}/`);
           assert.equal(stats.fleet, 0);
           assert.ok(stats.fallbacks.length >= 1 && stats.fallbacks.every((x) => x.reason.startsWith(MIXED_CONTENT_CODE)), JSON.stringify(stats.fallbacks));
+          // the options page says so, in its separate notice
+          const options = await chrome.browser.newPage();
+          await openExtensionPage(options, chrome.base, 'options.html');
+          await options.waitForFunction(() => !document.getElementById('insecureNotice').hidden, { timeout: 10_000, polling: 100 });
+          assert.match(await options.$eval('#insecureNotice', (el) => el.textContent), notice);
+          await options.close();
           console.log(`      ${label}: ${r.chunks.length} chunks direct, ${r.records.length} records ${MIXED_CONTENT_CODE}`);
         } finally {
           await r.page.close();
