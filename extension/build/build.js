@@ -41,7 +41,9 @@ for (const target of TARGETS) {
   await rm(out, { recursive: true, force: true }); // only our own output: --out may name a shared folder
   await mkdir(out, { recursive: true });
   const common = { bundle: true, platform: /** @type {const} */ ('browser'), target: BROWSER_TARGETS, sourcemap: /** @type {const} */ ('linked'), logLevel: /** @type {const} */ ('warning'), legalComments: /** @type {const} */ ('none'),
-    define: { 'globalThis.__MUTP_BAKED_SETTINGS__': JSON.stringify(baked) } };
+    define: { 'globalThis.__MUTP_BAKED_SETTINGS__': JSON.stringify(baked) },
+    // picks the engine's rules (extension/package.json "imports": #engine-rules)
+    conditions: [target === 'chrome' ? 'chromium' : 'gecko'] };
   // classic scripts: content scripts and the background cannot be modules in both browsers
   await build({
     ...common, format: 'iife', outdir: out,

@@ -27,6 +27,12 @@ Options (flag, or environment variable):
                                              address (local fleets, testbeds); off by default. Metadata addresses never.
   --admin-password <s>  ORIGO_ADMIN_PASSWORD password of the /admin dashboard (required; kept only as a scrypt hash)
   --insecure-dev                             allow an empty or default admin password (empty → "admin"), for local use only
+  --tls-cert <file>     ORIGO_TLS_CERT       serve HTTPS (API, socket.io, dashboard) with this PEM certificate chain;
+                                             reloaded when the file changes (docs/deploy.md, "TLS")
+  --tls-key <file>      ORIGO_TLS_KEY        its PEM private key (give both or neither)
+  --allow-plain-http-proxies  ORIGO_ALLOW_PLAIN_HTTP_PROXIES=1  LAB ONLY: offer proxies whose public URL is
+                                             http:// on a public address (Chromium blocks them from HTTPS pages;
+                                             tickets travel in clear text). Loopback and private http:// are always offered.
   -h, --help                                 show this help
 
 A proxy's token is HMAC-SHA256(secret, proxyId) in lowercase hex; \`origo token <id>\` prints it.`;
@@ -70,6 +76,9 @@ export function parseCli(argv, env) {
         'ticket-rate': { type: 'string' },
         'log-quota': { type: 'string' },
         'allow-private-proxies': { type: 'boolean' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'allow-plain-http-proxies': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -102,6 +111,13 @@ export function parseCli(argv, env) {
   const ticketsPerMinute = integer('--ticket-rate', pick('ticket-rate', 'ORIGO_TICKET_RATE') ?? String(DEFAULT_TICKETS_PER_MINUTE), 0, 1e9);
   const logBytesPerMinute = integer('--log-quota', pick('log-quota', 'ORIGO_LOG_QUOTA') ?? String(DEFAULT_LOG_BYTES_PER_MINUTE), 0, 1e15);
   const allowPrivateProxyUrls = values['allow-private-proxies'] === true || env.ORIGO_ALLOW_PRIVATE_PROXIES === '1';
-  return { command: 'serve', config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy, adminPassword, insecureDev,
-    ticketsPerMinute, logBytesPerMinute, allowPrivateProxyUrls } };
+  const tlsCertFile = pick('tls-cert', 'ORIGO_TLS_CERT') || undefined;
+  const tlsKeyFile = pick('tls-key', 'ORIGO_TLS_KEY') || undefined;
+  const plainEnv = env.ORIGO_ALLOW_PLAIN_HTTP_PROXIES;
+  const allowPlainHttpProxies = values['allow-plain-http-proxies'] === true || plainEnv === '1' || plainEnv === 'true';
+  return {
+    command: 'serve',
+    config: { port, host, db, proxySecret, rateLimitPerMinute, trustProxy, adminPassword, insecureDev,
+      ticketsPerMinute, logBytesPerMinute, allowPrivateProxyUrls, tlsCertFile, tlsKeyFile, allowPlainHttpProxies },
+  };
 }

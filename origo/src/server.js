@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { createServer } from 'node:http';
+import { createWebServer, pickTlsFiles } from '@mutp/tls';
 import { Server } from 'socket.io';
 import { mountAdminNamespace } from './admin/admin-namespace.js';
 import { checkPasswordPolicy, createPasswordVerifier } from './admin/admin-password.js';
@@ -14,6 +14,7 @@ import {
 } from './limits.js';
 import { createLogger } from './logger.js';
 import { ProxyRegistry } from './registry/proxy-registry.js';
+import { warnAboutNotOffered } from './registry/public-url-policy.js';
 import { mountProxyNamespace } from './socket/proxy-namespace.js';
 import { openDuckDbStore } from './store/duckdb-store.js';
 
@@ -37,7 +38,11 @@ import { openDuckDbStore } from './store/duckdb-store.js';
  * @property {string} [adminPassword]      the /admin dashboard password (ORIGO_ADMIN_PASSWORD); omitted = dashboard off (403).
  *                                         Empty or a default password is refused (ERR_ADMIN_PASSWORD) unless insecureDev.
  * @property {boolean} [insecureDev]       accept an empty/default admin password (empty → "admin") with a loud warning
- * @property {boolean} [secureCookies]     mark the session cookie Secure (Origo served over HTTPS)
+ * @property {boolean} [secureCookies]     mark the session cookie Secure (default: on when Origo serves HTTPS itself)
+ * @property {string} [tlsCertFile]        serve HTTPS (API, socket.io, dashboard) with this PEM chain; reloaded when it changes
+ * @property {string} [tlsKeyFile]         its PEM key; both or neither
+ * @property {boolean} [allowPlainHttpProxies]  LAB ONLY: offer proxies whose public URL is http:// on a public
+ *                                         address (browsers block them from HTTPS pages; tickets travel in clear)
  * @property {number} [adminLoginAttemptsPerWindow]  failed logins per address per 15 min (default 10)
  */
 
@@ -58,13 +63,16 @@ export async function startOrigo(config) {
   const verifier = adminOn
     ? createPasswordVerifier(checkPasswordPolicy({ password: config.adminPassword, insecureDev: config.insecureDev, logger }))
     : null;
-  const sessions = adminOn ? createSessionManager({ secure: config.secureCookies === true }) : null;
+  const tls = tlsFiles(config);
+  const sessions = adminOn ? createSessionManager({ secure: config.secureCookies ?? tls !== null }) : null;
 
   const ownsStore = !config.store;
   const store = config.store ?? (await openDuckDbStore({ path: db }));
-  const registry = new ProxyRegistry();
+  const urlPolicy = { allowPlainHttp: config.allowPlainHttpProxies === true };
+  const registry = new ProxyRegistry(urlPolicy);
   const events = new EventEmitter();
-  const fleet = new FleetView();
+  const fleet = new FleetView(urlPolicy);
+  warnAboutNotOffered(events, urlPolicy, logger);
   if (adminOn && typeof store.latestProxyStatus === 'function') fleet.seed(await store.latestProxyStatus());
   events.on('proxy-connected', (id) => events.emit('fleet', fleet.connected(id, Date.now())));
   events.on('proxy-status', (status) => events.emit('fleet', fleet.status(status, Date.now())));
@@ -72,7 +80,8 @@ export async function startOrigo(config) {
   const admin = createAdminRouter({ store, logger, sessions, verifier, fleet, loginAttemptsPerWindow: config.adminLoginAttemptsPerWindow });
   const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now: config.now,
     ticketsPerMinute: config.ticketsPerMinute ?? DEFAULT_TICKETS_PER_MINUTE, logBytesPerMinute: config.logBytesPerMinute ?? DEFAULT_LOG_BYTES_PER_MINUTE });
-  const httpServer = createServer({ headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS }, app);
+  const { server: httpServer, scheme } = createWebServer(app, { tls, logger,
+    serverOptions: { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS } });
   const io = new Server(httpServer, { maxHttpBufferSize: SOCKET_MAX_MESSAGE_BYTES, serveClient: false });
   // Only /proxy is served; refuse the default namespace so nothing else can hold a socket open.
   io.of('/').use((_socket, next) => next(Object.assign(new Error('ERR_NAMESPACE'), { data: { code: 'ERR_NAMESPACE' } })));
@@ -91,7 +100,7 @@ export async function startOrigo(config) {
     throw Object.assign(codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`), { cause: err });
   }
   const address = /** @type {import('node:net').AddressInfo} */ (httpServer.address());
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   logger.info('origo listening', { url, db: ownsStore ? db : '(given store)' });
 
   let closing = null;
@@ -106,4 +115,13 @@ export async function startOrigo(config) {
 
   if (adminOn) logger.info('admin dashboard', { url: `${url}/admin` });
   return { url, port: address.port, close, store, adminUrl: adminOn ? `${url}/admin` : null };
+}
+
+/** @param {OrigoConfig} config */
+function tlsFiles(config) {
+  try {
+    return pickTlsFiles(config.tlsCertFile, config.tlsKeyFile);
+  } catch (err) {
+    throw codedError('ERR_CONFIG', err.message);
+  }
 }

@@ -17,7 +17,8 @@ describe('origo: CLI configuration', () => {
     assert.deepEqual(parseCli([], env), {
       command: 'serve',
       config: { port: 8080, host: '127.0.0.1', db: DEFAULT_DB, proxySecret: SECRET, rateLimitPerMinute: 1200, trustProxy: false, adminPassword: '', insecureDev: false,
-        ticketsPerMinute: 600, logBytesPerMinute: 16 * 1024 * 1024, allowPrivateProxyUrls: false },
+        ticketsPerMinute: 600, logBytesPerMinute: 16 * 1024 * 1024, allowPrivateProxyUrls: false,
+        tlsCertFile: undefined, tlsKeyFile: undefined, allowPlainHttpProxies: false },
     });
     assert.match(DEFAULT_DB, /^\.\/\.data\//);
   });
@@ -28,6 +29,13 @@ describe('origo: CLI configuration', () => {
     assert.deepEqual([fromEnv.port, fromEnv.host, fromEnv.db, fromEnv.trustProxy, fromEnv.rateLimitPerMinute], [9000, '::1', ':memory:', 'loopback', 0]);
     const fromFlags = /** @type {any} */ (parseCli(['--port', '0', '--db', '/x/y.duckdb', '--trust-proxy', '1'], e)).config;
     assert.deepEqual([fromFlags.port, fromFlags.db, fromFlags.trustProxy], [0, '/x/y.duckdb', 1]);
+  });
+
+  it('reads the TLS files and the lab switch for plain-HTTP proxies', () => {
+    const fromEnv = /** @type {any} */ (parseCli([], { ...env, ORIGO_TLS_CERT: '/c.pem', ORIGO_TLS_KEY: '/k.pem', ORIGO_ALLOW_PLAIN_HTTP_PROXIES: '1' })).config;
+    assert.deepEqual([fromEnv.tlsCertFile, fromEnv.tlsKeyFile, fromEnv.allowPlainHttpProxies], ['/c.pem', '/k.pem', true]);
+    const fromFlags = /** @type {any} */ (parseCli(['--tls-cert', '/a.pem', '--tls-key', '/b.pem', '--allow-plain-http-proxies'], env)).config;
+    assert.deepEqual([fromFlags.tlsCertFile, fromFlags.tlsKeyFile, fromFlags.allowPlainHttpProxies], ['/a.pem', '/b.pem', true]);
   });
 
   for (const [argv, e, code] of [

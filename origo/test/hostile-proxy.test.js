@@ -106,7 +106,7 @@ describe('origo: a proxy publicUrl is checked with the proxies\' address policy'
 
   const refusedByDefault = ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:8090/', 'http://[::1]:8090/', 'http://localhost:8090/',
     'http://10.219.0.5:8090/', 'http://169.254.10.1/', 'http://[fd00:ec2::254]/', 'http://2130706433:8090/', 'http://0.0.0.0:8090/'];
-  const publicUrls = ['http://93.184.216.34:8090/', 'https://proxy-1.example.net/'];
+  const publicUrls = ['https://93.184.216.34:8090/', 'https://proxy-1.example.net/']; // https: plain HTTP on a public address is not offered either
 
   it('by default lists only public addresses and DNS names (loopback, private, link-local and metadata are ignored)', async () => {
     origo = await startTestOrigo({ allowPrivateProxyUrls: false });

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 import express from 'express';
+import { createWebServer } from '@mutp/tls';
 import { resolveConfig } from './config/resolve-config.js';
 import { createLogger } from './logger.js';
 import { createHostAllowlist } from './ssrf/host-allowlist.js';
@@ -70,12 +70,14 @@ export async function startProxy(input = {}) {
     sendError(res, { code: 'ERR_INTERNAL' });
   });
 
-  const server = createServer({ headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS }, app)
-    .listen(config.port, config.host);
+  // HTTPS when given a certificate (a deployment: tickets and bodies must not travel in clear text).
+  const { server, scheme } = createWebServer(app, { tls: config.tls, logger,
+    serverOptions: { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS } });
+  server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${hostForUrl}:${address.port}`;
+  const url = `${scheme}://${hostForUrl}:${address.port}`;
   const publicUrl = config.publicUrl ?? url;
 
   const cpu = createCpuMeter();

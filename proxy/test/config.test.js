@@ -31,13 +31,16 @@ describe('proxy configuration', () => {
     assert.equal(c.uploadRateBps, 917504);
     assert.deepEqual(c.allowedHosts, ['*.googlevideo.com', 'a.example:8000', 'b.example']);
     assert.equal(c.allowPrivate, false);
+    assert.equal(c.tls, null, 'plain HTTP unless given a certificate');
+    const t = resolveConfig(/** @type {any} */ (configFromCli(['--tls-key', '/k.pem', '--no-require-tickets'], { PROXY_TLS_CERT: '/c.pem' })).config);
+    assert.deepEqual(t.tls, { certFile: '/c.pem', keyFile: '/k.pem' });
   });
 
   it('refuses bad values with ERR_BAD_CONFIG', () => {
     const bad = [
       [['--port', 'x'], {}], [['--lat', '10'], {}], [['--lat', '91', '--lon', '0'], {}],
       [[], { MUTP_ALLOWED_HOSTS: 'http://x' }], [['--id', 'bad id'], {}], [['--origo', 'ftp://x'], {}],
-      [['--cache-size', 'lots'], {}],
+      [['--cache-size', 'lots'], {}], [['--tls-cert', '/c.pem', '--no-require-tickets'], {}], [['--no-require-tickets'], { PROXY_TLS_KEY: '/k.pem' }],
     ];
     for (const [argv, env] of bad) {
       assert.throws(() => resolveConfig(/** @type {any} */ (configFromCli(/** @type {string[]} */ (argv), /** @type {any} */ (env))).config),

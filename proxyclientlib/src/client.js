@@ -51,9 +51,12 @@ export const SPARE_PROXIES = 4;
  *                                       loopback when the proxies are on loopback; none in browsers)
  * @param {boolean} [o.keepConnections]  keep proxy connections open between MUTP downloads (default true;
  *                                       idle ones close after POOL_IDLE_TIMEOUT_MS; close() closes the rest)
+ * @param {(url: string) => {code: string, message: string} | null} [o.blocked]  URLs this context may not fetch
+ *   (e.g. plain HTTP from a frame under an HTTPS page): never tried; proxies at such URLs are left out, and a
+ *   download with no other way fails with that code, logged to Origo
  */
 export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {}, rtcConfig,
-  keepConnections = true } = {}) {
+  keepConnections = true, blocked = () => null } = {}) {
   if (origo !== null) {
     try {
       new URL(origo);
@@ -89,8 +92,20 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     let list = [];
     /** @type {ReturnType<typeof createProxyAccess> | null} */
     let access = null;
+    /** @type {{code: string, message: string} | null} */
+    let refusal = null;
     try {
+      refusal = origo && !Array.isArray(opts.proxies) ? blocked(origo) : null; // asking Origo for proxies
+      if (refusal) throw codedError(refusal.code, `Origo: ${refusal.message}`);
       const picked = await resolveProxies(opts);
+      const usable = withoutBlocked([...picked.list, ...picked.spares], picked.list.length);
+      refusal = usable.refusal;
+      if (refusal && usable.list.length === 0) {
+        list = picked.list; // the record names the proxies this context could not use
+        throw codedError(refusal.code, refusal.message, { perProxy: list.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: refusal })) });
+      }
+      picked.list = usable.list;
+      picked.spares = usable.spares;
       list = picked.list;
       if (list.length === 0) throw codedError('ERR_NO_PROXIES', 'Origo has no live proxies to offer');
       access = createProxyAccess({ proxies: list, spares: picked.spares, fetch, logger });
@@ -131,15 +146,34 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         e.perProxy = access.relabel(e.perProxy);
       }
       const stats = buildRecord({
-        id, clientId, startedAt, mode, proxies: list, url, objectBytes: range ? range.end - range.start + 1 : 0,
+        id, clientId, startedAt, mode, proxies: list, n: list.length || requestedCount(opts), url, objectBytes: range ? range.end - range.start + 1 : 0,
         grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null,
         perProxy: e.perProxy, error: errorInfo(e),
       });
-      // a download that never reached a proxy says nothing about the fleet: not logged
-      if (opts.log !== false && list.length > 0) logs?.enqueue(stats);
+      // a download that never reached a proxy says nothing about the fleet: not logged, unless this
+      // context refused the fleet (a deployment problem Origo must count)
+      if (opts.log !== false && (list.length > 0 || (refusal && e.code === refusal.code))) logs?.enqueue(stats);
       e.stats = stats;
       throw e;
     }
+  }
+
+  /**
+   * The first `count` proxies this context may fetch, the rest as spares; refusal: the first one left out.
+   * @param {ProxyRef[]} all @param {number} count
+   */
+  function withoutBlocked(all, count) {
+    /** @type {{code: string, message: string} | null} */
+    let refusal = null;
+    const ok = all.filter((p) => {
+      const r = blocked(p.url);
+      if (r) {
+        refusal ??= r;
+        logger.warn(`proxy ${p.id} left out: ${r.code}: ${r.message}`);
+      }
+      return r === null;
+    });
+    return { list: ok.slice(0, count), spares: ok.slice(count), refusal };
   }
 
   /**
@@ -197,6 +231,11 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     },
     clientId,
   };
+}
+
+/** N as asked (for the record of a download that got no proxy). @param {DownloadOptions} opts */
+function requestedCount(opts) {
+  return Array.isArray(opts.proxies) ? Math.max(1, opts.proxies.length) : Number.isInteger(opts.proxies) ? /** @type {number} */ (opts.proxies) : DEFAULT_PROXIES;
 }
 
 /** @param {string} url */

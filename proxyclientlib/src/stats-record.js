@@ -31,6 +31,7 @@ export function redactUrl(url) {
  * @property {string} startedAt      ISO 8601
  * @property {'parallel-http'|'uncoded'|'coded'|'range-http'} mode
  * @property {{id: string}[]} proxies  in source-index order
+ * @property {number} [n]            N when no proxy was reached (default: proxies.length)
  * @property {string} url
  * @property {number} objectBytes
  * @property {{window?: number|null, generationSize?: number|null, feedbackEvery?: number|null, payloadSize?: number|null, surplus?: number|null}} [params]
@@ -61,7 +62,7 @@ export function buildRecord(r) {
     clientId: r.clientId,
     startedAt: r.startedAt,
     mode: r.mode,
-    n: r.proxies.length,
+    n: r.n ?? r.proxies.length,
     proxyIds: r.proxies.map((x) => x.id),
     url: redactUrl(r.url),
     objectBytes: r.objectBytes,

@@ -9,7 +9,7 @@ import { requireOrSkip, hasCommand } from '../support/require-tool.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (/** @type {string} */ p) => readFileSync(join(ROOT, p), 'utf8');
-const COMPOSE_ENV = { ...process.env, ORIGO_PROXY_SECRET: 'test-secret-0123456789', ORIGO_ADMIN_PASSWORD: 'test-password', PUBLIC_HOST: '192.0.2.10' };
+const COMPOSE_ENV = { ...process.env, ORIGO_PROXY_SECRET: 'test-secret-0123456789', ORIGO_ADMIN_PASSWORD: 'test-password', PUBLIC_NAME: 'mutp.example.org' };
 const PAPER_RATES = ['896KiB', '1792KiB'];
 
 /** Dockerfile → {entrypoint, cmd, env: Record, copies: string[][]} (JSON-form ENTRYPOINT/CMD only). @param {string} text */

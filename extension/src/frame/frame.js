@@ -9,6 +9,7 @@ import { TAG } from '../shared/page-messages.js';
 import { createRequestServer } from './serve-requests.js';
 import { createOriginHeads } from './origin-heads.js';
 import { createProxyCache } from './proxy-cache.js';
+import { frameUnderMixedContentRule, mixedContentGuard } from '../shared/mixed-content.js';
 
 const logger = { warn: (...a) => console.warn('[mutp frame]', ...a) };
 
@@ -17,7 +18,9 @@ let matches = compilePatterns(settings.patterns);
 const cid = await clientId();
 const heads = createOriginHeads();
 const fetchWatched = heads.observing(globalThis.fetch.bind(globalThis));
-const newClient = () => createClient({ origo: settings.origoUrl, clientId: cid, logger, fetch: fetchWatched });
+// plain-HTTP endpoints this frame may not fetch are refused up front, with a code Origo counts
+const blocked = mixedContentGuard(frameUnderMixedContentRule(window));
+const newClient = () => createClient({ origo: settings.origoUrl, clientId: cid, logger, fetch: fetchWatched, blocked });
 let client = newClient();
 const proxies = createProxyCache({ client: () => client, now: () => performance.now() });
 

@@ -4,6 +4,7 @@ import { loadSettings, SETTINGS_KEY } from '../shared/storage.js';
 import { parseSettings } from '../shared/settings.js';
 import { patternError } from '../shared/patterns.js';
 import { isSite } from '../shared/sites.js';
+import { showInsecureNotice } from '../shared/insecure-notice.js';
 
 const COARSE_DECIMALS = 1; // 0.1° ≈ 11 km: enough for a 3,000 km proximity rule, not a street address
 const LOCATION_MAX_AGE_MS = 60 * 60 * 1000; // a cached position from the last hour is fine
@@ -72,6 +73,10 @@ document.getElementById('form').addEventListener('submit', async (e) => {
   if (problems.length) return status(problems.join('; '), 'error');
   await browser.storage.local.set({ [SETTINGS_KEY]: next });
   status('Saved.', 'ok');
+  showInsecureNotice(document.getElementById('insecureNotice'), next.origoUrl);
 });
 
-loadSettings().then(show);
+loadSettings().then((s) => {
+  show(s);
+  showInsecureNotice(document.getElementById('insecureNotice'), s.origoUrl);
+});

@@ -4,6 +4,7 @@
 import browser from '../shared/api.js';
 import { loadSettings, SETTINGS_KEY } from '../shared/storage.js';
 import { activeOn, siteListed } from '../shared/sites.js';
+import { showInsecureNotice } from '../shared/insecure-notice.js';
 
 const REFRESH_MS = 1000; // "live" at human speed
 
@@ -118,3 +119,4 @@ async function refresh() {
 
 refresh();
 setInterval(refresh, REFRESH_MS);
+loadSettings().then((s) => showInsecureNotice(document.getElementById('insecureNotice'), s.origoUrl));

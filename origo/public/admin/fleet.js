@@ -20,7 +20,7 @@ function render() {
       <td class="num">${bytes(p.bytesSent)}</td>
       <td class="num">${p.cpu === null ? '–' : `${fixed(p.cpu * 100)} %`}</td>
       <td>${when(p.lastSeen)}</td>
-      <td class="muted">${esc(p.publicUrl ?? '')}</td>
+      <td class="muted">${esc(p.publicUrl ?? '')}${p.notOffered ? `<br><span class="badge down" title="${esc(p.notOffered)}">not offered</span> ${esc(p.notOffered)}` : ''}</td>
     </tr>`).join('') || '<tr><td colspan="10" class="muted">no proxy has connected yet</td></tr>';
 }
 

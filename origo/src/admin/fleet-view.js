@@ -1,5 +1,6 @@
 // The fleet as the dashboard shows it: every proxy seen, connected or not, with its last status
 // and its current upload rate (from the change in bytesSent between two status messages).
+import { notOfferedReason } from '../registry/public-url-policy.js';
 
 /**
  * @typedef {object} FleetEntry
@@ -13,6 +14,7 @@
  * @property {number} bytesSent
  * @property {number | null} cpu
  * @property {number | null} lastSeen           ms since epoch, last status or connect/disconnect
+ * @property {string | null} notOffered         why Origo does not offer it to clients (its public URL), or null
  */
 
 export class FleetView {
@@ -20,12 +22,19 @@ export class FleetView {
   #entries = new Map();
   /** The previous status of the current connection, for the upload rate. @type {Map<string, { at: number, bytesSent: number }>} */
   #previous = new Map();
+  /** @type {import('../registry/public-url-policy.js').UrlPolicy} */
+  #policy;
+
+  /** @param {import('../registry/public-url-policy.js').UrlPolicy} [policy]  the registry's, so both agree */
+  constructor(policy = { allowPlainHttp: false }) {
+    this.#policy = policy;
+  }
 
   /** @param {string} proxyId */
   #entry(proxyId) {
     let e = this.#entries.get(proxyId);
     if (!e) {
-      e = { proxyId, connected: false, publicUrl: null, location: null, uploadRateBps: null, currentUploadBps: null, activeSessions: 0, bytesSent: 0, cpu: null, lastSeen: null };
+      e = { proxyId, connected: false, publicUrl: null, location: null, uploadRateBps: null, currentUploadBps: null, activeSessions: 0, bytesSent: 0, cpu: null, lastSeen: null, notOffered: null };
       this.#entries.set(proxyId, e);
     }
     return e;
@@ -37,6 +46,7 @@ export class FleetView {
       if (this.#entries.has(s.proxyId)) continue;
       Object.assign(this.#entry(s.proxyId), {
         publicUrl: s.publicUrl, location: s.location, uploadRateBps: s.uploadRateBps, activeSessions: 0, bytesSent: s.bytesSent, cpu: s.cpu, lastSeen: s.receivedAt,
+        notOffered: notOfferedReason(s.publicUrl, this.#policy),
       });
     }
   }
@@ -67,6 +77,7 @@ export class FleetView {
     Object.assign(e, {
       connected: true, publicUrl: s.publicUrl, location: s.location, uploadRateBps: s.uploadRateBps,
       activeSessions: s.activeSessions, bytesSent: s.bytesSent, cpu: s.cpu, lastSeen: now,
+      notOffered: notOfferedReason(s.publicUrl, this.#policy),
     });
     return e;
   }

@@ -38,7 +38,7 @@ export function proxiesRoute({ registry, random = Math.random, proxySecret, now 
 /**
  * GET /api/tickets?clientId=&ids=a,b → `{ tickets: [{ proxyId, ticket, expiresAt }] }`: fresh tickets for
  * proxies a client already knows (a long download, or proxies picked by the caller). Only live proxies
- * get one; unknown ids are left out.
+ * Origo offers get one; unknown ids are left out.
  * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry } & TicketDeps} deps
  * @returns {import('express').RequestHandler}
  */
@@ -46,7 +46,7 @@ export function ticketsRoute({ registry, proxySecret, now = Date.now, ticketQuot
   return (req, res) => {
     const q = parseTicketsQuery(/** @type {Record<string, unknown>} */ (req.query));
     if (!q.ok) return sendError(res, 400, 'ERR_BAD_QUERY', q.message);
-    const live = new Set(registry.all().filter((p) => p.status !== null).map((p) => p.id));
+    const live = new Set(registry.offered().map((p) => p.id));
     const t = now();
     const ids = /** @type {string[]} */ (q.ids).filter((id) => live.has(id));
     if (overTicketQuota(ticketQuota, req, res, ids.length)) return;

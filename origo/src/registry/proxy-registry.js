@@ -1,5 +1,6 @@
 import { haversineKm } from '../geo/haversine.js';
 import { PROXIMITY_RADIUS_KM } from '../limits.js';
+import { notOfferedReason } from './public-url-policy.js';
 
 /**
  * @typedef {{ lat: number, lon: number }} Location
@@ -16,6 +17,13 @@ import { PROXIMITY_RADIUS_KM } from '../limits.js';
 export class ProxyRegistry {
   /** @type {Map<string, LiveProxy>} */
   #live = new Map();
+  /** @type {import('./public-url-policy.js').UrlPolicy} */
+  #policy;
+
+  /** @param {import('./public-url-policy.js').UrlPolicy} [policy]  which public URLs may be offered */
+  constructor(policy = { allowPlainHttp: false }) {
+    this.#policy = policy;
+  }
 
   /**
    * Registers a connection; a newer connection for the same id replaces the old one.
@@ -49,6 +57,11 @@ export class ProxyRegistry {
     return [...this.#live.values()];
   }
 
+  /** Live proxies Origo offers to clients: a status received, and a public URL clients can use. @returns {LiveProxy[]} */
+  offered() {
+    return this.all().filter((p) => p.status !== null && notOfferedReason(p.status.publicUrl, this.#policy) === null);
+  }
+
   /**
    * The paper's selection: live proxies, only those within 3,000 km when the client's location is known
    * (a proxy without a known location cannot be shown to be near, so it is left out), a random subset of up to n.
@@ -56,7 +69,7 @@ export class ProxyRegistry {
    * @returns {ListedProxy[]}
    */
   pick({ location = null, n = null, random = Math.random }) {
-    let candidates = this.all().filter((p) => p.status !== null);
+    let candidates = this.offered();
     if (location) {
       candidates = candidates.filter((p) => p.status.location !== null && haversineKm(location, p.status.location) <= PROXIMITY_RADIUS_KM);
     }

@@ -17,7 +17,9 @@ Options (flag / environment variable):
   --id ID               PROXY_ID            proxy id (default: random)
   --token HEX           PROXY_TOKEN         HMAC-SHA256(ORIGO_PROXY_SECRET, id) in hex
   --origo URL           ORIGO_URL           Origo base URL, e.g. http://127.0.0.1:8080 (none: standalone)
-  --public-url URL      PROXY_PUBLIC_URL    URL clients use to reach this proxy (default http://host:port)
+  --public-url URL      PROXY_PUBLIC_URL    URL clients use to reach this proxy (default http(s)://host:port)
+  --tls-cert FILE       PROXY_TLS_CERT      serve HTTPS with this certificate chain (PEM); reloaded when it changes
+  --tls-key FILE        PROXY_TLS_KEY       its private key (PEM); give both or neither (docs/deploy.md, "TLS")
   --lat DEG             PROXY_LAT           location reported to Origo (proximity rule)
   --lon DEG             PROXY_LON
   --upload-rate SIZE    UPLOAD_RATE         configured upload rate per second, e.g. 896KiB (informational)
@@ -51,7 +53,8 @@ export function configFromCli(argv, env) {
     strict: true,
     options: {
       port: { type: 'string' }, host: { type: 'string' }, id: { type: 'string' }, token: { type: 'string' },
-      origo: { type: 'string' }, 'public-url': { type: 'string' }, lat: { type: 'string' }, lon: { type: 'string' },
+      origo: { type: 'string' }, 'public-url': { type: 'string' },
+      'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, lat: { type: 'string' }, lon: { type: 'string' },
       'upload-rate': { type: 'string' }, 'cache-size': { type: 'string' }, 'max-object': { type: 'string' },
       'origin-timeout': { type: 'string' }, 'allowed-hosts': { type: 'string' },
       'rtc-bind': { type: 'string' }, 'no-require-tickets': { type: 'boolean' }, 'max-sessions': { type: 'string' },
@@ -80,6 +83,8 @@ export function configFromCli(argv, env) {
       token: pick('token', 'PROXY_TOKEN'),
       origoUrl: pick('origo', 'ORIGO_URL'),
       publicUrl: pick('public-url', 'PROXY_PUBLIC_URL'),
+      tlsCertFile: pick('tls-cert', 'PROXY_TLS_CERT'),
+      tlsKeyFile: pick('tls-key', 'PROXY_TLS_KEY'),
       location: lat === undefined ? null : { lat: toNumber(lat, 'lat'), lon: toNumber(lon, 'lon') },
       uploadRate: pick('upload-rate', 'UPLOAD_RATE') ?? null,
       cacheBytes: pick('cache-size', 'PROXY_CACHE_SIZE'),

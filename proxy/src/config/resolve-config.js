@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { codedError } from '../coded-error.js';
 import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.js';
+import { pickTlsFiles } from '@mutp/tls';
 import { parseByteSize } from './byte-size.js';
 import { FAULT_MODES } from '../rtc/mutp-session.js';
 import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_MAX_SESSIONS, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
@@ -21,7 +22,8 @@ const MAX_ID_CHARS = 128;
  * @property {string | null} token HMAC-SHA256(ORIGO_PROXY_SECRET, id), hex
  * @property {string} host listen address
  * @property {number} port 0 = any free port
- * @property {string | null} publicUrl null = http://host:port once listening
+ * @property {string | null} publicUrl null = http(s)://host:port once listening
+ * @property {{ certFile: string, keyFile: string } | null} tls  HTTPS certificate chain and key files (null: plain HTTP)
  * @property {{ lat: number, lon: number } | null} location
  * @property {number | null} uploadRateBps informational, reported to Origo
  * @property {number} cacheBytes
@@ -46,7 +48,8 @@ const MAX_ID_CHARS = 128;
  * Fills defaults and validates. `allowedHosts` given here are ADDED to the default allowlist.
  * @param {Partial<Omit<ProxyConfig, 'location' | 'uploadRateBps' | 'cacheBytes' | 'maxObjectBytes'>> & {
  *   location?: { lat: number, lon: number } | null, uploadRate?: string | number | null,
- *   uploadRateBps?: number | null, cacheBytes?: number | string, maxObjectBytes?: number | string }} input
+ *   uploadRateBps?: number | null, cacheBytes?: number | string, maxObjectBytes?: number | string,
+ *   tlsCertFile?: string | null, tlsKeyFile?: string | null }} input
  * @returns {ProxyConfig}
  */
 export function resolveConfig(input = {}) {
@@ -87,6 +90,7 @@ export function resolveConfig(input = {}) {
     host: input.host ?? DEFAULT_HOST,
     port,
     publicUrl: input.publicUrl ?? null,
+    tls: pickTlsFiles(input.tlsCertFile, input.tlsKeyFile), // ERR_BAD_CONFIG: one without the other
     location,
     uploadRateBps: rate,
     cacheBytes: parseByteSize(input.cacheBytes ?? DEFAULT_CACHE_BYTES),

@@ -11,8 +11,11 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const FIREFOX = '/usr/bin/firefox-esr';
 const SERVICE_WORKER_TIMEOUT_MS = 30_000; // field notes: the extension's worker can take a while on a busy box
 
-/** @param {string} extDir */
-export async function launchChromium(extDir) {
+/**
+ * @param {string} extDir
+ * @param {{ extraArgs?: string[] }} [o]  e.g. --ignore-certificate-errors-spki-list=… (the namespace tests' test CA)
+ */
+export async function launchChromium(extDir, { extraArgs = [] } = {}) {
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-chromium-'));
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM, headless: true, userDataDir,
@@ -21,6 +24,7 @@ export async function launchChromium(extDir) {
       `--disable-extensions-except=${extDir}`, `--load-extension=${extDir}`,
       '--autoplay-policy=no-user-gesture-required',
       '--disable-features=WebRtcHideLocalIpsWithMdns', // raw host candidates: the proxies are on 127.0.0.1
+      ...extraArgs,
     ],
   });
   const worker = await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().endsWith('/background.js'), { timeout: SERVICE_WORKER_TIMEOUT_MS });
@@ -33,12 +37,13 @@ export async function launchChromium(extDir) {
  * the `extensions.webextensions.uuids` pref so the test knows the options page's URL.
  * @param {string} extDir
  * @param {string} addonId
+ * @param {{ profileDir?: string }} [o]  a profile made beforehand (e.g. whose cert9.db trusts a test CA); the caller removes it
  */
-export async function launchFirefox(extDir, addonId) {
+export async function launchFirefox(extDir, addonId, { profileDir } = {}) {
   const uuid = randomUUID();
   const debug = process.env.MUTP_E2E_BROWSER_LOG === '1'; // print every console message (the extension's too) to stderr
   const browser = await puppeteer.launch({
-    browser: 'firefox', executablePath: FIREFOX, headless: true, dumpio: debug,
+    browser: 'firefox', executablePath: FIREFOX, headless: true, dumpio: debug, ...(profileDir ? { userDataDir: profileDir } : {}),
     extraPrefsFirefox: {
       ...(debug ? { 'devtools.console.stdout.content': true, 'devtools.console.stdout.chrome': true } : {}),
       'extensions.webextensions.uuids': JSON.stringify({ [addonId]: uuid }),

@@ -12,11 +12,24 @@ const silent = { info() {}, warn() {}, error() {} };
 const logger = process.env.MUTP_E2E_FLEET_LOG === '1' ? console : silent; // debugging: the fleet's own log
 
 /**
- * @param {{proxyCount: number, allowedHosts: string[], rtcBindAddress?: string}} o
+ * @typedef {{ bind: string, name: string, port: number }} Endpoint  a deployment-like address: listen on `bind`, clients use `name`
  */
-export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress }) {
+
+/**
+ * @param {{proxyCount: number, allowedHosts: string[], rtcBindAddress?: string,
+ *   deploy?: { origo: Endpoint, proxies: Endpoint[], tls?: {certFile: string, keyFile: string}, proxyTls?: boolean, allowPlainHttpProxies?: boolean }}} o
+ *   deploy: Origo and each proxy on an address and name of their own (the namespace tests); with `tls`, Origo
+ *   serves HTTPS, and the proxies too unless proxyTls is false. WebRTC binds to each proxy's own address.
+ */
+export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress, deploy }) {
   const secret = randomBytes(16).toString('hex');
-  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger, rateLimitPerMinute: 0, allowPrivateProxyUrls: true });
+  const tlsFiles = deploy?.tls ? { tlsCertFile: deploy.tls.certFile, tlsKeyFile: deploy.tls.keyFile } : {};
+  const origo = await startOrigo({
+    proxySecret: secret, db: ':memory:', logger, rateLimitPerMinute: 0, allowPrivateProxyUrls: true,
+    ...(deploy ? { host: deploy.origo.bind, port: deploy.origo.port, allowPlainHttpProxies: deploy.allowPlainHttpProxies, ...tlsFiles } : { host: '127.0.0.1', port: 0 }),
+  });
+  // clients (and the proxies) reach Origo by its name, as in a deployment
+  const origoUrl = deploy ? `${deploy.tls ? 'https' : 'http'}://${deploy.origo.name}:${deploy.origo.port}` : origo.url;
   /** @type {{id: string, close: () => Promise<void>}[]} */
   const proxies = [];
   let started = 0;
@@ -24,19 +37,24 @@ export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress
   async function addProxies(count) {
     for (let i = 0; i < count; i++) {
       const id = `e2e-${++started}`;
+      const at = deploy?.proxies[started - 1];
+      if (deploy && !at) throw new Error(`no address for proxy ${started}`);
+      const proxyTls = deploy?.tls && deploy.proxyTls !== false;
       const p = await startProxy({
-        id, token: proxyToken(secret, id), host: '127.0.0.1', port: 0, origoUrl: origo.url,
+        id, token: proxyToken(secret, id), host: at?.bind ?? '127.0.0.1', port: at?.port ?? 0, origoUrl,
         allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger,
+        ...(at ? { publicUrl: `${proxyTls ? 'https' : 'http'}://${at.name}:${at.port}`, rtcBindAddress: at.bind } : {}),
+        ...(proxyTls ? tlsFiles : {}),
         ...(rtcBindAddress ? { rtcBindAddress } : {}),
       });
       proxies.push({ id, close: () => p.close() });
     }
-    await waitForProxies(origo.url, proxies.map((p) => p.id));
+    await waitForProxies(origoUrl, proxies.map((p) => p.id));
   }
   await addProxies(proxyCount);
   let origoClosed = false;
   return {
-    origo, proxies, addProxies,
+    origo, origoUrl, proxies, addProxies,
     killProxies: () => Promise.all(proxies.splice(0).map((p) => p.close())),
     async closeOrigo() {
       if (origoClosed) return;

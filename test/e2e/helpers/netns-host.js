@@ -4,6 +4,7 @@
 // (not even with media.peerconnection.ice.loopback), so WebRTC needs a non-loopback address;
 // inside our own namespace that address reaches nothing but the namespace itself. Recipe: docs/extension-testing.md.
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 
 export const FIREFOX_NS = 'mutp-ffe2e';
 const DEV = 'mutpff0'; // holds the address: enough for Firefox to offer a host candidate
@@ -49,15 +50,17 @@ export function deleteNamespace(ns) {
  * Create the namespace afresh (a stale one is removed first). Needs root.
  * @param {string} [ns]
  * @param {string} [addr]
+ * @param {string[]} [moreAddrs]  further addresses on the same interface (IPv4 literals, each a /32)
  * @returns {{ns: string, addr: string, destroy: () => void}}
  */
-export function createHostNamespace(ns = FIREFOX_NS, addr = FIREFOX_NS_ADDR) {
+export function createHostNamespace(ns = FIREFOX_NS, addr = FIREFOX_NS_ADDR, moreAddrs = []) {
   deleteNamespace(ns);
   ip('netns', 'add', ns);
   try {
     ip('-n', ns, 'link', 'set', 'lo', 'up');
     ip('-n', ns, 'link', 'add', DEV, 'type', 'veth', 'peer', 'name', PEER_DEV);
     ip('-n', ns, 'addr', 'add', `${addr}/${PREFIX_BITS}`, 'dev', DEV);
+    for (const a of moreAddrs) ip('-n', ns, 'addr', 'add', `${a}/32`, 'dev', DEV);
     ip('-n', ns, 'link', 'set', PEER_DEV, 'up');
     ip('-n', ns, 'link', 'set', DEV, 'up');
     // Firefox (without a camera/microphone grant) offers only the address of the default route's
@@ -69,6 +72,21 @@ export function createHostNamespace(ns = FIREFOX_NS, addr = FIREFOX_NS_ADDR) {
     throw err;
   }
   return { ns, addr, destroy: () => deleteNamespace(ns) };
+}
+
+/**
+ * Host names for processes run with `ip netns exec ns`: it bind-mounts /etc/netns/<ns>/hosts
+ * over /etc/hosts for them (iproute2), so browsers and Node resolve the names like a DNS record,
+ * while the machine's own /etc/hosts stays untouched. Returns the cleanup.
+ * @param {string} ns
+ * @param {Record<string, string>} names  host name → address
+ */
+export function namespaceHosts(ns, names) {
+  const dir = `/etc/netns/${ns}`;
+  mkdirSync(dir, { recursive: true });
+  const lines = ['127.0.0.1 localhost', '::1 localhost', ...Object.entries(names).map(([name, a]) => `${a} ${name}`)];
+  writeFileSync(`${dir}/hosts`, `${lines.join('\n')}\n`);
+  return () => rmSync(dir, { recursive: true, force: true });
 }
 
 /**

@@ -2,6 +2,7 @@
 // chunks (half with fetch, half with XHR), like YouTube's player in 2018. It records every
 // media request (who asked: a proxy or the browser) so tests can tell fleet from direct.
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -17,9 +18,12 @@ const PLAYER_CSP = "default-src 'self'; media-src 'self' blob:; frame-src 'none'
  * @param {object} o
  * @param {Buffer} o.video
  * @param {string} o.mime
- * @param {string} [o.host]
+ * @param {string} [o.host]  listen address
+ * @param {number} [o.port]
+ * @param {{cert: Buffer, key: Buffer}} [o.tls]  serve HTTPS (the deployment tests)
+ * @param {string} [o.name]  the host name in the site's URL (default: the address)
  */
-export async function startVideoSite({ video, mime, host = '127.0.0.1' }) {
+export async function startVideoSite({ video, mime, host = '127.0.0.1', port: listenPort = 0, tls, name = host }) {
   const files = {
     '/': ['index.html', 'text/html; charset=utf-8'],
     '/player.js': ['player.js', 'text/javascript; charset=utf-8'],
@@ -30,7 +34,8 @@ export async function startVideoSite({ video, mime, host = '127.0.0.1' }) {
   const plain = Buffer.alloc(PLAIN_BYTES);
   for (let i = 0; i < plain.length; i++) plain[i] = (i * 31 + 7) & 0xff;
 
-  const server = createServer(async (req, res) => {
+  /** @type {import('node:http').RequestListener} */
+  const handler = async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     const fromBrowser = /Mozilla/.test(req.headers['user-agent'] ?? '');
     if (u.pathname === '/videoplayback') {
@@ -66,6 +71,7 @@ export async function startVideoSite({ video, mime, host = '127.0.0.1' }) {
     if (u.pathname === '/') headers['content-security-policy'] = PLAYER_CSP;
     res.writeHead(200, headers);
     res.end(await readFile(path.join(HERE, f[0])));
-  });
-  return { ...(await listenLocal(server, host)), mediaHits, plain };
+  };
+  const server = tls ? createTlsServer(tls, handler) : createServer(handler);
+  return { ...(await listenLocal(server, host, { port: listenPort, tls: Boolean(tls), name })), mediaHits, plain };
 }

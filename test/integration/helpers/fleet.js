@@ -12,12 +12,15 @@ const FLEET_READY_TIMEOUT_MS = 20_000; // proxy processes start node + socket.io
 const silent = { info() {}, warn() {}, error() {} };
 
 /**
- * @param {{proxyCount: number, processes?: boolean}} o
+ * @param {{proxyCount: number, processes?: boolean, tls?: {certFile: string, keyFile: string}}} o
+ *   tls: Origo and the proxies serve HTTPS with this certificate (the process must trust its CA)
  */
-export async function startFleet({ proxyCount, processes = false }) {
+export async function startFleet({ proxyCount, processes = false, tls }) {
   const secret = randomBytes(16).toString('hex');
   const origin = await startDemoOrigin({ host: '127.0.0.1', port: 0 });
-  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0, allowPrivateProxyUrls: true });
+  const tlsFiles = tls ? { tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile } : {};
+  const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0,
+    allowPrivateProxyUrls: true, ...tlsFiles });
   const allowed = `127.0.0.1:${origin.port}`;
   /** @type {{id: string, close: () => Promise<void>, kill?: () => void, stderr?: string}[]} */
   const proxies = [];
@@ -25,7 +28,8 @@ export async function startFleet({ proxyCount, processes = false }) {
     const id = `it-${i}`;
     const token = proxyToken(secret, id);
     if (processes) {
-      const child = spawn(process.execPath, [PROXY_BIN, '--port', '0', '--id', id, '--token', token, '--origo', origo.url, '--allowed-hosts', allowed, '--allow-private'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [PROXY_BIN, '--port', '0', '--id', id, '--token', token, '--origo', origo.url, '--allowed-hosts', allowed, '--allow-private',
+        ...(tls ? ['--tls-cert', tls.certFile, '--tls-key', tls.keyFile] : [])], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -36,7 +40,7 @@ export async function startFleet({ proxyCount, processes = false }) {
         get stderr() { return stderr; },
       });
     } else {
-      const p = await startProxy({ id, token, host: '127.0.0.1', port: 0, origoUrl: origo.url, allowedHosts: [allowed], allowPrivate: true, logger: silent });
+      const p = await startProxy({ id, token, host: '127.0.0.1', port: 0, origoUrl: origo.url, allowedHosts: [allowed], allowPrivate: true, logger: silent, ...tlsFiles });
       proxies.push({ id, close: () => p.close() });
     }
   }

@@ -1,0 +1,3 @@
+// Chromium: the extension's frame inside an HTTPS page is under the page's mixed-content rule.
+export const EXTENSION_FRAMES_UNDER_MIXED_CONTENT = true;
+export const ENGINE_NAME = 'Chrome';

@@ -1,0 +1,166 @@
+// Runs INSIDE the namespace test/e2e/deploy-tls.test.js makes (not .test.js: the root globs skip
+// it). Names resolve through the namespace's /etc/hosts; Node trusts the test CA through
+// NODE_EXTRA_CA_CERTS, Chromium through --ignore-certificate-errors-spki-list (that key only, not
+// every certificate error), Firefox through its profile's cert9.db.
+import assert from 'node:assert/strict';
+import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import os from 'node:os';
+import path from 'node:path';
+import { testVideo, VIDEO_MIME } from '../helpers/video.js';
+import { startVideoSite } from '../site/server.js';
+import { startLocalFleet } from '../helpers/fleet.js';
+import { launchChromium, launchFirefox } from '../helpers/browsers.js';
+import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, setOptions, tabStats, openExtensionPage, REPO } from '../helpers/scenario.js';
+import { setFirefoxOptions } from '../helpers/firefox-pages.js';
+import { GECKO_ID } from '../../../extension/build/manifest.js';
+import { MIXED_CONTENT_CODE } from '../../../extension/src/shared/mixed-content.js';
+
+const run = promisify(execFile);
+const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];
+const PLAY_SECONDS = 3; // per mode: one or more 1 MiB chunks (4 s of video each)
+const PLAY_TIMEOUT_MS = 60_000;
+const NO_PROGRESS_MS = 4000;
+const N = 2;
+const HTTPS_PORT = 443;
+const PLAIN_ORIGO_PORT = 8080; // docs/deploy.md's ports, as the plain-HTTP deployment had them
+const PLAIN_PROXY_PORT = 8090;
+const env = JSON.parse(process.env.MUTP_DEPLOY ?? 'null');
+
+/** @param {string} name */
+const at = (name, port = HTTPS_PORT) => ({ bind: env.names[name], name, port });
+
+describe('deployment (inner run): HTTPS page, TLS fleet on TEST-NET addresses', function () {
+  let video, site, tlsFleet, plainFleet, mixedFleet, buildDir, settings;
+
+  before(async function () {
+    this.timeout(240_000);
+    if (!env) throw new Error('run through test/e2e/deploy-tls.test.js: it makes the namespace, the CA and MUTP_DEPLOY');
+    const tls = { certFile: env.certFile, keyFile: env.keyFile };
+    video = await readFile(await testVideo());
+    site = await startVideoSite({ video, mime: VIDEO_MIME, host: env.names['site.test'], port: HTTPS_PORT, name: 'site.test',
+      tls: { cert: await readFile(tls.certFile), key: await readFile(tls.keyFile) } });
+    assert.equal(site.url, 'https://site.test');
+    const allowedHosts = ['site.test']; // https, port 443; its address is private (allowPrivate), the guard unchanged
+    tlsFleet = await startLocalFleet({ proxyCount: 3, allowedHosts,
+      deploy: { origo: at('origo.test'), proxies: [at('p1.fleet.test'), at('p2.fleet.test'), at('p3.fleet.test')], tls } });
+    // the plain-HTTP deployments of docs/deploy.md before TLS; Origo offers their proxies only as a lab allows it
+    plainFleet = await startLocalFleet({ proxyCount: 1, allowedHosts,
+      deploy: { origo: at('origo-plain.test', PLAIN_ORIGO_PORT), proxies: [at('q1.fleet.test', PLAIN_PROXY_PORT)], allowPlainHttpProxies: true } });
+    mixedFleet = await startLocalFleet({ proxyCount: 1, allowedHosts,
+      deploy: { origo: at('origo-mixed.test'), proxies: [at('r1.fleet.test', PLAIN_PROXY_PORT)], tls, proxyTls: false, allowPlainHttpProxies: true } });
+    buildDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-ext-deploy-'));
+    settings = { enabled: true, origoUrl: tlsFleet.origoUrl, patterns: ['site.test/videoplayback'], mode: 'coded', n: N, noProgressTimeoutMs: NO_PROGRESS_MS };
+    const config = path.join(buildDir, 'config.json');
+    await writeFile(config, JSON.stringify(settings));
+    await run(process.execPath, [path.join(REPO, 'extension', 'build', 'build.js'), '--no-zip', '--config', config, '--out', buildDir], { timeout: 120_000 });
+  });
+
+  after(async () => {
+    for (const f of [tlsFleet, plainFleet, mixedFleet]) await f?.close();
+    await site?.close();
+    if (buildDir) await rm(buildDir, { recursive: true, force: true });
+  });
+
+  /**
+   * Play the test video in a fresh tab of `browser` and return the chunks, their site hits and this playback's records.
+   * @param {import('puppeteer-core').Browser} browser
+   * @param {(page: import('puppeteer-core').Page) => Promise<void>} configure  sets the extension's options
+   * @param {Awaited<ReturnType<typeof startLocalFleet>>} fleet  whose Origo gets the records
+   */
+  async function play(browser, configure, fleet) {
+    const seen = new Set((await fleet.origo.store.listClientRecords({ limit: 1000 })).map((r) => r.id));
+    const hitsBefore = site.mediaHits.length;
+    const page = await browser.newPage();
+    try {
+      await configure(page);
+      await page.goto(`${site.url}/`);
+      await waitForPlayback(page, PLAY_SECONDS, PLAY_TIMEOUT_MS);
+      const st = await quietPlayer(page);
+      assertBytesExact(st.chunks, video);
+      const hits = site.mediaHits.slice(hitsBefore);
+      const records = await waitForRecords(fleet.origo, (r) => !seen.has(r.id) && r.url.includes('/videoplayback'), st.chunks.length);
+      return { chunks: st.chunks, hits, records, page };
+    } catch (err) {
+      await page.close();
+      throw err;
+    }
+  }
+
+  /** Every chunk through the fleet in `mode`, one error-free record each. @param {Awaited<ReturnType<typeof play>>} r @param {string} mode */
+  function assertThroughFleet({ chunks, hits, records }, mode) {
+    assert.deepEqual(hits.filter((h) => h.fromBrowser).map((h) => h.range), [], 'chunks the browser fetched directly');
+    assert.equal(records.length, chunks.length, 'one Origo record per chunk');
+    for (const r of records) assert.ok(r.mode === mode && r.error === null && r.n === N, JSON.stringify({ mode: r.mode, n: r.n, error: r.error }));
+    console.log(`      ${mode}: ${chunks.length} chunks byte-exact over HTTPS, N=${N}`);
+  }
+
+  describe('Chromium', function () {
+    let chrome;
+    before(async () => {
+      chrome = await launchChromium(path.join(buildDir, 'chrome'), { extraArgs: [`--ignore-certificate-errors-spki-list=${env.spki.join(',')}`] });
+    });
+    after(async () => { await chrome?.close(); });
+
+    for (const mode of MODES) {
+      it(`plays through the HTTPS fleet in ${mode}, byte-exact, one record each`, async () => {
+        const r = await play(chrome.browser, () => setOptions(chrome.browser, chrome.base, { ...settings, mode }), tlsFleet);
+        await r.page.close();
+        assertThroughFleet(r, mode);
+      });
+    }
+
+    const notices = {
+      plain: /^Origo http:\/\/origo-plain\.test:8080 is plain HTTP: Chrome blocks it on HTTPS pages/,
+      mixed: /^1 proxy is plain HTTP \(http:\/\/r1\.fleet\.test:8090\): Chrome blocks it on HTTPS pages/,
+    };
+    for (const [label, fleet, proxyIds, notice] of /** @type {const} */ ([
+      ['plain-HTTP Origo and proxies', () => plainFleet, [], notices.plain], ['HTTPS Origo, plain-HTTP proxies', () => mixedFleet, ['e2e-1'], notices.mixed]])) {
+      it(`${label}: every chunk direct, byte-exact, the popup's fallbacks and Origo's records say ${MIXED_CONTENT_CODE}`, async () => {
+        const f = fleet();
+        const r = await play(chrome.browser, () => setOptions(chrome.browser, chrome.base, { ...settings, origoUrl: f.origoUrl, mode: 'parallel-http' }), f);
+        try {
+          assert.deepEqual(r.hits.filter((h) => !h.fromBrowser).map((h) => h.range), [], 'a proxy fetched a chunk: the fleet was reached');
+          assert.equal(r.records.length, r.chunks.length, 'one counted record per fallback');
+          for (const rec of r.records) {
+            assert.equal(rec.error?.code, MIXED_CONTENT_CODE);
+            assert.deepEqual(rec.proxyIds, proxyIds);
+          }
+          const { stats } = await tabStats(chrome.browser, chrome.base, `${site.url}/`);
+          assert.equal(stats.fleet, 0);
+          assert.ok(stats.fallbacks.length >= 1 && stats.fallbacks.every((x) => x.reason.startsWith(MIXED_CONTENT_CODE)), JSON.stringify(stats.fallbacks));
+          // the options page says so, in its separate notice
+          const options = await chrome.browser.newPage();
+          await openExtensionPage(options, chrome.base, 'options.html');
+          await options.waitForFunction(() => !document.getElementById('insecureNotice').hidden, { timeout: 10_000, polling: 100 });
+          assert.match(await options.$eval('#insecureNotice', (el) => el.textContent), notice);
+          await options.close();
+          console.log(`      ${label}: ${r.chunks.length} chunks direct, ${r.records.length} records ${MIXED_CONTENT_CODE}`);
+        } finally {
+          await r.page.close();
+        }
+      });
+    }
+  });
+
+  describe('Firefox ESR', function () {
+    let ff;
+    before(async () => {
+      ff = await launchFirefox(path.join(buildDir, 'firefox'), GECKO_ID, { profileDir: env.ffProfile });
+    });
+    after(async () => { await ff?.close(); });
+
+    for (const mode of MODES) {
+      it(`plays through the HTTPS fleet in ${mode}, byte-exact, one record each`, async () => {
+        const configure = async (/** @type {import('puppeteer-core').Page} */ page) => {
+          await page.goto(`${site.url}/plain.html`);
+          await setFirefoxOptions(page, ff.base, { ...settings, mode });
+        };
+        const r = await play(ff.browser, configure, tlsFleet);
+        await r.page.close();
+        assertThroughFleet(r, mode);
+      });
+    }
+  });
+});
