@@ -19,3 +19,5 @@ export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integr
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
+export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
+export * from './src/inflight-constants.js';
