@@ -19,5 +19,7 @@ export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integr
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
+export { createDownloadController, DownloadController } from './src/download-controller.js';
+export * from './src/download-constants.js';
 export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
 export * from './src/inflight-constants.js';
