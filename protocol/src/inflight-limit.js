@@ -104,6 +104,13 @@ export function createInflightLimit(o = {}) {
       }
       return false;
     },
+    /**
+     * While allows() is false: when a probe may pass (ms) if no echo comes first.
+     * @returns {number}
+     */
+    wakeAt() {
+      return Math.max(echoAt, probeAt) + stallMs;
+    },
     get inflight() {
       return lastSeq - echo;
     },
