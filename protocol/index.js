@@ -20,3 +20,7 @@ export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 }
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
 export { computeTimeBreakdown, TIME_BREAKDOWN_PARTS, STEADY_WINDOW_MS, RAMP_REACHED_FRACTION } from './src/time-breakdown.js';
+export { createDownloadController, DownloadController } from './src/download-controller.js';
+export * from './src/download-constants.js';
+export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
+export * from './src/inflight-constants.js';

@@ -11,7 +11,7 @@ export const PAPER_RATE_BPS = 896 * 1024;
 const MAX_EVENTS = 2_000_000;
 
 /** Minimal binary heap of events ordered by time, then insertion order. */
-class EventQueue {
+export class EventQueue {
   constructor() { /** @type {any[]} */ this.h = []; this.n = 0; }
   /** @param {number} t @param {any} ev */
   push(t, ev) {

@@ -24,7 +24,9 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --payload B         payload bytes per packet (1100)
   --surplus K         coded in-flight surplus per generation (protocol default)
   --scheduler S       coded generation scheduler: paper | share (protocol default)
-  --overhead-bytes H  lower-layer header bytes per datagram/segment on the wire (0)
+  --overhead-bytes H  lower-layer header bytes per datagram/segment on the wire (0); MUTP adds
+                      SCTP (28) and DTLS (37) bytes per packet itself
+  --max-burst B       MUTP: SCTP max burst, packets (10: stock usrsctp; 0: off)
   --seeds K           runs per configuration, seeds 1..K (20)
   --first-seed S      first seed (1)
   --sweep AXIS=V1,V2  cross product over an axis; repeat the flag, or give several
@@ -57,6 +59,7 @@ const OPTIONS = /** @type {const} */ ({
   surplus: { type: 'string' },
   scheduler: { type: 'string' },
   'overhead-bytes': { type: 'string', default: '0' },
+  'max-burst': { type: 'string', default: '10' },
   seeds: { type: 'string', default: '20' },
   'first-seed': { type: 'string', default: '1' },
   sweep: { type: 'string', multiple: true },
@@ -191,6 +194,7 @@ export function parseCli(argv) {
     surplus: v.surplus === undefined ? undefined : parseInteger(v.surplus, 'surplus', 0, 255),
     scheduler: v.scheduler,
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
+    maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
     seeds: parseInteger(v.seeds, 'seeds', 1, 100_000),
     firstSeed: parseInteger(v['first-seed'], 'first-seed', 0, 2 ** 31),
   };

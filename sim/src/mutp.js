@@ -1,8 +1,11 @@
-// Uncoded and Coded MUTP in the simulator: drives the protocol's own sender and receiver
-// objects (@mutp/protocol), and every message crosses the wire codec, so byte counts are real.
-// Each source asks its sender for the next packet whenever its uplink is free; when the sender
-// returns null the source idles until feedback arrives (or until the time the sender or
-// receiver asked to be woken, if they expose wakeAt()).
+// Uncoded and Coded MUTP in the simulator, as the live path runs them: the client is the
+// protocol's download controller (the same object the live client runs: requests, meta vote,
+// feedback, drops, completion); each proxy is its session's loop: on the request it sends its
+// meta, then asks its sender for packets while the protocol's in-flight cap allows (the proxy's
+// pacing), and hands them to an SCTP association model (sctp.js: congestion window, max-burst
+// rule, delayed SACK) in front of its shaped uplink. Every message crosses the wire codec.
+
+import { createSctpPath, SCTP_MAX_BURST_STOCK } from './sctp.js';
 
 /** Simulated time after which a run that has not completed is called stalled, ms. */
 const STALL_LIMIT_MS = 600_000;
@@ -15,7 +18,10 @@ const STALL_LIMIT_MS = 600_000;
  * @property {object} params          protocol params (window, generationSize, feedbackEvery, ...)
  * @property {number} seed
  * @property {number} overheadBytes   per-datagram lower-layer header bytes on the wire
- * @property {any} protocol           the @mutp/protocol module
+ * @property {any} protocol           the protocol package (its exports)
+ * @property {number} [maxBurst]      SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
+ * @property {number} [startCwnd]     SCTP cwnd of the kept association at the start, packets (before the max-burst rule)
+ * @property {boolean} [inflightCap]  run the proxy's in-flight cap (default true)
  */
 
 /**
@@ -25,137 +31,151 @@ const STALL_LIMIT_MS = 600_000;
  */
 export async function runMutp(net, job) {
   const { mode, size, data, params, seed, overheadBytes, protocol } = job;
-  const { createSender, createReceiver, encodeMessage, decodeMessage } = protocol;
+  const { createSender, createDownloadController, createInflightLimit, inflightFloorPackets, decodeMessage } = protocol;
   const q = net.queue;
   const n = net.sources.length;
-
+  const downloadId = (seed * 2654435761) >>> 0;
+  const seeds = Array.from({ length: n }, (_, i) => (seed * 7919 + i) >>> 0);
+  const ctl = await createDownloadController({ mode, url: 'sim://object', params, sourceCount: n, downloadId, seeds });
   const senders = [];
   for (let i = 0; i < n; i++) {
-    senders.push(await createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed: (seed * 7919 + i) >>> 0 }));
+    senders.push(await createSender({ mode, data, params: ctl.params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId }));
   }
-  // Every source sends the same meta; the client builds its receiver from the first to arrive.
-  // The meta (like the request) is modelled as reliable: the live client retries it.
-  const metaBytes = encodeMessage(senders[0].meta());
-  const metaDecoded = decodeMessage(metaBytes);
-  if (!metaDecoded.ok) throw new Error(`meta does not decode: ${metaDecoded.error.code}`);
-  const receiver = await createReceiver({ meta: metaDecoded.msg, params, sourceCount: n, now: 0 });
+  const maxBurst = job.maxBurst ?? SCTP_MAX_BURST_STOCK;
+  const useCap = job.inflightCap !== false;
 
-  let doneMs = null;
-  let ttfbMs = null;
+  let doneMs = /** @type {number | null} */ (null);
+  let failed = /** @type {string | null} */ (null);
+  let ttfbMs = /** @type {number | null} */ (null);
   let badMessages = 0;
   let feedbackSent = 0;
-  const active = new Array(n).fill(false);
-  const busy = new Array(n).fill(false);
-  const wakeSet = new Array(n).fill(Infinity);
-  let receiverWake = -1;
-  // Diagnostics: how long each uplink sat idle because its sender had nothing to send
-  // (window or in-flight limits waiting for feedback).
-  const idleMs = new Array(n).fill(0);
-  const idleSince = new Array(n).fill(NaN);
+  let armedWake = Infinity;
+  const over = () => doneMs !== null || failed !== null;
+  const proxies = senders.map((sender, i) => ({
+    sender, started: false, dropped: false, seq: 0, pumpAt: Infinity,
+    inflight: createInflightLimit({ floorPackets: inflightFloorPackets(ctl.params.feedbackEvery) }),
+    path: createSctpPath({
+      net, source: i, maxBurst, startCwnd: job.startCwnd ?? Infinity, overheadBytes, over,
+      deliver: (bytes) => atClient(i, bytes),
+    }),
+    idleMs: 0, idleSince: NaN,
+  }));
 
-  /** @param {number} i */
-  function pump(i) {
-    if (doneMs !== null || !active[i] || busy[i]) return;
-    // nextDatagram(): the same bytes as encodeMessage(nextPacket()), without the copies
-    const bytes = senders[i].nextDatagram(q.now);
-    const msg = bytes !== null;
-    if (!msg && Number.isNaN(idleSince[i])) idleSince[i] = q.now;
-    if (msg && !Number.isNaN(idleSince[i])) {
-      idleMs[i] += q.now - idleSince[i];
-      idleSince[i] = NaN;
-    }
-    if (!msg) {
-      const wake = senders[i].wakeAt?.(q.now);
-      if (typeof wake === 'number' && wake > q.now && wake < wakeSet[i]) {
-        wakeSet[i] = wake;
-        q.at(wake, () => {
-          if (wakeSet[i] === wake) wakeSet[i] = Infinity;
-          pump(i);
-        });
+  /** @param {any[]} actions */
+  function apply(actions) {
+    for (const a of actions) {
+      if (a.type === 'send') {
+        if (a.bytes[1] === 5) feedbackSent++; // MSG.feedback
+        const i = a.source;
+        net.toSource(i, a.bytes.length + overheadBytes, () => atProxy(i, a.bytes), true);
+      } else if (a.type === 'drop') {
+        proxies[a.source].dropped = true;
+      } else if (a.type === 'complete') {
+        doneMs = q.now;
+      } else if (a.type === 'fail') {
+        failed = a.code;
       }
-      return;
     }
-    const wire = bytes.length + overheadBytes;
-    const end = net.serialize(i, wire);
-    busy[i] = true;
-    q.at(end, () => {
-      busy[i] = false;
-      pump(i);
-    });
-    net.toClient(i, wire, end, () => onClientDatagram(i, bytes), true);
+    if (over()) return;
+    const w = ctl.wakeAt();
+    if (w < armedWake) {
+      armedWake = w;
+      q.at(w, () => {
+        if (armedWake !== w) return;
+        armedWake = Infinity;
+        if (!over()) apply(ctl.tick(q.now));
+      });
+    }
   }
 
-  /**
-   * @param {number} i
-   * @param {Uint8Array} bytes
-   */
-  function onClientDatagram(i, bytes) {
-    if (doneMs !== null) return;
+  /** @param {number} i @param {Uint8Array} bytes */
+  function atClient(i, bytes) {
+    if (over()) return;
+    if (ttfbMs === null && bytes[1] !== 2) ttfbMs = q.now; // the first data packet (MSG.meta is 2)
+    apply(ctl.datagram(i, bytes, q.now));
+  }
+
+  /** The proxy's session: request, feedback, done. @param {number} i @param {Uint8Array} bytes */
+  function atProxy(i, bytes) {
+    const p = proxies[i];
+    if (over() || p.dropped) return;
     const r = decodeMessage(bytes);
     if (!r.ok) {
       badMessages++;
       return;
     }
-    if (ttfbMs === null) ttfbMs = q.now;
-    receiver.handlePacket(r.msg, i, q.now);
-    flushFeedback();
-    if (receiver.isComplete()) doneMs = q.now;
-  }
-
-  function flushFeedback() {
-    for (;;) {
-      const fb = receiver.pollFeedback(q.now);
-      if (!fb) break;
-      feedbackSent++;
-      const bytes = encodeMessage(fb);
-      for (let k = 0; k < n; k++) {
-        net.toSource(k, bytes.length + overheadBytes, () => {
-          const d = decodeMessage(bytes);
-          if (!d.ok) return;
-          senders[k].handleFeedback(d.msg, q.now);
-          pump(k);
-        }, true);
-      }
-      if (fb.type === 'done') break;
-    }
-    const wake = receiver.wakeAt?.(q.now);
-    // One pending wake-up at a time: a timer per packet would flood the event queue.
-    if (typeof wake === 'number' && wake > q.now && wake < Infinity && !(receiverWake > q.now && receiverWake <= wake)) {
-      receiverWake = wake;
-      q.at(wake, () => {
-        if (receiverWake === wake) receiverWake = -1;
-        if (doneMs === null) flushFeedback();
-      });
-    }
-  }
-
-  for (let i = 0; i < n; i++) {
-    const link = net.sources[i];
-    // The request reaches the proxy after one delay; it fetches the origin, then sends meta + data.
-    q.at(link.delayMs + link.startDelayMs, () => {
-      active[i] = true;
-      const end = net.serialize(i, metaBytes.length + overheadBytes);
-      busy[i] = true;
-      q.at(end, () => {
-        busy[i] = false;
+    const msg = r.msg;
+    if (msg.type === 'request') {
+      if (p.started) return;
+      p.started = true;
+      q.at(q.now + net.sources[i].startDelayMs, () => {
+        for (const m of p.sender.metaMessages({ serverFetchMs: net.sources[i].startDelayMs })) p.path.send(protocol.encodeMessage(m));
         pump(i);
       });
+    } else if (msg.type === 'feedback') {
+      p.inflight.onEcho(msg.echo?.[i], q.now);
+      p.sender.handleFeedback(msg, q.now);
+      pump(i);
+    } else if (msg.type === 'done') {
+      p.sender.handleFeedback(msg, q.now);
+    }
+  }
+
+  /** Send while the in-flight cap and the sender's window allow. @param {number} i */
+  function pump(i) {
+    const p = proxies[i];
+    if (over() || p.dropped || p.sender.finished) return;
+    for (;;) {
+      if (useCap && !p.inflight.allows(q.now)) {
+        wakeProxy(i, p.inflight.wakeAt() + 1e-3);
+        break;
+      }
+      // nextDatagram(): the same bytes as encodeMessage(nextPacket()), without the copies
+      const bytes = p.sender.nextDatagram(q.now);
+      if (bytes === null) {
+        if (Number.isNaN(p.idleSince)) p.idleSince = q.now;
+        const w = p.sender.wakeAt();
+        if (w > q.now) wakeProxy(i, w);
+        break;
+      }
+      if (!Number.isNaN(p.idleSince)) {
+        p.idleMs += q.now - p.idleSince;
+        p.idleSince = NaN;
+      }
+      p.seq++;
+      p.inflight.onSent(p.seq, q.now);
+      p.path.send(bytes);
+    }
+  }
+
+  /** One pending wake-up per proxy: a timer per packet would flood the event queue. @param {number} i @param {number} t */
+  function wakeProxy(i, t) {
+    const p = proxies[i];
+    if (!(t < Infinity) || (p.pumpAt > q.now && p.pumpAt <= t)) return;
+    p.pumpAt = t;
+    q.at(t, () => {
+      if (p.pumpAt === t) p.pumpAt = Infinity;
+      pump(i);
     });
   }
-  if (size === 0) {
-    q.run(() => receiver.isComplete(), STALL_LIMIT_MS);
-    doneMs = receiver.isComplete() ? q.now : null;
-  } else {
-    q.run(() => doneMs !== null, STALL_LIMIT_MS);
-  }
-  const counts = receiver.counts();
+
+  // time 0: the request goes out on every kept connection
+  for (let i = 0; i < n; i++) apply(ctl.connected(i, { reused: false }, 0));
+  q.run(over, STALL_LIMIT_MS);
+  const receiver = ctl.receiver;
+  const counts = receiver ? receiver.counts() : { grossBytes: 0, duplicates: 0, packets: 0 };
   const release = () => {
     for (const s of senders) s.close?.();
-    receiver.close?.();
+    ctl.close();
+  };
+  const idle = proxies.map((p) => p.idleMs + (Number.isNaN(p.idleSince) ? 0 : q.now - p.idleSince));
+  const transport = {
+    cwndMax: proxies.map((p) => p.path.stats.maxCwnd), sctpLost: proxies.reduce((s, p) => s + p.path.stats.lost, 0),
+    halvings: proxies.reduce((s, p) => s + p.path.stats.halvings, 0), timeouts: proxies.reduce((s, p) => s + p.path.stats.timeouts, 0),
   };
   if (doneMs === null) {
     release();
-    return { ok: false, error: 'ERR_SIM_STALLED', durationMs: q.now, grossBytes: counts.grossBytes, netBytes: 0, ttfbMs, duplicates: counts.duplicates, packets: counts.packets, verified: false, badMessages, feedbackSent };
+    return { ok: false, error: failed ?? 'ERR_SIM_STALLED', durationMs: q.now, grossBytes: counts.grossBytes, netBytes: 0, ttfbMs, duplicates: counts.duplicates, packets: counts.packets, verified: false, badMessages, feedbackSent, transport };
   }
   const got = receiver.data();
   const verified = got !== null && got.length === data.length &&
@@ -173,6 +193,7 @@ export async function runMutp(net, job) {
     verified,
     badMessages,
     feedbackSent,
-    senderIdleMs: idleMs.map((v, i) => v + (Number.isNaN(idleSince[i]) ? 0 : doneMs - idleSince[i])),
+    senderIdleMs: idle,
+    transport,
   };
 }

@@ -1,9 +1,12 @@
-// Range-split HTTP baseline: the protocol's range scheduler (MSPlayer harmonic-mean sizing,
-// tail duplication) hands out byte ranges; every range is one HTTP request and pays one RTT.
-// The client assembles the winning copy of each range and checks it byte for byte.
+// Range-split HTTP baseline as the live client runs it: first a 1-byte probe to every proxy at
+// once (it tells the size and makes every proxy fetch the origin); on the first answer the
+// protocol's range scheduler (MSPlayer harmonic-mean sizing, tail duplication) hands out byte
+// ranges; every range is one HTTP request on the source's connection and pays one RTT, and the
+// connection's TCP window (tcp-stream.js) carries over from range to range. The client
+// assembles the winning copy of each range and checks it byte for byte.
 
 import { createRangeScheduler } from '@mutp/protocol';
-import { startTcpStream } from './tcp-stream.js';
+import { startTcpStream, createTcpConn } from './tcp-stream.js';
 
 /**
  * @param {import('./network.js').Network} net
@@ -24,7 +27,10 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   let doneMs = null;
   /** @type {Array<{range: {start: number, end: number}, got: number, stream: {cancel: () => void}} | null>} */
   const active = new Array(n).fill(null);
-  const started = new Array(n).fill(false);
+  /** when each proxy has the object (its probe reached it and it fetched the origin), ms */
+  const fetchedAt = net.sources.map((l) => l.delayMs + l.startDelayMs);
+  const conns = net.sources.map(() => createTcpConn());
+  let probed = false;
   let wakeScheduled = Infinity;
 
   /** @param {number} i */
@@ -34,18 +40,15 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
     if (!range) return;
     requests++;
     const link = net.sources[i];
-    const fetchMs = started[i] ? 0 : link.startDelayMs; // the proxy fetches the origin once
-    started[i] = true;
     const len = range.end - range.start;
     const slot = { range, got: 0, stream: /** @type {{cancel: () => void}} */ (/** @type {unknown} */ (null)) };
-    slot.stream = startTcpStream(net, i, len, q.now + link.delayMs + fetchMs, (_offset, count) => {
+    slot.stream = startTcpStream(net, i, len, Math.max(q.now + link.delayMs, fetchedAt[i]), (_offset, count) => {
       if (doneMs !== null || active[i] !== slot) return;
       if (ttfbMs === null) ttfbMs = q.now;
-      if (slot.got === 0) sched.onFirstByte(i, q.now);
       grossBytes += count;
       slot.got += count;
       if (slot.got === len) onDone(i, slot);
-    }, overheadBytes);
+    }, overheadBytes, conns[i]);
     active[i] = slot;
   }
 
@@ -84,7 +87,15 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   }
 
   if (size === 0) return { ok: true, error: null, durationMs: 0, grossBytes: 0, netBytes: 0, ttfbMs: null, duplicates: 0, packets: 0, verified: true };
-  pollIdle();
+  // the probe: one byte from every proxy; the ranges start with the first answer
+  for (let i = 0; i < n; i++) {
+    startTcpStream(net, i, 1, fetchedAt[i], () => {
+      grossBytes += 1;
+      if (probed) return;
+      probed = true;
+      pollIdle();
+    }, overheadBytes, conns[i]);
+  }
   q.run(() => doneMs !== null, Infinity);
   if (doneMs === null) return { ok: false, error: 'ERR_SIM_STALLED', durationMs: q.now, grossBytes, netBytes: 0, ttfbMs, duplicates: copiesLost, packets: requests, verified: false };
   // Every byte written exactly once (no gap, no overlap), and the bytes equal the object's.

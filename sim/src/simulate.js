@@ -28,6 +28,9 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} seeds                runs (seeds firstSeed .. firstSeed + seeds - 1)
  * @property {number} [firstSeed]
  * @property {number} overheadBytes        lower-layer bytes per datagram/segment on the wire
+ * @property {number} [maxBurst]           MUTP: SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
+ * @property {number} [startCwnd]          MUTP: the kept SCTP association's cwnd at the start, packets, before the max-burst rule (default: unlimited)
+ * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
  */
 
 /**
@@ -46,6 +49,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [badMessages]
  * @property {number} [feedbackSent]
  * @property {number[]} [senderIdleMs]  MUTP: per source, time its sender returned null (stalled)
+ * @property {{ cwndMax: number[], sctpLost: number, halvings: number, timeouts: number }} [transport]  MUTP: the SCTP model's counters
  */
 
 /** @type {Map<number, Uint8Array>} */
@@ -104,7 +108,10 @@ export async function simulateOnce(config, seed) {
     case 'coded':
     case 'uncoded': {
       const protocol = await loadProtocol();
-      return runMutp(net, { ...job, mode: config.mode, params: config.params, seed, protocol });
+      return runMutp(net, {
+        ...job, mode: config.mode, params: config.params, seed, protocol,
+        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap,
+      });
     }
     default: throw badInput(`unknown mode '${config.mode}' (one of ${MODES.join(', ')})`);
   }
@@ -168,6 +175,9 @@ export async function simulateConfig(config, hooks = {}) {
     sizeBytes: config.size,
     seeds: config.seeds,
   };
-  if (config.mode === 'coded' || config.mode === 'uncoded') summary.params = config.params;
+  if (config.mode === 'coded' || config.mode === 'uncoded') {
+    summary.params = config.params;
+    summary.maxBurst = config.maxBurst ?? null;
+  }
   return summary;
 }

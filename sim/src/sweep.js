@@ -57,5 +57,6 @@ export function toSimConfig(o) {
     seeds: o.seeds,
     firstSeed: o.firstSeed,
     overheadBytes: o.overheadBytes,
+    maxBurst: o.maxBurst,
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { simulateOnce, simulateConfig } from '../src/simulate.js';
-import { TCP_MSS_BYTES, tcpRateBps } from '../src/tcp-stream.js';
+import { TCP_MSS_BYTES, TCP_INITIAL_CWND_SEGMENTS, tcpRateBps } from '../src/tcp-stream.js';
 
 const KIB = 1024;
 const RATE = 896 * KIB;
@@ -13,10 +13,23 @@ function config(over = {}) {
   };
 }
 
+/**
+ * Time slow start leaves the link idle (ms): the window starts at the initial window and doubles
+ * each round; while a window's segments take less than a round to send, the rest idles.
+ * @param {number} rate bytes/s @param {number} rttMs
+ */
+function slowStartIdleMs(rate, rttMs) {
+  const segMs = (TCP_MSS_BYTES / rate) * 1000;
+  let idle = 0;
+  // a round lasts one segment's sending plus the round trip until its ACK is back
+  for (let w = TCP_INITIAL_CWND_SEGMENTS; w * segMs < rttMs + segMs; w *= 2) idle += rttMs + segMs - w * segMs;
+  return idle;
+}
+
 describe('parallel-http baseline', () => {
-  it('matches the closed form: one RTT + start delay + size / rate (+ one segment)', async () => {
+  it('matches the closed form: one RTT + start delay + slow start + size / rate (+ one segment)', async () => {
     const r = await simulateOnce(config({ startDelayMs: 30 }), 1);
-    const expected = 2 * 25 + 30 + (1_500_000 / RATE) * 1000;
+    const expected = 2 * 25 + 30 + slowStartIdleMs(RATE, 50) + (1_500_000 / RATE) * 1000;
     assert.ok(r.ok && r.verified);
     assert.ok(Math.abs(r.durationMs - expected) <= (TCP_MSS_BYTES / RATE) * 1000 + 1e-6, `${r.durationMs} vs ${expected}`);
     assert.equal(r.netBytes, 1_500_000);
@@ -25,7 +38,7 @@ describe('parallel-http baseline', () => {
 
   it('goodput is about one source rate and normalized goodput about 1/N', async () => {
     const s = await simulateConfig(config());
-    const rttShare = 1 - (1_500_000 / RATE) / ((1_500_000 / RATE) + 0.05);
+    const rttShare = 1 - (1_500_000 / RATE) / ((1_500_000 / RATE) + 0.05 + slowStartIdleMs(RATE, 50) / 1000);
     assert.ok(Math.abs(s.goodputBps / RATE - (1 - rttShare)) < 0.01, `goodput ${s.goodputBps}`);
     assert.ok(Math.abs(s.normalizedGoodput - 0.25) < 0.01);
     assert.equal(s.runs, 3);

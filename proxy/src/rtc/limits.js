@@ -43,7 +43,7 @@ export const SEND_HIGH_WATER_BYTES = 256 * 1024;
  * asks for a packet only when the link is free). 15 ms ≈ 14 KB at 896 KiB/s.
  * bufferedAmount is only libdatachannel's own queue: usrsctp takes packets at once and queues them
  * out of sight (testbed: bufferedAmount 0 with ~230 packets in flight; setSctpSettings sendBufferSize
- * 8 KiB or 128 KiB changed nothing), so the in-flight cap (INFLIGHT_*) is what bounds the real queue.
+ * 8 KiB or 128 KiB changed nothing), so the in-flight cap (@mutp/protocol createInflightLimit) is what bounds the real queue.
  */
 export const SEND_QUEUE_TARGET_MS = 15;
 
@@ -58,43 +58,6 @@ export const DRAIN_SAMPLE_MS = 20;
 
 /** Weight of a new drain-rate sample in the moving average (0..1): smooths SCTP's bursty refills. */
 export const DRAIN_EWMA_WEIGHT = 0.25;
-
-/**
- * In-flight cap (inflight-limit.js): packets sent but not yet echoed are kept at the delivery rate
- * × (min RTT + this queue, ms). The simulator asks the sender for a packet only when the link is
- * free; 15 ms of queue keeps the link busy through feedback jitter and keeps choices fresh.
- */
-export const INFLIGHT_QUEUE_TARGET_MS = 15;
-
-/** Never fewer than this in flight (packets): the link must not idle between feedbacks. */
-export const INFLIGHT_FLOOR_PACKETS = 6;
-
-/**
- * …and never fewer than this many feedback intervals (× the download's feedbackEvery): the client
- * answers every feedbackEvery packets, so a cap below that waits for its feedbackMaxDelayMs timer
- * each round, the delivery-rate sample falls with it and the cap never recovers (testbed, one
- * 896 KiB/s proxy: after one lost packet a 4 MiB download crawled at 127 KiB/s with a floor of 6).
- */
-export const INFLIGHT_FLOOR_FEEDBACK_INTERVALS = 2;
-
-/** In flight before the first rate sample (packets): the first feedback comes after 8 packets at the client. */
-export const INFLIGHT_INITIAL_PACKETS = 16;
-
-/**
- * Start-up gain of the in-flight cap (inflight-limit.js): until a queue shows, the cap may reach
- * this × rate × min RTT, i.e. about doubles each round trip (as TCP's slow start). Testbed, RTT
- * 50 ms, 4×896 KiB/s: without it the cap ramps ×1.3 per round trip from 16 packets, ~200 ms.
- */
-export const INFLIGHT_STARTUP_GAIN = 2;
-
-/** Delivery-rate sample length (ms): several feedbacks even at 896 KiB/s. */
-export const INFLIGHT_RATE_SAMPLE_MS = 20;
-
-/** Weight of a lower delivery-rate sample (0..1): a sample may be app-limited, so the estimate falls slowly. */
-export const INFLIGHT_RATE_DOWN_WEIGHT = 0.25;
-
-/** With no new echo for this long (ms) one probe packet passes the cap (the protocol's minRtoMs): feedback or all our packets were lost. */
-export const INFLIGHT_STALL_MS = 200;
 
 /** While the in-flight cap holds, look again after this long (ms) if no feedback wakes the pump first. */
 export const INFLIGHT_RECHECK_MS = 10;

@@ -2,8 +2,8 @@
 // sender, pump its packets as fast as the channel's capped queue allows, apply feedback,
 // stop on `done`, and write one proxy record per download.
 
+import { createInflightLimit, inflightFloorPackets } from '@mutp/protocol';
 import { createChannelSender } from './channel-sender.js';
-import { createInflightLimit, inflightFloorPackets } from './inflight-limit.js';
 import {
   BLOCKED_RECHECK_MS, INFLIGHT_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
 } from './limits.js';
@@ -62,7 +62,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   /** the last finished download: a re-sent request for it gets its error again (the first one may have been lost) */
   let last = /** @type {{ downloadId: number, error: { code: string, message: string } | null } | null} */ (null);
   /** what the downloads so far learnt about this channel's path: the next one starts from it */
-  let path = /** @type {import('./inflight-limit.js').PathEstimate | null} */ (null);
+  let path = /** @type {{ rate: number, minRttMs: number } | null} */ (null);
 
   /**
    * @typedef {object} Download

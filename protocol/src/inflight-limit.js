@@ -1,4 +1,5 @@
 // How many of our packets may be in flight (sent, not yet echoed by the client's feedback).
+// A source's pacing on top of its sender's window (the proxy's live path; the simulator runs it too).
 // node-datachannel hands every send straight to usrsctp, whose own queue bufferedAmount does not
 // show (measured on the testbed: bufferedAmount 0 while 230 packets, ~300 ms, were on their way).
 // Every queued packet was chosen on feedback that is stale by the time it leaves, so the pump
@@ -8,7 +9,7 @@
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
   INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
-} from './limits.js';
+} from './inflight-constants.js';
 
 /**
  * The in-flight floor for a download whose client sends feedback every `feedbackEvery` packets.
@@ -114,6 +115,13 @@ export function createInflightLimit(o = {}) {
     /** ms the cap has held the sender so far (an ongoing hold counted up to now) @param {number} now */
     heldMs(now) {
       return heldMs + (heldSince >= 0 ? now - heldSince : 0);
+    },
+    /**
+     * While allows() is false: when a probe may pass (ms) if no echo comes first.
+     * @returns {number}
+     */
+    wakeAt() {
+      return Math.max(echoAt, probeAt) + stallMs;
     },
     get inflight() {
       return lastSeq - echo;

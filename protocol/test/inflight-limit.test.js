@@ -1,6 +1,6 @@
-// The proxy's in-flight cap (rtc/inflight-limit.js): pure, driven with a fake clock.
+// The in-flight cap (src/inflight-limit.js): pure, driven with a fake clock.
 import assert from 'node:assert/strict';
-import { createInflightLimit, inflightFloorPackets } from '../src/rtc/inflight-limit.js';
+import { createInflightLimit, inflightFloorPackets } from '../src/inflight-limit.js';
 
 /** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
 function sendAll(lim, s, t) {
@@ -51,7 +51,7 @@ function recoveredRate(floorPackets, feedbackEvery, maxDelayMs = 20) {
   return (delivered - deliveredAt2000) / 1000;
 }
 
-describe('rtc in-flight limit', () => {
+describe('in-flight limit', () => {
   it('recovers from a collapsed rate estimate: the floor covers two feedback intervals', () => {
     assert.equal(inflightFloorPackets(8), 16);
     assert.equal(inflightFloorPackets(1), 6, 'never below the absolute floor');

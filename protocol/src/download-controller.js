@@ -1,0 +1,444 @@
+// The client's side of one MUTP download, sans-IO: what to send to which proxy, when to re-send a
+// request, when to vote on the proxies' metas, whom to drop (silent, broken, corrupt, lying), what
+// bytes to deliver and when the download is complete or failed. The caller (the live client, the
+// simulator) owns the sockets and one timer: it feeds events in with `now` and carries out the
+// returned actions, and calls tick() at wakeAt().
+
+import { encodeMessage, decodeMessage } from './wire.js';
+import { normalizeParams } from './params.js';
+import { loadCodec } from './codec.js';
+import { UncodedReceiver } from './uncoded-receiver.js';
+import { CodedReceiver } from './coded-receiver.js';
+import { createMetaVote, createMetaAssembler } from './integrity/meta-vote.js';
+import { protocolError } from './errors.js';
+import {
+  REQUEST_RESEND_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
+  MAX_MALFORMED_PER_PROXY, MAX_WARNINGS_PER_PROXY, META_QUORUM_WAIT_MS, EXCLUDE_AFTER_BAD_PACKETS,
+} from './download-constants.js';
+
+/**
+ * @typedef {{ type: 'send', source: number, bytes: Uint8Array } |
+ *   { type: 'drop', source: number, code: string, message: string } |
+ *   { type: 'reconnect', source: number, why: string } |
+ *   { type: 'deliver', chunks: { offset: number, bytes: Uint8Array }[], grossBytes: number, netBytes: number, objectBytes: number } |
+ *   { type: 'complete', data: Uint8Array } |
+ *   { type: 'fail', code: string, message: string } |
+ *   { type: 'warn', source: number, message: string }} Action
+ *   send: these bytes to proxy `source`; drop: close its connection, it takes no further part
+ *   (code ERR_INTEGRITY / ERR_META_*: excluded as corrupt or lying); reconnect: its kept connection
+ *   is dead, connect afresh and call connected() again; deliver: object bytes newly ready
+ *   (views, valid during the call); complete / fail: the end (`done` is already in the sends).
+ */
+
+/**
+ * One proxy's side of the download.
+ * @typedef {object} SourceState
+ * @property {number} index
+ * @property {'connecting'|'open'|'failed'|'closed'} state
+ * @property {any} meta                  its meta, once all slices arrived
+ * @property {any} metaAsm               collects its meta slices (checksum table)
+ * @property {number} badPackets         packets proven corrupted
+ * @property {number} requestedAt        ms, the last request sent
+ * @property {number} lastHeardAt        ms, the last valid message
+ * @property {number} connectedAt        ms, the connection was ready
+ * @property {boolean} reused            the connection was kept from an earlier download
+ * @property {number} bytes              payload bytes received, duplicates included
+ * @property {number} packets
+ * @property {number} duplicates
+ * @property {number} maxSeq             highest packet seq seen (0: none; senders number from 1)
+ * @property {number} malformed
+ * @property {{ code: string, message: string } | null} error
+ */
+
+/**
+ * @typedef {object} ControllerOptions
+ * @property {'coded'|'uncoded'} mode
+ * @property {string} url
+ * @property {{ start: number, end: number } | null} [range]  end inclusive
+ * @property {object} [params]          partial protocol params (normalized here)
+ * @property {number} sourceCount
+ * @property {number} downloadId        u32
+ * @property {number[]} seeds           u32 per source: its sender's scheduling seed
+ * @property {number} [noProgressTimeoutMs]
+ * @property {boolean} [verify]         check units against the voted checksums (default true)
+ * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
+ */
+
+/**
+ * Loads the codec, then everything is synchronous.
+ * @param {ControllerOptions} o
+ */
+export async function createDownloadController(o) {
+  const codec = o.mode === 'coded' ? await loadCodec(o.impl) : null;
+  return new DownloadController(o, codec);
+}
+
+export class DownloadController {
+  /** @param {ControllerOptions} o @param {any} codec */
+  constructor(o, codec) {
+    if (o.mode !== 'coded' && o.mode !== 'uncoded') throw protocolError('ERR_BAD_PARAMS', `mode must be coded or uncoded, not ${o.mode}`);
+    this.mode = o.mode;
+    this.params = normalizeParams(o.params ?? {}, o.mode);
+    this.codec = codec;
+    this.downloadId = o.downloadId;
+    this.noProgressTimeoutMs = o.noProgressTimeoutMs ?? NO_PROGRESS_TIMEOUT_MS;
+    this.verify = o.verify !== false;
+    this.impl = o.impl;
+    /** @type {SourceState[]} */
+    this.sources = [];
+    /** @type {Uint8Array[]} */
+    this.requests = [];
+    for (let i = 0; i < o.sourceCount; i++) {
+      this.sources.push({
+        index: i, state: 'connecting', meta: null, metaAsm: null, badPackets: 0, requestedAt: 0, lastHeardAt: 0,
+        connectedAt: 0, reused: false, bytes: 0, packets: 0, duplicates: 0, maxSeq: 0, malformed: 0, error: null,
+      });
+      this.requests.push(encodeMessage({
+        type: 'request', downloadId: o.downloadId, url: o.url, method: 'GET', range: o.range ?? null, mode: o.mode,
+        sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params,
+      }));
+    }
+    /** @type {any} */ this.receiver = null;
+    /** @type {any} the meta vote (layout + checksums), once taken */ this.vote = null;
+    /** @type {any} the voted meta */ this.meta = null;
+    /** @type {SourceState[]} proxies in the order their meta completed (the vote's tie-break) */
+    this.metaOrder = [];
+    /** @type {{ msg: any, source: number }[]} packets that came before the vote */
+    this.pending = [];
+    /** @type {number | null} */ this.firstPacketMs = null;
+    this.firstMetaAt = 0;
+    /** the vote's wait after the first meta has passed: it now waits for a strict majority alone */
+    this.quorumWaitOver = false;
+    /** the latest time an input brought (ms) */
+    this.now = 0;
+    this.lastProgressAt = 0;
+    this.netBytes = 0;
+    this.finished = false;
+    /** @type {{ code: string, message: string } | null} */ this.error = null;
+    /** @type {Action[]} */ this.out = [];
+  }
+
+  // ---- inputs: each returns the actions it caused ----
+
+  /** The connection to proxy i is ready: send the request. @param {number} i @param {{ reused?: boolean }} info @param {number} now */
+  connected(i, info, now) {
+    this.now = now;
+    const s = this.sources[i];
+    if (this.finished || s.state !== 'connecting') return this.take();
+    s.state = 'open';
+    s.reused = info.reused === true;
+    s.lastHeardAt = now;
+    s.connectedAt = now;
+    this.sendRequest(s, now);
+    return this.take();
+  }
+
+  /** Connecting to proxy i failed. @param {number} i @param {string} code @param {string} message @param {number} now */
+  connectFailed(i, code, message, now) {
+    this.now = now;
+    if (!this.finished) this.drop(this.sources[i], code, message);
+    return this.take();
+  }
+
+  /**
+   * The connection closed under us. A kept one that has not yet served this download was stale
+   * (the proxy restarted; its close reached us after the pool handed it out): reconnect, as for
+   * a silent one. Otherwise the proxy is gone.
+   * @param {number} i @param {string} why @param {number} now
+   */
+  gone(i, why, now) {
+    this.now = now;
+    const s = this.sources[i];
+    if (this.finished) return this.take();
+    if (s.state === 'open' && s.reused && !s.metaAsm) this.reconnect(s, why);
+    else this.drop(s, 'ERR_PROXY_GONE', why);
+    return this.take();
+  }
+
+  /** A message from proxy i (null: not binary). @param {number} i @param {Uint8Array | null} bytes @param {number} now */
+  datagram(i, bytes, now) {
+    this.now = now;
+    const s = this.sources[i];
+    if (this.finished || s.state !== 'open') return this.take();
+    const r = bytes ? decodeMessage(bytes) : null;
+    if (!r || !r.ok) {
+      this.malformed(s, `ignored a malformed message: ${r ? r.error.code : 'not binary'}`);
+      return this.take();
+    }
+    const msg = r.msg;
+    if (msg.downloadId !== this.downloadId) return this.take(); // a stale message from another download
+    switch (msg.type) {
+      case 'meta':
+        this.onMeta(s, msg, now);
+        break;
+      case 'data':
+      case 'coded':
+        s.lastHeardAt = now;
+        if (this.receiver) this.onPacket(s, msg, now);
+        else if (this.pending.length < MAX_PENDING_PACKETS) this.pending.push({ msg, source: i });
+        break;
+      case 'error':
+        this.drop(s, msg.code, msg.message);
+        break;
+      default:
+        this.malformed(s, `ignored a ${msg.type} message`);
+    }
+    return this.take();
+  }
+
+  /** Timers: feedback when packets stopped, request re-sends, the vote's wait, silent proxies. @param {number} now */
+  tick(now) {
+    this.now = now;
+    if (this.finished) return this.take();
+    if (this.receiver) this.afterPackets(now);
+    if (!this.finished) this.maybeVote(now);
+    if (this.finished) return this.take();
+    const stalled = this.meta !== null && now - this.stallFrom() >= this.noProgressTimeoutMs;
+    for (const s of this.sources) {
+      if (s.state !== 'open') continue;
+      if (s.reused && !s.metaAsm && now - s.connectedAt >= REUSED_SILENT_MS) {
+        this.reconnect(s, `silent for ${Math.round(now - s.connectedAt)} ms`);
+      } else if (!s.meta) {
+        if (now - s.lastHeardAt >= META_TIMEOUT_MS) this.drop(s, 'ERR_PROXY_SILENT', `no meta within ${META_TIMEOUT_MS} ms`);
+        else if (now - s.requestedAt >= REQUEST_RESEND_MS) this.sendRequest(s, now);
+      } else if (stalled && now - s.lastHeardAt >= this.noProgressTimeoutMs) {
+        this.drop(s, 'ERR_PROXY_SILENT', `no packet for ${Math.round(now - s.lastHeardAt)} ms while the download stalled`);
+      }
+    }
+    return this.take();
+  }
+
+  /** The caller gave up (abort). @param {string} code @param {string} message */
+  abort(code, message) {
+    this.fail(code, message);
+    return this.take();
+  }
+
+  /** When tick() has something to do (ms; Infinity: nothing without a new event). */
+  wakeAt() {
+    if (this.finished) return Infinity;
+    let t = this.receiver ? this.receiver.wakeAt() : Infinity;
+    if (!this.vote && this.metaOrder.length > 0 && !this.quorumWaitOver) t = Math.min(t, this.firstMetaAt + META_QUORUM_WAIT_MS);
+    const stallAt = this.meta !== null ? this.stallFrom() + this.noProgressTimeoutMs : Infinity;
+    for (const s of this.sources) {
+      if (s.state !== 'open') continue;
+      if (s.reused && !s.metaAsm) t = Math.min(t, s.connectedAt + REUSED_SILENT_MS);
+      if (!s.meta) t = Math.min(t, s.lastHeardAt + META_TIMEOUT_MS, s.requestedAt + REQUEST_RESEND_MS);
+      else t = Math.min(t, Math.max(stallAt, s.lastHeardAt + this.noProgressTimeoutMs));
+    }
+    return t;
+  }
+
+  /** Frees the receiver's codec memory (after data() has been taken). */
+  close() {
+    this.receiver?.close?.();
+  }
+
+  // ---- what the caller reports at the end ----
+
+  grossBytes() {
+    let g = 0;
+    for (const s of this.sources) g += s.bytes;
+    return g;
+  }
+
+  /**
+   * The fraction of packets the proxies sent that never arrived, from each source's sequence
+   * numbers (a source numbers its packets 1, 2, 3…). Null before any packet.
+   */
+  lossEstimate() {
+    let sent = 0;
+    let received = 0;
+    for (const s of this.sources) {
+      if (s.maxSeq <= 0) continue;
+      sent += s.maxSeq;
+      received += Math.min(s.packets, s.maxSeq);
+    }
+    return sent > 0 ? (sent - received) / sent : null;
+  }
+
+  /** The proxies' origin-fetch times (ms) from their metas. */
+  serverFetchMs() {
+    return this.sources.filter((s) => s.meta && s.meta.serverFetchMs !== null && s.meta.serverFetchMs !== undefined).map((s) => s.meta.serverFetchMs);
+  }
+
+  // ---- internals ----
+
+  take() {
+    const a = this.out;
+    this.out = [];
+    return a;
+  }
+
+  /** @param {SourceState} s @param {number} now */
+  sendRequest(s, now) {
+    s.requestedAt = now;
+    this.out.push({ type: 'send', source: s.index, bytes: this.requests[s.index] });
+  }
+
+  /** @param {SourceState} s @param {string} message */
+  malformed(s, message) {
+    s.malformed++;
+    if (s.malformed <= MAX_WARNINGS_PER_PROXY) this.out.push({ type: 'warn', source: s.index, message });
+    if (s.malformed > MAX_MALFORMED_PER_PROXY) this.drop(s, 'ERR_PROXY_MALFORMED', `${s.malformed} malformed messages`);
+  }
+
+  /**
+   * One meta datagram of a proxy (its checksum table comes in slices). When the first proxy's
+   * meta is complete, wait META_QUORUM_WAIT_MS (or until all have answered), then vote.
+   * @param {SourceState} s @param {any} meta @param {number} now
+   */
+  onMeta(s, meta, now) {
+    s.lastHeardAt = now;
+    if (s.meta) return; // a repeat (we re-sent the request)
+    if (meta.mode !== this.mode) return this.drop(s, 'ERR_META_MISMATCH', `proxy answered in ${meta.mode} mode`);
+    if (!s.metaAsm) s.metaAsm = createMetaAssembler(meta);
+    const refused = s.metaAsm.add(meta);
+    if (refused) return this.drop(s, 'ERR_META_MISMATCH', refused);
+    if (!s.metaAsm.complete) return;
+    s.meta = s.metaAsm.meta;
+    if (this.vote) {
+      // a proxy whose meta came after the vote must agree with it
+      const v = this.vote.admit({ source: s.index, meta: s.meta, table: s.metaAsm.table });
+      if (v) this.drop(s, v.code, v.message);
+      return;
+    }
+    this.metaOrder.push(s);
+    if (this.metaOrder.length === 1) this.firstMetaAt = now;
+    this.maybeVote(now);
+  }
+
+  /**
+   * Vote once every live proxy has sent its meta, or META_QUORUM_WAIT_MS after the first if a
+   * strict majority of the live proxies has: fewer could let one liar set the checksums.
+   * @param {number} now
+   */
+  maybeVote(now) {
+    if (this.vote || this.finished || this.metaOrder.length === 0) return;
+    const alive = this.sources.filter((s) => s.state === 'open' || s.state === 'connecting');
+    const live = this.metaOrder.filter((s) => s.state === 'open');
+    if (live.length === 0) return;
+    if (now - this.firstMetaAt >= META_QUORUM_WAIT_MS) this.quorumWaitOver = true;
+    if (live.length < alive.length && (!this.quorumWaitOver || 2 * live.length <= alive.length)) return;
+    this.vote = createMetaVote(live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table })));
+    for (const v of this.vote.excluded) this.drop(this.sources[v.source], v.code, v.message);
+    if (this.finished) return;
+    this.meta = this.vote.meta;
+    try {
+      const opts = {
+        meta: this.vote.meta, params: this.params, sourceCount: this.sources.length, now,
+        verify: this.verify ? this.vote.verify : undefined, impl: this.impl,
+      };
+      this.receiver = this.mode === 'coded' ? new CodedReceiver(opts, this.codec) : new UncodedReceiver(opts);
+    } catch (e) {
+      const err = /** @type {any} */ (e);
+      return this.fail(err?.code ?? 'ERR_RECEIVER', `cannot create the receiver: ${err?.message ?? err}`);
+    }
+    for (const p of this.pending.splice(0)) if (this.sources[p.source].state === 'open') this.onPacket(this.sources[p.source], p.msg, now, true);
+    this.afterPackets(now);
+  }
+
+  /** @param {SourceState} s @param {any} msg @param {number} now @param {boolean} [replay] a packet held until the vote */
+  onPacket(s, msg, now, replay = false) {
+    if (this.finished) return;
+    if (this.firstPacketMs === null) this.firstPacketMs = now;
+    let useful;
+    try {
+      useful = this.receiver.handlePacket(msg, s.index, now).useful;
+    } catch (e) {
+      this.malformed(s, `packet refused: ${/** @type {Error} */ (e).message}`);
+      return;
+    }
+    s.packets++;
+    s.bytes += msg.type === 'data' ? msg.payload.length : msg.codedPayload.length - msg.symbols;
+    if (msg.seq > s.maxSeq) s.maxSeq = msg.seq;
+    if (useful) this.lastProgressAt = now;
+    else s.duplicates++;
+    if (!replay) this.afterPackets(now);
+  }
+
+  /** Integrity verdicts, feedback, delivery and completion after one or more packets. @param {number} now */
+  afterPackets(now) {
+    if (this.finished || !this.receiver) return;
+    this.applyIntegrityVerdicts();
+    if (this.finished) return;
+    const fb = this.receiver.pollFeedback(now);
+    if (fb) this.broadcast(encodeMessage({ ...fb, downloadId: this.downloadId }));
+    const chunks = this.receiver.pollDelivered();
+    if (chunks.length > 0) {
+      for (const c of chunks) this.netBytes += c.bytes.length;
+      this.out.push({ type: 'deliver', chunks, grossBytes: this.grossBytes(), netBytes: this.netBytes, objectBytes: this.meta.totalSize });
+    }
+    if (this.receiver.isComplete()) this.complete();
+  }
+
+  /** Exclude proxies proven to corrupt packets or to lie in their meta (receiver and vote verdicts). */
+  applyIntegrityVerdicts() {
+    for (const e of this.receiver.pollIntegrity()) {
+      if (e.kind !== 'bad-packet') continue;
+      const s = this.sources[e.source];
+      s.badPackets++;
+      if (s.badPackets >= EXCLUDE_AFTER_BAD_PACKETS && s.state === 'open') {
+        this.out.push({ type: 'warn', source: s.index, message: `sent a corrupted packet (unit ${e.unit}); excluded` });
+        this.drop(s, 'ERR_INTEGRITY', `${s.badPackets} corrupted packet(s), first in ${this.mode === 'coded' ? 'generation' : 'packet'} ${e.unit}`);
+      }
+    }
+    for (const v of this.vote.pollLiars()) {
+      const s = this.sources[v.source];
+      if (s.state === 'open') this.out.push({ type: 'warn', source: s.index, message: 'lied in its meta; excluded' });
+      this.drop(s, v.code, v.message);
+    }
+  }
+
+  /** @param {Uint8Array} bytes */
+  broadcast(bytes) {
+    for (const s of this.sources) if (s.state === 'open') this.out.push({ type: 'send', source: s.index, bytes });
+  }
+
+  stallFrom() {
+    return Math.max(this.lastProgressAt, this.firstMetaAt);
+  }
+
+  /** @param {SourceState} s @param {string} why */
+  reconnect(s, why) {
+    this.out.push({ type: 'warn', source: s.index, message: `kept connection: ${why}; reconnecting` });
+    s.reused = false;
+    s.state = 'connecting';
+    this.out.push({ type: 'reconnect', source: s.index, why });
+  }
+
+  /** @param {SourceState} s @param {string} code @param {string} message */
+  drop(s, code, message) {
+    if (s.state === 'failed' || s.state === 'closed') return;
+    s.state = 'failed';
+    s.error = { code, message };
+    this.out.push({ type: 'drop', source: s.index, code, message });
+    if (this.finished) return;
+    if (this.sources.every((x) => x.state === 'failed')) {
+      const codes = [...new Set(this.sources.map((x) => x.error?.code))].join(', ');
+      this.fail('ERR_ALL_PROXIES_FAILED', `all ${this.sources.length} proxies failed (${codes})`);
+    } else {
+      this.maybeVote(this.now); // fewer proxies left: the ones that answered may now be a majority
+    }
+  }
+
+  complete() {
+    const data = this.receiver.data();
+    this.broadcast(encodeMessage({ type: 'done', downloadId: this.downloadId }));
+    this.end();
+    this.out.push({ type: 'complete', data });
+  }
+
+  /** @param {string} code @param {string} message */
+  fail(code, message) {
+    if (this.finished) return;
+    this.error = { code, message };
+    this.end();
+    this.out.push({ type: 'fail', code, message });
+  }
+
+  end() {
+    this.finished = true;
+    for (const s of this.sources) if (s.state === 'open' || s.state === 'connecting') s.state = 'closed';
+  }
+}

@@ -1,0 +1,38 @@
+// Limits of the in-flight cap (inflight-limit.js), the pacing a source applies on top of its
+// sender's window: the proxy and the simulator use the same numbers. Each says its unit and why.
+
+/**
+ * In-flight cap: packets sent but not yet echoed are kept at the delivery rate × (min RTT + this
+ * queue, ms). 15 ms of queue keeps the link busy through feedback jitter and keeps choices fresh.
+ */
+export const INFLIGHT_QUEUE_TARGET_MS = 15;
+
+/** Never fewer than this in flight (packets): the link must not idle between feedbacks. */
+export const INFLIGHT_FLOOR_PACKETS = 6;
+
+/**
+ * …and never fewer than this many feedback intervals (× the download's feedbackEvery): the client
+ * answers every feedbackEvery packets, so a cap below that waits for its feedbackMaxDelayMs timer
+ * each round, the delivery-rate sample falls with it and the cap never recovers (testbed, one
+ * 896 KiB/s proxy: after one lost packet a 4 MiB download crawled at 127 KiB/s with a floor of 6).
+ */
+export const INFLIGHT_FLOOR_FEEDBACK_INTERVALS = 2;
+
+/** In flight before the first rate sample (packets): the first feedback comes after 8 packets at the client. */
+export const INFLIGHT_INITIAL_PACKETS = 16;
+
+/**
+ * Start-up gain of the in-flight cap: until a queue shows, the cap may reach
+ * this × rate × min RTT, i.e. about doubles each round trip (as TCP's slow start). Testbed, RTT
+ * 50 ms, 4×896 KiB/s: without it the cap ramps ×1.3 per round trip from 16 packets, ~200 ms.
+ */
+export const INFLIGHT_STARTUP_GAIN = 2;
+
+/** Delivery-rate sample length (ms): several feedbacks even at 896 KiB/s. */
+export const INFLIGHT_RATE_SAMPLE_MS = 20;
+
+/** Weight of a lower delivery-rate sample (0..1): a sample may be app-limited, so the estimate falls slowly. */
+export const INFLIGHT_RATE_DOWN_WEIGHT = 0.25;
+
+/** With no new echo for this long (ms) one probe packet passes the cap (the protocol's minRtoMs): feedback or all our packets were lost. */
+export const INFLIGHT_STALL_MS = 200;

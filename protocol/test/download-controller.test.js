@@ -1,0 +1,115 @@
+// The client's download policy (src/download-controller.js), piped into real protocol senders
+// in-process: byte-exact delivery, request re-sends, the meta vote's wait, silent, broken,
+// corrupt and lying proxies, and its timer (wakeAt).
+import assert from 'node:assert/strict';
+import { runPiped } from './piped-download.js';
+import { REQUEST_RESEND_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, createDownloadController, encodeMessage } from '../index.js';
+
+/** @param {any} r */
+function assertByteExact(r) {
+  assert.equal(r.end?.type, 'complete', `ended with ${JSON.stringify(r.end && { type: r.end.type, code: r.end.code, message: r.end.message })}`);
+  assert.ok(Buffer.from(r.end.data).equals(Buffer.from(r.data)), 'data differs');
+  assert.equal(r.deliveredBytes, r.data.length, 'every byte delivered exactly once');
+  assert.ok(Buffer.from(r.delivered).equals(Buffer.from(r.data)), 'delivered chunks differ');
+}
+
+/** @param {any} r @param {string} type */
+const actionsOf = (r, type) => r.actions.filter((/** @type {any} */ a) => a.type === type);
+
+describe('download controller piped into the senders', () => {
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: 4 proxies, 300 kB byte-exact; every proxy is told done`, async () => {
+      const r = await runPiped({ mode, size: 300_001, n: 4 });
+      assertByteExact(r);
+      assert.ok(r.proxies.every((p) => p.done >= 1), 'done reached every proxy');
+      assert.deepEqual(r.proxies.map((p) => p.requests), [1, 1, 1, 1]);
+      assert.ok(r.proxies.every((p) => p.sent > 0), 'every proxy contributed');
+      assert.equal(actionsOf(r, 'drop').length, 0);
+    });
+  }
+
+  it('a lost request is re-sent after REQUEST_RESEND_MS', async () => {
+    const r = await runPiped({ mode: 'coded', size: 100_000, n: 2, faults: { 1: { dropRequests: 1 } } });
+    assertByteExact(r);
+    assert.equal(r.proxies[1].requests, 2);
+    assert.equal(r.proxies[0].requests, 1);
+    const sends = r.actions.filter((a) => a.type === 'send' && a.source === 1 && a.t < 1000);
+    assert.equal(sends[1].t - sends[0].t, REQUEST_RESEND_MS, 'the second request went at the re-send deadline');
+  });
+
+  it('votes META_QUORUM_WAIT_MS after the first meta without waiting for a slow proxy; the slow one still serves', async () => {
+    const r = await runPiped({ mode: 'coded', size: 400_000, n: 3, faults: { 2: { metaDelayMs: 300 } } });
+    assertByteExact(r);
+    const firstDeliver = actionsOf(r, 'deliver')[0].t;
+    assert.ok(firstDeliver < 50 + 300, `first bytes at ${firstDeliver} ms: the vote did not wait for the slow meta`);
+    assert.ok(firstDeliver >= 50 + META_QUORUM_WAIT_MS - 1, `first bytes at ${firstDeliver} ms: before the quorum wait ended`);
+    assert.ok(r.proxies[2].sent > 0, 'the late proxy was admitted');
+  });
+
+  it('one of two proxies never answers: no vote without a majority until it is dropped as silent (META_TIMEOUT_MS)', async () => {
+    const r = await runPiped({ mode: 'uncoded', size: 50_000, n: 2, faults: { 0: { silent: true } }, maxMs: 30_000 });
+    assertByteExact(r);
+    assert.equal(r.proxies[0].requests, 1 + Math.floor((META_TIMEOUT_MS - 1) / REQUEST_RESEND_MS), 'its request was re-sent every REQUEST_RESEND_MS');
+    const drops = actionsOf(r, 'drop');
+    assert.equal(drops.length, 1);
+    assert.equal(drops[0].code, 'ERR_PROXY_SILENT');
+    assert.equal(drops[0].t, META_TIMEOUT_MS);
+    assert.equal(actionsOf(r, 'deliver')[0].t, META_TIMEOUT_MS, 'the vote came with the drop');
+  });
+
+  it('all proxies go silent mid-download: fails with ERR_ALL_PROXIES_FAILED after the no-progress timeout', async () => {
+    const r = await runPiped({ mode: 'coded', size: 500_000, n: 2, noProgressTimeoutMs: 1000, faults: { 0: { stopAfterPackets: 20 }, 1: { stopAfterPackets: 20 } } });
+    assert.equal(r.end.type, 'fail');
+    assert.equal(r.end.code, 'ERR_ALL_PROXIES_FAILED');
+    const drops = actionsOf(r, 'drop');
+    assert.deepEqual(drops.map((d) => d.code), ['ERR_PROXY_SILENT', 'ERR_PROXY_SILENT']);
+    assert.ok(r.end.t >= 1000 && r.end.t < 1200, `failed at ${r.end.t} ms`);
+  });
+
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: a proxy that corrupts a packet is excluded (ERR_INTEGRITY) and the data stays byte-exact`, async () => {
+      const r = await runPiped({ mode, size: 200_000, n: 3, faults: { 1: { corruptPacket: 5 } } });
+      assertByteExact(r);
+      const drops = actionsOf(r, 'drop');
+      assert.equal(drops.length, 1);
+      assert.equal(drops[0].source, 1);
+      assert.equal(drops[0].code, 'ERR_INTEGRITY');
+    });
+  }
+
+  it('a proxy that lies in its meta is excluded by the vote', async () => {
+    const lie = (/** @type {any} */ m) => (m.checksums ? { ...m, checksums: { ...m.checksums, values: m.checksums.values.map((/** @type {number} */ v) => v ^ 1) } } : m);
+    const r = await runPiped({ mode: 'coded', size: 200_000, n: 3, faults: { 2: { tamperMeta: lie } } });
+    assertByteExact(r);
+    const drops = actionsOf(r, 'drop');
+    assert.equal(drops.length, 1);
+    assert.equal(drops[0].source, 2);
+    assert.equal(drops[0].code, 'ERR_INTEGRITY');
+    assert.match(drops[0].message, /meta checksum/);
+  });
+
+  it('malformed datagrams are counted and warned about a few times, not fatal', async () => {
+    const r = await runPiped({ mode: 'uncoded', size: 20_000, n: 2, faults: { 0: { junk: 10 } } });
+    assertByteExact(r);
+    assert.equal(r.c.sources[0].malformed, 10);
+    assert.equal(actionsOf(r, 'warn').filter((w) => w.source === 0).length, 3);
+  });
+
+  it('feedback when packets stop: tick at wakeAt sends it feedbackMaxDelayMs after the last one', async () => {
+    const c = await createDownloadController({ mode: 'uncoded', url: 'http://o/x', params: { feedbackEvery: 8, feedbackMaxDelayMs: 20 }, sourceCount: 1, downloadId: 5, seeds: [1] });
+    c.connected(0, {}, 0);
+    const { createSender } = await import('../index.js');
+    const s = await createSender({ mode: 'uncoded', data: new Uint8Array(50_000), params: { feedbackEvery: 8 }, sourceIndex: 0, sourceCount: 1, seed: 1, downloadId: 5 });
+    for (const m of s.metaMessages()) c.datagram(0, encodeMessage(m), 10);
+    assert.ok(c.receiver, 'one proxy: the vote is immediate');
+    const acts = c.datagram(0, encodeMessage(s.nextPacket(11)), 11);
+    assert.equal(acts.filter((a) => a.type === 'send').length, 0, 'no feedback after 1 packet of 8');
+    assert.equal(c.wakeAt(), 10 + 20, 'due feedbackMaxDelayMs after the last feedback (the vote)');
+    assert.equal(c.tick(25).filter((a) => a.type === 'send').length, 0, 'not before');
+    const fb = c.tick(30).filter((a) => a.type === 'send');
+    assert.equal(fb.length, 1);
+    assert.equal(fb[0].bytes[1], 5, 'a feedback message');
+    s.close();
+    c.close();
+  });
+});

@@ -1,0 +1,162 @@
+// Test helper (not a test file): the download controller piped into N real protocol senders
+// in-process, over links with a rate, a one-way delay and optional faults. Every action the
+// controller returns is carried out here the way the live client carries it out with sockets.
+import { createDownloadController, createSender, encodeMessage, decodeMessage } from '../index.js';
+import { createRng } from '../src/rng.js';
+import { EventQueue, PAPER_RATE_BPS } from './lossy-link.js';
+
+/** Guard against a bug that schedules events forever. */
+const MAX_EVENTS = 1_000_000;
+
+/**
+ * @typedef {object} ProxyFault
+ * @property {number} [dropRequests]       the first k requests to this proxy are lost
+ * @property {number} [metaDelayMs]        extra delay before its meta (a slow origin fetch)
+ * @property {boolean} [silent]            never answers
+ * @property {number} [stopAfterPackets]   goes silent after this many data packets
+ * @property {number} [corruptPacket]      flips a byte in its k-th data packet (1, 2, …)
+ * @property {(m: any) => any} [tamperMeta] changes its meta messages
+ * @property {number} [junk]               sends this many undecodable datagrams first
+ */
+
+/**
+ * @param {object} o
+ * @param {'coded'|'uncoded'} o.mode
+ * @param {number} o.size
+ * @param {number} o.n
+ * @param {any} [o.params]
+ * @param {number} [o.delayMs]
+ * @param {number} [o.seed]
+ * @param {Record<number, ProxyFault>} [o.faults]
+ * @param {number} [o.maxMs]
+ * @param {number} [o.noProgressTimeoutMs]
+ */
+export async function runPiped(o) {
+  const { mode, size, n, params = {}, delayMs = 25, seed = 1, faults = {}, maxMs = 60_000 } = o;
+  const rand = createRng(seed);
+  const data = new Uint8Array(size);
+  for (let i = 0; i < size; i++) data[i] = Math.floor(rand() * 256);
+  const downloadId = 0xd0d0;
+  const seeds = Array.from({ length: n }, (_, i) => 1000 + i);
+  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs });
+  const q = new EventQueue();
+  /** per proxy: what it received and its sender */
+  const proxies = Array.from({ length: n }, (_, i) => ({
+    fault: faults[i] ?? {}, requests: 0, feedbacks: 0, done: 0, /** @type {any} */ sender: null, sent: 0, busy: false, closed: false,
+    /** @type {number[]} */ feedbackAt: [], index: i,
+  }));
+  const senders = await Promise.all(proxies.map((p, i) => createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId })));
+  /** @type {any[]} */
+  const actions = [];
+  const delivered = new Uint8Array(size);
+  let deliveredBytes = 0;
+  /** @type {any} */ let end = null;
+  let now = 0;
+  let armedWake = Infinity;
+
+  /** @param {any[]} acts */
+  function apply(acts) {
+    for (const a of acts) {
+      actions.push({ ...a, t: now });
+      if (a.type === 'send') {
+        q.push(now + delayMs, { kind: 'atProxy', src: a.source, bytes: a.bytes });
+      } else if (a.type === 'drop') {
+        proxies[a.source].closed = true;
+      } else if (a.type === 'deliver') {
+        for (const ch of a.chunks) {
+          delivered.set(ch.bytes, ch.offset);
+          deliveredBytes += ch.bytes.length;
+        }
+      } else if (a.type === 'complete' || a.type === 'fail') {
+        end = { ...a, t: now };
+      }
+    }
+    const w = c.wakeAt();
+    if (w < armedWake) {
+      armedWake = w;
+      q.push(Math.max(w, now), { kind: 'wake', at: w });
+    }
+  }
+
+  /** @param {number} i @param {Uint8Array} bytes */
+  function toClient(i, bytes) {
+    q.push(now + delayMs, { kind: 'atClient', src: i, bytes });
+  }
+
+  /** @param {any} p */
+  function pump(p) {
+    if (p.busy || !p.sender || p.sender.finished || p.closed) return;
+    if (p.fault.stopAfterPackets !== undefined && p.sent >= p.fault.stopAfterPackets) return;
+    const msg = p.sender.nextPacket(now);
+    if (!msg) {
+      const w = p.sender.wakeAt();
+      if (Number.isFinite(w)) q.push(Math.max(w, now + 0.001), { kind: 'pump', src: p.index });
+      return;
+    }
+    const bytes = encodeMessage(msg);
+    p.sent++;
+    if (p.fault.corruptPacket === p.sent) bytes[bytes.length - 1] ^= 0x5a;
+    p.busy = true;
+    const tx = (bytes.length / PAPER_RATE_BPS) * 1000;
+    q.push(now + tx, { kind: 'free', src: p.index });
+    q.push(now + tx + delayMs, { kind: 'atClient', src: p.index, bytes });
+  }
+
+  /** @param {any} p @param {Uint8Array} bytes */
+  function atProxy(p, bytes) {
+    const r = decodeMessage(bytes);
+    if (!r.ok) throw new Error(`the controller sent an undecodable message: ${r.error.code}`);
+    const msg = r.msg;
+    if (msg.type === 'request') {
+      p.requests++;
+      if (p.fault.silent || p.requests <= (p.fault.dropRequests ?? 0)) return;
+      if (p.sender) return; // a re-sent request: its meta is already on its way
+      p.sender = senders[p.index];
+      const later = p.fault.metaDelayMs ?? 0;
+      q.push(now + later, { kind: 'serve', src: p.index });
+    } else if (msg.type === 'feedback') {
+      p.feedbacks++;
+      p.feedbackAt.push(now);
+      p.sender?.handleFeedback(msg, now);
+      pump(p);
+    } else if (msg.type === 'done') {
+      p.done++;
+      p.sender?.handleFeedback(msg, now);
+    }
+  }
+
+  for (let i = 0; i < n; i++) apply(c.connected(i, { reused: false }, 0));
+  let events = 0;
+  while (q.size > 0 && end === null) {
+    const ev = q.pop();
+    now = ev.t;
+    if (now > maxMs || ++events > MAX_EVENTS) break;
+    const p = proxies[ev.src];
+    switch (ev.kind) {
+      case 'atProxy': atProxy(p, ev.bytes); break;
+      case 'serve': {
+        for (let k = 0; k < (p.fault.junk ?? 0); k++) toClient(p.index, new Uint8Array([9, 9, 9]));
+        for (const m of p.sender.metaMessages({ serverFetchMs: 3 })) toClient(p.index, encodeMessage(p.fault.tamperMeta ? p.fault.tamperMeta(m) : m));
+        pump(p);
+        break;
+      }
+      case 'free': p.busy = false; pump(p); break;
+      case 'pump': pump(p); break;
+      case 'atClient': if (!p.closed) apply(c.datagram(ev.src, ev.bytes, now)); break;
+      case 'wake':
+        if (ev.at !== armedWake) break;
+        armedWake = Infinity;
+        apply(c.tick(now));
+        break;
+      default: throw new Error(ev.kind);
+    }
+  }
+  // let the last sends (done) reach the proxies
+  while (q.size > 0) {
+    const ev = q.pop();
+    now = ev.t;
+    if (ev.kind === 'atProxy') atProxy(proxies[ev.src], ev.bytes);
+  }
+  for (const s of senders) s.close();
+  return { c, data, delivered, deliveredBytes, end, proxies, actions };
+}

@@ -1,0 +1,95 @@
+// Simulator against a testbed campaign: for each box of the campaign's results (one JSON record
+// per download, testbed/src campaign's results.jsonl), simulate downloads of the same sizes over
+// the same proxies, delay and loss, and compare the medians of goodput.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { median } from '@mutp/protocol';
+import { simulateOnce } from './simulate.js';
+import { parseRates } from './units.js';
+
+/**
+ * Lower-layer bytes per packet the campaign's shaped links count besides the transport's own
+ * (htb counts the Ethernet frame): Ethernet 14 + IPv4 20 + UDP 8 / TCP 20–32, about 54.
+ */
+export const CAMPAIGN_OVERHEAD_BYTES = 54;
+/** Simulated downloads per box by default: enough for a stable median, quick to run. */
+export const DEFAULT_PER_BOX = 20;
+
+/**
+ * @typedef {object} CampaignRecord  one line of results.jsonl (the fields used here)
+ * @property {string} key            composition|mode|wW|gG|lossL|sizeBin
+ * @property {string} composition    e.g. 1x1792+3x896 (KiB/s)
+ * @property {string} mode
+ * @property {number} window
+ * @property {number} generationSize
+ * @property {number} lossPct
+ * @property {string} sizeBin
+ * @property {boolean} ok
+ * @property {number} netBytes
+ * @property {number} goodputBps
+ */
+
+/**
+ * Read a campaign folder (results.jsonl, meta.json).
+ * @param {string} dir
+ * @returns {{ records: CampaignRecord[], delayMs: number }}
+ */
+export function readCampaign(dir) {
+  const records = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  let delayMs = 0;
+  try {
+    delayMs = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')).delayMs ?? 0;
+  } catch {
+    // an older campaign without meta.json ran without added delay
+  }
+  return { records, delayMs };
+}
+
+/** FIGURE 11's boxes: 1–2 MB chunks, w=240, g=24, no loss. @param {CampaignRecord} r */
+export function isFigure11(r) {
+  return r.window === 240 && r.generationSize === 24 && r.lossPct === 0 && r.sizeBin === '1-2MB';
+}
+
+/**
+ * @param {CampaignRecord[]} records
+ * @param {object} o
+ * @param {number} o.delayMs
+ * @param {number} [o.perBox]
+ * @param {number} [o.maxBurst]
+ * @param {number} [o.overheadBytes]
+ * @param {(r: CampaignRecord) => boolean} [o.filter]
+ * @param {(box: string) => void} [o.onBox]
+ * @returns {Promise<{ box: string, simGoodputBps: number, testbedGoodputBps: number, ratio: number, simRuns: number, testbedRuns: number }[]>}
+ */
+export async function compareCampaign(records, o) {
+  const perBox = o.perBox ?? DEFAULT_PER_BOX;
+  /** @type {Map<string, CampaignRecord[]>} */
+  const boxes = new Map();
+  for (const r of records) {
+    if (!r.ok || !(o.filter ?? isFigure11)(r)) continue;
+    const list = boxes.get(r.key) ?? [];
+    list.push(r);
+    boxes.set(r.key, list);
+  }
+  const rows = [];
+  for (const [box, list] of [...boxes].sort(([a], [b]) => a.localeCompare(b))) {
+    o.onBox?.(box);
+    const rates = parseRates(list[0].composition.split('+').map((c) => `${c}KiB`).join(','));
+    const sim = [];
+    for (let k = 0; k < Math.min(perBox, list.length); k++) {
+      const r = list[k];
+      const config = {
+        mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: 0, downCapBps: Infinity,
+        size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,
+        overheadBytes: o.overheadBytes ?? CAMPAIGN_OVERHEAD_BYTES, maxBurst: o.maxBurst,
+      };
+      const s = await simulateOnce(config, k + 1);
+      if (s.ok && s.verified) sim.push((s.netBytes * 1000) / s.durationMs);
+    }
+    const simGoodputBps = median(sim);
+    const testbedGoodputBps = median(list.map((r) => r.goodputBps));
+    rows.push({ box, simGoodputBps, testbedGoodputBps, ratio: simGoodputBps / testbedGoodputBps, simRuns: sim.length, testbedRuns: list.length });
+  }
+  return rows;
+}

@@ -1,0 +1,222 @@
+// The live MUTP path's transport: one SCTP association (usrsctp under libdatachannel) from a
+// proxy to the client, unreliable unordered channel. What is modelled, per source:
+// - a send queue the application fills without limit (usrsctp takes every send at once);
+// - the congestion window in packets: slow start (+min(acked, ABC_L) per SACK while cwnd is used
+//   fully), congestion avoidance (+1 per window), halving on a loss seen in a SACK (once per
+//   window), cwnd 1 after a retransmission timeout; a lost DATA chunk is abandoned, not resent;
+// - usrsctp's cwnd-based max-burst rule: before each output pass cwnd = min(cwnd, flight +
+//   maxBurst) (maxBurst 0 or Infinity: off), so a kept idle association restarts from maxBurst;
+// - the client's delayed SACK: every SACK_EVERY_PACKETS packets, at once on a gap, else after
+//   SACK_DELAY_MS; SACKs cross the reverse link (delay, loss).
+// Not modelled: bundling, the receiver window, path MTU, retransmissions (unreliable channel).
+
+/** usrsctp's max burst (packets), sctp_use_cwnd_based_maxburst on: the stock value. */
+export const SCTP_MAX_BURST_STOCK = 10;
+/** Initial cwnd of a new association (packets): usrsctp's sctp_initial_cwnd default. */
+export const SCTP_INITIAL_CWND_PACKETS = 3;
+/** Lowest cwnd after a halving (packets): RFC 4960 7.2.3, 4 MTU. */
+const SCTP_MIN_SSTHRESH_PACKETS = 4;
+/** ssthresh of a fresh association (packets): the peer's receive window, in effect unlimited here. */
+const SCTP_INITIAL_SSTHRESH_PACKETS = 1e9;
+/** Appropriate byte counting limit (packets per SACK in slow start): usrsctp's sctp_L2_abc_variable. */
+const ABC_L_PACKETS = 2;
+/** The client SACKs every this many packets (RFC 4960 6.2: at least every second packet). */
+const SACK_EVERY_PACKETS = 2;
+/** The client's delayed-SACK timer (ms): libdatachannel's setting. */
+export const SACK_DELAY_MS = 20;
+/** Minimum retransmission timeout (ms): libdatachannel sets usrsctp's RTO.min to 200 ms. */
+const SCTP_MIN_RTO_MS = 200;
+/** Missing reports before a chunk counts as lost (RFC 4960 7.2.4: the fourth, i.e. three later SACKs). */
+const MISS_INDICATIONS = 3;
+/** SCTP common header + DATA chunk header (bytes) on every packet, besides IP/UDP/DTLS in overheadBytes. */
+export const SCTP_PACKET_OVERHEAD_BYTES = 28;
+/** DTLS 1.2 record overhead (bytes) on every packet: 13-byte header, 8-byte explicit nonce, 16-byte AES-GCM tag. */
+export const DTLS_RECORD_OVERHEAD_BYTES = 37;
+/** Bytes of a SACK on the wire. */
+const SACK_BYTES = 28 + 16;
+
+/**
+ * @param {object} o
+ * @param {import('./network.js').Network} o.net
+ * @param {number} o.source
+ * @param {number} o.maxBurst          packets; 0 or Infinity: the rule is off
+ * @param {number} o.startCwnd         packets: cwnd when the download starts (a kept association's)
+ * @param {number} o.overheadBytes     lower-layer bytes per packet (IP, UDP, DTLS)
+ * @param {(bytes: Uint8Array) => void} o.deliver   at the client
+ * @param {() => boolean} o.over       the run has ended: stop scheduling
+ */
+export function createSctpPath(o) {
+  const { net, source: i, deliver, over } = o;
+  const q = net.queue;
+  const link = net.sources[i];
+  const burst = o.maxBurst > 0 && Number.isFinite(o.maxBurst) ? o.maxBurst : Infinity;
+  let cwnd = Math.min(o.startCwnd, burst);
+  let ssthresh = SCTP_INITIAL_SSTHRESH_PACKETS;
+  let partialAcked = 0;
+  /** @type {Uint8Array[]} */
+  const queue = [];
+  let queueHead = 0;
+  // sender: TSNs 1, 2, …; lost[tsn] is known at send time (the link decides), revealed by SACKs
+  let nextTsn = 1;
+  let flight = 0;
+  /** highest TSN the sender knows arrived or abandoned, in order */
+  let settled = 0;
+  /** @type {Uint8Array} 1: lost on the link */
+  let lost = new Uint8Array(1024);
+  /** @type {Float64Array} send times, for the RTO */
+  let sentAt = new Float64Array(1024);
+  let recoverUntil = 0;
+  /** after a timeout: lost chunks settle without waiting for miss indications */
+  let abandonLost = false;
+  /** the last retransmission timeout (ms): the next one is a full RTO later */
+  let lastTimeoutAt = -Infinity;
+  let rtoArmed = false;
+  // client: the highest TSN received, and packets not yet SACKed
+  let highest = 0;
+  let unsacked = 0;
+  let sackTimer = false;
+  const stats = { sent: 0, lost: 0, halvings: 0, timeouts: 0, maxCwnd: cwnd };
+
+  function grow() {
+    if (nextTsn < lost.length) return;
+    const l2 = new Uint8Array(lost.length * 2);
+    l2.set(lost);
+    lost = l2;
+    const s2 = new Float64Array(sentAt.length * 2);
+    s2.set(sentAt);
+    sentAt = s2;
+  }
+
+  /** One output pass: the max-burst rule, then send while the window allows. */
+  function output() {
+    if (burst !== Infinity && flight + burst < cwnd) cwnd = flight + burst;
+    while (queueHead < queue.length && flight < cwnd) {
+      const bytes = queue[queueHead];
+      queue[queueHead++] = /** @type {any} */ (undefined);
+      const tsn = nextTsn++;
+      grow();
+      flight++;
+      stats.sent++;
+      const wire = bytes.length + SCTP_PACKET_OVERHEAD_BYTES + DTLS_RECORD_OVERHEAD_BYTES + o.overheadBytes;
+      const end = net.serialize(i, wire);
+      sentAt[tsn] = end;
+      const dropped = link.loss > 0 && net.prng.next() < link.loss;
+      lost[tsn] = dropped ? 1 : 0;
+      if (dropped) stats.lost++;
+      else net.toClient(i, wire, end, () => atClient(tsn, bytes), false);
+    }
+    if (queueHead > 4096 && queueHead * 2 > queue.length) {
+      queue.splice(0, queueHead);
+      queueHead = 0;
+    }
+    if (flight > 0 && !rtoArmed) armRto();
+  }
+
+  function armRto() {
+    rtoArmed = true;
+    const rto = Math.max(SCTP_MIN_RTO_MS, 3 * 2 * link.delayMs);
+    const due = () => Math.max(sentAt[settled + 1], lastTimeoutAt) + rto;
+    q.at(due(), () => {
+      rtoArmed = false;
+      if (over() || flight === 0) return;
+      if (q.now < due()) return armRto();
+      lastTimeoutAt = q.now;
+      // T3-rtx: cwnd to one packet; the lost chunks outstanding are abandoned (FORWARD-TSN), and
+      // what the timer sends makes the client SACK at once (the last SACK may have been lost)
+      stats.timeouts++;
+      ssthresh = Math.max(Math.floor(cwnd / 2), SCTP_MIN_SSTHRESH_PACKETS);
+      cwnd = 1;
+      abandonLost = true;
+      q.at(q.now + link.delayMs, () => {
+        if (!over()) sendSack();
+      });
+      armRto();
+    });
+  }
+
+  /** @param {number} tsn @param {Uint8Array} bytes */
+  function atClient(tsn, bytes) {
+    if (over()) return;
+    const gap = tsn !== highest + 1;
+    if (tsn > highest) highest = tsn;
+    unsacked++;
+    deliver(bytes);
+    if (gap || unsacked >= SACK_EVERY_PACKETS) sendSack();
+    else if (!sackTimer) {
+      sackTimer = true;
+      q.at(q.now + SACK_DELAY_MS, () => {
+        sackTimer = false;
+        if (unsacked > 0 && !over()) sendSack();
+      });
+    }
+  }
+
+  function sendSack() {
+    unsacked = 0;
+    const h = highest;
+    net.toSource(i, SACK_BYTES + o.overheadBytes, () => onSack(h), true);
+  }
+
+  /** The sender learns that every TSN up to h arrived, except the lost ones. @param {number} h */
+  function onSack(h) {
+    if (over()) return;
+    const fullyUsed = flight >= cwnd;
+    let acked = 0;
+    let sawLoss = false;
+    // in order: arrived TSNs settle; a lost one settles once MISS_INDICATIONS later TSNs arrived
+    while (settled < h) {
+      const t = settled + 1;
+      if (lost[t]) {
+        if (h - t < MISS_INDICATIONS && !abandonLost) break;
+        sawLoss = true;
+      } else {
+        acked++;
+      }
+      settled = t;
+      flight--;
+    }
+    if (abandonLost) {
+      // the timeout's FORWARD-TSN covers every lost chunk sent so far
+      while (settled + 1 < nextTsn && lost[settled + 1]) {
+        settled++;
+        flight--;
+      }
+      abandonLost = false;
+      sawLoss = false;
+    }
+    if (sawLoss && settled > recoverUntil) {
+      stats.halvings++;
+      ssthresh = Math.max(Math.floor(cwnd / 2), SCTP_MIN_SSTHRESH_PACKETS);
+      cwnd = ssthresh;
+      partialAcked = 0;
+      recoverUntil = nextTsn - 1;
+    } else if (acked > 0 && fullyUsed) {
+      if (cwnd <= ssthresh) {
+        cwnd += Math.min(acked, ABC_L_PACKETS);
+      } else {
+        partialAcked += acked;
+        if (partialAcked >= cwnd) {
+          partialAcked -= cwnd;
+          cwnd++;
+        }
+      }
+    }
+    if (cwnd > stats.maxCwnd) stats.maxCwnd = cwnd;
+    output();
+  }
+
+  return {
+    /** The application hands over one datagram (never refused). @param {Uint8Array} bytes */
+    send(bytes) {
+      queue.push(bytes);
+      output();
+    },
+    get queued() {
+      return queue.length - queueHead;
+    },
+    get cwnd() {
+      return cwnd;
+    },
+    stats,
+  };
+}
