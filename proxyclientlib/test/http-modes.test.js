@@ -76,10 +76,17 @@ describe('HTTP modes (fake proxies)', function () {
     assert.deepEqual([...data], [...demoBytes(1 << 20).subarray(5, 10)]);
   });
 
-  it('parallel-http: sends the same request (with Range) to every proxy', async () => {
+  it('parallel-http: sends the same requests to every proxy: its digest list, and the range widened to whole 64 KiB blocks', async () => {
     const ps = [await proxy(), await proxy()];
-    await client().download(`${ORIGIN}/media/demo-3KB.bin`, { mode: 'parallel-http', range: '0-99', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
-    for (const p of ps) assert.deepEqual(p.requests, [{ path: '/fetch', url: `${ORIGIN}/media/demo-3KB.bin`, range: 'bytes=0-99' }]);
+    const { data } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'parallel-http', range: '70000-70099', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    assert.deepEqual([...data], [...demoBytes(1 << 20).subarray(70_000, 70_100)]);
+    for (const p of ps) {
+      const sorted = [...p.requests].sort((a, b) => Number(!!b.digests) - Number(!!a.digests));
+      assert.deepEqual(sorted, [
+        { path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: null, digests: true },
+        { path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: 'bytes=65536-131071' },
+      ]);
+    }
   });
 
   it('range-http: splits the object over the proxies', async () => {

@@ -1,0 +1,165 @@
+// Verified delivery for the HTTP modes: every proxy's digest list of the object is fetched
+// alongside the body, the block vote (@mutp/protocol createBlockVote) decides which digest each
+// block must have, and a block's bytes reach the result and onProgress only once they match it.
+// Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockSpan, createBlockVote, decodeDigestList } from '@mutp/protocol';
+import { codedError, errorInfo } from '../errors.js';
+import { proxyFetch } from './proxy-fetch.js';
+import { createBlockAssembler } from './block-assembler.js';
+import { createPieceSet, safeProgress } from './body-pieces.js';
+
+/**
+ * The asked range widened to whole blocks (end inclusive; may pass the object's end: a proxy clamps it).
+ * @param {{start: number, end: number}} range
+ */
+export function blockAligned(range) {
+  return { start: Math.floor(range.start / BLOCK_BYTES) * BLOCK_BYTES, end: Math.ceil((range.end + 1) / BLOCK_BYTES) * BLOCK_BYTES - 1 };
+}
+
+/**
+ * @param {object} o
+ * @param {number} o.n  sources
+ * @param {{start: number, end: number} | null} o.range  the asked range (end inclusive), null = the whole object
+ * @param {() => number} o.grossBytes
+ * @param {(p: import('./parallel-http.js').HttpProgress) => void} [o.onProgress]
+ * @param {(v: {source: number, code: string, message: string}) => void} o.onLiar
+ * @param {{warn: (...a: unknown[]) => void}} o.logger
+ */
+export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger }) {
+  const vote = createBlockVote({ sources: n });
+  const report = safeProgress(onProgress, logger);
+  const pieces = createPieceSet();
+  /** @type {{source: number, block: number, bytes: Uint8Array}[]} */
+  let pending = [];
+  /** @type {Uint8Array | null} */
+  let data = null;
+  let from = 0; // object offset of the result's first byte
+  let firstBlock = 0;
+  let endBlock = 0; // blocks [firstBlock, endBlock) cover the result
+  let missing = 0;
+  /** @type {Uint8Array} */
+  let delivered = new Uint8Array(0);
+  const deliveredBy = new Array(n).fill(0);
+  /** @type {{offset: number, bytes: Uint8Array}[]} */
+  let out = [];
+  /** @type {() => void} */
+  let completed = () => {};
+  const done = new Promise((resolve) => { completed = () => resolve(undefined); });
+  /** @type {() => void} */
+  let sized = () => {};
+  const sizeKnown = new Promise((resolve) => { sized = () => resolve(undefined); });
+
+  function onSize() {
+    const size = vote.size();
+    if (size === null || data) return;
+    from = range ? Math.min(range.start, size) : 0;
+    const to = range ? Math.min(range.end + 1, size) : size;
+    data = new Uint8Array(Math.max(0, to - from));
+    firstBlock = Math.floor(from / BLOCK_BYTES);
+    endBlock = data.byteLength ? Math.ceil(to / BLOCK_BYTES) : firstBlock;
+    missing = endBlock - firstBlock;
+    delivered = new Uint8Array(missing);
+    sized();
+    if (missing === 0) completed();
+  }
+
+  /** @param {number} s @param {number} b @param {Uint8Array} bytes */
+  function deliver(s, b, bytes) {
+    if (!data || b < firstBlock || b >= endBlock || delivered[b - firstBlock]) return;
+    delivered[b - firstBlock] = 1;
+    deliveredBy[s] += 1;
+    const span = blockSpan(b, /** @type {number} */ (vote.size()));
+    const lo = Math.max(span.start, from);
+    const hi = Math.min(span.end, from + data.byteLength);
+    data.set(bytes.subarray(lo - span.start, hi - span.start), lo - from);
+    out.push(...pieces.take(lo - from, data.subarray(lo - from, hi - from)));
+    if (--missing === 0) completed();
+  }
+
+  /** After the vote learned something: deliver what it now allows, report liars. */
+  function afterVote() {
+    onSize();
+    const liars = vote.pollLiars();
+    const still = [];
+    for (const p of pending) {
+      const r = vote.recheck(p.source, p.block);
+      if (r === 'ok') deliver(p.source, p.block, p.bytes);
+      else if (r === 'wait') still.push(p);
+    }
+    pending = still;
+    liars.push(...vote.pollLiars());
+    for (const v of liars) onLiar(v);
+  }
+
+  /**
+   * Check one complete block from source s.
+   * @param {number} s @param {number} b @param {Uint8Array} bytes
+   */
+  function offer(s, b, bytes) {
+    if (data && (b < firstBlock || b >= endBlock || delivered[b - firstBlock]) && !vote.isLive(s)) return;
+    const verdict = vote.offer(s, b, bytes);
+    onSize(); // bytes can settle the size too (a source's vote)
+    if (verdict === 'ok') deliver(s, b, bytes);
+    else if (verdict === 'wait') pending.push({ source: s, block: b, bytes });
+    afterVote();
+  }
+
+  return {
+    /**
+     * Ask every proxy for its digest list (GET /fetch?url=…&digests=1), in parallel with the bodies.
+     * Settles when every answer is in; a proxy that cannot give one no longer counts in the vote.
+     * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
+     *   onError: (i: number, err: {code: string, message: string}) => void}} o
+     */
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError }) {
+      return Promise.all(proxies.map(async (p, i) => {
+        try {
+          const res = await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} });
+          const parsed = decodeDigestList(res.bytes);
+          if ('error' in parsed) {
+            logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
+            throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);
+          }
+          vote.addList(i, parsed.list);
+        } catch (err) {
+          vote.fail(i);
+          onError(i, errorInfo(err));
+        }
+        afterVote();
+      }));
+    },
+    /**
+     * The block assembler of one response from source s starting at an object offset (a block boundary).
+     * @param {number} s @param {number} objectStart
+     */
+    assembler: (s, objectStart) => createBlockAssembler(objectStart, (b, bytes) => offer(s, b, bytes)),
+    /** Report what was delivered since the last call (once per received chunk, or after a vote). */
+    flush() {
+      const chunks = out;
+      out = [];
+      report({ grossBytes: grossBytes(), netBytes: pieces.handedOut(), objectBytes: data ? data.byteLength : null, chunks });
+    },
+    /** Resolves once a majority agreed on the object's size. */
+    sizeKnown,
+    /** Resolves once every block of the result is delivered. */
+    done,
+    isComplete: () => data !== null && missing === 0,
+    /** The result, once complete. */
+    data: () => /** @type {Uint8Array} */ (data),
+    /** Object size the majority agreed on, or null. */
+    objectSize: () => vote.size(),
+    /** Blocks [first, end) of the result not delivered yet (object block indices). */
+    missingBlocks() {
+      const list = [];
+      for (let b = firstBlock; b < endBlock; b++) if (!delivered[b - firstBlock]) list.push(b);
+      return list;
+    },
+    /** Blocks delivered per source (the source whose bytes were used). */
+    deliveredBy: () => [...deliveredBy],
+    /** True when the digest lists cannot decide something even with every list in. */
+    undecidable: () => vote.sizeStuck() || (data !== null && Array.from({ length: endBlock - firstBlock }, (_, k) => firstBlock + k).some((b) => vote.stuck(b))),
+    verified: () => vote.verified(),
+    /** @param {number} s */
+    isLive: (s) => vote.isLive(s),
+  };
+}
