@@ -144,6 +144,13 @@ export function createBlockVote({ sources }) {
       if (status[s] !== 'waiting') return;
       lists[s] = list;
       status[s] = 'listed';
+      if (size !== null) {
+        // a list that comes after the vote must match what it decided
+        if (list.objectBytes !== size) liar(s, `its object size ${list.objectBytes} disagrees with the majority's ${size}`);
+        for (let b = 0; b < blocks && status[s] !== 'liar'; b++) {
+          if (decided[b] && !same(list.digests, b * E, accepted, b * E)) liar(s, `its digest of block ${b} disagrees with the majority`);
+        }
+      }
       for (const [b, m] of evidence) {
         const h = m.get(s);
         if (h && (b >= blockCount(list.objectBytes) || !same(h, 0, list.digests, b * E))) {
@@ -188,6 +195,16 @@ export function createBlockVote({ sources }) {
       return recheck(s, b);
     },
     recheck,
+    /**
+     * Source s served block b with bytes that differ from bytes which matched the accepted digest
+     * (the caller compared them instead of hashing again): s is a liar.
+     * @param {number} s @param {number} b
+     */
+    mismatch(s, b) {
+      if (status[s] === 'liar' || size === null || !decided[b]) return;
+      liar(s, `its bytes of block ${b} do not match the majority's digest`);
+      settle();
+    },
     /** The object size a majority agreed on, or null. */
     size: () => size,
     /** @param {number} b */

@@ -76,6 +76,17 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     if (--missing === 0) completed();
   }
 
+  /**
+   * The delivered bytes of block b when the result holds all of them (not a cut first/last block), else null.
+   * @param {number} b @param {number} length
+   */
+  function heldBytes(b, length) {
+    if (!data || b < firstBlock || b >= endBlock || !delivered[b - firstBlock]) return null;
+    const span = blockSpan(b, /** @type {number} */ (vote.size()));
+    if (span.start < from || span.end > from + data.byteLength || span.end - span.start !== length) return null;
+    return data.subarray(span.start - from, span.end - from);
+  }
+
   /** After the vote learned something: deliver what it now allows, report liars. */
   function afterVote() {
     onSize();
@@ -97,6 +108,15 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
    */
   function offer(s, b, bytes) {
     if (data && (b < firstBlock || b >= endBlock || delivered[b - firstBlock]) && !vote.isLive(s)) return;
+    const held = heldBytes(b, bytes.byteLength);
+    if (held) {
+      // another copy of a delivered block: comparing is much cheaper than hashing, and as strict
+      if (!sameBytes(held, bytes)) {
+        vote.mismatch(s, b);
+        afterVote();
+      }
+      return;
+    }
     const verdict = vote.offer(s, b, bytes);
     onSize(); // bytes can settle the size too (a source's vote)
     if (verdict === 'ok') deliver(s, b, bytes);
@@ -162,4 +182,11 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     /** @param {number} s */
     isLive: (s) => vote.isLive(s),
   };
+}
+
+/** @param {Uint8Array} a @param {Uint8Array} b */
+function sameBytes(a, b) {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
