@@ -147,8 +147,9 @@ export function createBlockVote({ sources }) {
       if (size !== null) {
         // a list that comes after the vote must match what it decided
         if (list.objectBytes !== size) liar(s, `its object size ${list.objectBytes} disagrees with the majority's ${size}`);
-        for (let b = 0; b < blocks && status[s] !== 'liar'; b++) {
-          if (decided[b] && !same(list.digests, b * E, accepted, b * E)) liar(s, `its digest of block ${b} disagrees with the majority`);
+        else {
+          const b = decided.findIndex((d, k) => d === 1 && !same(list.digests, k * E, accepted, k * E));
+          if (b >= 0) liar(s, `its digest of block ${b} disagrees with the majority`);
         }
       }
       for (const [b, m] of evidence) {
