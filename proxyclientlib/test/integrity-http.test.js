@@ -13,6 +13,7 @@ import { sha256, testBytes } from './mutp-harness.js';
 
 const OBJECT_BYTES = 4 * 1024 * 1024; // the issue's attack: a 4 MiB random object
 const LIAR = 1; // source index of the lying proxy
+const HONEST_DELAY_MS = 40; // honest proxies answer bodies this much later: the liar's bytes come first, so they must be refused, not just outrun
 const NAME_ATTEMPTS = 3; // downloads before the liar must have been named (see downloadUntilNamed)
 const silent = { info() {}, warn() {}, error() {} };
 const quiet = { warn() {} };
@@ -58,15 +59,16 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
   });
 
   /**
-   * Refs for the first `n` proxies, the one at `liar` behind a tampering man in the middle.
+   * Refs for the first `n` proxies: the one at `liar` behind a tampering man in the middle, the
+   * others (when there is a liar) behind one that only delays their bodies.
    * @param {number} n @param {number | null} liar @param {import('../../test/support/tamper-proxy.js').Tamper} [tamper]
    */
   async function refs(n, liar, tamper) {
     const out = [];
     for (let i = 0; i < n; i++) {
       let url = proxies[i].url;
-      if (i === liar && tamper) {
-        const m = await startTamperProxy({ upstream: url, tamper });
+      if (liar !== null) {
+        const m = await startTamperProxy({ upstream: url, tamper: i === liar ? /** @type {any} */ (tamper) : { delayBodyMs: HONEST_DELAY_MS } });
         mitms.push(m);
         url = m.url;
       }

@@ -10,6 +10,7 @@ import { once } from 'node:events';
  * @property {(url: string, digests: boolean) => string} [rewriteUrl]  the origin URL to ask the proxy for instead
  * @property {(chunk: Buffer, objectOffset: number) => void} [body]    change a body chunk in place (its first byte's object offset)
  * @property {(list: Buffer) => void} [digests]                         change a whole digest list in place
+ * @property {number} [delayBodyMs]  hold body requests this long before forwarding them (an honest but slower proxy)
  */
 
 /**
@@ -23,34 +24,38 @@ export async function startTamperProxy({ upstream, tamper }) {
     const isDigests = u.searchParams.get('digests') === '1';
     const target = u.searchParams.get('url');
     if (target && tamper.rewriteUrl) u.searchParams.set('url', tamper.rewriteUrl(target, isDigests));
-    const out = http.request({ host: up.hostname, port: up.port, method: req.method, path: u.pathname + u.search, headers: { ...req.headers, host: up.host } }, (pres) => {
-      res.writeHead(pres.statusCode ?? 502, pres.headers);
-      if (isDigests && tamper.digests) {
-        /** @type {Buffer[]} */
-        const parts = [];
-        pres.on('data', (c) => parts.push(c));
-        pres.on('end', () => {
-          const list = Buffer.concat(parts);
-          /** @type {(list: Buffer) => void} */ (tamper.digests)(list);
-          res.end(list);
-        });
-        return;
-      }
-      let at = Number(/^bytes (\d+)-/.exec(String(pres.headers['content-range'] ?? ''))?.[1] ?? 0);
-      pres.on('data', (/** @type {Buffer} */ c) => {
-        if (!isDigests && tamper.body && pres.statusCode && pres.statusCode < 300) tamper.body(c, at);
-        at += c.byteLength;
-        if (!res.write(c)) {
-          pres.pause();
-          res.once('drain', () => pres.resume());
+    const forward = () => {
+      const out = http.request({ host: up.hostname, port: up.port, method: req.method, path: u.pathname + u.search, headers: { ...req.headers, host: up.host } }, (pres) => {
+        res.writeHead(pres.statusCode ?? 502, pres.headers);
+        if (isDigests && tamper.digests) {
+          /** @type {Buffer[]} */
+          const parts = [];
+          pres.on('data', (c) => parts.push(c));
+          pres.on('end', () => {
+            const list = Buffer.concat(parts);
+            /** @type {(list: Buffer) => void} */ (tamper.digests)(list);
+            res.end(list);
+          });
+          return;
         }
+        let at = Number(/^bytes (\d+)-/.exec(String(pres.headers['content-range'] ?? ''))?.[1] ?? 0);
+        pres.on('data', (/** @type {Buffer} */ c) => {
+          if (!isDigests && tamper.body && pres.statusCode && pres.statusCode < 300) tamper.body(c, at);
+          at += c.byteLength;
+          if (!res.write(c)) {
+            pres.pause();
+            res.once('drain', () => pres.resume());
+          }
+        });
+        pres.on('end', () => res.end());
+        pres.on('error', () => res.destroy());
       });
-      pres.on('end', () => res.end());
-      pres.on('error', () => res.destroy());
-    });
-    out.on('error', () => res.destroy());
-    res.on('close', () => out.destroy());
-    req.pipe(out);
+      out.on('error', () => res.destroy());
+      res.on('close', () => out.destroy());
+      req.pipe(out);
+    };
+    if (tamper.delayBodyMs && !isDigests) setTimeout(forward, tamper.delayBodyMs);
+    else forward();
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
