@@ -95,6 +95,7 @@ export function clientRecord(over = {}) {
     ],
     packetLog: [[10.5, 0, 1, 1], [12, 1, 0, 1]],
     feedbackLog: [11],
+    verified: true,
     error: null,
     ...over,
   };

@@ -57,6 +57,7 @@ export const clientRecordSchema = {
     perProxy: { type: ['array', 'null'], maxItems: MAX_PROXIES_PER_DOWNLOAD, items: perProxyEntry },
     packetLog: { type: ['array', 'null'], maxItems: MAX_PACKET_LOG_ENTRIES, items: packetLogEntry },
     feedbackLog: { type: ['array', 'null'], maxItems: MAX_FEEDBACK_LOG_ENTRIES, items: { type: 'number', minimum: 0 } },
+    verified: { type: ['boolean', 'null'] },
     error: c.errorOrNull,
     throughputBps: { type: ['number', 'null'] },
     goodputBps: { type: ['number', 'null'] },

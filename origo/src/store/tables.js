@@ -105,6 +105,7 @@ export const CLIENT_RECORD_COLUMNS = [
   col('extra', 'json', null, extraOf),
   // Added after the first release (see the ALTER in DDL): the proxies' advertised rates, for grouping by "N and rate mix" (paper FIGURE 11).
   col('rate_mix', 'varchar', null, rateMixOf),
+  col('verified', 'boolean', 'verified'),
 ];
 
 /** One row per (record, proxy): per-proxy bytes for the heterogeneous-rate figures (paper FIGURE 11). */
@@ -167,5 +168,6 @@ export const DDL = [
   // Migrations: columns appended since the first release, so an older database file keeps opening.
   // Appended at the end in both places, so the appender's column order still matches the table.
   'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS rate_mix VARCHAR',
+  'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS verified BOOLEAN',
 ];
 
