@@ -102,7 +102,11 @@ export function createMetaVote(entries) {
       return true;
     },
     pollLiars: () => late.splice(0),
-    /** A proxy whose meta completed after the vote: it must match the layout and every settled checksum. */
+    /**
+     * A proxy whose meta completed after the vote: it must match the layout and every settled
+     * checksum. On a unit still tied it is one more vote: a value it joins now has the most
+     * sources, so it settles the unit (and names who gave the other) before any data could.
+     */
     admit(e) {
       const f = LAYOUT_FIELDS.find((x) => e.meta[x] !== meta[x]);
       if (f) return { source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${e.meta[f]} vs ${meta[f]}` };
@@ -112,6 +116,18 @@ export function createMetaVote(entries) {
           liars.add(e.source);
           return { source: e.source, code: 'ERR_INTEGRITY', message: `meta checksum of unit ${u} disagrees with the majority` };
         }
+      }
+      for (const [u, cands] of ties) {
+        const v = e.table.subarray(u * E, u * E + E);
+        const joined = cands.find((c) => same(c.value, 0, v));
+        if (joined) joined.sources.push(e.source);
+        else cands.push({ value: v, sources: [e.source] });
+        const top = Math.max(...cands.map((c) => c.sources.length));
+        const best = cands.filter((c) => c.sources.length === top);
+        if (best.length !== 1) continue;
+        ties.delete(u);
+        agreed.set(best[0].value, u * E);
+        for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
       }
       return null;
     },
