@@ -62,22 +62,31 @@ export function createMetaVote(entries) {
     if (winner.every((e) => same(e.table, u, first))) continue;
     /** @type {{ value: Uint8Array, sources: number[] }[]} */
     const cands = [];
-    for (const e of winner) {
-      const v = e.table.subarray(u * E, u * E + E);
-      const c = cands.find((x) => same(x.value, 0, v));
-      if (c) c.sources.push(e.source);
-      else cands.push({ value: v, sources: [e.source] });
-    }
-    const top = Math.max(...cands.map((c) => c.sources.length));
-    const best = cands.filter((c) => c.sources.length === top);
-    if (best.length === 1) {
-      agreed.set(best[0].value, u * E);
-      for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
-    } else {
-      ties.set(u, cands);
-    }
+    for (const e of winner) addVote(cands, e, u);
+    if (!settle(u, cands)) ties.set(u, cands);
   }
   excluded.push(...late.splice(0));
+
+  /** One more source's value for unit u. @param {{ value: Uint8Array, sources: number[] }[]} cands @param {{ source: number, table: Uint8Array }} e @param {number} u */
+  function addVote(cands, e, u) {
+    const v = e.table.subarray(u * E, u * E + E);
+    const c = cands.find((x) => same(x.value, 0, v));
+    if (c) c.sources.push(e.source);
+    else cands.push({ value: v, sources: [e.source] });
+  }
+
+  /**
+   * Settle unit u if one value has the most sources: it is agreed, the others' sources are liars.
+   * @param {number} u @param {{ value: Uint8Array, sources: number[] }[]} cands @returns {boolean} settled
+   */
+  function settle(u, cands) {
+    const top = Math.max(...cands.map((c) => c.sources.length));
+    const best = cands.filter((c) => c.sources.length === top);
+    if (best.length !== 1) return false;
+    agreed.set(best[0].value, u * E);
+    for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
+    return true;
+  }
 
   /** @param {number} source @param {number} u @param {string} why */
   function addLiar(source, u, why) {
@@ -118,16 +127,8 @@ export function createMetaVote(entries) {
         }
       }
       for (const [u, cands] of ties) {
-        const v = e.table.subarray(u * E, u * E + E);
-        const joined = cands.find((c) => same(c.value, 0, v));
-        if (joined) joined.sources.push(e.source);
-        else cands.push({ value: v, sources: [e.source] });
-        const top = Math.max(...cands.map((c) => c.sources.length));
-        const best = cands.filter((c) => c.sources.length === top);
-        if (best.length !== 1) continue;
-        ties.delete(u);
-        agreed.set(best[0].value, u * E);
-        for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
+        addVote(cands, e, u);
+        if (settle(u, cands)) ties.delete(u);
       }
       return null;
     },
