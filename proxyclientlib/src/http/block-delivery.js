@@ -29,7 +29,8 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
   const vote = createBlockVote({ sources: n });
   const report = safeProgress(onProgress, logger);
   const pieces = createPieceSet();
-  /** @type {{source: number, block: number, bytes: Uint8Array}[]} */
+  /** Blocks received and not settled yet; hashed only once the vote can use the hash. */
+  /** @type {{source: number, block: number, bytes: Uint8Array, hashed: boolean}[]} */
   let pending = [];
   /** @type {Uint8Array | null} */
   let data = null;
@@ -73,6 +74,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     const hi = Math.min(span.end, from + data.byteLength);
     data.set(bytes.subarray(lo - span.start, hi - span.start), lo - from);
     out.push(...pieces.take(lo - from, data.subarray(lo - from, hi - from)));
+    flush(); // at once: a vote can release many held blocks, and the player wants the first now
     if (--missing === 0) completed();
   }
 
@@ -87,40 +89,55 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     return data.subarray(span.start - from, span.end - from);
   }
 
-  /** After the vote learned something: deliver what it now allows, report liars. */
+  /**
+   * Settle one received block if the vote allows. Hashing is the costly part (a browser hashes in
+   * plain JS), so a block is hashed only when its digest is decided, or when its hash is needed as
+   * a vote (every list is in and none has a majority); a copy of a delivered block is compared.
+   * @param {{source: number, block: number, bytes: Uint8Array, hashed: boolean}} p
+   * @returns {boolean} settled (delivered, or dropped)
+   */
+  function settle(p) {
+    if (vote.isLiar(p.source)) return true;
+    const held = heldBytes(p.block, p.bytes.byteLength);
+    if (held) {
+      if (!sameBytes(held, p.bytes)) vote.mismatch(p.source, p.block);
+      return true;
+    }
+    let verdict = 'wait';
+    if (p.hashed) verdict = vote.recheck(p.source, p.block);
+    else if (vote.decided(p.block) || vote.stuck(p.block) || vote.sizeStuck()) {
+      p.hashed = true;
+      verdict = vote.offer(p.source, p.block, p.bytes);
+      onSize(); // bytes can settle the size too (a source's vote)
+    }
+    if (verdict === 'ok') deliver(p.source, p.block, p.bytes);
+    return verdict !== 'wait';
+  }
+
+  function flush() {
+    const chunks = out;
+    out = [];
+    report({ grossBytes: grossBytes(), netBytes: pieces.handedOut(), objectBytes: data ? data.byteLength : null, chunks });
+  }
+
+  /** After the vote or the blocks changed: settle what can be, report liars; a liar found can unlock more. */
   function afterVote() {
     onSize();
-    const liars = vote.pollLiars();
-    const still = [];
-    for (const p of pending) {
-      const r = vote.recheck(p.source, p.block);
-      if (r === 'ok') deliver(p.source, p.block, p.bytes);
-      else if (r === 'wait') still.push(p);
-    }
-    pending = still;
-    liars.push(...vote.pollLiars());
-    for (const v of liars) onLiar(v);
+    let liars;
+    do {
+      pending = pending.filter((p) => !settle(p));
+      liars = vote.pollLiars();
+      for (const v of liars) onLiar(v);
+    } while (liars.length > 0);
   }
 
   /**
-   * Check one complete block from source s.
+   * One complete block from source s.
    * @param {number} s @param {number} b @param {Uint8Array} bytes
    */
   function offer(s, b, bytes) {
-    if (data && (b < firstBlock || b >= endBlock || delivered[b - firstBlock]) && !vote.isLive(s)) return;
-    const held = heldBytes(b, bytes.byteLength);
-    if (held) {
-      // another copy of a delivered block: comparing is much cheaper than hashing, and as strict
-      if (!sameBytes(held, bytes)) {
-        vote.mismatch(s, b);
-        afterVote();
-      }
-      return;
-    }
-    const verdict = vote.offer(s, b, bytes);
-    onSize(); // bytes can settle the size too (a source's vote)
-    if (verdict === 'ok') deliver(s, b, bytes);
-    else if (verdict === 'wait') pending.push({ source: s, block: b, bytes });
+    if (!vote.isLive(s) && vote.isLiar(s)) return;
+    pending.push({ source: s, block: b, bytes, hashed: false });
     afterVote();
   }
 
@@ -153,12 +170,8 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
      * @param {number} s @param {number} objectStart
      */
     assembler: (s, objectStart) => createBlockAssembler(objectStart, (b, bytes) => offer(s, b, bytes)),
-    /** Report what was delivered since the last call (once per received chunk, or after a vote). */
-    flush() {
-      const chunks = out;
-      out = [];
-      report({ grossBytes: grossBytes(), netBytes: pieces.handedOut(), objectBytes: data ? data.byteLength : null, chunks });
-    },
+    /** Report the counts (after a received chunk, or a vote) with anything delivered and not reported yet. */
+    flush,
     /** Resolves once a majority agreed on the object's size. */
     sizeKnown,
     /** Resolves once every block of the result is delivered. */

@@ -83,10 +83,6 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
       each[v.source].abort(codedError(v.code, v.message));
     },
   });
-  const digests = delivery.fetchDigests({
-    fetch, proxies, url, signal: outer, stallTimeoutMs,
-    onError: (i, err) => { digestErrors[i] = err; },
-  }).then(() => { if (!done) delivery.flush(); });
   // blocks are aligned to the object's start: ask whole blocks, deliver the asked part
   const asked = range ? blockAligned(range) : null;
   const from = asked ? asked.start : 0;
@@ -113,6 +109,11 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
     delivery.flush();
   });
 
+  // the lists are asked after the bodies, so the bodies are on their way while each proxy hashes its copy
+  const digests = delivery.fetchDigests({
+    fetch, proxies, url, signal: outer, stallTimeoutMs,
+    onError: (i, err) => { digestErrors[i] = err; },
+  }).then(() => { if (!done) delivery.flush(); });
   const settled = Promise.allSettled([...attempts, digests]);
   await Promise.race([delivery.done, settled]);
   if (!delivery.isComplete()) await settled; // a last block may have come with the last settlement
