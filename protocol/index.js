@@ -19,5 +19,5 @@ export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integr
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
-export { BLOCK_BYTES, DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, blockCount, blockSpan, digestList, digestListAsync, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
+export { BLOCK_BYTES, DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, blockCount, blockSpan, digestList, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
 export { createBlockVote } from './src/integrity/block-vote.js';

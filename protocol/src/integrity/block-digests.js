@@ -55,24 +55,6 @@ export function digestList(data) {
   return { objectBytes: data.byteLength, digests };
 }
 
-/**
- * The digest list of a whole object with an asynchronous SHA-256 (a server hashes off its event
- * loop this way: WebCrypto runs on worker threads).
- * @param {Uint8Array} data
- * @param {(bytes: Uint8Array) => Promise<ArrayBuffer>} sha256Async
- * @returns {Promise<DigestList>}
- */
-export async function digestListAsync(data, sha256Async) {
-  const n = blockCount(data.byteLength);
-  const digests = new Uint8Array(n * CHECKSUM_ENTRY_BYTES);
-  await Promise.all(Array.from({ length: n }, async (_, b) => {
-    const { start, end } = blockSpan(b, data.byteLength);
-    const h = new Uint8Array(await sha256Async(data.subarray(start, end)));
-    digests.set(h.subarray(0, CHECKSUM_ENTRY_BYTES), b * CHECKSUM_ENTRY_BYTES);
-  }));
-  return { objectBytes: data.byteLength, digests };
-}
-
 /** @param {DigestList} list */
 export function encodeDigestList(list) {
   const out = new Uint8Array(DIGEST_HEADER_BYTES + list.digests.byteLength);

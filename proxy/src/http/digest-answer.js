@@ -10,8 +10,8 @@ import { encodedDigestsOf } from '../objects/digest-cache.js';
  * @param {string} proxyId
  * @param {boolean} isHead
  */
-export async function sendDigests(res, obj, proxyId, isHead) {
-  const body = await encodedDigestsOf(obj.bytes);
+export function sendDigests(res, obj, proxyId, isHead) {
+  const body = encodedDigestsOf(obj.bytes);
   res.status(200);
   res.setHeader('Content-Type', 'application/octet-stream');
   res.setHeader('Cache-Control', 'no-store');
