@@ -145,6 +145,26 @@ describe('createBlockVote', () => {
     assert.equal(w.verified(), false);
   });
 
+  it('response headers vote for the size until the list comes, and served bytes for the blocks: no list needed when they agree', () => {
+    const v = createBlockVote({ sources: 3 });
+    v.claimSize(0, SIZE);
+    v.claimSize(1, SIZE);
+    assert.equal(v.size(), SIZE);
+    assert.equal(v.offer(0, 0, block(truth, 0)), 'wait');
+    assert.equal(v.offer(1, 0, block(truth, 0)), 'ok', 'two sources\' bytes are a majority of three');
+    v.addList(1, { ...digestList(truth), objectBytes: SIZE - 1 });
+    assert.deepEqual(codes(v), ['1:ERR_INTEGRITY'], 'a list that contradicts its own response');
+  });
+
+  it('nobody left: not a dispute', () => {
+    const v = createBlockVote({ sources: 2 });
+    v.claimSize(0, SIZE);
+    v.fail(1);
+    assert.equal(v.size(), SIZE);
+    v.fail(0);
+    assert.equal(v.stuck(0), false);
+  });
+
   it('one source: decided by itself, never verified', () => {
     const v = createBlockVote({ sources: 1 });
     v.addList(0, digestList(truth));

@@ -76,16 +76,15 @@ describe('HTTP modes (fake proxies)', function () {
     assert.deepEqual([...data], [...demoBytes(1 << 20).subarray(5, 10)]);
   });
 
-  it('parallel-http: sends the same requests to every proxy: its digest list, and the range widened to whole 64 KiB blocks', async () => {
+  it('parallel-http: sends the same requests to every proxy: the range widened to whole 64 KiB blocks, and its digest list', async () => {
     const ps = [await proxy(), await proxy()];
     const { data } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'parallel-http', range: '70000-70099', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
     assert.deepEqual([...data], [...demoBytes(1 << 20).subarray(70_000, 70_100)]);
     for (const p of ps) {
-      const sorted = [...p.requests].sort((a, b) => Number(!!b.digests) - Number(!!a.digests));
-      assert.deepEqual(sorted, [
-        { path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: null, digests: true },
-        { path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: 'bytes=65536-131071' },
-      ]);
+      // two proxies' bytes that agree are a majority on their own: the download may end before a list is asked
+      const [body, ...lists] = [...p.requests].sort((a, b) => Number(!!a.digests) - Number(!!b.digests));
+      assert.deepEqual(body, { path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: 'bytes=65536-131071' });
+      for (const l of lists) assert.deepEqual(l, { path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: null, digests: true });
     }
   });
 

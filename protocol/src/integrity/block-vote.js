@@ -29,6 +29,9 @@ export function createBlockVote({ sources }) {
   const status = new Array(sources).fill('waiting');
   /** @type {(import('./block-digests.js').DigestList | null)[]} */
   const lists = new Array(sources).fill(null);
+  /** the object size a source's response headers gave before its list came (its size vote meanwhile) */
+  /** @type {(number | null)[]} */
+  const claims = new Array(sources).fill(null);
   /** block → source → digest of the bytes that source served for it */
   /** @type {Map<number, Map<number, Uint8Array>>} */
   const evidence = new Map();
@@ -67,9 +70,10 @@ export function createBlockVote({ sources }) {
     const bySize = new Map();
     for (let s = 0; s < sources; s++) {
       const l = lists[s];
-      if (status[s] !== 'listed' || !l) continue;
-      if (!bySize.has(l.objectBytes)) bySize.set(l.objectBytes, []);
-      /** @type {number[]} */ (bySize.get(l.objectBytes)).push(s);
+      const said = status[s] === 'listed' && l ? l.objectBytes : status[s] === 'waiting' ? claims[s] : null;
+      if (said === null) continue;
+      if (!bySize.has(said)) bySize.set(said, []);
+      /** @type {number[]} */ (bySize.get(said)).push(s);
     }
     const need = live();
     for (const [value, voters] of bySize) {
@@ -144,6 +148,7 @@ export function createBlockVote({ sources }) {
       if (status[s] !== 'waiting') return;
       lists[s] = list;
       status[s] = 'listed';
+      if (claims[s] !== null && claims[s] !== list.objectBytes) liar(s, `its list's object size ${list.objectBytes} is not the ${claims[s]} its response said`);
       if (size !== null) {
         // a list that comes after the vote must match what it decided
         if (list.objectBytes !== size) liar(s, `its object size ${list.objectBytes} disagrees with the majority's ${size}`);
@@ -161,6 +166,19 @@ export function createBlockVote({ sources }) {
       }
       settle();
     },
+    /**
+     * The object size source s's response headers gave (Content-Length of a whole object, the total of a
+     * Content-Range): it votes for the size until s's list comes, which must then say the same.
+     * @param {number} s @param {number} objectBytes
+     */
+    claimSize(s, objectBytes) {
+      if (status[s] !== 'waiting' || claims[s] !== null) return;
+      claims[s] = objectBytes;
+      if (size !== null && objectBytes !== size) liar(s, `its response's object size ${objectBytes} disagrees with the majority's ${size}`);
+      settle();
+    },
+    /** Could block b's bytes from source s still add a vote (s has not given its list, nor those bytes)? @param {number} s @param {number} b */
+    canVote: (s, b) => status[s] === 'waiting' && !evidence.get(b)?.has(s),
     /** Source s failed before giving a list (unreachable, refused, bad list): it no longer counts. @param {number} s */
     fail(s) {
       if (status[s] !== 'waiting') return;
@@ -211,7 +229,7 @@ export function createBlockVote({ sources }) {
     /** @param {number} b */
     decided: (b) => size !== null && b < blocks && decided[b] === 1,
     /** True when block b is open and no more lists can come: only exposing a liar by its bytes can decide it. @param {number} b */
-    stuck: (b) => size !== null && b < blocks && decided[b] === 0 && !waiting(),
+    stuck: (b) => size !== null && b < blocks && decided[b] === 0 && !waiting() && live() > 0,
     /** True when lists came but disagree on the size, and no more lists can come. */
     sizeStuck: () => size === null && !waiting() && status.includes('listed'),
     /** @param {number} s */

@@ -91,8 +91,9 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
 
   /**
    * Settle one received block if the vote allows. Hashing is the costly part (a browser hashes in
-   * plain JS), so a block is hashed only when its digest is decided, or when its hash is needed as
-   * a vote (every list is in and none has a majority); a copy of a delivered block is compared.
+   * plain JS), so a block is hashed only when its digest is decided, or when its hash is a vote (its
+   * source has not given its list; or every list is in and none has a majority); a copy of a
+   * delivered block is compared.
    * @param {{source: number, block: number, bytes: Uint8Array, hashed: boolean}} p
    * @returns {boolean} settled (delivered, or dropped)
    */
@@ -105,7 +106,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     }
     let verdict = 'wait';
     if (p.hashed) verdict = vote.recheck(p.source, p.block);
-    else if (vote.decided(p.block) || vote.stuck(p.block) || vote.sizeStuck()) {
+    else if (vote.decided(p.block) || vote.stuck(p.block) || vote.sizeStuck() || (vote.size() !== null && vote.canVote(p.source, p.block))) {
       p.hashed = true;
       verdict = vote.offer(p.source, p.block, p.bytes);
       onSize(); // bytes can settle the size too (a source's vote)
@@ -172,6 +173,11 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     assembler: (s, objectStart) => createBlockAssembler(objectStart, (b, bytes) => offer(s, b, bytes)),
     /** Report the counts (after a received chunk, or a vote) with anything delivered and not reported yet. */
     flush,
+    /** The object size source s's response headers gave: a size vote until its list comes. @param {number} s @param {number} objectBytes */
+    claimSize(s, objectBytes) {
+      vote.claimSize(s, objectBytes);
+      afterVote();
+    },
     /** Resolves once a majority agreed on the object's size. */
     sizeKnown,
     /** Resolves once every block of the result is delivered. */

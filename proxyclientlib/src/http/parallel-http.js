@@ -95,6 +95,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
       onHead: (size, head) => {
         if (size !== null) blocks.setEnd(from + size);
         if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs);
+        if (head.total !== null) delivery.claimSize(i, head.total); // a size vote while its list is on the way
       },
       onBytes: (b, piece) => {
         if (done) return; // bytes after the download completed are not part of it

@@ -60,8 +60,9 @@ export function parseContentRange(header) {
  * @param {(n: number, piece: BodyPiece | null) => void} o.onBytes  called for every received body chunk: its size
  *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
  *   (null when none, or when the chunk overran the announced size)
- * @param {(resultBytes: number | null, head: {serverFetchMs: number | null}) => void} [o.onHead]  called once the headers
- *   are checked, with the size the result will have when the proxy said it (else null) and the proxy's origin fetch time
+ * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null}) => void} [o.onHead]  called once
+ *   the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's origin fetch
+ *   time and the object's full size when the proxy said it
  * @param {number} [o.stallTimeoutMs]
  * @param {number} [o.maxBytes]
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
@@ -109,7 +110,7 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     if (expected !== null && expected > maxBytes) throw codedError('ERR_PROXY_TOO_LARGE', `${proxyUrl}: ${expected} bytes exceeds the ${maxBytes} byte cap`);
     const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
     // a 200 to a Range request is cut to the range below
-    onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start), { serverFetchMs });
+    onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start), { serverFetchMs, total });
 
     const chunks = [];
     let received = 0;
