@@ -192,8 +192,16 @@ export function createBlockVote({ sources }) {
      * @returns {'ok' | 'bad' | 'wait'}
      */
     offer(s, b, bytes) {
+      return this.offerDigest(s, b, checksumOf(bytes));
+    },
+    /**
+     * offer() with the block's digest already taken (a caller that found the same bytes from another
+     * source hashes them once).
+     * @param {number} s @param {number} b @param {Uint8Array} h  checksumOf(the block's bytes)
+     * @returns {'ok' | 'bad' | 'wait'}
+     */
+    offerDigest(s, b, h) {
       if (status[s] === 'liar') return 'bad';
-      const h = checksumOf(bytes);
       const own = lists[s];
       if (own && (b >= blockCount(own.objectBytes) || !same(h, 0, own.digests, b * E))) {
         liar(s, `its bytes of block ${b} do not match its own digest list`);

@@ -2,7 +2,7 @@
 // alongside the body, the block vote (@mutp/protocol createBlockVote) decides which digest each
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
-import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockSpan, createBlockVote, decodeDigestList } from '@mutp/protocol';
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockSpan, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol';
 import { codedError, errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { createBlockAssembler } from './block-assembler.js';
@@ -30,7 +30,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
   const report = safeProgress(onProgress, logger);
   const pieces = createPieceSet();
   /** Blocks received and not settled yet; hashed only once the vote can use the hash. */
-  /** @type {{source: number, block: number, bytes: Uint8Array, hashed: boolean}[]} */
+  /** @type {{source: number, block: number, bytes: Uint8Array, digest: Uint8Array | null}[]} */
   let pending = [];
   /** @type {Uint8Array | null} */
   let data = null;
@@ -94,7 +94,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
    * plain JS), so a block is hashed only when its digest is decided, or when its hash is a vote (its
    * source has not given its list; or every list is in and none has a majority); a copy of a
    * delivered block is compared.
-   * @param {{source: number, block: number, bytes: Uint8Array, hashed: boolean}} p
+   * @param {{source: number, block: number, bytes: Uint8Array, digest: Uint8Array | null}} p
    * @returns {boolean} settled (delivered, or dropped)
    */
   function settle(p) {
@@ -105,10 +105,12 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
       return true;
     }
     let verdict = 'wait';
-    if (p.hashed) verdict = vote.recheck(p.source, p.block);
+    if (p.digest) verdict = vote.recheck(p.source, p.block);
     else if (vote.decided(p.block) || vote.stuck(p.block) || vote.sizeStuck() || (vote.size() !== null && vote.canVote(p.source, p.block))) {
-      p.hashed = true;
-      verdict = vote.offer(p.source, p.block, p.bytes);
+      // the same bytes from another source were hashed already: their digest is this copy's too
+      const twin = pending.find((q) => q !== p && q.block === p.block && q.digest && sameBytes(q.bytes, p.bytes));
+      p.digest = twin?.digest ?? checksumOf(p.bytes);
+      verdict = vote.offerDigest(p.source, p.block, p.digest);
       onSize(); // bytes can settle the size too (a source's vote)
     }
     if (verdict === 'ok') deliver(p.source, p.block, p.bytes);
@@ -138,7 +140,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
    */
   function offer(s, b, bytes) {
     if (!vote.isLive(s) && vote.isLiar(s)) return;
-    pending.push({ source: s, block: b, bytes, hashed: false });
+    pending.push({ source: s, block: b, bytes, digest: null });
     afterVote();
   }
 
