@@ -14,7 +14,7 @@ export { UncodedReceiver } from './src/uncoded-receiver.js';
 export { CodedReceiver } from './src/coded-receiver.js';
 export { ReceivedLog } from './src/received-log.js';
 export { deriveRates, median } from './src/metrics.js';
-export { createRangeScheduler } from './src/range-scheduler.js';
+export { createRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES } from './src/range-scheduler.js';
 export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integrity/meta-vote.js';
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
@@ -24,3 +24,5 @@ export { createDownloadController, DownloadController } from './src/download-con
 export * from './src/download-constants.js';
 export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
 export * from './src/inflight-constants.js';
+export { BLOCK_BYTES, DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, blockCount, blockSpan, digestList, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
+export { createBlockVote } from './src/integrity/block-vote.js';

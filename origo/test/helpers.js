@@ -96,6 +96,7 @@ export function clientRecord(over = {}) {
     packetLog: [[10.5, 0, 1, 1], [12, 1, 0, 1]],
     feedbackLog: [11],
     timeBreakdown: null,
+    verified: true,
     error: null,
     ...over,
   };

@@ -90,4 +90,16 @@ describe('integrity: meta checksums and the majority rule', () => {
     assert.deepEqual(vote.pollLiars().map((v) => [v.source, v.code]), [[0, 'ERR_INTEGRITY']]);
     assert.equal(vote.verify(1, data.subarray(0, 1100)), false);
   });
+
+  it('a tie of two, then a third meta comes late: it breaks the tie at once, and the liar is named before any data', async () => {
+    const data = object(60_000);
+    const truth = await createSender({ mode: 'coded', data, downloadId: 1 });
+    const other = await createSender({ mode: 'coded', data: object(60_000, 2), downloadId: 1 }); // a consistent liar: another object of the same size
+    const vote = createMetaVote([assemble(metasOf(other), 0), assemble(metasOf(truth), 1)]);
+    assert.deepEqual(vote.excluded, []);
+    assert.equal(vote.admit(assemble(metasOf(truth), 2)), null, 'the late honest meta is admitted');
+    assert.deepEqual(vote.pollLiars().map((v) => [v.source, v.code]), [[0, 'ERR_INTEGRITY']]);
+    assert.equal(vote.verify(0, object(60_000, 2).subarray(0, truth.meta().payloadSize * truth.meta().generationSize)), false, "the liar's data no longer verifies");
+    assert.equal(vote.verify(0, data.subarray(0, truth.meta().payloadSize * truth.meta().generationSize)), true);
+  });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startProxy } from '../index.js';
 import { startOrigin, testBytes, captureLogger } from './helpers/local-origin.js';
+import { decodeDigestList, digestList } from '@mutp/protocol';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 const SIZE = 1_000_003; // odd size: ranges do not line up with anything
@@ -65,6 +66,21 @@ describe('proxy /fetch: Range', () => {
       assert.equal(sha(bytes), sha(data.subarray(Number(start), Number(end) + 1)));
     });
   }
+
+  it('&digests=1 answers the digest list of the whole object, whatever Range is asked', async () => {
+    const { res, bytes } = await get('bytes=5-9', `${target}&digests=1`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/octet-stream');
+    const parsed = decodeDigestList(bytes);
+    assert.ok(parsed.ok);
+    assert.equal(parsed.list.objectBytes, SIZE);
+    assert.deepEqual([...parsed.list.digests], [...digestList(data).digests]);
+    const again = await get(undefined, `${target}&digests=1`);
+    assert.equal(sha(again.bytes), sha(bytes));
+    const bad = await get(undefined, `${target}&digests=2`);
+    assert.equal(bad.res.status, 400);
+    assert.equal(JSON.parse(Buffer.from(bad.bytes).toString()).error.code, 'ERR_BAD_QUERY');
+  });
 
   it('answers a range past the end with 416 and Content-Range bytes */size', async () => {
     const { res, bytes } = await get(`bytes=${SIZE}-`);

@@ -133,7 +133,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         params: result.params, grossBytes: result.grossBytes, netBytes: result.data.byteLength, durationMs,
         firstPacketMs: result.firstPacketMs, serverFetchMs: result.serverFetchMs, packets: result.packets,
         duplicates: result.duplicates, lossEstimate: result.lossEstimate, perProxy: result.perProxy,
-        packetLog: result.packetLog, feedbackLog: result.feedbackLog, error: null,
+        packetLog: result.packetLog, feedbackLog: result.feedbackLog, verified: result.verified, error: null,
       });
       if (opts.log !== false) logs?.enqueue(stats);
       return { data: result.data, stats };

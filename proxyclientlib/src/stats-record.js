@@ -46,6 +46,7 @@ export function redactUrl(url) {
  * @property {{proxyId: string, bytes: number, packets: number, duplicates: number, error: {code: string, message: string} | null}[]} [perProxy]
  * @property {Array<[number, number, number, number]> | null} [packetLog]
  * @property {number[] | null} [feedbackLog]
+ * @property {boolean | null} [verified]  HTTP modes: every delivered block matched a digest two or more proxies agreed on
  * @property {{code: string, message: string} | null} [error]
  */
 
@@ -84,6 +85,7 @@ export function buildRecord(r) {
     perProxy: r.perProxy ?? r.proxies.map((x) => ({ proxyId: x.id, bytes: 0, packets: 0, duplicates: 0, error: null })),
     packetLog: r.packetLog ?? null,
     feedbackLog: r.feedbackLog ?? null,
+    verified: r.verified ?? null,
     error: r.error ?? null,
     throughputBps: round3(rates.throughputBps),
     goodputBps: round3(rates.goodputBps),

@@ -86,6 +86,7 @@ export const clientRecordSchema = {
     packetLog: { type: ['array', 'null'], maxItems: MAX_PACKET_LOG_ENTRIES, items: packetLogEntry },
     feedbackLog: { type: ['array', 'null'], maxItems: MAX_FEEDBACK_LOG_ENTRIES, items: { type: 'number', minimum: 0 } },
     timeBreakdown,
+    verified: { type: ['boolean', 'null'] },
     error: c.errorOrNull,
     throughputBps: { type: ['number', 'null'] },
     goodputBps: { type: ['number', 'null'] },

@@ -118,6 +118,7 @@ export const CLIENT_RECORD_COLUMNS = [
   col('rate_mix', 'varchar', null, rateMixOf),
   // Added later too: where the time went (docs/log-record.md), a typed column per part so quantiles are column scans.
   ...TIME_BREAKDOWN_COLUMNS,
+  col('verified', 'boolean', 'verified'),
 ];
 
 /** One row per (record, proxy): per-proxy bytes for the heterogeneous-rate figures (paper FIGURE 11). */
@@ -184,5 +185,6 @@ export const DDL = [
   'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS rate_mix VARCHAR',
   ...TIME_BREAKDOWN_COLUMNS.map((c) => `ALTER TABLE client_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.sql}`),
   'ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS inflight_held_ms DOUBLE',
+  'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS verified BOOLEAN',
 ];
 

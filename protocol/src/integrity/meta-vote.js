@@ -62,22 +62,31 @@ export function createMetaVote(entries) {
     if (winner.every((e) => same(e.table, u, first))) continue;
     /** @type {{ value: Uint8Array, sources: number[] }[]} */
     const cands = [];
-    for (const e of winner) {
-      const v = e.table.subarray(u * E, u * E + E);
-      const c = cands.find((x) => same(x.value, 0, v));
-      if (c) c.sources.push(e.source);
-      else cands.push({ value: v, sources: [e.source] });
-    }
-    const top = Math.max(...cands.map((c) => c.sources.length));
-    const best = cands.filter((c) => c.sources.length === top);
-    if (best.length === 1) {
-      agreed.set(best[0].value, u * E);
-      for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
-    } else {
-      ties.set(u, cands);
-    }
+    for (const e of winner) addVote(cands, e, u);
+    if (!settle(u, cands)) ties.set(u, cands);
   }
   excluded.push(...late.splice(0));
+
+  /** One more source's value for unit u. @param {{ value: Uint8Array, sources: number[] }[]} cands @param {{ source: number, table: Uint8Array }} e @param {number} u */
+  function addVote(cands, e, u) {
+    const v = e.table.subarray(u * E, u * E + E);
+    const c = cands.find((x) => same(x.value, 0, v));
+    if (c) c.sources.push(e.source);
+    else cands.push({ value: v, sources: [e.source] });
+  }
+
+  /**
+   * Settle unit u if one value has the most sources: it is agreed, the others' sources are liars.
+   * @param {number} u @param {{ value: Uint8Array, sources: number[] }[]} cands @returns {boolean} settled
+   */
+  function settle(u, cands) {
+    const top = Math.max(...cands.map((c) => c.sources.length));
+    const best = cands.filter((c) => c.sources.length === top);
+    if (best.length !== 1) return false;
+    agreed.set(best[0].value, u * E);
+    for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
+    return true;
+  }
 
   /** @param {number} source @param {number} u @param {string} why */
   function addLiar(source, u, why) {
@@ -102,7 +111,11 @@ export function createMetaVote(entries) {
       return true;
     },
     pollLiars: () => late.splice(0),
-    /** A proxy whose meta completed after the vote: it must match the layout and every settled checksum. */
+    /**
+     * A proxy whose meta completed after the vote: it must match the layout and every settled
+     * checksum. On a unit still tied it is one more vote: a value it joins now has the most
+     * sources, so it settles the unit (and names who gave the other) before any data could.
+     */
     admit(e) {
       const f = LAYOUT_FIELDS.find((x) => e.meta[x] !== meta[x]);
       if (f) return { source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${e.meta[f]} vs ${meta[f]}` };
@@ -112,6 +125,10 @@ export function createMetaVote(entries) {
           liars.add(e.source);
           return { source: e.source, code: 'ERR_INTEGRITY', message: `meta checksum of unit ${u} disagrees with the majority` };
         }
+      }
+      for (const [u, cands] of ties) {
+        addVote(cands, e, u);
+        if (settle(u, cands)) ties.delete(u);
       }
       return null;
     },

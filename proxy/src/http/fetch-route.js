@@ -1,5 +1,6 @@
 import parseRange from 'range-parser';
 import { sendError } from './error-status.js';
+import { sendDigests } from './digest-answer.js';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
 const HTTP_MODES = new Set(['parallel-http', 'range-http']);
@@ -11,6 +12,7 @@ const MAX_SOURCES = 64;
 /**
  * GET /fetch?url=…[&downloadId=…&mode=parallel-http|range-http&sourceIndex=i&n=N]
  * Serves the proxy's copy of the object, honouring one `Range` (206 / 416).
+ * With `&digests=1`: the digest list of the whole object instead (digest-answer.js).
  * @param {{ objects: ReturnType<typeof import('../objects/object-store.js').createObjectStore>,
  *           logs: { record: (r: object) => void }, stats: { bytesSent: number },
  *           proxyId: string }} deps
@@ -34,9 +36,10 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
       obj = await objects.get(q.url, { signal: abort.signal });
     } catch (err) {
       if (err.code !== 'ERR_ABORTED') sendError(res, err);
-      logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });
+      if (!q.digests) logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });
       return;
     }
+    if (q.digests) return sendDigests(res, obj, proxyId, req.method === 'HEAD');
     const size = obj.bytes.byteLength;
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Type', obj.contentType);
@@ -82,7 +85,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
  */
 function readQuery(query) {
   const one = (/** @type {string} */ k) => (typeof query[k] === 'string' ? query[k] : undefined);
-  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n']) {
+  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n', 'digests']) {
     if (query[k] !== undefined && typeof query[k] !== 'string') return { ok: false, message: `${k} must be given once` };
   }
   const url = one('url');
@@ -94,7 +97,9 @@ function readQuery(query) {
   const sourceIndex = intOrNull(one('sourceIndex'), 0, MAX_SOURCES - 1);
   const n = intOrNull(one('n'), 1, MAX_SOURCES);
   if (sourceIndex === false || n === false) return { ok: false, message: `sourceIndex and n must be whole numbers below ${MAX_SOURCES + 1}` };
-  return { ok: true, url, downloadId, mode, sourceIndex, n };
+  const digests = one('digests');
+  if (digests !== undefined && digests !== '1') return { ok: false, message: 'digests must be 1' };
+  return { ok: true, url, downloadId, mode, sourceIndex, n, digests: digests === '1' };
 }
 
 /** @param {string | undefined} v @param {number} lo @param {number} hi @returns {number | null | false} */

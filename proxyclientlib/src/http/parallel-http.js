@@ -1,10 +1,12 @@
-// Parallel HTTP (paper III): the same request to every proxy; the first complete response
-// wins and the others are aborted. Throughput counts every byte received from all proxies
-// until the winner completed. The body streams to onProgress from whichever response is
-// furthest ahead: every response is the same bytes in order, so each new byte is handed out once.
+// Parallel HTTP (paper III): the same request to every proxy; the download completes when the
+// fastest responses have brought every block, and the rest are aborted. Throughput counts every
+// byte received from all proxies until then. Each block of the body streams to onProgress from
+// whichever response brings it first, once it matches the digest a strict majority of the
+// proxies published (block-delivery.js); a proxy whose bytes or digests are outvoted is
+// excluded and named (ERR_INTEGRITY), and the others' copies of its blocks are used.
 import { codedError, errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
-import { createPieceSet, safeProgress } from './body-pieces.js';
+import { blockAligned, createBlockDelivery } from './block-delivery.js';
 
 /**
  * @typedef {object} ProxyInfo
@@ -30,6 +32,7 @@ import { createPieceSet, safeProgress } from './body-pieces.js';
  * @property {number} duplicates
  * @property {number[]} serverFetchMs
  * @property {PerProxyStats[]} perProxy
+ * @property {boolean} verified  every delivered block matched a digest at least two proxies agreed on
  */
 
 /**
@@ -54,95 +57,99 @@ import { createPieceSet, safeProgress } from './body-pieces.js';
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records (the client record's id)
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
- * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED (err.perProxy set)
+ * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED or ERR_INTEGRITY_UNRESOLVED (err.perProxy set)
  */
 export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, logger = console }) {
+  const n = proxies.length;
   const losersAbort = new AbortController();
   const outer = signal ? AbortSignal.any([signal, losersAbort.signal]) : losersAbort.signal;
+  const each = proxies.map(() => new AbortController()); // excludes one liar
+  // flat lists of plain signals: a composite of composites can miss the abort in Node 20
+  const bodySignal = (/** @type {number} */ i) => AbortSignal.any([losersAbort.signal, each[i].signal, ...(signal ? [signal] : [])]);
   /** @type {PerProxyStats[]} */
   const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
+  /** @type {({code: string, message: string} | null)[]} */
+  const digestErrors = new Array(n).fill(null);
   let grossBytes = 0;
   /** @type {number | null} */
   let firstPacketMs = null;
   let done = false;
-  const pieces = createPieceSet();
-  const report = safeProgress(onProgress, logger);
-  /** @type {number | null} */
-  let objectBytes = null; // the result's size, from the first response that said it (a player wants it early)
+  /** @type {number[]} */
+  const serverFetchMs = [];
+  const delivery = createBlockDelivery({
+    n, range, grossBytes: () => grossBytes, onProgress, logger,
+    onLiar: (v) => {
+      perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
+      each[v.source].abort(codedError(v.code, v.message));
+    },
+  });
+  // blocks are aligned to the object's start: ask whole blocks, deliver the asked part
+  const asked = range ? blockAligned(range) : null;
+  const from = asked ? asked.start : 0;
 
   const attempts = proxies.map(async (proxy, i) => {
-    const res = await proxyFetch({
-      fetch, proxyUrl: proxy.url, url, range, signal: outer, stallTimeoutMs,
-      tags: tagsFor('parallel-http', downloadId, i, proxies.length),
-      onHead: (size) => { objectBytes ??= size; },
-      onBytes: (n, piece) => {
-        if (done) return; // bytes after the winner finished are not part of this download
+    const blocks = delivery.assembler(i, from);
+    await proxyFetch({
+      fetch, proxyUrl: proxy.url, url, range: asked, signal: bodySignal(i), stallTimeoutMs,
+      tags: tagsFor('parallel-http', downloadId, i, n),
+      onHead: (size, head) => {
+        if (size !== null) blocks.setEnd(from + size);
+        if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs);
+        if (head.total !== null) delivery.claimSize(i, head.total); // a size vote while its list is on the way
+      },
+      onBytes: (b, piece) => {
+        if (done) return; // bytes after the download completed are not part of it
         if (firstPacketMs === null) firstPacketMs = elapsed();
-        perProxy[i].bytes += n;
-        grossBytes += n;
-        const chunks = piece ? pieces.take(piece.offset, piece.bytes) : [];
-        report({ grossBytes, netBytes: pieces.handedOut(), objectBytes, chunks });
+        perProxy[i].bytes += b;
+        grossBytes += b;
+        if (piece) blocks.push(piece.bytes);
+        delivery.flush();
       },
     });
-    return { i, res };
+    blocks.finish();
+    delivery.flush();
   });
 
-  /** @type {{i: number, res: import('./proxy-fetch.js').ProxyFetchResult}} */
-  let winner;
-  try {
-    winner = await firstFulfilled(attempts);
-  } catch {
-    for (const [i, a] of attempts.entries()) {
-      await a.catch((err) => { perProxy[i].error = errorInfo(err); });
+  // the lists are asked after the bodies, so the bodies are on their way while each proxy hashes its copy
+  const digests = delivery.fetchDigests({
+    fetch, proxies, url, signal: outer, stallTimeoutMs,
+    onError: (i, err) => { digestErrors[i] = err; },
+  }).then(() => { if (!done) delivery.flush(); });
+  const settled = Promise.allSettled([...attempts, digests]);
+  await Promise.race([delivery.done, settled]);
+  if (!delivery.isComplete()) await settled; // a last block may have come with the last settlement
+  const complete = delivery.isComplete();
+  done = true;
+  losersAbort.abort(codedError('ERR_LOST_RACE', 'the download completed from other proxies'));
+  const used = delivery.deliveredBy();
+  const winner = used.indexOf(Math.max(...used));
+  for (const [i, a] of attempts.entries()) {
+    await a.catch((err) => {
+      const info = errorInfo(err);
+      // losing the race is not a proxy failure; a liar's error is already set
+      if (info.code !== 'ERR_LOST_RACE' && perProxy[i].error === null) perProxy[i].error = info;
+    });
+    if (perProxy[i].error === null && perProxy[i].bytes === 0 && digestErrors[i] && !['ERR_LOST_RACE', 'ERR_ABORTED'].includes(digestErrors[i]?.code ?? '')) {
+      perProxy[i].error = digestErrors[i];
     }
+    if (perProxy[i].bytes > 0) {
+      perProxy[i].packets = 1;
+      if (i !== winner) perProxy[i].duplicates = 1; // its bytes were (mostly) another response's too
+    }
+  }
+  if (!complete) {
     if (signal?.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
     const codes = perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ');
-    throw codedError('ERR_ALL_PROXIES_FAILED', `all ${proxies.length} proxies failed (${codes})`, { perProxy, grossBytes, firstPacketMs });
-  }
-  done = true;
-  losersAbort.abort(codedError('ERR_LOST_RACE', 'another proxy answered first'));
-  const serverFetchMs = [];
-  for (const [i, a] of attempts.entries()) {
-    try {
-      const { res } = await a;
-      perProxy[i].packets = 1;
-      if (i !== winner.i) perProxy[i].duplicates = 1; // finished too, but second: its bytes were wasted
-      if (res.serverFetchMs !== null) serverFetchMs.push(res.serverFetchMs);
-    } catch (err) {
-      const info = errorInfo(err);
-      // losing the race is not a proxy failure; bytes it sent were wasted (a duplicate response)
-      if (info.code === 'ERR_LOST_RACE') {
-        if (perProxy[i].bytes > 0) { perProxy[i].packets = 1; perProxy[i].duplicates = 1; }
-      } else {
-        perProxy[i].error = info;
-      }
+    if (delivery.undecidable()) {
+      throw codedError('ERR_INTEGRITY_UNRESOLVED', `the proxies' digests disagree and no strict majority backs either (${codes})`, { perProxy, grossBytes, firstPacketMs });
     }
+    throw codedError('ERR_ALL_PROXIES_FAILED', `all ${n} proxies failed (${codes})`, { perProxy, grossBytes, firstPacketMs });
   }
   const packets = perProxy.reduce((s, p) => s + p.packets, 0);
   const duplicates = perProxy.reduce((s, p) => s + p.duplicates, 0);
-  const data = winner.res.bytes;
-  // the winner's pieces were all handed out as they arrived: nothing is left but the size
-  report({ grossBytes, netBytes: data.byteLength, objectBytes: data.byteLength, chunks: [] });
-  return { data, grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy };
-}
-
-/**
- * Like Promise.any, without AggregateError (callers inspect each attempt themselves).
- * @template T
- * @param {Promise<T>[]} promises
- * @returns {Promise<T>}
- */
-function firstFulfilled(promises) {
-  return new Promise((resolve, reject) => {
-    let failed = 0;
-    if (promises.length === 0) reject(new Error('no attempts'));
-    for (const p of promises) {
-      p.then(resolve, () => {
-        failed += 1;
-        if (failed === promises.length) reject(new Error('all failed'));
-      });
-    }
-  });
+  const data = delivery.data();
+  delivery.flush(); // every block was reported as it was verified: nothing is left but the final counts
+  return { data, grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy, verified: delivery.verified() };
 }
 
 /**

@@ -60,8 +60,9 @@ export function parseContentRange(header) {
  * @param {(n: number, piece: BodyPiece | null) => void} o.onBytes  called for every received body chunk: its size
  *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
  *   (null when none, or when the chunk overran the announced size)
- * @param {(resultBytes: number | null) => void} [o.onHead]  called once the headers are checked, with the size
- *   the result will have when the proxy said it (else null)
+ * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null}) => void} [o.onHead]  called once
+ *   the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's origin fetch
+ *   time and the object's full size when the proxy said it
  * @param {number} [o.stallTimeoutMs]
  * @param {number} [o.maxBytes]
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
@@ -107,10 +108,10 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
       if (range) sliceFrom = range.start;
     }
     if (expected !== null && expected > maxBytes) throw codedError('ERR_PROXY_TOO_LARGE', `${proxyUrl}: ${expected} bytes exceeds the ${maxBytes} byte cap`);
-    // a 200 to a Range request is cut to the range below
-    onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start));
-
     const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
+    // a 200 to a Range request is cut to the range below
+    onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start), { serverFetchMs, total });
+
     const chunks = [];
     let received = 0;
     if (res.body) {
@@ -133,11 +134,15 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
             throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: sent more than the ${expected ?? maxBytes} bytes announced`);
           }
           chunks.push(step.value);
+          // every announced byte is in: stop here. Node 20's fetch can leave the closing read
+          // pending forever when the request is aborted now (from onBytes, or by the caller).
+          if (received === expected) break;
         }
       } finally {
         reader.releaseLock();
       }
     }
+    if (both.aborted) throw rethrow(null, both, 'ERR_ABORTED', 'download aborted');
     if (expected !== null && received !== expected) {
       throw codedError('ERR_PROXY_CONNECTION_LOST', `${proxyUrl}: response ended after ${received} of ${expected} bytes`);
     }
@@ -226,10 +231,11 @@ function bodyPiece(chunk, at, from, endBody) {
 }
 
 /**
+ * The chunks as one array (the only chunk itself, uncopied).
  * @param {Uint8Array[]} chunks
  * @param {number} total
  */
-function concat(chunks, total) {
+export function concat(chunks, total) {
   if (chunks.length === 1) return chunks[0];
   const out = new Uint8Array(total);
   let off = 0;

@@ -1,12 +1,14 @@
 // Range-split HTTP (our fourth mode): each proxy gets the next byte range sized by its measured
 // rate (the range scheduler of @mutp/protocol), the tail is duplicated onto idle proxies, and a
-// failed proxy's range goes back to the pool. Every response's body streams to onProgress at its
-// offset in the result, each byte once (a duplicated or re-fetched range repeats bytes).
-import { createRangeScheduler } from '@mutp/protocol';
+// failed proxy's range goes back to the pool. Ranges are whole digest blocks (the scheduler
+// counts in blocks): every block streams to onProgress once it matches the digest a strict
+// majority of the proxies published (block-delivery.js), each byte once. A proxy whose bytes or
+// digests are outvoted is excluded and named (ERR_INTEGRITY), and its range goes back to the pool.
+import { BLOCK_BYTES, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES, createRangeScheduler } from '@mutp/protocol';
 import { codedError, errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { tagsFor } from './parallel-http.js';
-import { createPieceSet, safeProgress } from './body-pieces.js';
+import { createBlockDelivery } from './block-delivery.js';
 
 const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least this often (its wakeAt is an estimate)
 
@@ -22,140 +24,189 @@ const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least th
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
- * @param {object} [o.schedulerOptions]  passed to createRangeScheduler (tests use small ranges)
+ * @param {object} [o.schedulerOptions]  passed to createRangeScheduler, sizes in bytes (rounded up to whole blocks)
  * @returns {Promise<import('./parallel-http.js').HttpTransferResult>}
  */
 export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {}, logger = console }) {
   const n = proxies.length;
+  /** @type {import('./parallel-http.js').PerProxyStats[]} */
   const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
   const failed = new Array(n).fill(false);
   let grossBytes = 0;
   /** @type {number | null} */
   let firstPacketMs = null;
+  /** @type {number[]} */
   const serverFetchMs = [];
-  const base = range ? range.start : 0;
-  const pieces = createPieceSet();
-  const report = safeProgress(onProgress, logger);
-  /** @type {number | null} */
-  let objectBytes = null; // known after the probe
-  /**
-   * Counts one received chunk and streams its new bytes.
-   * @param {number} i  proxy index
-   * @param {number | null} at  offset of the response's first byte in the result; null: do not stream it
-   */
-  const counter = (i, at) => (/** @type {number} */ b, /** @type {import('./proxy-fetch.js').BodyPiece | null} */ piece) => {
-    if (firstPacketMs === null) firstPacketMs = elapsed();
-    perProxy[i].bytes += b;
-    grossBytes += b;
-    const chunks = piece && at !== null ? pieces.take(at + piece.offset, piece.bytes) : [];
-    report({ grossBytes, netBytes: pieces.handedOut(), objectBytes, chunks });
-  };
-  const allFailed = () => codedError('ERR_ALL_PROXIES_FAILED',
-    `all ${n} proxies failed (${perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ')})`, { perProxy, grossBytes, firstPacketMs });
   const userSignal = signal ?? new AbortController().signal;
-
-  // 1. Probe: the first byte from every proxy at once tells the object size (Content-Range) and
-  //    makes every proxy fetch the origin in parallel, so their caches are warm for the ranges.
-  const probeDone = new AbortController();
-  const probeSignal = AbortSignal.any([userSignal, probeDone.signal]);
-  const probes = proxies.map((p, i) => proxyFetch({ fetch, proxyUrl: p.url, url, range: { start: base, end: base }, signal: probeSignal, onBytes: counter(i, null), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n) })
-    .then((r) => { if (r.total === null) throw codedError('ERR_PROXY_BAD_RESPONSE', `${p.url}: no object size in the answer`); return { i, r }; }));
-  let first;
-  try {
-    first = await new Promise((resolve, reject) => {
-      let left = n;
-      for (const pr of probes) pr.then(resolve, () => { if (--left === 0) reject(new Error('all probes failed')); });
-    });
-  } catch {
-    for (const [i, pr] of probes.entries()) await pr.catch((err) => { perProxy[i].error = errorInfo(err); failed[i] = true; });
-    if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
-    throw allFailed();
-  }
-  probeDone.abort(codedError('ERR_LOST_RACE', 'probe answered by another proxy'));
-  for (const [i, pr] of probes.entries()) {
-    await pr.then(({ r }) => { perProxy[i].packets += 1; if (r.serverFetchMs !== null) serverFetchMs.push(r.serverFetchMs); }, (err) => {
-      const info = errorInfo(err);
-      if (info.code !== 'ERR_LOST_RACE') { perProxy[i].error = info; failed[i] = true; }
-    });
-  }
-  const total = /** @type {number} */ (first.r.total);
-  const endExclusive = range ? Math.min(range.end + 1, total) : total;
-  const size = Math.max(0, endExclusive - base);
-  const data = new Uint8Array(size);
-  objectBytes = size;
-  // the probes' byte is not streamed: it came before the size was known, and a range brings it again
-  if (size <= 1) {
-    if (size === 1) {
-      data[0] = first.r.bytes[0];
-      report({ grossBytes, netBytes: 1, objectBytes, chunks: pieces.take(0, data) });
-    }
-    return { data, grossBytes, firstPacketMs, packets: perProxy.reduce((s, p) => s + p.packets, 0), duplicates: 0, serverFetchMs, perProxy };
-  }
-
-  // 2. Ranges, driven by the scheduler. One worker per proxy; all share the scheduler.
-  const sched = createRangeScheduler({ size, sourceCount: n, ...schedulerOptions });
-  for (let i = 0; i < n; i++) if (failed[i]) sched.onSourceFailed(i, elapsed());
+  const finished = new AbortController(); // stops the digest requests still out
   /** @type {(AbortController | null)[]} */
   const current = new Array(n).fill(null);
   /** @type {(v?: unknown) => void} */
   let wake = () => {};
   let changed = new Promise((r) => { wake = r; });
   const notify = () => { const w = wake; changed = new Promise((r) => { wake = r; }); w(); };
-
+  /** @type {ReturnType<typeof createRangeScheduler> | null} */
+  let sched = null;
   /** @param {number} i */
-  async function worker(i) {
-    const proxy = proxies[i];
-    while (!sched.isComplete() && !userSignal.aborted) {
-      const r = sched.nextRange(i, elapsed());
-      if (!r) {
-        if (failed[i]) return;
-        const waitMs = Math.min(MAX_IDLE_WAIT_MS, Math.max(1, sched.wakeAt() - elapsed()));
-        let t = null;
-        await Promise.race([changed, new Promise((res) => { t = setTimeout(res, waitMs); })]);
-        clearTimeout(t);
-        continue;
-      }
-      const ctrl = new AbortController();
-      current[i] = ctrl;
-      let got = 0;
-      const onChunk = counter(i, r.start);
-      try {
-        const res = await proxyFetch({
-          fetch, proxyUrl: proxy.url, url, range: { start: base + r.start, end: base + r.end - 1 },
-          signal: AbortSignal.any([userSignal, ctrl.signal]), stallTimeoutMs, tags: tagsFor('range-http', downloadId, i, n),
-          onBytes: (b, piece) => { got += b; onChunk(b, piece); },
-        });
-        current[i] = null;
-        perProxy[i].packets += 1;
-        const { accepted, cancel } = sched.onRangeDone(i, r, res.bytes.byteLength, elapsed());
-        if (accepted) {
-          data.set(res.bytes, r.start); // its bytes were streamed as they came (or by a faster duplicate)
-          for (const h of cancel) current[h]?.abort(codedError('ERR_LOST_RACE', 'another proxy delivered this range first'));
-        } else {
-          perProxy[i].duplicates += 1;
-        }
-        notify();
-      } catch (err) {
-        current[i] = null;
-        const info = errorInfo(err);
-        if (userSignal.aborted) return;
-        if (info.code === 'ERR_LOST_RACE') {
-          if (got > 0) { perProxy[i].packets += 1; perProxy[i].duplicates += 1; }
-          continue; // not a failure: the scheduler already freed this proxy
-        }
-        perProxy[i].error = info;
-        failed[i] = true;
-        sched.onSourceFailed(i, elapsed());
-        notify();
-        return;
-      }
-    }
-  }
+  const failSource = (i) => {
+    if (failed[i]) return;
+    failed[i] = true;
+    sched?.onSourceFailed(i, elapsed());
+    notify();
+  };
+  const delivery = createBlockDelivery({
+    n, range, grossBytes: () => grossBytes, onProgress, logger,
+    onLiar: (v) => {
+      perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
+      if (current[v.source]) current[v.source]?.abort(codedError(v.code, v.message)); // its worker fails it
+      else failSource(v.source);
+    },
+  });
+  const allFailed = () => codedError('ERR_ALL_PROXIES_FAILED',
+    `all ${n} proxies failed (${perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ')})`, { perProxy, grossBytes, firstPacketMs });
+  const unresolved = () => codedError('ERR_INTEGRITY_UNRESOLVED',
+    `the proxies' digests disagree and no strict majority backs either (${perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ')})`, { perProxy, grossBytes, firstPacketMs });
 
-  await Promise.all(proxies.map((_, i) => worker(i)));
-  if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
-  if (!sched.isComplete()) throw allFailed();
-  const packets = perProxy.reduce((s, p) => s + p.packets, 0);
-  const duplicates = perProxy.reduce((s, p) => s + p.duplicates, 0);
-  return { data, grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy };
+  // 1. Every proxy's digest list: the size a majority agrees on, and it makes every proxy fetch
+  //    the origin in parallel, so their caches are warm for the ranges.
+  const digests = delivery.fetchDigests({
+    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs,
+    onError: (i, err) => {
+      if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
+      if (perProxy[i].error === null) perProxy[i].error = err;
+      failSource(i);
+    },
+  });
+  try {
+    await Promise.race([delivery.sizeKnown, digests]);
+    const size = delivery.objectSize();
+    if (size === null) {
+      if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
+      throw delivery.undecidable() ? unresolved() : allFailed();
+    }
+    if (range && range.start >= size) {
+      throw codedError('ERR_RANGE_NOT_SATISFIABLE', `range starts at ${range.start}, the object has ${size} bytes`, { perProxy, grossBytes, firstPacketMs });
+    }
+    delivery.flush(); // the size, for a player, before the first byte
+    const firstBlock = Math.floor((range ? range.start : 0) / BLOCK_BYTES);
+    const endByte = range ? Math.min(range.end + 1, size) : size;
+    const endBlock = Math.ceil(endByte / BLOCK_BYTES);
+    /** @param {number} b first block @param {number} e end block (exclusive) */
+    const byteRange = (b, e) => ({ start: b * BLOCK_BYTES, end: Math.min(e * BLOCK_BYTES, size) - 1 });
+
+    /**
+     * Fetch blocks [b, e) from source i; each verified block is delivered as it completes.
+     * @param {number} i @param {number} b @param {number} e @param {AbortSignal} stop
+     */
+    const fetchBlocks = async (i, b, e, stop) => {
+      const want = byteRange(b, e);
+      const blocks = delivery.assembler(i, want.start);
+      blocks.setEnd(want.end + 1);
+      const res = await proxyFetch({
+        fetch, proxyUrl: proxies[i].url, url, range: want, signal: AbortSignal.any([userSignal, stop]), stallTimeoutMs,
+        tags: tagsFor('range-http', downloadId, i, n),
+        onHead: (_size, head) => { if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs); },
+        onBytes: (got, piece) => {
+          if (firstPacketMs === null) firstPacketMs = elapsed();
+          perProxy[i].bytes += got;
+          grossBytes += got;
+          if (piece) blocks.push(piece.bytes);
+          delivery.flush();
+        },
+      });
+      perProxy[i].packets += 1;
+      return res;
+    };
+
+    // 2. Ranges of whole blocks, driven by the scheduler. One worker per proxy; all share it.
+    const toBlocks = (/** @type {number | undefined} */ bytes) => (bytes === undefined ? undefined : Math.max(1, Math.ceil(bytes / BLOCK_BYTES)));
+    const opts = /** @type {Record<string, number | undefined>} */ (schedulerOptions);
+    const s = createRangeScheduler({
+      ...schedulerOptions, size: endBlock - firstBlock, sourceCount: n,
+      initialRangeBytes: toBlocks(opts.initialRangeBytes ?? INITIAL_RANGE_BYTES), minRangeBytes: toBlocks(opts.minRangeBytes ?? MIN_RANGE_BYTES),
+    });
+    sched = s;
+    for (let i = 0; i < n; i++) if (failed[i]) s.onSourceFailed(i, elapsed());
+
+    /** @param {number} i */
+    const worker = async (i) => {
+      while (!s.isComplete() && !userSignal.aborted && !failed[i]) {
+        const r = s.nextRange(i, elapsed());
+        if (!r) {
+          const waitMs = Math.min(MAX_IDLE_WAIT_MS, Math.max(1, s.wakeAt() - elapsed()));
+          let t = null;
+          await Promise.race([changed, new Promise((res) => { t = setTimeout(res, waitMs); })]);
+          clearTimeout(t);
+          continue;
+        }
+        const ctrl = new AbortController();
+        current[i] = ctrl;
+        const before = perProxy[i].bytes;
+        try {
+          await fetchBlocks(i, firstBlock + r.start, firstBlock + r.end, ctrl.signal);
+          current[i] = null;
+          const { accepted, cancel } = s.onRangeDone(i, r, r.end - r.start, elapsed());
+          if (accepted) for (const h of cancel) current[h]?.abort(codedError('ERR_LOST_RACE', 'another proxy delivered this range first'));
+          else perProxy[i].duplicates += 1;
+          notify();
+        } catch (err) {
+          current[i] = null;
+          const info = errorInfo(err);
+          if (userSignal.aborted) return;
+          if (info.code === 'ERR_LOST_RACE') {
+            if (perProxy[i].bytes > before) { perProxy[i].packets += 1; perProxy[i].duplicates += 1; }
+            continue; // not a failure: the scheduler already freed this proxy
+          }
+          if (perProxy[i].error === null) perProxy[i].error = info;
+          failSource(i);
+          return;
+        }
+      }
+    };
+    await Promise.all(proxies.map((_, i) => worker(i)));
+    if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
+
+    // 3. Blocks not delivered yet: held while the vote was open, or last sent by a proxy exposed
+    //    later. Let every digest list come in, then ask the live proxies for them, each in turn.
+    if (!delivery.isComplete()) await digests;
+    for (let round = 0; round < n && !delivery.isComplete(); round++) {
+      const live = proxies.map((_, i) => i).filter((i) => !failed[i] && delivery.isLive(i));
+      if (live.length === 0) break;
+      const runs = blockRuns(delivery.missingBlocks());
+      await Promise.all(runs.map(([b, e], k) => {
+        const i = live[(k + round) % live.length];
+        return fetchBlocks(i, b, e, finished.signal).catch((err) => {
+          const info = errorInfo(err);
+          if (info.code !== 'ERR_INTEGRITY' && perProxy[i].error === null) perProxy[i].error = info;
+          failSource(i);
+        });
+      }));
+    }
+    if (!delivery.isComplete()) {
+      if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
+      throw delivery.undecidable() ? unresolved() : allFailed();
+    }
+  } finally {
+    finished.abort(codedError('ERR_LOST_RACE', 'the download ended'));
+  }
+  delivery.flush();
+  const packets = perProxy.reduce((a, p) => a + p.packets, 0);
+  const duplicates = perProxy.reduce((a, p) => a + p.duplicates, 0);
+  return { data: delivery.data(), grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy, verified: delivery.verified() };
+}
+
+/**
+ * Sorted block indices as runs [first, end).
+ * @param {number[]} blocks
+ * @returns {[number, number][]}
+ */
+function blockRuns(blocks) {
+  /** @type {[number, number][]} */
+  const runs = [];
+  for (const b of blocks) {
+    const last = runs.at(-1);
+    if (last && last[1] === b) last[1] = b + 1;
+    else runs.push([b, b + 1]);
+  }
+  return runs;
 }

@@ -1,8 +1,9 @@
-// A stand-in for a proxy's `GET /fetch?url=…` (Range supported) serving demo media from memory,
+// A stand-in for a proxy's `GET /fetch?url=…` (Range supported; `&digests=1` too) serving demo media from memory,
 // with failure knobs. Lets the client's HTTP modes be tested without the real proxy package.
 import http from 'node:http';
 import { demoBytes, demoSize } from '../../../demo/media.js';
 import { parseRangeHeader } from '../../../demo/origin.js';
+import { digestList, encodeDigestList } from '@mutp/protocol';
 
 const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob cuts mid-body
 
@@ -22,7 +23,7 @@ export async function startFakeProxy(o = {}) {
   let held = 0; // responses that reached the hold point
   const server = http.createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
-    requests.push({ path: u.pathname, url: u.searchParams.get('url'), range: req.headers.range ?? null });
+    requests.push({ path: u.pathname, url: u.searchParams.get('url'), range: req.headers.range ?? null, ...(u.searchParams.get('digests') ? { digests: true } : {}) });
     if (o.error) {
       res.writeHead(o.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: o.error.code, message: 'refused by test' } }));
       return;
@@ -33,8 +34,10 @@ export async function startFakeProxy(o = {}) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'ERR_ORIGIN_STATUS', message: 'not found' } }));
       return;
     }
-    const all = demoBytes(size);
-    const r = o.ignoreRange ? null : parseRangeHeader(req.headers.range, size);
+    const object = demoBytes(size);
+    // `&digests=1`: the digest list of the whole object, served with the same knobs as a body
+    const all = u.searchParams.get('digests') === '1' ? encodeDigestList(digestList(object)) : object;
+    const r = o.ignoreRange || all !== object ? null : parseRangeHeader(req.headers.range, size);
     if (r === 'unsatisfiable') {
       res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
       return;

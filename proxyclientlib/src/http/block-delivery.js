@@ -1,0 +1,213 @@
+// Verified delivery for the HTTP modes: every proxy's digest list of the object is fetched
+// alongside the body, the block vote (@mutp/protocol createBlockVote) decides which digest each
+// block must have, and a block's bytes reach the result and onProgress only once they match it.
+// Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockSpan, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol';
+import { codedError, errorInfo } from '../errors.js';
+import { proxyFetch } from './proxy-fetch.js';
+import { createBlockAssembler } from './block-assembler.js';
+import { createPieceSet, safeProgress } from './body-pieces.js';
+
+/**
+ * The asked range widened to whole blocks (end inclusive; may pass the object's end: a proxy clamps it).
+ * @param {{start: number, end: number}} range
+ */
+export function blockAligned(range) {
+  return { start: Math.floor(range.start / BLOCK_BYTES) * BLOCK_BYTES, end: Math.ceil((range.end + 1) / BLOCK_BYTES) * BLOCK_BYTES - 1 };
+}
+
+/**
+ * @param {object} o
+ * @param {number} o.n  sources
+ * @param {{start: number, end: number} | null} o.range  the asked range (end inclusive), null = the whole object
+ * @param {() => number} o.grossBytes
+ * @param {(p: import('./parallel-http.js').HttpProgress) => void} [o.onProgress]
+ * @param {(v: {source: number, code: string, message: string}) => void} o.onLiar
+ * @param {{warn: (...a: unknown[]) => void}} o.logger
+ */
+export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger }) {
+  const vote = createBlockVote({ sources: n });
+  const report = safeProgress(onProgress, logger);
+  const pieces = createPieceSet();
+  /** Blocks received and not settled yet; hashed only once the vote can use the hash. */
+  /** @type {{source: number, block: number, bytes: Uint8Array, digest: Uint8Array | null}[]} */
+  let pending = [];
+  /** @type {Uint8Array | null} */
+  let data = null;
+  let from = 0; // object offset of the result's first byte
+  let firstBlock = 0;
+  let endBlock = 0; // blocks [firstBlock, endBlock) cover the result
+  let missing = 0;
+  /** @type {Uint8Array} */
+  let delivered = new Uint8Array(0);
+  const deliveredBy = new Array(n).fill(0);
+  /** @type {{offset: number, bytes: Uint8Array}[]} */
+  let out = [];
+  /** @type {() => void} */
+  let completed = () => {};
+  const done = new Promise((resolve) => { completed = () => resolve(undefined); });
+  /** @type {() => void} */
+  let sized = () => {};
+  const sizeKnown = new Promise((resolve) => { sized = () => resolve(undefined); });
+
+  function onSize() {
+    const size = vote.size();
+    if (size === null || data) return;
+    from = range ? Math.min(range.start, size) : 0;
+    const to = range ? Math.min(range.end + 1, size) : size;
+    data = new Uint8Array(Math.max(0, to - from));
+    firstBlock = Math.floor(from / BLOCK_BYTES);
+    endBlock = data.byteLength ? Math.ceil(to / BLOCK_BYTES) : firstBlock;
+    missing = endBlock - firstBlock;
+    delivered = new Uint8Array(missing);
+    sized();
+    if (missing === 0) completed();
+  }
+
+  /** @param {number} s @param {number} b @param {Uint8Array} bytes */
+  function deliver(s, b, bytes) {
+    if (!data || b < firstBlock || b >= endBlock || delivered[b - firstBlock]) return;
+    delivered[b - firstBlock] = 1;
+    deliveredBy[s] += 1;
+    const span = blockSpan(b, /** @type {number} */ (vote.size()));
+    const lo = Math.max(span.start, from);
+    const hi = Math.min(span.end, from + data.byteLength);
+    data.set(bytes.subarray(lo - span.start, hi - span.start), lo - from);
+    out.push(...pieces.take(lo - from, data.subarray(lo - from, hi - from)));
+    flush(); // at once: a vote can release many held blocks, and the player wants the first now
+    if (--missing === 0) completed();
+  }
+
+  /**
+   * The delivered bytes of block b when the result holds all of them (not a cut first/last block), else null.
+   * @param {number} b @param {number} length
+   */
+  function heldBytes(b, length) {
+    if (!data || b < firstBlock || b >= endBlock || !delivered[b - firstBlock]) return null;
+    const span = blockSpan(b, /** @type {number} */ (vote.size()));
+    if (span.start < from || span.end > from + data.byteLength || span.end - span.start !== length) return null;
+    return data.subarray(span.start - from, span.end - from);
+  }
+
+  /**
+   * Settle one received block if the vote allows. Hashing is the costly part (a browser hashes in
+   * plain JS), so a block is hashed only when its digest is decided, or when its hash is a vote (its
+   * source has not given its list; or every list is in and none has a majority); a copy of a
+   * delivered block is compared.
+   * @param {{source: number, block: number, bytes: Uint8Array, digest: Uint8Array | null}} p
+   * @returns {boolean} settled (delivered, or dropped)
+   */
+  function settle(p) {
+    if (vote.isLiar(p.source)) return true;
+    const held = heldBytes(p.block, p.bytes.byteLength);
+    if (held) {
+      if (!sameBytes(held, p.bytes)) vote.mismatch(p.source, p.block);
+      return true;
+    }
+    let verdict = 'wait';
+    if (p.digest) verdict = vote.recheck(p.source, p.block);
+    else if (vote.decided(p.block) || vote.stuck(p.block) || vote.sizeStuck() || (vote.size() !== null && vote.canVote(p.source, p.block))) {
+      // the same bytes from another source were hashed already: their digest is this copy's too
+      const twin = pending.find((q) => q !== p && q.block === p.block && q.digest && sameBytes(q.bytes, p.bytes));
+      p.digest = twin?.digest ?? checksumOf(p.bytes);
+      verdict = vote.offerDigest(p.source, p.block, p.digest);
+      onSize(); // bytes can settle the size too (a source's vote)
+    }
+    if (verdict === 'ok') deliver(p.source, p.block, p.bytes);
+    return verdict !== 'wait';
+  }
+
+  function flush() {
+    const chunks = out;
+    out = [];
+    report({ grossBytes: grossBytes(), netBytes: pieces.handedOut(), objectBytes: data ? data.byteLength : null, chunks });
+  }
+
+  /** After the vote or the blocks changed: settle what can be, report liars; a liar found can unlock more. */
+  function afterVote() {
+    onSize();
+    let liars;
+    do {
+      pending = pending.filter((p) => !settle(p));
+      liars = vote.pollLiars();
+      for (const v of liars) onLiar(v);
+    } while (liars.length > 0);
+  }
+
+  /**
+   * One complete block from source s.
+   * @param {number} s @param {number} b @param {Uint8Array} bytes
+   */
+  function offer(s, b, bytes) {
+    if (!vote.isLive(s) && vote.isLiar(s)) return;
+    pending.push({ source: s, block: b, bytes, digest: null });
+    afterVote();
+  }
+
+  return {
+    /**
+     * Ask every proxy for its digest list (GET /fetch?url=…&digests=1), in parallel with the bodies.
+     * Settles when every answer is in; a proxy that cannot give one no longer counts in the vote.
+     * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
+     *   onError: (i: number, err: {code: string, message: string}) => void}} o
+     */
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError }) {
+      return Promise.all(proxies.map(async (p, i) => {
+        try {
+          const res = await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} });
+          const parsed = decodeDigestList(res.bytes);
+          if ('error' in parsed) {
+            logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
+            throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);
+          }
+          vote.addList(i, parsed.list);
+        } catch (err) {
+          vote.fail(i);
+          onError(i, errorInfo(err));
+        }
+        afterVote();
+      }));
+    },
+    /**
+     * The block assembler of one response from source s starting at an object offset (a block boundary).
+     * @param {number} s @param {number} objectStart
+     */
+    assembler: (s, objectStart) => createBlockAssembler(objectStart, (b, bytes) => offer(s, b, bytes)),
+    /** Report the counts (after a received chunk, or a vote) with anything delivered and not reported yet. */
+    flush,
+    /** The object size source s's response headers gave: a size vote until its list comes. @param {number} s @param {number} objectBytes */
+    claimSize(s, objectBytes) {
+      vote.claimSize(s, objectBytes);
+      afterVote();
+    },
+    /** Resolves once a majority agreed on the object's size. */
+    sizeKnown,
+    /** Resolves once every block of the result is delivered. */
+    done,
+    isComplete: () => data !== null && missing === 0,
+    /** The result, once complete. */
+    data: () => /** @type {Uint8Array} */ (data),
+    /** Object size the majority agreed on, or null. */
+    objectSize: () => vote.size(),
+    /** Blocks [first, end) of the result not delivered yet (object block indices). */
+    missingBlocks() {
+      const list = [];
+      for (let b = firstBlock; b < endBlock; b++) if (!delivered[b - firstBlock]) list.push(b);
+      return list;
+    },
+    /** Blocks delivered per source (the source whose bytes were used). */
+    deliveredBy: () => [...deliveredBy],
+    /** True when the digest lists cannot decide something even with every list in. */
+    undecidable: () => vote.sizeStuck() || (data !== null && Array.from({ length: endBlock - firstBlock }, (_, k) => firstBlock + k).some((b) => vote.stuck(b))),
+    verified: () => vote.verified(),
+    /** @param {number} s */
+    isLive: (s) => vote.isLive(s),
+  };
+}
+
+/** @param {Uint8Array} a @param {Uint8Array} b */
+function sameBytes(a, b) {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
