@@ -24,6 +24,7 @@ const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/
 const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
 const LOAD_TIMEOUT_MS = 60_000; // a loaded 2-core box
 const LOADS = /** @type {const} */ (['first', 'second']);
+const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batches
 
 const { values: opt } = parseArgs({
   options: {
@@ -67,6 +68,24 @@ async function measureLoad(browser, url, playSeconds) {
   }
 }
 
+/**
+ * Origo's records not seen before, once they stop arriving.
+ * @param {any} origo @param {Set<string>} seen
+ */
+async function newRecords(origo, seen) {
+  const deadline = Date.now() + RECORDS_WAIT_MS;
+  let count = -1;
+  for (;;) {
+    const fresh = (await origo.store.listClientRecords({ limit: 1000 })).filter((/** @type {any} */ r) => !seen.has(r.id));
+    if ((fresh.length === count && count > 0) || Date.now() > deadline) {
+      for (const r of fresh) seen.add(r.id);
+      return fresh;
+    }
+    count = fresh.length;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 async function main() {
   const repeats = intOpt('repeats', 1, 50);
   const n = intOpt('n', 1, 16);
@@ -83,9 +102,10 @@ async function main() {
   const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
   onShutdown(() => fleet.close());
 
-  /** @type {Record<string, {firstFrameMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[]}>} */
+  /** @type {Record<string, {firstFrameMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[], libraryMs: number[], modes: Record<string, number>}>} */
   const cells = {};
-  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], segmentMs: [], segments: 0, direct: 0, wrong: [] });
+  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], segmentMs: [], segments: 0, direct: 0, wrong: [], libraryMs: [], modes: {} });
+  const seenRecords = new Set();
   // interleaved (repeat → player → config): drift in the machine's load hits every config alike
   for (let r = 0; r < repeats; r++) {
     for (const player of players) {
@@ -95,8 +115,11 @@ async function main() {
         const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : path.join(EXT_DIST, 'chrome')));
         try {
           if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n });
+          /** @type {number[]} */
+          const bounds = [];
           for (const which of LOADS) {
             const hitsBefore = site.hits.length;
+            bounds.push(Date.now());
             const m = await measureLoad(chrome.browser, url, playSeconds);
             const c = cell(`${player}|${config}|${which}`);
             c.firstFrameMs.push(m.firstFrameMs);
@@ -104,6 +127,16 @@ async function main() {
             c.segments += m.responses.length;
             c.direct += config === 'none' ? 0 : site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path)).length;
             c.wrong.push(...await wrongResponses(mediaDir, m.responses));
+          }
+          if (config !== 'none') {
+            // ProxyClientLib's own time per download, and the modes the downloads ran in (and why, when not the one asked)
+            for (const r of await newRecords(fleet.origo, seenRecords)) {
+              const which = Date.parse(r.startedAt) >= bounds[1] ? 'second' : 'first';
+              const c = cell(`${player}|${config}|${which}`);
+              if (r.error === null) c.libraryMs.push(r.durationMs);
+              const key = `${r.mode}${r.modeWhy ? ` (${r.modeWhy})` : ''}${r.error ? ` ${r.error.code}` : ''}`;
+              c.modes[key] = (c.modes[key] ?? 0) + 1;
+            }
           }
         } finally {
           await chrome.close();
@@ -124,6 +157,7 @@ async function main() {
           player, config, load: which, firstFrameMs: round(ff), segmentMs: round(seg),
           addedFirstFrameMs: base && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
           addedSegmentMs: base && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
+          libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }
@@ -142,10 +176,12 @@ function format(r) {
   const lines = [
     `players bench — ${r.setup.browser}, ${r.setup.cores} cores, load (1 min) ${r.setup.loadAtStart} at start, ${r.setup.loadAtEnd} at end; ${r.setup.proxies} proxies, ${r.setup.repeats} samples, ${r.setup.shaping}`,
     'first frame = navigation → first video frame; segment = request → whole body as the player sees it; medians; added = vs no extension, same load',
-    'player  mode           load    first frame  added   segment  added   segments  direct  wrong',
+    'library = ProxyClientLib\'s own duration per download (Origo record); modes = what the downloads ran in (why, when not the mode asked)',
+    'player  mode           load    first frame  added   segment  added  library  segments  direct  wrong  modes',
   ];
   for (const x of r.rows) {
-    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstFrameMs.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}`);
+    const modes = Object.entries(x.modes).map(([k, v]) => `${k}: ${v}`).join(', ');
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstFrameMs.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
     if (x.wrongFirst) lines.push(`        wrong: ${x.wrongFirst}`);
   }
   return `${lines.join('\n')}\n`;
