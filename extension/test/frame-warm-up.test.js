@@ -15,8 +15,8 @@ const FLEET = ['p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.tes
 const settings = (over = {}) => ({ enabled: true, patterns: [], detect: 'all-sites', mode: 'coded', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
 const tick = () => new Promise((r) => setImmediate(r));
 
-/** @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch}} o */
-function harness({ s = settings(), preconnect, heads, fetch }) {
+/** @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch, connected?: Set<string>}} o */
+function harness({ s = settings(), preconnect, heads, fetch, connected = new Set() }) {
   const bg = [];
   const posted = [];
   const calls = [];
@@ -27,6 +27,7 @@ function harness({ s = settings(), preconnect, heads, fetch }) {
       o.onProgress?.({ objectBytes: 3, chunks: [{ offset: 0, bytes: new Uint8Array([1, 2, 3]) }] });
       return { data: new Uint8Array([1, 2, 3]), stats: { id: `r${calls.length}`, mode: o.mode, n: o.proxies.length, proxyIds: o.proxies.map((p) => p.id), error: null } };
     },
+    connectedTo: (list) => list.every((p) => connected.has(p.id)),
     preconnect: (list, o) => { preconnects.push({ ids: list.map((p) => p.id), perProxy: o.perProxy }); return preconnect(list); },
   };
   const proxies = { list: async () => FLEET, invalidate() {} };
@@ -44,13 +45,23 @@ describe('extension frame: warm-up', () => {
     const h = harness({ preconnect: (list) => new Promise((r) => { open = () => r(list.map((p) => ({ id: p.id, ok: true, code: null }))); }) });
     h.server.onPageMessage({ t: 'warm' });
     await tick();
-    assert.deepEqual(h.preconnects, [{ ids: ['p1', 'p2'], perProxy: 2 }], 'connects to the proxies the downloads will use');
+    assert.deepEqual(h.preconnects, [{ ids: ['p1', 'p2'], perProxy: 1 }], 'connects to the proxies the downloads will use');
     await h.get(1);
     open();
     await tick();
     await h.get(2);
     assert.deepEqual(h.calls.map((c) => c.mode), ['parallel-http', 'coded']);
+    assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2], 'then a second connection each, for two downloads at once');
     assert.deepEqual(h.records().map((r) => [r.mode, r.modeWanted ?? null, r.modeWhy ?? null]), [['parallel-http', 'coded', 'ERR_RTC_WARMING'], ['coded', null, null]]);
+  });
+
+  it('during the warm-up, a MUTP segment whose proxies are connected already runs in MUTP', async () => {
+    const connected = new Set(['p1']);
+    const h = harness({ s: settings({ n: 'random', randomN: [1, 2] }), connected, preconnect: () => new Promise(() => {}) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    for (let i = 1; i <= 20; i++) await h.get(i);
+    assert.deepEqual([...new Set(h.calls.map((c) => `${c.mode}/${c.n}`))].sort(), ['coded/1', 'parallel-http/2']);
   });
 
   it('a segment with no warm-up message before it starts the warm-up itself and does not wait on it', async () => {

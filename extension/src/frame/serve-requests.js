@@ -25,7 +25,8 @@ const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
  * @property {import('../shared/settings.js').Settings} settings
  * @property {(url: string) => boolean} matches
  * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object}>,
- *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>}} client
+ *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>,
+ *   connectedTo?: (list: {url: string}[]) => boolean}} client
  * @property {string} [clientId]
  * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void} | null} [proxies]
  *   the cached proxy list; without it ProxyClientLib asks Origo per download
@@ -141,8 +142,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       if (open) return refuse('ERR_FLEET_SKIPPED', `${key} failed recently (${open}); fetched directly until it is retried`);
     }
     if (MUTP_MODES.includes(mode)) {
-      modeWhy = breakers.openCode('rtc', now()) ?? (warmUp.busy() ? WARMING : null);
-      if (modeWhy) mode = RTC_FALLBACK_MODE; // WebRTC failed recently, or its connections are still opening
+      modeWhy = breakers.openCode('rtc', now());
+      if (modeWhy) mode = RTC_FALLBACK_MODE; // WebRTC failed recently
     }
 
     /** @type {{id: string, url: string, ticket: string | null}[] | number} */
@@ -156,6 +157,10 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         n = drawn.n;
         if (drawn.nWhy) nNote = { nWanted: drawn.nWanted, nWhy: drawn.nWhy };
         proxies = usable.slice(0, n);
+        if (MUTP_MODES.includes(mode) && warmUp.busy() && !client.connectedTo?.(proxies)) {
+          mode = RTC_FALLBACK_MODE; // its connections are still opening: no segment waits on a connect
+          modeWhy = WARMING;
+        }
       } catch (err) {
         const code = codeOf(err);
         if (ORIGO_CODES.test(code) || code === 'ERR_UNKNOWN') breakers.fail('origo', code, now());

@@ -4,7 +4,7 @@
 // connect; when every connection fails with a WebRTC code, the WebRTC breaker opens before any
 // segment tried it. No browser API here.
 
-export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, each on its own connection
+export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, each on its own connection (the second round, after one each)
 export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: its connections were still opening
 const MUTP_MODES = ['coded', 'uncoded'];
 
@@ -50,13 +50,18 @@ export function createWarmUp({ proxies, client, breakers, now, logger }) {
       if (!mayUseRtc || !breakers.allows('rtc', now()) || typeof c.preconnect !== 'function') return;
       const usable = list.filter((p) => breakers.allows(`proxy:${p.id}`, now())).slice(0, count);
       if (usable.length === 0) return;
-      const outcomes = await c.preconnect(usable, { perProxy: PRECONNECT_PER_PROXY });
+      // one connection per proxy first: the first downloads need no more, and fewer connects at once open sooner
+      const outcomes = await c.preconnect(usable, { perProxy: 1 });
       last = { at: now(), outcomes };
       const failed = outcomes.filter((o) => !o.ok);
       if (failed.length > 0 && failed.length === outcomes.length && failed.every((o) => /^ERR_RTC_/.test(String(o.code)))) {
         breakers.fail('rtc', String(failed[0].code), now()); // the transport cannot work here, whatever the proxy
         logger.warn(`warm-up: WebRTC cannot connect (${failed[0].code}); MUTP downloads go over HTTP for a while`);
-      } else if (failed.length < outcomes.length) breakers.succeed('rtc');
+      } else if (failed.length < outcomes.length) {
+        breakers.succeed('rtc');
+        const up = usable.filter((p) => outcomes.some((o) => o.ok && o.id === p.id));
+        c.preconnect(up, { perProxy: PRECONNECT_PER_PROXY }); // never rejects; the pool keeps what opens
+      }
     })().finally(() => {
       running = null;
       done = true;
