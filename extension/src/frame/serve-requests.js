@@ -28,7 +28,7 @@ const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
  *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>,
  *   connectedTo?: (list: {url: string}[]) => boolean}} client
  * @property {string} [clientId]
- * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void} | null} [proxies]
+ * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void, worked?: () => void} | null} [proxies]
  *   the cached proxy list; without it ProxyClientLib asks Origo per download
  * @property {typeof fetch} [fetch]  for HEAD /fetch (MUTP modes' origin head)
  */
@@ -221,6 +221,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           const got = /** @type {any} */ (stats).n;
           if (Number.isInteger(got) && got < n && !nNote.nWhy) nNote = { nWanted: n, nWhy: FEW_PROXIES }; // Origo listed fewer
           record({ ...stats, ...notes() });
+          st.proxies?.worked?.();
           return;
         } catch (err) {
           const e = /** @type {Error & {code?: string, stats?: Record<string, any>, perProxy?: any[]}} */ (err);
