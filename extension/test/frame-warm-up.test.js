@@ -15,8 +15,8 @@ const FLEET = ['p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.tes
 const settings = (over = {}) => ({ enabled: true, patterns: [], detect: 'all-sites', mode: 'coded', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
 const tick = () => new Promise((r) => setImmediate(r));
 
-/** @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch, connected?: Set<string>}} o */
-function harness({ s = settings(), preconnect, heads, fetch, connected = new Set() }) {
+/** @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch, connected?: Set<string>, clock?: {t: number}}} o */
+function harness({ s = settings(), preconnect, heads, fetch, connected = new Set(), clock = { t: 0 } }) {
   const bg = [];
   const posted = [];
   const calls = [];
@@ -33,7 +33,7 @@ function harness({ s = settings(), preconnect, heads, fetch, connected = new Set
   const proxies = { list: async () => FLEET, invalidate() {} };
   const server = createRequestServer({
     state: () => ({ settings: s, matches: compilePatterns(s.patterns), client, clientId: 'c1', proxies, fetch }),
-    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, now: () => 0, ...(heads ? { heads } : {}),
+    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, now: () => clock.t, ...(heads ? { heads } : {}),
   });
   const get = (id, url = URL1) => server.onPageMessage({ t: 'get', id, url, range: null, how: 'manifest' });
   return { calls, preconnects, posted, server, get, records: () => bg.filter((m) => m.t === 'record').map((m) => m.record) };
@@ -79,6 +79,21 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.calls.map((c) => c.mode), ['parallel-http', 'parallel-http', 'parallel-http']);
     assert.deepEqual(h.records().map((r) => [r.modeWanted, r.modeWhy, r.error]), Array(3).fill(['coded', 'ERR_RTC_NO_CANDIDATE_PAIR', null]));
     assert.deepEqual(h.server.breakers().map((b) => b.key), ['rtc']);
+  });
+
+  it('after the backoff, WebRTC is probed by a warm-up, not by a segment: still broken, no segment ever waited on it', async () => {
+    const clock = { t: 0 };
+    const h = harness({ clock, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: false, code: 'ERR_RTC_NO_CANDIDATE_PAIR' })) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    for (let i = 1; i <= 6; i++) {
+      clock.t += 4000; // past the first backoffs (10 s, 20 s)
+      await h.get(i);
+      await tick();
+    }
+    assert.deepEqual([...new Set(h.calls.map((c) => c.mode))], ['parallel-http'], 'no segment in MUTP');
+    assert.equal(h.preconnects.length, 2, 'the warm-up, then one probe when the 10 s backoff passed');
+    assert.deepEqual(h.server.breakers().map((b) => [b.key, b.failures]), [['rtc', 2]]);
   });
 
   it('N: only values the 4 usable proxies serve are drawn; a pinned 6 runs with 4 and the record says so', async () => {

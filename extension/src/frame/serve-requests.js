@@ -144,6 +144,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     if (MUTP_MODES.includes(mode)) {
       modeWhy = breakers.openCode('rtc', now());
       if (modeWhy) mode = RTC_FALLBACK_MODE; // WebRTC failed recently
+      else if (breakers.halfOpen('rtc', now()) && !warmUp.busy()) warm(); // probed by a warm-up, not by this segment
     }
 
     /** @type {{id: string, url: string, ticket: string | null}[] | number} */

@@ -2,7 +2,8 @@
 // WebRTC connections to the proxies the next MUTP downloads will use (kept in ProxyClientLib's
 // pool). While the connections open, MUTP downloads go over HTTP, so no segment waits on a
 // connect; when every connection fails with a WebRTC code, the WebRTC breaker opens before any
-// segment tried it. No browser API here.
+// segment tried it. When that breaker's backoff has passed, the warm-up probes WebRTC again
+// (the caller starts it), so no segment waits on a connect that failed before. No browser API here.
 
 export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, each on its own connection (the second round, after one each)
 export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: its connections were still opening
@@ -24,7 +25,7 @@ const MUTP_MODES = ['coded', 'uncoded'];
 export function createWarmUp({ proxies, client, breakers, now, logger }) {
   /** @type {Promise<void> | null} */
   let running = null;
-  let done = false;
+  let done = false; // the first warm-up finished
   /** @type {{at: number, outcomes: ConnectOutcome[]} | null} */
   let last = null;
 
@@ -38,18 +39,19 @@ export function createWarmUp({ proxies, client, breakers, now, logger }) {
     const cache = proxies();
     if (running || !settings.enabled || !cache) return running;
     const mayUseRtc = settings.mode === 'random' ? settings.randomModes.some((m) => MUTP_MODES.includes(m)) : MUTP_MODES.includes(settings.mode);
-    running = (async () => {
+    /** @returns {Promise<boolean>} a connect round ran */
+    const round = async () => {
       let list;
       try {
         list = await cache.list(where);
       } catch (err) {
         logger.warn(`warm-up: no proxy list (${/** @type {any} */ (err)?.code ?? err})`);
-        return;
+        return false;
       }
       const c = client();
-      if (!mayUseRtc || !breakers.allows('rtc', now()) || typeof c.preconnect !== 'function') return;
+      if (!mayUseRtc || !breakers.allows('rtc', now()) || typeof c.preconnect !== 'function') return false;
       const usable = list.filter((p) => breakers.allows(`proxy:${p.id}`, now())).slice(0, count);
-      if (usable.length === 0) return;
+      if (usable.length === 0) return false;
       // one connection per proxy first: the first downloads need no more, and fewer connects at once open sooner
       const outcomes = await c.preconnect(usable, { perProxy: 1 });
       last = { at: now(), outcomes };
@@ -61,8 +63,13 @@ export function createWarmUp({ proxies, client, breakers, now, logger }) {
         breakers.succeed('rtc');
         const up = usable.filter((p) => outcomes.some((o) => o.ok && o.id === p.id));
         c.preconnect(up, { perProxy: PRECONNECT_PER_PROXY }); // never rejects; the pool keeps what opens
-      }
-    })().finally(() => {
+      } else breakers.succeed('rtc'); // failures that are not WebRTC's: the proxies' breakers judge them when downloads meet them
+      return true;
+    };
+    running = round().then((ran) => {
+      // a probe that could not run proves nothing: the next MUTP segment tries WebRTC itself
+      if (!ran && breakers.halfOpen('rtc', now())) breakers.succeed('rtc');
+    }).finally(() => {
       running = null;
       done = true;
     });
@@ -71,8 +78,8 @@ export function createWarmUp({ proxies, client, breakers, now, logger }) {
 
   return {
     start,
-    /** The first warm-up has not finished: a MUTP download now would connect on its own. */
-    busy: () => running !== null && !done,
+    /** A warm-up is connecting: a MUTP download now would connect on its own. */
+    busy: () => running !== null,
     started: () => running !== null || done,
     last: () => last,
   };
