@@ -13,9 +13,9 @@ import { createProxyCache } from './proxy-cache.js';
 const PROXY_LIST_KEY = 'proxyList';
 const logger = { warn: (...a) => console.warn('[mutp frame]', ...a) };
 
-let settings = await loadSettings();
+const [loaded, cid] = await Promise.all([loadSettings(), clientId()]); // both from storage: one wait, not two
+let settings = loaded;
 let matches = compilePatterns(settings.patterns);
-const cid = await clientId();
 const heads = createOriginHeads();
 const fetchWatched = heads.observing(globalThis.fetch.bind(globalThis));
 const newClient = () => createClient({ origo: settings.origoUrl, clientId: cid, logger, fetch: fetchWatched });
