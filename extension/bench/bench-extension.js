@@ -19,6 +19,7 @@ import { launchChromium, exists, CHROMIUM } from '../../test/e2e/helpers/browser
 import { measureModeLatency } from './latency.js';
 import { measureBytePath } from './byte-path.js';
 import { formatReport } from './report.js';
+import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 
 const run = promisify(execFile);
 const EXT_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -45,36 +46,6 @@ const intOpt = (name, min, max) => {
   if (!Number.isInteger(v) || v < min || v > max) throw Object.assign(new Error(`--${name} must be an integer ${min}..${max}`), { code: 'ERR_BAD_OPTION' });
   return v;
 };
-const progress = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
-
-/** @type {(() => Promise<unknown>)[]} closers, run last-first */
-const closers = [];
-let closing = null;
-function shutdown() {
-  closing ??= (async () => {
-    for (const c of closers.splice(0).reverse()) await c().catch((err) => progress(`shutdown: ${err?.message ?? err}`));
-  })();
-  return closing;
-}
-const SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
-for (const sig of SIGNALS) {
-  process.once(sig, () => { progress(`${sig}: shutting down`); shutdown().finally(() => process.exit(130)); });
-}
-/**
- * puppeteer.launch adds its own signal handlers that kill the browser and exit at once, so our
- * shutdown (fleet, temp folders, the browser profile) would never finish. Drop the handlers
- * that `fn` adds; ours closes the browser too.
- * @template T @param {() => Promise<T>} fn @returns {Promise<T>}
- */
-async function withoutForeignSignalHandlers(fn) {
-  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
-  try {
-    return await fn();
-  } finally {
-    for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s).has(l)) process.removeListener(s, l);
-  }
-}
-
 async function main() {
   const k = intOpt('k', 1, 1000);
   const n = intOpt('n', 1, 16);
@@ -88,7 +59,7 @@ async function main() {
   const loadAtStart = os.loadavg()[0];
   progress('phase: build the extension (bench copy)');
   const out = await mkdtemp(path.join(os.tmpdir(), 'mutp-bench-ext-'));
-  closers.push(() => rm(out, { recursive: true, force: true }));
+  onShutdown(() => rm(out, { recursive: true, force: true }));
   await run(process.execPath, [path.join(EXT_ROOT, 'build', 'build.js'), '--no-zip', '--out', out], { timeout: BUILD_TIMEOUT_MS });
 
   progress(`phase: start the site and the fleet (${n} proxies)`);
@@ -99,13 +70,13 @@ async function main() {
     video[i] = x & 0xff;
   }
   const site = await startVideoSite({ video, mime: 'video/mp4' });
-  closers.push(() => site.close());
+  onShutdown(() => site.close());
   const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
-  closers.push(() => fleet.close());
+  onShutdown(() => fleet.close());
 
   progress('phase: launch headless Chromium with the extension');
   const chrome = await withoutForeignSignalHandlers(() => launchChromium(path.join(out, 'chrome')));
-  closers.push(() => chrome.close());
+  onShutdown(() => chrome.close());
 
   const latency = [];
   for (const mode of modes) {
@@ -130,20 +101,4 @@ async function main() {
   };
 }
 
-let code = 0;
-try {
-  const result = await main();
-  process.stdout.write(opt.json ? `${JSON.stringify(result, null, 2)}\n` : formatReport(result));
-} catch (err) {
-  if (closing) {
-    progress('interrupted'); // a signal closed the browser under a running phase
-    code = 130;
-  } else {
-    progress(`bench failed: ${err?.code ?? 'ERR_BENCH'}: ${err?.message ?? err}`);
-    code = 1;
-  }
-} finally {
-  progress('phase: shutdown');
-  await shutdown();
-}
-process.exit(code); // socket.io clients and the browser's pipes may hold the loop open after close
+await runBench(main, (result) => (opt.json ? `${JSON.stringify(result, null, 2)}\n` : formatReport(result)));

@@ -214,15 +214,45 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     }
   }
 
+  /**
+   * Open WebRTC connections to these proxies now and keep them in the pool, so the MUTP downloads
+   * that follow start without signalling, ICE or DTLS (a page about to play video warms up with
+   * this). Also loads the MUTP transport. Never rejects: one outcome per connection.
+   * @param {ProxyRef[]} list  with their tickets (the proxy checks one at signalling)
+   * @param {{perProxy?: number, signal?: AbortSignal}} [o]  perProxy: connections per proxy (concurrent downloads, e.g. audio and video)
+   * @returns {Promise<{id: string, ok: boolean, code: string | null, reused: boolean}[]>}
+   */
+  async function preconnect(list, { perProxy = 1, signal } = {}) {
+    if (!peerPool) return [];
+    const [{ RTCPeerConnection, defaultRtcConfig }] = await Promise.all([import('#rtc'), loadMutp().catch(() => null)]);
+    const access = createProxyAccess({ proxies: list, fetch, logger });
+    const config = rtcConfig ?? defaultRtcConfig(list.map((p) => p.url));
+    const one = async (/** @type {ProxyRef} */ p) => {
+      try {
+        const peer = await peerPool.acquire({ url: p.url, RTCPeerConnection, rtcConfig: config, fetch: access.fetch, signal });
+        return { peer, outcome: { id: p.id, ok: true, code: null, reused: peer.reused } };
+      } catch (err) {
+        return { peer: null, outcome: { id: p.id, ok: false, code: errorInfo(/** @type {Error} */ (err)).code, reused: false } };
+      }
+    };
+    // all held at once, then given back: each acquire of one proxy opens its own connection
+    const held = await Promise.all(list.flatMap((p) => Array.from({ length: perProxy }, () => one(p))));
+    for (const h of held) h.peer?.close();
+    return held.map((h) => h.outcome);
+  }
+
   return {
     download,
     proxies,
+    preconnect,
     /** Wait until queued log records reached Origo (true) or the timeout passed (false). */
     flushLogs: (/** @type {number} */ timeoutMs) => (logs ? logs.flush(timeoutMs) : Promise.resolve(true)),
     /** Records not yet acknowledged by Origo. */
     pendingLogs: () => (logs ? logs.pending.length : 0),
     /** Log upload counters: {sent, stored, duplicates, rejected, dropped, failures}. */
     logCounters: () => (logs ? { ...logs.counters } : null),
+    /** Every one of these proxies has a kept WebRTC connection ready (a MUTP download to them would not connect). @param {{url: string}[]} list */
+    connectedTo: (list) => peerPool !== null && list.every((p) => peerPool.idleFor(p.url) > 0),
     /** Pooled proxy connections: {connects, reuses, deadReplaced} and how many are idle now. */
     connectionCounters: () => (peerPool ? { ...peerPool.counters(), idle: peerPool.idleCount } : null),
     close: () => {

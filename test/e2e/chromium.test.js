@@ -23,6 +23,8 @@ const OTHER_SITE_SLACK_MS = 5; // loopback fetches take ~1–3 ms; scheduling no
 // the proxies still hold the rest is proven in extension/test/frame-serve.test.js; here they stream.
 const STREAM_MODE = 'coded';
 const HTTP_STREAM_MODE = 'parallel-http';
+const WARM_UP_CHUNKS = 40; // small chunks, each 250 ms apart: 10 s for the page's WebRTC warm-up on a loaded box
+const WARM_UP_PAUSE_MS = 250; // the background sends records to Origo in batches
 
 describe('extension e2e: headless Chromium', function () {
   this.timeout(180_000);
@@ -269,6 +271,11 @@ describe('extension e2e: headless Chromium', function () {
     });
     const page = await chrome.browser.newPage();
     await page.goto(`${site.url}/plain.html`);
+    // a page's first chunks run in Parallel HTTP while its WebRTC connections open: small chunks first, until one ran in MUTP
+    for (let i = 0; i < WARM_UP_CHUNKS && !(await fleet.origo.store.listClientRecords({ limit: 100 })).some((r) => r.url.includes('id=warm-') && r.mode === STREAM_MODE); i++) {
+      await page.evaluate((u) => fetch(u).then((r) => r.arrayBuffer()).then(() => undefined), `${site.url}/videoplayback?id=warm-${i}&mime=video/mp4&range=0-65535`);
+      await new Promise((r) => setTimeout(r, WARM_UP_PAUSE_MS));
+    }
     const hitsBefore = site.mediaHits.length;
     let killed = null;
     await page.exposeFunction('__firstBytes', () => { killed ??= fleet.killProxies(); return killed; });

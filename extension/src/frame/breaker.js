@@ -26,6 +26,11 @@ export function createBreakers({ baseMs = BREAKER_BASE_MS, maxMs = BREAKER_MAX_M
     succeed(key) {
       state.delete(key);
     },
+    /** Its backoff passed but it has not succeeded since: the next try is a probe. @param {string} key @param {number} now */
+    halfOpen(key, now) {
+      const s = state.get(key);
+      return s !== undefined && now >= s.openUntil;
+    },
     /** @param {string} key @returns {string | null} the code that opened it, while open */
     openCode(key, now) {
       const s = state.get(key);

@@ -11,18 +11,27 @@ import { createOriginHeads } from './origin-heads.js';
 import { createProxyCache } from './proxy-cache.js';
 import { frameUnderMixedContentRule, mixedContentGuard } from '../shared/mixed-content.js';
 
+const PROXY_LIST_KEY = 'proxyList';
 const logger = { warn: (...a) => console.warn('[mutp frame]', ...a) };
 
-let settings = await loadSettings();
+const [loaded, cid] = await Promise.all([loadSettings(), clientId()]); // both from storage: one wait, not two
+let settings = loaded;
 let matches = compilePatterns(settings.patterns);
-const cid = await clientId();
 const heads = createOriginHeads();
 const fetchWatched = heads.observing(globalThis.fetch.bind(globalThis));
 // plain-HTTP endpoints this frame may not fetch are refused up front, with a code Origo counts
 const blocked = mixedContentGuard(frameUnderMixedContentRule(window));
 const newClient = () => createClient({ origo: settings.origoUrl, clientId: cid, logger, fetch: fetchWatched, blocked });
 let client = newClient();
-const proxies = createProxyCache({ client: () => client, now: () => performance.now() });
+// session storage: the next page load finds the list and its tickets (absent in old browsers: each page asks Origo)
+const session = browser.storage.session ?? null;
+const proxies = createProxyCache({
+  client: () => client, now: () => Date.now(), origo: () => settings.origoUrl,
+  shared: session && {
+    get: () => session.get(PROXY_LIST_KEY).then((got) => got[PROXY_LIST_KEY] ?? null),
+    set: (v) => (v === null ? session.remove(PROXY_LIST_KEY) : session.set({ [PROXY_LIST_KEY]: v })),
+  },
+});
 
 browser.storage.onChanged.addListener(async (changes, area) => {
   if (area !== 'local' || !(SETTINGS_KEY in changes)) return;

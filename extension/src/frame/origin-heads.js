@@ -1,16 +1,31 @@
 // The origin's Content-Type and object size per URL, as the proxies relay them on GET/HEAD
 // /fetch (the proxy answers with the origin's Content-Type and `Content-Range: bytes a-b/size`).
 // The HTTP modes' own proxy responses fill it at no cost; for the MUTP modes, whose data channel
-// carries only the requested bytes, a HEAD /fetch through one of the download's proxies asks.
+// carries only the requested bytes, a HEAD /fetch through one of the download's proxies asks,
+// unless the type is known from a segment of the same name pattern (the same path but for its
+// last number: the next segment of a stream) and no size is needed (no Range).
 
 const MAX_URLS = 2000; // segments of the streams playing now; the oldest are forgotten
 export const HEAD_WAIT_MS = 300; // the first bytes wait this long at most for a MUTP download's head
 
 /** @typedef {{type: string | null, size: number | null}} OriginHead */
 
+/** A segment URL's name pattern: its path with the last run of digits before the extension wildcarded. @param {string} url */
+export function namePattern(url) {
+  try {
+    const u = new URL(url);
+    const ext = /\.[a-z][a-z0-9]{0,4}$/i.exec(u.pathname)?.[0] ?? ''; // .m4s, .mp4: not the segment number
+    return `${u.origin}${u.pathname.slice(0, u.pathname.length - ext.length).replace(/\d+(?=\D*$)/, '#')}${ext}`;
+  } catch {
+    return url;
+  }
+}
+
 export function createOriginHeads() {
   /** @type {Map<string, OriginHead>} */
   const heads = new Map();
+  /** @type {Map<string, string>} Content-Type by name pattern */
+  const types = new Map();
 
   /** @param {string} url @param {OriginHead} h */
   function remember(url, h) {
@@ -18,6 +33,12 @@ export function createOriginHeads() {
     heads.delete(url);
     if (heads.size >= MAX_URLS) heads.delete(/** @type {string} */ (heads.keys().next().value));
     heads.set(url, h);
+    if (h.type !== null) {
+      const key = namePattern(url);
+      types.delete(key);
+      if (types.size >= MAX_URLS) types.delete(/** @type {string} */ (types.keys().next().value));
+      types.set(key, h.type);
+    }
   }
 
   /** @param {Response} res @returns {OriginHead} */
@@ -64,5 +85,11 @@ export function createOriginHeads() {
     return heads.get(url) ?? null;
   }
 
-  return { observing, ask, get: (/** @type {string} */ url) => heads.get(url) ?? null };
+  return {
+    observing, ask,
+    /** @param {string} url */
+    get: (url) => heads.get(url) ?? null,
+    /** What the page's response can say now: this URL's head, else the type of a segment with its name pattern. @param {string} url @returns {OriginHead} */
+    best: (url) => heads.get(url) ?? { type: types.get(namePattern(url)) ?? null, size: null },
+  };
 }

@@ -2,14 +2,17 @@
 // untrusted; any page can embed the frame and talk to it), runs ProxyClientLib, and streams the
 // body to the page in order over the MessagePort, whatever the mode. Fleet paths that fail are
 // skipped for a while (breakers); a MUTP download whose WebRTC cannot connect is retried at once
-// in Parallel HTTP. Every download, failed, skipped or cancelled, becomes a record for Origo.
+// in Parallel HTTP, and one asked for while the warm-up still opens the connections runs in
+// Parallel HTTP. Every download, failed, skipped or cancelled, becomes a record for Origo; one
+// that ran in another mode or with another N than drawn says which and why.
 // No browser API here: the frame wires it to the port, the settings and the background.
 import { buildRecord } from '@mutp/proxyclientlib';
-import { chooseModeAndN } from '../shared/choose.js';
+import { chooseModeAndN, chooseMode, chooseN, maxN, FEW_PROXIES } from '../shared/choose.js';
 import { createInOrder } from './in-order.js';
 import { parsePageMessage, splitReason } from './page-request.js';
 import { createBreakers } from './breaker.js';
 import { createOriginHeads, HEAD_WAIT_MS } from './origin-heads.js';
+import { createWarmUp, WARMING } from './warm-up.js';
 
 const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
 const MUTP_MODES = ['coded', 'uncoded'];
@@ -21,9 +24,11 @@ const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
  * @typedef {object} FrameState  read at each request: the settings can change meanwhile
  * @property {import('../shared/settings.js').Settings} settings
  * @property {(url: string) => boolean} matches
- * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object}>}} client
+ * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object}>,
+ *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>,
+ *   connectedTo?: (list: {url: string}[]) => boolean}} client
  * @property {string} [clientId]
- * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void} | null} [proxies]
+ * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void, worked?: () => void} | null} [proxies]
  *   the cached proxy list; without it ProxyClientLib asks Origo per download
  * @property {typeof fetch} [fetch]  for HEAD /fetch (MUTP modes' origin head)
  */
@@ -54,6 +59,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
   /** @type {Map<number, AbortController>} */
   const active = new Map();
   const breakers = createBreakers();
+  const warmUp = createWarmUp({ proxies: () => state().proxies, client: () => state().client, breakers, now, logger });
 
   /** @param {unknown} data  a message from the page */
   function onPageMessage(data) {
@@ -88,11 +94,10 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     return { ...r, clientId: state().clientId ?? null, n: Math.max(1, n), ...extra }; // n: the N asked for, also when no proxy was reached
   }
 
-  /** The page will ask for segments: have the proxy list and tickets ready. */
+  /** The page will ask for segments: have the proxy list, the tickets and the WebRTC connections ready. */
   function warm() {
-    const { settings, proxies } = state();
-    if (!settings.enabled || !proxies) return;
-    proxies.list(where(settings)).catch((err) => logger.warn(`warm-up: no proxy list (${codeOf(err)})`));
+    const { settings } = state();
+    warmUp.start(settings, where(settings), maxN(settings));
   }
 
   /** @param {import('../shared/settings.js').Settings} settings */
@@ -117,22 +122,30 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     toBackground({ t: 'seen', kind: 'segment', how });
     const startedAt = new Date();
     const t0 = now();
-    const chosen = chooseModeAndN(settings);
-    const n = chosen.n;
-    let mode = chosen.mode;
+    if (!warmUp.started()) warm(); // no warm-up message from the page (a pattern match, another wrapper)
+    let mode = chooseMode(settings);
     const wanted = mode;
+    let modeWhy = null;
+    let n = chooseN(settings, Infinity).n; // until the usable proxies are known
+    /** @type {{nWanted?: number, nWhy?: string}} */
+    let nNote = {};
     const host = new URL(url).host;
     const extra = { segment: how };
+    const notes = () => ({ ...extra, ...(mode !== wanted ? { modeWanted: wanted, modeWhy } : {}), ...nNote });
     /** @param {string} code @param {string} message @param {{id: string}[]} [used] */
     const refuse = (code, message, used = []) => {
       port.postMessage({ t: 'fail', id, code, message });
-      record(failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: used, extra: { ...extra, ...(mode !== wanted ? { modeWanted: wanted } : {}) } }));
+      record(failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: used, extra: notes() }));
     };
     for (const key of ['origo', `host:${host}`]) {
       const open = breakers.openCode(key, now());
       if (open) return refuse('ERR_FLEET_SKIPPED', `${key} failed recently (${open}); fetched directly until it is retried`);
     }
-    if (MUTP_MODES.includes(mode) && !breakers.allows('rtc', now())) mode = RTC_FALLBACK_MODE;
+    if (MUTP_MODES.includes(mode)) {
+      modeWhy = breakers.openCode('rtc', now());
+      if (modeWhy) mode = RTC_FALLBACK_MODE; // WebRTC failed recently
+      else if (breakers.halfOpen('rtc', now()) && !warmUp.busy()) warm(); // probed by a warm-up, not by this segment
+    }
 
     /** @type {{id: string, url: string, ticket: string | null}[] | number} */
     let proxies = n;
@@ -141,7 +154,14 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         const all = await st.proxies.list(where(settings));
         const usable = all.filter((p) => breakers.allows(`proxy:${p.id}`, now()));
         if (usable.length === 0) throw Object.assign(new Error(`all ${all.length} listed proxies failed recently`), { code: all.length ? 'ERR_FLEET_SKIPPED' : 'ERR_NO_PROXIES' });
+        const drawn = chooseN(settings, usable.length); // only an N these proxies can serve
+        n = drawn.n;
+        if (drawn.nWhy) nNote = { nWanted: drawn.nWanted, nWhy: drawn.nWhy };
         proxies = usable.slice(0, n);
+        if (MUTP_MODES.includes(mode) && warmUp.busy() && !client.connectedTo?.(proxies)) {
+          mode = RTC_FALLBACK_MODE; // its connections are still opening: no segment waits on a connect
+          modeWhy = WARMING;
+        }
       } catch (err) {
         const code = codeOf(err);
         if (ORIGO_CODES.test(code) || code === 'ERR_UNKNOWN') breakers.fail('origo', code, now());
@@ -160,8 +180,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     const held = [];
     let open = true;
     const post = (/** @type {ArrayBuffer} */ buf) => {
-      const known = heads.get(url);
-      port.postMessage({ t: 'data', id, buf, total: head.total, size: known?.size ?? null, type: known?.type ?? null }, [buf]);
+      const known = heads.best(url);
+      port.postMessage({ t: 'data', id, buf, total: head.total, size: known.size, type: known.type }, [buf]);
     };
     const order = createInOrder((buf) => {
       sent = true;
@@ -170,8 +190,9 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     });
     try {
       for (;;) {
-        if (MUTP_MODES.includes(mode) && heads.get(url) === null && Array.isArray(proxies) && st.fetch) {
-          // the data channel carries only the bytes: ask one proxy for the origin's type and size meanwhile, briefly holding the first bytes
+        const known = heads.best(url);
+        if (MUTP_MODES.includes(mode) && (known.type === null || (range !== null && known.size === null)) && Array.isArray(proxies) && st.fetch) {
+          // the data channel carries only the bytes: ask one proxy for the origin's type (and size, for a Range) meanwhile, briefly holding the first bytes
           open = false;
           const asked = heads.ask(st.fetch, proxies[0], url, ctrl.signal).catch(() => null);
           gate = Promise.race([asked, new Promise((r) => setTimeout(r, HEAD_WAIT_MS))]).then(() => {
@@ -198,7 +219,10 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           await gate;
           port.postMessage({ t: 'end', id });
           for (const key of ['origo', `host:${host}`, ...(MUTP_MODES.includes(mode) ? ['rtc'] : []), ...(/** @type {any} */ (stats).proxyIds ?? []).map((p) => `proxy:${p}`)]) breakers.succeed(key);
-          record({ ...stats, ...extra, ...(mode !== wanted ? { modeWanted: wanted } : {}) });
+          const got = /** @type {any} */ (stats).n;
+          if (Number.isInteger(got) && got < n && !nNote.nWhy) nNote = { nWanted: n, nWhy: FEW_PROXIES }; // Origo listed fewer
+          record({ ...stats, ...notes() });
+          st.proxies?.worked?.();
           return;
         } catch (err) {
           const e = /** @type {Error & {code?: string, stats?: Record<string, any>, perProxy?: any[]}} */ (err);
@@ -206,7 +230,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           const code = aborted ? codeOf(ctrl.signal.reason) : codeOf(e);
           const message = String(aborted ? ctrl.signal.reason?.message : e?.message ?? e).slice(0, 300);
           const rec = e?.stats ? { ...e.stats, n: Math.max(1, Number(e.stats.n) || n), error: { code, message } } : failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: [] });
-          record({ ...rec, ...extra, ...(mode !== wanted ? { modeWanted: wanted } : {}) });
+          record({ ...rec, ...notes() });
           if (aborted) {
             // a stall the page gave up on counts against the path it used
             if (code === 'ERR_NO_PROGRESS') {
@@ -218,6 +242,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           learn(e, code, host, mode);
           if (MUTP_MODES.includes(mode) && rtcUnusable(e) && !sent) {
             mode = RTC_FALLBACK_MODE; // the same proxies over HTTP, at once: no stall for the page
+            modeWhy = codeOf(e.perProxy?.find((p) => p?.error)?.error);
             continue;
           }
           await gate;
@@ -244,5 +269,5 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     if (per.length) state().proxies?.invalidate();
   }
 
-  return { onPageMessage, active: () => active.size, breakers: () => breakers.snapshot(now()) };
+  return { onPageMessage, active: () => active.size, breakers: () => breakers.snapshot(now()), warmUp: () => warmUp.last() };
 }

@@ -8,6 +8,7 @@ import { createFrameLink } from './frame-link.js';
 import { wrapFetch } from './fetch-wrapper.js';
 import { makeXhrClass } from './xhr-wrapper.js';
 import { wrapMediaSource } from './media-source.js';
+import { watchMediaElements } from './media-elements.js';
 import { TAG } from '../shared/page-messages.js';
 
 const CONFIG_WAIT_MS = 1500; // no answer from the bridge this long (extension reloading): behave as if disabled
@@ -34,6 +35,7 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
   /** @type {PageConfig | null | undefined} undefined until the bridge answers; null = off */
   let current;
   let extensionOrigin = null;
+  let mediaSeen = false; // a media element exists: warm up once the config says the extension is on here
   /** @type {() => void} */
   let markReady;
   const ready = new Promise((r) => { markReady = () => r(undefined); });
@@ -74,6 +76,7 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
       if (typeof d.extensionOrigin === 'string') extensionOrigin = d.extensionOrigin;
       current = pageConfig(d);
       markReady();
+      if (mediaSeen && current) link.warm(); // a media element came before the config
     } else if (d[TAG] === 'port' && extensionOrigin !== null && e.origin === extensionOrigin && e.ports?.[0]) {
       e.stopImmediatePropagation();
       link.attach(e.ports[0]);
@@ -86,6 +89,11 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
   wrapMediaSource(globalThis, () => {
     detector.noteMediaSource();
     if (current?.detect) link.warm();
+  });
+  // earlier still: the page has a media element (its player script may not have loaded yet)
+  watchMediaElements(document, () => {
+    mediaSeen = true;
+    if (current) link.warm();
   });
   window.postMessage({ [TAG]: 'hello' }, '*'); // the bridge may have started first and missed nothing; if not, it answers this
 })();

@@ -109,6 +109,8 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
       for (const l of idle.values()) n += l.length;
       return n;
     },
+    /** Idle connections to one proxy (a download to it now would take one instead of connecting). @param {string} url */
+    idleFor: (url) => idle.get(url)?.length ?? 0,
     /** {connects, reuses, discarded} since the pool was made (discarded: lent connections closed as failed or suspect) */
     counters: () => ({ ...counters }),
     /** Close every idle connection now; leased ones close when their download gives them back. */

@@ -30,10 +30,13 @@ const MIN_CHUNKS = 3; // 10 s of a 2 Mbit/s video is more than two 1 MiB chunks
 const POPUP_WAIT_MS = 10_000; // the popup refreshes its stats every second; the record reaches the background in ms
 const POPUP_HEIGHT_PX = 360; // the popup's content with four proxy rows, Options link included
 const BIND_ADDR = process.env.MUTP_E2E_NETNS_ADDR;
+const WARMING = 'ERR_RTC_WARMING'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
+const LOOPBACK_PAGES = 2; // each page has its own download frame, breakers and connections: each may pay one WebRTC failure
+const LOOPBACK_PLAY_SECONDS = 10; // chunks after the warm-up's ~1.2 s too (the player buffers 8 s ahead in 1 MiB chunks)
 
 describe('extension e2e: headless Firefox ESR in a network namespace', function () {
   this.timeout(150_000);
-  let video, site, fleet, ff, buildDir, settings;
+  let video, site, fleet, loopbackFleet, ff, buildDir, settings;
 
   before(async function () {
     if (!BIND_ADDR) throw new Error('run through test/e2e/firefox.test.js: it creates the namespace and sets MUTP_E2E_NETNS_ADDR');
@@ -54,24 +57,28 @@ describe('extension e2e: headless Firefox ESR in a network namespace', function 
   after(async () => {
     await ff?.close();
     await fleet?.close();
+    await loopbackFleet?.close();
     await site?.close();
     if (buildDir) await rm(buildDir, { recursive: true, force: true });
   });
 
   /**
    * Play the test video in a fresh tab with the settings' modes narrowed to `modes`, and check:
-   * every chunk came through the proxies, byte-exact, one Origo record each, in one of `modes`,
-   * without error. Returns this playback's records.
+   * every chunk came through the proxies, byte-exact, one Origo record each, in one of `modes`
+   * (or in Parallel HTTP for a MUTP mode whose connections were still opening), without error.
+   * Returns this playback's records.
    * @param {string[]} modes
    * @param {number} seconds
+   * @param {{on?: any, allowed?: (r: any) => boolean}} [o]  on: another fleet (its Origo URL is set); allowed: which records pass
    */
-  async function playThroughFleet(modes, seconds) {
+  async function playThroughFleet(modes, seconds, { on = fleet, allowed = (r) => r.error === null && (modes.includes(r.mode) || (r.mode === 'parallel-http' && modes.includes(r.modeWanted) && r.modeWhy === WARMING)) } = {}) {
+    const origoRecords = () => on.origo.store.listClientRecords({ limit: 1000 });
     const seen = new Set((await origoRecords()).map((r) => r.id));
     const hitsBefore = site.mediaHits.length;
     const page = await ff.browser.newPage();
     try {
       await page.goto(`${site.url}/plain.html`);
-      await setFirefoxOptions(page, ff.base, { ...settings, mode: 'random', randomModes: modes });
+      await setFirefoxOptions(page, ff.base, { ...settings, origoUrl: on.origo.url, mode: 'random', randomModes: modes });
       await page.goto(`${site.url}/`);
       const frames = await page.waitForFunction(() => [...document.querySelectorAll('iframe')].map((f) => f.src).join(' '), { timeout: PLAY_TIMEOUT_MS, polling: 100 });
       assert.match(await frames.jsonValue(), /^moz-extension:\/\/[0-9a-f-]{36}\/frame\.html$/, 'the download frame is not the extension page');
@@ -82,18 +89,18 @@ describe('extension e2e: headless Firefox ESR in a network namespace', function 
       assert.deepEqual(hits.filter((h) => h.fromBrowser).map((h) => h.range), [], 'chunks the browser fetched directly');
       // a proxy may serve a range an earlier playback made it fetch from its cache: any hit counts
       for (const c of st.chunks) assert.ok(site.mediaHits.some((h) => !h.fromBrowser && h.range === `${c.start}-${c.end}`), `no proxy fetched ${c.start}-${c.end}`);
-      const records = await waitForRecords(fleet.origo, (r) => !seen.has(r.id) && r.url.includes('/videoplayback'), st.chunks.length);
-      assert.equal(records.length, st.chunks.length, 'one Origo record per chunk');
-      assert.deepEqual(records.map((r) => /range=(\d+-\d+)/.exec(r.url)?.[1]).sort(), st.chunks.map((c) => `${c.start}-${c.end}`).sort());
-      for (const r of records) assert.ok(modes.includes(r.mode) && r.error === null, JSON.stringify({ mode: r.mode, error: r.error }));
+      const served = (r) => r.error === null;
+      const records = await waitForRecords(on.origo, (r) => !seen.has(r.id) && r.url.includes('/videoplayback'), st.chunks.length);
+      const ok = records.filter(served);
+      assert.equal(ok.length, st.chunks.length, 'one Origo record per chunk served');
+      assert.deepEqual(ok.map((r) => /range=(\d+-\d+)/.exec(r.url)?.[1]).sort(), st.chunks.map((c) => `${c.start}-${c.end}`).sort());
+      for (const r of records) assert.ok(allowed(r), JSON.stringify({ mode: r.mode, modeWanted: r.modeWanted, modeWhy: r.modeWhy, error: r.error }));
       console.log(`      ${st.chunks.length} chunks, ${st.currentTime.toFixed(1)} s played; modes: ${records.map((r) => `${r.mode}/N=${r.n}`).join(', ')}`);
       return records;
     } finally {
       await page.close();
     }
   }
-
-  const origoRecords = () => fleet.origo.store.listClientRecords({ limit: 1000 });
 
   it(`plays ≥ ${PLAY_SECONDS} s, modes drawn at random from all four, every chunk through the proxies, one Origo record each, byte-exact`, async () => {
     const records = await playThroughFleet(ALL_MODES, PLAY_SECONDS);
@@ -105,9 +112,33 @@ describe('extension e2e: headless Firefox ESR in a network namespace', function 
   for (const mode of MUTP_MODES) {
     it(`plays ≥ ${MUTP_PLAY_SECONDS} s in ${mode} MUTP (WebRTC data channels), byte-exact, logged to Origo without error`, async () => {
       const records = await playThroughFleet([mode], MUTP_PLAY_SECONDS);
-      assert.ok(records.length >= 1 && records.every((r) => r.mode === mode && r.n >= 1), JSON.stringify(records.map((r) => [r.mode, r.n])));
+      assert.ok(records.some((r) => r.mode === mode) && records.every((r) => r.n >= 1), JSON.stringify(records.map((r) => [r.mode, r.n, r.modeWhy])));
     });
   }
+
+  // Proxies whose WebRTC listens on 127.0.0.1 only: Firefox offers no loopback candidate, so no
+  // data channel can open. The page's warm-up finds out (ERR_RTC_NO_CANDIDATE_PAIR) and opens the
+  // WebRTC breaker; chunks asked for meanwhile run in Parallel HTTP, so at most one chunk per page
+  // waits on a WebRTC connect (then retried in Parallel HTTP at once), and later chunks skip WebRTC.
+  it(`proxies' WebRTC on loopback only: ${LOOPBACK_PAGES} pages play in Parallel HTTP, ≤ 1 chunk per page waits on WebRTC, the code reaches Origo, byte-exact`, async () => {
+    loopbackFleet = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host] }); // WebRTC bound to 127.0.0.1
+    const mutp = ['coded', 'uncoded'];
+    for (let page = 1; page <= LOOPBACK_PAGES; page++) {
+      // allowed: a served chunk (in Parallel HTTP for a MUTP mode, saying why), or a MUTP attempt that failed on WebRTC
+      const records = await playThroughFleet(mutp, LOOPBACK_PLAY_SECONDS, {
+        on: loopbackFleet,
+        allowed: (r) => (r.error === null ? r.mode === 'parallel-http' && mutp.includes(r.modeWanted) && /^ERR_RTC_/.test(r.modeWhy) : mutp.includes(r.mode)),
+      });
+      const waited = records.filter((r) => r.error !== null);
+      // skipped by the breaker: a chunk with the failure's code that was not itself a retry after a failed attempt
+      const skipped = records.filter((r) => r.error === null && r.modeWhy === 'ERR_RTC_NO_CANDIDATE_PAIR' && !waited.some((w) => w.url === r.url));
+      const summary = JSON.stringify(records.map((r) => [r.mode, r.modeWhy ?? null, r.error?.code ?? null]));
+      console.log(`      page ${page}: ${records.length} records, ${waited.length} chunk(s) waited on WebRTC, ${skipped.length} skipped it by the breaker`);
+      assert.ok(waited.length <= 1, `chunks that waited on WebRTC: ${summary}`);
+      for (const r of waited) assert.ok(/^ERR_RTC_|ERR_ALL_PROXIES_FAILED/.test(r.error.code), `a failed attempt with its code: ${summary}`);
+      assert.ok(skipped.length >= 1, `later chunks skip WebRTC with the failure's code in their records: ${summary}`);
+    }
+  });
 
   it('the popup (framed by a tab that fetched a chunk) shows that chunk; screenshots of popup and options', async () => {
     await mkdir(SCREENSHOT_DIR, { recursive: true });

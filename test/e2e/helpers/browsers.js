@@ -12,7 +12,7 @@ export const FIREFOX = '/usr/bin/firefox-esr';
 const SERVICE_WORKER_TIMEOUT_MS = 30_000; // field notes: the extension's worker can take a while on a busy box
 
 /**
- * @param {string} extDir
+ * @param {string | null} extDir  null: no extension (a bench's baseline)
  * @param {{ extraArgs?: string[] }} [o]  e.g. --ignore-certificate-errors-spki-list=… (the namespace tests' test CA)
  */
 export async function launchChromium(extDir, { extraArgs = [] } = {}) {
@@ -21,14 +21,14 @@ export async function launchChromium(extDir, { extraArgs = [] } = {}) {
     executablePath: CHROMIUM, headless: true, userDataDir,
     args: [
       '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--disable-extensions-except=${extDir}`, `--load-extension=${extDir}`,
+      ...(extDir ? [`--disable-extensions-except=${extDir}`, `--load-extension=${extDir}`] : []),
       '--autoplay-policy=no-user-gesture-required',
       '--disable-features=WebRtcHideLocalIpsWithMdns', // raw host candidates: the proxies are on 127.0.0.1
       ...extraArgs,
     ],
   });
-  const worker = await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().endsWith('/background.js'), { timeout: SERVICE_WORKER_TIMEOUT_MS });
-  const base = new URL('/', worker.url()).href;
+  const worker = extDir ? await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().endsWith('/background.js'), { timeout: SERVICE_WORKER_TIMEOUT_MS }) : null;
+  const base = worker ? new URL('/', worker.url()).href : '';
   return { browser, base, close: async () => { await browser.close(); await rm(userDataDir, { recursive: true, force: true }); } };
 }
 

@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+// Real-player bench: hls.js, dash.js and Shaka (test/e2e/players/) on the local test site, in
+// headless Debian Chromium, with no extension and with the extension pinned to each mode, against
+// the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped).
+//   node extension/bench/bench-players.js [--json] [--repeats 3] [--n 4] [--play-seconds 3]
+//     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded]
+// Each sample is a fresh browser profile: a first page load, then a second load of the same
+// page. Measured: time to first frame (navigation → first video frame) and the time each media
+// segment takes as the player sees it (request → whole body), medians over the samples.
+// A bench, not a test: it prints numbers and counts wrong bytes and direct fetches.
+import { parseArgs } from 'node:util';
+import os from 'node:os';
+import path from 'node:path';
+import { testStreams } from '../../test/e2e/helpers/streams.js';
+import { startPlayerSite } from '../../test/e2e/players/server.js';
+import { wrongResponses } from '../../test/e2e/players/check.js';
+import { startLocalFleet } from '../../test/e2e/helpers/fleet.js';
+import { launchChromium, exists, CHROMIUM } from '../../test/e2e/helpers/browsers.js';
+import { buildExtension, setOptions, EXT_DIST } from '../../test/e2e/helpers/scenario.js';
+import { median, round } from './stats.js';
+import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
+
+const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
+const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
+const LOAD_TIMEOUT_MS = 60_000; // a loaded 2-core box
+const LOADS = /** @type {const} */ (['first', 'second']);
+const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batches
+
+const { values: opt } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    repeats: { type: 'string', default: '3' },
+    n: { type: 'string', default: '4' },
+    'play-seconds': { type: 'string', default: '3' },
+    players: { type: 'string', default: Object.keys(STREAMS).join(',') },
+    modes: { type: 'string', default: CONFIGS.join(',') },
+  },
+});
+const intOpt = (name, min, max) => {
+  const v = Number(opt[name]);
+  if (!Number.isInteger(v) || v < min || v > max) throw Object.assign(new Error(`--${name} must be an integer ${min}..${max}`), { code: 'ERR_BAD_OPTION' });
+  return v;
+};
+/** @param {string} name @param {string[]} allowed */
+const listOpt = (name, allowed) => {
+  const list = opt[name].split(',').map((x) => x.trim()).filter(Boolean);
+  const bad = list.filter((x) => !allowed.includes(x));
+  if (list.length === 0 || bad.length) throw Object.assign(new Error(`--${name}: unknown ${bad.join(', ')}`), { code: 'ERR_BAD_OPTION' });
+  return list;
+};
+const load1 = () => os.loadavg()[0].toFixed(2);
+
+/**
+ * One page load: navigation → first frame, and each segment's time as the player saw it.
+ * @param {import('puppeteer-core').Browser} browser @param {string} url @param {number} playSeconds
+ */
+async function measureLoad(browser, url, playSeconds) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(url);
+    await page.waitForFunction((s) => document.querySelector('video').currentTime >= s || /** @type {any} */ (window).__play.errors.length > 0,
+      { timeout: LOAD_TIMEOUT_MS, polling: 100 }, playSeconds);
+    const st = await page.evaluate(() => /** @type {any} */ (window).__play);
+    if (st.errors.length) throw Object.assign(new Error(`player errors: ${st.errors.join('; ')}`), { code: 'ERR_PLAYER' });
+    return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses };
+  } finally {
+    await page.close();
+  }
+}
+
+/**
+ * Origo's records not seen before, once they stop arriving.
+ * @param {any} origo @param {Set<string>} seen
+ */
+async function newRecords(origo, seen) {
+  const deadline = Date.now() + RECORDS_WAIT_MS;
+  let count = -1;
+  for (;;) {
+    const fresh = (await origo.store.listClientRecords({ limit: 1000 })).filter((/** @type {any} */ r) => !seen.has(r.id));
+    if ((fresh.length === count && count > 0) || Date.now() > deadline) {
+      for (const r of fresh) seen.add(r.id);
+      return fresh;
+    }
+    count = fresh.length;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function main() {
+  const repeats = intOpt('repeats', 1, 50);
+  const n = intOpt('n', 1, 16);
+  const playSeconds = intOpt('play-seconds', 1, 30);
+  const players = listOpt('players', Object.keys(STREAMS));
+  const configs = listOpt('modes', CONFIGS);
+  if (!(await exists(CHROMIUM))) throw Object.assign(new Error(`${CHROMIUM} is missing`), { code: 'ERR_NO_BROWSER' });
+  const loadAtStart = load1();
+  progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  progress('phase: build the extension, make the streams');
+  const [mediaDir] = await Promise.all([testStreams(), buildExtension()]);
+  const site = await startPlayerSite({ mediaDir });
+  onShutdown(() => site.close());
+  const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
+  onShutdown(() => fleet.close());
+
+  /** @type {Record<string, {firstFrameMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[], libraryMs: number[], modes: Record<string, number>}>} */
+  const cells = {};
+  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], segmentMs: [], segments: 0, direct: 0, wrong: [], libraryMs: [], modes: {} });
+  const seenRecords = new Set();
+  // interleaved (repeat → player → config): drift in the machine's load hits every config alike
+  for (let r = 0; r < repeats; r++) {
+    for (const player of players) {
+      const url = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
+      for (const config of configs) {
+        progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
+        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : path.join(EXT_DIST, 'chrome')));
+        try {
+          if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n });
+          /** @type {number[]} */
+          const bounds = [];
+          for (const which of LOADS) {
+            const hitsBefore = site.hits.length;
+            bounds.push(Date.now());
+            const m = await measureLoad(chrome.browser, url, playSeconds);
+            const c = cell(`${player}|${config}|${which}`);
+            c.firstFrameMs.push(m.firstFrameMs);
+            c.segmentMs.push(...m.segmentMs);
+            c.segments += m.responses.length;
+            c.direct += config === 'none' ? 0 : site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path)).length;
+            c.wrong.push(...await wrongResponses(mediaDir, m.responses));
+          }
+          if (config !== 'none') {
+            // ProxyClientLib's own time per download, and the modes the downloads ran in (and why, when not the one asked)
+            for (const r of await newRecords(fleet.origo, seenRecords)) {
+              const which = Date.parse(r.startedAt) >= bounds[1] ? 'second' : 'first';
+              const c = cell(`${player}|${config}|${which}`);
+              if (r.error === null) c.libraryMs.push(r.durationMs);
+              const key = `${r.mode}${r.modeWhy ? ` (${r.modeWhy})` : ''}${r.error ? ` ${r.error.code}` : ''}`;
+              c.modes[key] = (c.modes[key] ?? 0) + 1;
+            }
+          }
+        } finally {
+          await chrome.close();
+        }
+      }
+    }
+  }
+
+  const rows = [];
+  for (const player of players) {
+    for (const config of configs) {
+      for (const which of LOADS) {
+        const c = cells[`${player}|${config}|${which}`];
+        const base = cells[`${player}|none|${which}`];
+        const ff = median(c.firstFrameMs);
+        const seg = median(c.segmentMs);
+        rows.push({
+          player, config, load: which, firstFrameMs: round(ff), segmentMs: round(seg),
+          addedFirstFrameMs: base && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
+          addedSegmentMs: base && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
+          libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes,
+          samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
+        });
+      }
+    }
+  }
+  const browser = await (async () => {
+    const ch = await withoutForeignSignalHandlers(() => launchChromium(null));
+    try { return await ch.browser.version(); } finally { await ch.close(); }
+  })();
+  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, playSeconds, shaping: 'none (loopback)' }, rows };
+}
+
+/** @param {any} r */
+function format(r) {
+  const pad = (/** @type {any} */ v, w) => String(v ?? '—').padStart(w);
+  const lines = [
+    `players bench — ${r.setup.browser}, ${r.setup.cores} cores, load (1 min) ${r.setup.loadAtStart} at start, ${r.setup.loadAtEnd} at end; ${r.setup.proxies} proxies, ${r.setup.repeats} samples, ${r.setup.shaping}`,
+    'first frame = navigation → first video frame; segment = request → whole body as the player sees it; medians; added = vs no extension, same load',
+    'library = ProxyClientLib\'s own duration per download (Origo record); modes = what the downloads ran in (why, when not the mode asked)',
+    'player  mode           load    first frame  added   segment  added  library  segments  direct  wrong  modes',
+  ];
+  for (const x of r.rows) {
+    const modes = Object.entries(x.modes).map(([k, v]) => `${k}: ${v}`).join(', ');
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstFrameMs.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
+    if (x.wrongFirst) lines.push(`        wrong: ${x.wrongFirst}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+await runBench(main, (result) => (opt.json ? `${JSON.stringify(result, null, 2)}\n` : format(result)));

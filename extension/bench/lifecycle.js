@@ -1,0 +1,64 @@
+// What every extension bench does around its phases: progress lines on stderr, closers run
+// last-first on exit or on a signal, and puppeteer's own signal handlers kept out of the way.
+
+/** @param {string} line */
+export const progress = (line) => process.stderr.write(`${line}\n`);
+
+/** @type {(() => Promise<unknown>)[]} closers, run last-first */
+const closers = [];
+/** @type {Promise<void> | null} */
+let closing = null;
+
+/** @param {() => Promise<unknown>} fn */
+export const onShutdown = (fn) => { closers.push(fn); };
+
+export function shutdown() {
+  closing ??= (async () => {
+    for (const c of closers.splice(0).reverse()) await c().catch((err) => progress(`shutdown: ${err?.message ?? err}`));
+  })();
+  return closing;
+}
+
+const SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
+for (const sig of SIGNALS) {
+  process.once(sig, () => { progress(`${sig}: shutting down`); shutdown().finally(() => process.exit(130)); });
+}
+
+/**
+ * puppeteer.launch adds its own signal handlers that kill the browser and exit at once, so our
+ * shutdown (fleet, temp folders, the browser profile) would never finish. Drop the handlers
+ * that `fn` adds; ours closes the browser too.
+ * @template T @param {() => Promise<T>} fn @returns {Promise<T>}
+ */
+export async function withoutForeignSignalHandlers(fn) {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  try {
+    return await fn();
+  } finally {
+    for (const s of SIGNALS) for (const l of process.listeners(s)) if (!before.get(s).has(l)) process.removeListener(s, l);
+  }
+}
+
+/**
+ * Run the bench's main, print its result, always shut down, exit (socket.io clients and the
+ * browser's pipes may hold the loop open after close).
+ * @param {() => Promise<unknown>} main @param {(result: any) => string} format
+ */
+export async function runBench(main, format) {
+  let code = 0;
+  try {
+    process.stdout.write(format(await main()));
+  } catch (err) {
+    if (closing) {
+      progress('interrupted'); // a signal closed the browser under a running phase
+      code = 130;
+    } else {
+      progress(`bench failed: ${err?.code ?? 'ERR_BENCH'}: ${err?.message ?? err}`);
+      code = 1;
+    }
+  } finally {
+    progress('phase: shutdown');
+    await shutdown();
+  }
+  process.exit(code);
+}

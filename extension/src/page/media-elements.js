@@ -1,0 +1,38 @@
+// A page that makes a <video> or <audio> element is about to play: the first one it parses or
+// creates is the earliest sign, before its player script loads a manifest or makes a MediaSource.
+const MEDIA = /^(video|audio)$/i;
+
+/**
+ * @param {Document} doc
+ * @param {() => void} onMedia  called once
+ */
+export function watchMediaElements(doc, onMedia) {
+  let fired = false;
+  /** @type {MutationObserver | null} */
+  let observer = null;
+  const fire = () => {
+    if (fired) return;
+    fired = true;
+    observer?.disconnect();
+    try {
+      onMedia();
+    } catch {
+      // never break the page
+    }
+  };
+  const origCreate = doc.createElement;
+  doc.createElement = /** @type {any} */ (function createElement(/** @type {any[]} */ ...args) {
+    const el = origCreate.apply(this, /** @type {any} */ (args));
+    if (!fired && MEDIA.test(String(args[0]))) fire();
+    return el;
+  });
+  // parsed from the HTML: watched until the page has loaded (later ones are created by script, or make a MediaSource)
+  const hasMedia = (/** @type {Node} */ n) => n.nodeType === 1 && (MEDIA.test(n.nodeName) || /** @type {Element} */ (n).querySelector?.('video,audio') != null);
+  observer = new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes) if (hasMedia(n)) return fire();
+    return undefined;
+  });
+  observer.observe(doc, { childList: true, subtree: true });
+  if (doc.querySelector('video,audio')) fire();
+  doc.defaultView?.addEventListener('load', () => observer?.disconnect(), { once: true });
+}

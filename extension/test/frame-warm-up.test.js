@@ -1,0 +1,131 @@
+// The frame's warm-up: a MUTP download asked for while the WebRTC connections still open runs
+// over HTTP (no segment waits on a connect), later ones use the warmed connections; when every
+// warm-up connection fails with a WebRTC code, no segment tries WebRTC and each record says why.
+// N is drawn only among values the usable proxies can serve.
+import assert from 'node:assert/strict';
+import { createRequestServer } from '../src/frame/serve-requests.js';
+import { chooseN } from '../src/shared/choose.js';
+import { createOriginHeads, namePattern } from '../src/frame/origin-heads.js';
+import { compilePatterns } from '../src/shared/patterns.js';
+
+const URL1 = 'http://origin.test/v/seg1.m4s';
+const quiet = { warn: () => {} };
+const FLEET = ['p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.test/`, ticket: 't' }));
+/** @returns {any} */
+const settings = (over = {}) => ({ enabled: true, patterns: [], detect: 'all-sites', mode: 'coded', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
+const tick = () => new Promise((r) => setImmediate(r));
+
+/** @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch, connected?: Set<string>, clock?: {t: number}}} o */
+function harness({ s = settings(), preconnect, heads, fetch, connected = new Set(), clock = { t: 0 } }) {
+  const bg = [];
+  const posted = [];
+  const calls = [];
+  const preconnects = [];
+  const client = {
+    download: async (url, o) => {
+      calls.push({ mode: o.mode, n: o.proxies.length });
+      o.onProgress?.({ objectBytes: 3, chunks: [{ offset: 0, bytes: new Uint8Array([1, 2, 3]) }] });
+      return { data: new Uint8Array([1, 2, 3]), stats: { id: `r${calls.length}`, mode: o.mode, n: o.proxies.length, proxyIds: o.proxies.map((p) => p.id), error: null } };
+    },
+    connectedTo: (list) => list.every((p) => connected.has(p.id)),
+    preconnect: (list, o) => { preconnects.push({ ids: list.map((p) => p.id), perProxy: o.perProxy }); return preconnect(list); },
+  };
+  const proxies = { list: async () => FLEET, invalidate() {} };
+  const server = createRequestServer({
+    state: () => ({ settings: s, matches: compilePatterns(s.patterns), client, clientId: 'c1', proxies, fetch }),
+    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, now: () => clock.t, ...(heads ? { heads } : {}),
+  });
+  const get = (id, url = URL1) => server.onPageMessage({ t: 'get', id, url, range: null, how: 'manifest' });
+  return { calls, preconnects, posted, server, get, records: () => bg.filter((m) => m.t === 'record').map((m) => m.record) };
+}
+
+describe('extension frame: warm-up', () => {
+  it('while the connections open a MUTP segment goes over HTTP, saying why; once open, MUTP on them', async () => {
+    let open = () => {};
+    const h = harness({ preconnect: (list) => new Promise((r) => { open = () => r(list.map((p) => ({ id: p.id, ok: true, code: null }))); }) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    assert.deepEqual(h.preconnects, [{ ids: ['p1', 'p2'], perProxy: 1 }], 'connects to the proxies the downloads will use');
+    await h.get(1);
+    open();
+    await tick();
+    await h.get(2);
+    assert.deepEqual(h.calls.map((c) => c.mode), ['parallel-http', 'coded']);
+    assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2], 'then a second connection each, for two downloads at once');
+    assert.deepEqual(h.records().map((r) => [r.mode, r.modeWanted ?? null, r.modeWhy ?? null]), [['parallel-http', 'coded', 'ERR_RTC_WARMING'], ['coded', null, null]]);
+  });
+
+  it('during the warm-up, a MUTP segment whose proxies are connected already runs in MUTP', async () => {
+    const connected = new Set(['p1']);
+    const h = harness({ s: settings({ n: 'random', randomN: [1, 2] }), connected, preconnect: () => new Promise(() => {}) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    for (let i = 1; i <= 20; i++) await h.get(i);
+    assert.deepEqual([...new Set(h.calls.map((c) => `${c.mode}/${c.n}`))].sort(), ['coded/1', 'parallel-http/2']);
+  });
+
+  it('a segment with no warm-up message before it starts the warm-up itself and does not wait on it', async () => {
+    const h = harness({ preconnect: () => new Promise(() => {}) });
+    await h.get(1);
+    assert.equal(h.preconnects.length, 1);
+    assert.deepEqual(h.calls.map((c) => c.mode), ['parallel-http']);
+  });
+
+  it('every warm-up connection fails with a WebRTC code: no segment tries WebRTC, every record names the code', async () => {
+    const h = harness({ preconnect: async (list) => list.map((p) => ({ id: p.id, ok: false, code: 'ERR_RTC_NO_CANDIDATE_PAIR' })) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    for (let i = 1; i <= 3; i++) await h.get(i);
+    assert.deepEqual(h.calls.map((c) => c.mode), ['parallel-http', 'parallel-http', 'parallel-http']);
+    assert.deepEqual(h.records().map((r) => [r.modeWanted, r.modeWhy, r.error]), Array(3).fill(['coded', 'ERR_RTC_NO_CANDIDATE_PAIR', null]));
+    assert.deepEqual(h.server.breakers().map((b) => b.key), ['rtc']);
+  });
+
+  it('after the backoff, WebRTC is probed by a warm-up, not by a segment: still broken, no segment ever waited on it', async () => {
+    const clock = { t: 0 };
+    const h = harness({ clock, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: false, code: 'ERR_RTC_NO_CANDIDATE_PAIR' })) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    for (let i = 1; i <= 6; i++) {
+      clock.t += 4000; // past the first backoffs (10 s, 20 s)
+      await h.get(i);
+      await tick();
+    }
+    assert.deepEqual([...new Set(h.calls.map((c) => c.mode))], ['parallel-http'], 'no segment in MUTP');
+    assert.equal(h.preconnects.length, 2, 'the warm-up, then one probe when the 10 s backoff passed');
+    assert.deepEqual(h.server.breakers().map((b) => [b.key, b.failures]), [['rtc', 2]]);
+  });
+
+  it('N: only values the 4 usable proxies serve are drawn; a pinned 6 runs with 4 and the record says so', async () => {
+    const h = harness({ s: settings({ mode: 'parallel-http', n: 'random', randomN: [1, 2, 4, 6] }), preconnect: async () => [] });
+    for (let i = 1; i <= 40; i++) await h.get(i);
+    assert.deepEqual([...new Set(h.calls.map((c) => c.n))].sort(), [1, 2, 4], 'never 6, every value that fits');
+    assert.ok(h.records().every((r) => r.nWanted === undefined), 'a drawn N that fits needs no note');
+    const pinned = harness({ s: settings({ mode: 'parallel-http', n: 6 }), preconnect: async () => [] });
+    await pinned.get(1);
+    assert.deepEqual(pinned.calls.map((c) => c.n), [4]);
+    assert.deepEqual(pinned.records().map((r) => [r.n, r.nWanted, r.nWhy]), [[4, 6, 'ERR_FEW_PROXIES']]);
+  });
+
+  it('chooseN: nothing fits → the proxies there are, with the smallest N wanted', () => {
+    assert.deepEqual(chooseN(settings({ n: 'random', randomN: [4, 6] }), 2, () => 0), { n: 2, nWanted: 4, nWhy: 'ERR_FEW_PROXIES' });
+    assert.deepEqual(chooseN(settings({ n: 'random', randomN: [1, 2, 4, 6] }), 4, () => 0.99), { n: 4 });
+  });
+
+  it('MUTP heads: the next segment of a stream takes the type learned from the one before, with no HEAD of its own', async () => {
+    const heads = createOriginHeads();
+    /** @type {string[]} */
+    const asked = [];
+    const fetch = heads.observing(/** @type {any} */ (async (u) => { asked.push(new URL(u).searchParams.get('url')); return new Response(null, { status: 200, headers: { 'content-type': 'video/iso.segment', 'content-length': '3' } }); }));
+    const h = harness({ preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })), heads, fetch });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    await h.get(1, 'http://origin.test/v/seg-1-00001');
+    await h.get(2, 'http://origin.test/v/seg-1-00002');
+    await h.get(3, 'http://origin.test/v/seg-2-00002');
+    assert.deepEqual(h.calls.map((c) => c.mode), ['coded', 'coded', 'coded']);
+    assert.deepEqual(asked, ['http://origin.test/v/seg-1-00001', 'http://origin.test/v/seg-2-00002'], 'one HEAD per name pattern');
+    assert.deepEqual(h.posted.filter((m) => m.t === 'data').map((m) => m.type), ['video/iso.segment', 'video/iso.segment', 'video/iso.segment']);
+    assert.equal(namePattern('http://o.test/a/7/seg-12.m4s?x=1'), 'http://o.test/a/7/seg-#.m4s');
+  });
+});
