@@ -27,6 +27,8 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --overhead-bytes H  lower-layer header bytes per datagram/segment on the wire (0); MUTP adds
                       SCTP (28) and DTLS (37) bytes per packet itself
   --max-burst B       MUTP: SCTP max burst, packets (10: stock usrsctp; 0: off)
+  --codec C           coded: rank (default: the same decisions without the payload
+                      arithmetic) | exact (the real RLNC encode/decode of every packet)
   --seeds K           runs per configuration, seeds 1..K (20)
   --first-seed S      first seed (1)
   --sweep AXIS=V1,V2  cross product over an axis; repeat the flag, or give several
@@ -60,6 +62,7 @@ const OPTIONS = /** @type {const} */ ({
   scheduler: { type: 'string' },
   'overhead-bytes': { type: 'string', default: '0' },
   'max-burst': { type: 'string', default: '10' },
+  codec: { type: 'string', default: 'rank' },
   seeds: { type: 'string', default: '20' },
   'first-seed': { type: 'string', default: '1' },
   sweep: { type: 'string', multiple: true },
@@ -195,12 +198,14 @@ export function parseCli(argv) {
     scheduler: v.scheduler,
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
+    codec: v.codec,
     seeds: parseInteger(v.seeds, 'seeds', 1, 100_000),
     firstSeed: parseInteger(v['first-seed'], 'first-seed', 0, 2 ** 31),
   };
   if (base.scheduler !== undefined && base.scheduler !== 'paper' && base.scheduler !== 'share') {
     throw badInput(`--scheduler must be paper or share, got '${base.scheduler}'`);
   }
+  if (base.codec !== 'rank' && base.codec !== 'exact') throw badInput(`--codec must be rank or exact, got '${base.codec}'`);
   return {
     base,
     sweep: parseSweep(v.sweep ?? []),

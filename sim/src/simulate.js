@@ -31,6 +31,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [maxBurst]           MUTP: SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
  * @property {number} [startCwnd]          MUTP: the kept SCTP association's cwnd at the start, packets, before the max-burst rule (default: unlimited)
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
+ * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
 
 /**
@@ -110,7 +111,7 @@ export async function simulateOnce(config, seed) {
       const protocol = await loadProtocol();
       return runMutp(net, {
         ...job, mode: config.mode, params: config.params, seed, protocol,
-        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap,
+        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap, codec: config.codec,
       });
     }
     default: throw badInput(`unknown mode '${config.mode}' (one of ${MODES.join(', ')})`);
