@@ -18,7 +18,8 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --start-delay-ms S  proxy origin-fetch time before its first byte, ms; value or list (0)
   --cap RATE          client download cap, shared FIFO bottleneck (default: none)
   --size SIZE         object size, e.g. 1.5MB (= 1500000 bytes), 2MiB, 1000 (default 1.5MB)
-  --window W          MUTP window, packets (240)
+  --window W          MUTP window, packets (default: the client's, from the rates and RTT:
+                      protocol windowFromPaths; 264 at 4x896KiB, 384 at 6x896KiB, RTT 50 ms)
   --generation G      Coded MUTP generation size, packets (24)
   --feedback-every F  packets between feedback messages (protocol default)
   --payload B         payload bytes per packet (1100)
@@ -54,7 +55,7 @@ const OPTIONS = /** @type {const} */ ({
   'start-delay-ms': { type: 'string', default: '0' },
   cap: { type: 'string' },
   size: { type: 'string', default: '1.5MB' },
-  window: { type: 'string', default: '240' },
+  window: { type: 'string' },
   generation: { type: 'string', default: '24' },
   'feedback-every': { type: 'string' },
   payload: { type: 'string', default: '1100' },
@@ -190,7 +191,7 @@ export function parseCli(argv) {
     startDelayMs: parseNumberList(v['start-delay-ms'], 'start-delay-ms', 0, 60_000),
     downCapBps: v.cap === undefined ? Infinity : parseRate(v.cap),
     size: checkSize(parseSize(v.size)),
-    window: parseInteger(v.window, 'window', 1, 8192),
+    window: v.window === undefined ? undefined : parseInteger(v.window, 'window', 1, 8192),
     generation: parseInteger(v.generation, 'generation', 1, 255),
     feedbackEvery: v['feedback-every'] === undefined ? undefined : parseInteger(v['feedback-every'], 'feedback-every', 1, 65535),
     payload: parseInteger(v.payload, 'payload', 16, 1200),

@@ -1,7 +1,7 @@
 // One simulated download (simulateOnce) and one configuration over many seeds
 // (simulateConfig, medians as the paper reports them).
 
-import { deriveRates, median } from '@mutp/protocol';
+import { deriveRates, median, windowFromPaths } from '@mutp/protocol';
 import { EventQueue } from './event-queue.js';
 import { Network } from './network.js';
 import { createPrng, randomBytes } from './prng.js';
@@ -87,12 +87,28 @@ function loadProtocol() {
 const perSource = (v, i) => (Array.isArray(v) ? v[i % v.length] : v);
 
 /**
+ * The config with its MUTP window: the one given (params.window), else the live client's
+ * default from the paths (protocol windowFromPaths: the proxies' rates, RTT = twice the
+ * largest one-way delay).
+ * @param {SimConfig} config
+ * @returns {SimConfig}
+ */
+export function withWindow(config) {
+  if ((config.mode !== 'coded' && config.mode !== 'uncoded') || /** @type {any} */ (config.params)?.window !== undefined) return config;
+  const delays = Array.isArray(config.delayMs) ? config.delayMs : [config.delayMs];
+  const rttMs = 2 * Math.max(...delays);
+  const window = windowFromPaths({ mode: config.mode, ratesBps: config.rates, rttMs, params: config.params });
+  return { ...config, params: { ...config.params, window } };
+}
+
+/**
  * Simulate one download.
  * @param {SimConfig} config
  * @param {number} seed
  * @returns {Promise<RunResult>}
  */
 export async function simulateOnce(config, seed) {
+  config = withWindow(config);
   const queue = new EventQueue();
   const sources = config.rates.map((rateBps, i) => ({
     rateBps,
@@ -138,6 +154,7 @@ export async function simulateOnce(config, seed) {
  * @param {{onRun?: (result: RunResult, seed: number) => void}} [hooks]
  */
 export async function simulateConfig(config, hooks = {}) {
+  config = withWindow(config);
   const first = config.firstSeed ?? 1;
   /** @type {RunResult[]} */
   const results = [];

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { simulateOnce, simulateConfig } from '../src/simulate.js';
+import { simulateOnce, simulateConfig, withWindow } from '../src/simulate.js';
+import { windowFromPaths } from '@mutp/protocol';
 
 const RATE = 896 * 1024;
 
@@ -57,6 +58,17 @@ describe('sim drives the real MUTP sender/receiver', function () {
       }
     }
     assert.ok(duplicates > 0, 'some runs had non-innovative packets, so the rank decisions were exercised');
+  });
+
+  it('without a window it takes the client\'s from the paths; a given window wins', async () => {
+    const six = new Array(6).fill(RATE);
+    const c = config({ rates: six, params: { generationSize: 24 } });
+    assert.equal(withWindow(c).params.window, 384);
+    assert.equal(withWindow(c).params.window, windowFromPaths({ mode: 'coded', ratesBps: six, rttMs: 50 }));
+    assert.equal(withWindow(config({ rates: six, delayMs: [25, 50], params: {} })).params.window, windowFromPaths({ mode: 'coded', ratesBps: six, rttMs: 100 }));
+    assert.equal(withWindow(config({ rates: six })).params.window, 240, 'given');
+    const s = await simulateConfig({ ...c, size: 100_000, seeds: 1 });
+    assert.equal(s.params.window, 384, 'the summary names the window used');
   });
 
   it('coded goodput grows with N (more sources, faster download)', async () => {
