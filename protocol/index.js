@@ -6,6 +6,7 @@ export {
   MAX_WINDOW_PACKETS, MAX_URL_BYTES, DATA_HEADER_BYTES, CODED_HEADER_BYTES,
 } from './src/constants.js';
 export { normalizeParams, computeLayout, maxGenerationSize } from './src/params.js';
+export { windowFromPaths, maxWindowPackets, WINDOW_BDP_MARGIN, DEFAULT_RTT_ESTIMATE_MS, MIN_DEFAULT_WINDOW_PACKETS } from './src/window-size.js';
 export { createSender, createReceiver } from './src/create.js';
 export { loadCodec } from './src/codec.js';
 export { UncodedSender } from './src/uncoded-sender.js';

@@ -10,6 +10,8 @@ export { MAX_SYMBOLS, MAX_SYMBOL_SIZE } from './src/limits.js';
 export { POLYNOMIAL, MUL as GF256_MUL } from './src/gf256.js';
 export { IMPLEMENTATIONS, bestImplementation } from './src/backends.js';
 export { Encoder, Decoder };
+export { RankTracker } from './src/rank-tracker.js';
+export { CoefficientGenerator } from './src/coefficients.js';
 
 /**
  * @typedef {object} EncoderOptions

@@ -25,6 +25,8 @@ const RTO_RTTS = 2;
  * @property {number} [seed]               u32; mixed with sourceIndex so sources differ
  * @property {number} [downloadId]         u32, from the request
  * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
+ * @property {Uint8Array} [checksums]      the checksum table of `data` under these params, already
+ *   hashed (checksumTable()): a server serving one object to many sessions hashes it once
  */
 
 export class SenderBase {
@@ -53,8 +55,12 @@ export class SenderBase {
     this.srtt = 0;
     this.lastFeedbackSeq = -1;
     this.finished = this.layout.packetCount === 0;
-    /** @type {Uint8Array | null} checksum table, hashed by the first metaMessages() */
-    this.checksums = null;
+    /** @type {Uint8Array | null} checksum table, given or hashed by the first metaMessages() */
+    this.checksums = opts.checksums ?? null;
+    if (this.checksums !== null &&
+      (!(this.checksums instanceof Uint8Array) || this.checksums.length !== this.layout.generationCount * CHECKSUM_ENTRY_BYTES)) {
+      throw protocolError('ERR_BAD_PARAMS', 'checksums must be the checksum table of data under these params');
+    }
     this.stats = { sent: 0, feedback: 0, ignored: 0, invalid: 0, stale: 0, lostByEcho: 0, lostByTimeout: 0 };
   }
 

@@ -223,6 +223,17 @@ function encodeMeta(msg) {
   return b;
 }
 
+/**
+ * Bytes of a feedback message: the header, one u32 echo per source, base (u32) and count (u16),
+ * then an uncoded bitmap of `count` bits or a coded DoF (u16) and per-source contribution (u8)
+ * per generation. It must fit one datagram, which bounds the window.
+ * @param {'uncoded'|'coded'} mode @param {number} sourceCount @param {number} count bits (uncoded) or generations (coded)
+ */
+export function feedbackBytes(mode, sourceCount, count) {
+  const body = mode === 'uncoded' ? Math.ceil(count / 8) : (2 + sourceCount) * count;
+  return FEEDBACK_HEADER_BYTES + 4 * sourceCount + 6 + body;
+}
+
 /** @param {any} msg */
 function encodeFeedback(msg) {
   const mode = MODE[msg.mode];
@@ -243,7 +254,7 @@ function encodeFeedback(msg) {
     need(msg.contrib instanceof Uint8Array && msg.contrib.length === count * n, 'contrib: one byte per generation and source');
     bodyLen = (2 + n) * count;
   }
-  need(o + 6 + bodyLen <= MAX_DATAGRAM_BYTES, 'feedback does not fit one datagram');
+  need(feedbackBytes(msg.mode, n, count) <= MAX_DATAGRAM_BYTES, 'feedback does not fit one datagram');
   const b = new Uint8Array(o + 6 + bodyLen);
   header(b, MSG.feedback, msg.downloadId);
   b[6] = mode;

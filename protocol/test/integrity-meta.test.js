@@ -2,7 +2,7 @@
 // that each fit one datagram; the client believes the majority of proxies and names the liars.
 import assert from 'node:assert/strict';
 import {
-  createSender, encodeMessage, decodeMessage, createMetaVote, createMetaAssembler, checksumOf,
+  createSender, encodeMessage, decodeMessage, createMetaVote, createMetaAssembler, checksumOf, checksumTable,
   MAX_DATAGRAM_BYTES, CHECKSUMS_PER_META, CHECKSUM_ENTRY_BYTES,
 } from '../index.js';
 
@@ -45,6 +45,18 @@ describe('integrity: meta checksums and the majority rule', () => {
     const partial = createMetaAssembler(msgs[0]);
     partial.add(msgs[0]);
     assert.equal(partial.complete, false, 'one slice is not the whole table');
+  });
+
+  it('a sender given the checksum table sends it as is (hashed once per object); a table of the wrong size is refused', async () => {
+    const data = object(100_000);
+    const a = await createSender({ mode: 'coded', data, downloadId: 9 });
+    const table = checksumTable(data, a.layout);
+    const marked = table.slice();
+    marked[0] ^= 1; // a sender that hashed on its own would send the true first entry
+    const b = await createSender({ mode: 'coded', data, downloadId: 9, checksums: marked });
+    assert.deepEqual(assemble(metasOf(b), 0).table, marked);
+    assert.deepEqual(assemble(metasOf(a), 0).table, table);
+    await assert.rejects(createSender({ mode: 'coded', data, downloadId: 9, checksums: table.subarray(8) }), { code: 'ERR_BAD_PARAMS' });
   });
 
   it('the parser refuses checksum slices outside the object and unknown algorithms', async () => {

@@ -9,6 +9,7 @@ import { downloadParallelHttp } from './http/parallel-http.js';
 import { downloadRangeHttp } from './http/range-http.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
+import { downloadWindow } from './mutp/window-choice.js';
 
 export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
 export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
@@ -17,7 +18,7 @@ const MAX_PROXIES = 64; // more sources than this is a configuration mistake, no
 export const SPARE_PROXIES = 4;
 
 /**
- * @typedef {{id: string, url: string, ticket?: string | null}} ProxyRef  ticket: Origo's, attached to the proxy's requests
+ * @typedef {{id: string, url: string, ticket?: string | null, uploadRateBps?: number | null}} ProxyRef  ticket: Origo's, attached to the proxy's requests; uploadRateBps: Origo's (bytes/s, advertised)
  * @typedef {{start: number, end: number}} ByteRange  end inclusive, like HTTP Range
  */
 
@@ -25,7 +26,8 @@ export const SPARE_PROXIES = 4;
  * @typedef {object} DownloadOptions
  * @property {string} [mode]  'coded' | 'uncoded' | 'parallel-http' | 'range-http' (checked at run time)
  * @property {number | ProxyRef[]} [proxies]  how many to ask Origo for, or the proxies to use
- * @property {number} [window]
+ * @property {number} [window]  packets; default: from the proxies' upload rates (Origo's list) and an RTT of
+ *   DEFAULT_RTT_ESTIMATE_MS (protocol windowFromPaths), else the protocol's default
  * @property {number} [generationSize]
  * @property {number} [feedbackEvery]
  * @property {ByteRange | string | null} [range]  {start, end} (inclusive) or "start-end"
@@ -122,7 +124,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
         const { defaultRtcConfig } = await import('#rtc');
         result = await downloadMutp({ ...common, mode, clientId, logger, peerPool, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
-          params: { window: opts.window, generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
+          params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
       }
       // a source that moved off a busy proxy is logged under the proxy that served it
       list = access.used();

@@ -18,7 +18,8 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --start-delay-ms S  proxy origin-fetch time before its first byte, ms; value or list (0)
   --cap RATE          client download cap, shared FIFO bottleneck (default: none)
   --size SIZE         object size, e.g. 1.5MB (= 1500000 bytes), 2MiB, 1000 (default 1.5MB)
-  --window W          MUTP window, packets (240)
+  --window W          MUTP window, packets (default: the client's, from the rates and RTT:
+                      protocol windowFromPaths; 264 at 4x896KiB, 384 at 6x896KiB, RTT 50 ms)
   --generation G      Coded MUTP generation size, packets (24)
   --feedback-every F  packets between feedback messages (protocol default)
   --payload B         payload bytes per packet (1100)
@@ -27,6 +28,8 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --overhead-bytes H  lower-layer header bytes per datagram/segment on the wire (0); MUTP adds
                       SCTP (28) and DTLS (37) bytes per packet itself
   --max-burst B       MUTP: SCTP max burst, packets (10: stock usrsctp; 0: off)
+  --codec C           coded: rank (default: the same decisions without the payload
+                      arithmetic) | exact (the real RLNC encode/decode of every packet)
   --seeds K           runs per configuration, seeds 1..K (20)
   --first-seed S      first seed (1)
   --sweep AXIS=V1,V2  cross product over an axis; repeat the flag, or give several
@@ -52,7 +55,7 @@ const OPTIONS = /** @type {const} */ ({
   'start-delay-ms': { type: 'string', default: '0' },
   cap: { type: 'string' },
   size: { type: 'string', default: '1.5MB' },
-  window: { type: 'string', default: '240' },
+  window: { type: 'string' },
   generation: { type: 'string', default: '24' },
   'feedback-every': { type: 'string' },
   payload: { type: 'string', default: '1100' },
@@ -60,6 +63,7 @@ const OPTIONS = /** @type {const} */ ({
   scheduler: { type: 'string' },
   'overhead-bytes': { type: 'string', default: '0' },
   'max-burst': { type: 'string', default: '10' },
+  codec: { type: 'string', default: 'rank' },
   seeds: { type: 'string', default: '20' },
   'first-seed': { type: 'string', default: '1' },
   sweep: { type: 'string', multiple: true },
@@ -187,7 +191,7 @@ export function parseCli(argv) {
     startDelayMs: parseNumberList(v['start-delay-ms'], 'start-delay-ms', 0, 60_000),
     downCapBps: v.cap === undefined ? Infinity : parseRate(v.cap),
     size: checkSize(parseSize(v.size)),
-    window: parseInteger(v.window, 'window', 1, 8192),
+    window: v.window === undefined ? undefined : parseInteger(v.window, 'window', 1, 8192),
     generation: parseInteger(v.generation, 'generation', 1, 255),
     feedbackEvery: v['feedback-every'] === undefined ? undefined : parseInteger(v['feedback-every'], 'feedback-every', 1, 65535),
     payload: parseInteger(v.payload, 'payload', 16, 1200),
@@ -195,12 +199,14 @@ export function parseCli(argv) {
     scheduler: v.scheduler,
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
+    codec: v.codec,
     seeds: parseInteger(v.seeds, 'seeds', 1, 100_000),
     firstSeed: parseInteger(v['first-seed'], 'first-seed', 0, 2 ** 31),
   };
   if (base.scheduler !== undefined && base.scheduler !== 'paper' && base.scheduler !== 'share') {
     throw badInput(`--scheduler must be paper or share, got '${base.scheduler}'`);
   }
+  if (base.codec !== 'rank' && base.codec !== 'exact') throw badInput(`--codec must be rank or exact, got '${base.codec}'`);
   return {
     base,
     sweep: parseSweep(v.sweep ?? []),

@@ -4,11 +4,29 @@
 // meta, then asks its sender for packets while the protocol's in-flight cap allows (the proxy's
 // pacing), and hands them to an SCTP association model (sctp.js: congestion window, max-burst
 // rule, delayed SACK) in front of its shaped uplink. Every message crosses the wire codec.
+// Coded runs use the rank codec (rank-codec.js) unless job.codec is 'exact'.
 
 import { createSctpPath, SCTP_MAX_BURST_STOCK } from './sctp.js';
+import { createRankCodec } from './rank-codec.js';
 
 /** Simulated time after which a run that has not completed is called stalled, ms. */
 const STALL_LIMIT_MS = 600_000;
+
+/** @type {WeakMap<Uint8Array, Map<string, Uint8Array>>} checksum tables by object, then layout */
+const checksumCache = new WeakMap();
+/**
+ * The proxies' checksum table of `data` under `layout`, hashed once: it is a pure function of
+ * the two, every simulated proxy serves the same bytes, and the seeds reuse the object.
+ * @param {any} protocol @param {Uint8Array} data @param {any} layout
+ */
+function sharedChecksums(protocol, data, layout) {
+  let byLayout = checksumCache.get(data);
+  if (!byLayout) checksumCache.set(data, byLayout = new Map());
+  const key = `${layout.payloadSize}/${layout.generationSize}`;
+  let table = byLayout.get(key);
+  if (!table) byLayout.set(key, table = protocol.checksumTable(data, layout));
+  return table;
+}
 
 /**
  * @typedef {object} MutpJob
@@ -22,6 +40,7 @@ const STALL_LIMIT_MS = 600_000;
  * @property {number} [maxBurst]      SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
  * @property {number} [startCwnd]     SCTP cwnd of the kept association at the start, packets (before the max-burst rule)
  * @property {boolean} [inflightCap]  run the proxy's in-flight cap (default true)
+ * @property {'rank'|'exact'} [codec]  coded: 'rank' (default) skips the payload arithmetic, same decisions (rank-codec.js); 'exact' runs @mutp/rlnc
  */
 
 /**
@@ -31,15 +50,19 @@ const STALL_LIMIT_MS = 600_000;
  */
 export async function runMutp(net, job) {
   const { mode, size, data, params, seed, overheadBytes, protocol } = job;
-  const { createSender, createDownloadController, createInflightLimit, inflightFloorPackets, decodeMessage } = protocol;
+  const { createSender, createDownloadController, createInflightLimit, inflightFloorPackets, decodeMessage, computeLayout } = protocol;
   const q = net.queue;
   const n = net.sources.length;
   const downloadId = (seed * 2654435761) >>> 0;
   const seeds = Array.from({ length: n }, (_, i) => (seed * 7919 + i) >>> 0);
-  const ctl = await createDownloadController({ mode, url: 'sim://object', params, sourceCount: n, downloadId, seeds });
+  const rankCodec = mode === 'coded' && (job.codec ?? 'rank') === 'rank' ? createRankCodec() : null;
+  const ctlOpts = { mode, url: 'sim://object', params, sourceCount: n, downloadId, seeds };
+  const ctl = rankCodec ? new protocol.DownloadController(ctlOpts, rankCodec) : await createDownloadController(ctlOpts);
   const senders = [];
+  const checksums = sharedChecksums(protocol, data, computeLayout(mode, data.length, ctl.params));
   for (let i = 0; i < n; i++) {
-    senders.push(await createSender({ mode, data, params: ctl.params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId }));
+    const o = { mode, data, params: ctl.params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId, checksums };
+    senders.push(rankCodec ? new protocol.CodedSender(o, rankCodec) : await createSender(o));
   }
   const maxBurst = job.maxBurst ?? SCTP_MAX_BURST_STOCK;
   const useCap = job.inflightCap !== false;

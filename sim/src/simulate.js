@@ -1,7 +1,7 @@
 // One simulated download (simulateOnce) and one configuration over many seeds
 // (simulateConfig, medians as the paper reports them).
 
-import { deriveRates, median } from '@mutp/protocol';
+import { deriveRates, median, windowFromPaths } from '@mutp/protocol';
 import { EventQueue } from './event-queue.js';
 import { Network } from './network.js';
 import { createPrng, randomBytes } from './prng.js';
@@ -31,6 +31,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [maxBurst]           MUTP: SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
  * @property {number} [startCwnd]          MUTP: the kept SCTP association's cwnd at the start, packets, before the max-burst rule (default: unlimited)
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
+ * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
 
 /**
@@ -86,12 +87,28 @@ function loadProtocol() {
 const perSource = (v, i) => (Array.isArray(v) ? v[i % v.length] : v);
 
 /**
+ * The config with its MUTP window: the one given (params.window), else the live client's
+ * default from the paths (protocol windowFromPaths: the proxies' rates, RTT = twice the
+ * largest one-way delay).
+ * @param {SimConfig} config
+ * @returns {SimConfig}
+ */
+export function withWindow(config) {
+  if ((config.mode !== 'coded' && config.mode !== 'uncoded') || /** @type {any} */ (config.params)?.window !== undefined) return config;
+  const delays = Array.isArray(config.delayMs) ? config.delayMs : [config.delayMs];
+  const rttMs = 2 * Math.max(...delays);
+  const window = windowFromPaths({ mode: config.mode, ratesBps: config.rates, rttMs, params: config.params });
+  return { ...config, params: { ...config.params, window } };
+}
+
+/**
  * Simulate one download.
  * @param {SimConfig} config
  * @param {number} seed
  * @returns {Promise<RunResult>}
  */
 export async function simulateOnce(config, seed) {
+  config = withWindow(config);
   const queue = new EventQueue();
   const sources = config.rates.map((rateBps, i) => ({
     rateBps,
@@ -110,7 +127,7 @@ export async function simulateOnce(config, seed) {
       const protocol = await loadProtocol();
       return runMutp(net, {
         ...job, mode: config.mode, params: config.params, seed, protocol,
-        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap,
+        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap, codec: config.codec,
       });
     }
     default: throw badInput(`unknown mode '${config.mode}' (one of ${MODES.join(', ')})`);
@@ -137,6 +154,7 @@ export async function simulateOnce(config, seed) {
  * @param {{onRun?: (result: RunResult, seed: number) => void}} [hooks]
  */
 export async function simulateConfig(config, hooks = {}) {
+  config = withWindow(config);
   const first = config.firstSeed ?? 1;
   /** @type {RunResult[]} */
   const results = [];

@@ -58,5 +58,6 @@ export function toSimConfig(o) {
     firstSeed: o.firstSeed,
     overheadBytes: o.overheadBytes,
     maxBurst: o.maxBurst,
+    codec: o.codec,
   };
 }
