@@ -98,8 +98,36 @@ export const BLOCKED_RECHECK_MS = 50;
 /** Yield to the event loop after this many packets, so inbound feedback is read while pumping. */
 export const YIELD_EVERY_PACKETS = 64;
 
-/** Largest inbound data-channel message (bytes) handed to the decoder; anything bigger is peer junk. */
-export const MAX_INBOUND_MESSAGE_BYTES = 64 * 1024;
+/**
+ * Largest inbound data-channel message (bytes) handed to the decoder; anything bigger is peer junk
+ * (every MUTP message is ≤ 1200 B). SCTP itself refuses more than SCTP_MAX_MESSAGE_BYTES.
+ */
+export const MAX_INBOUND_MESSAGE_BYTES = 2 * 1024;
 
 /** Largest MUTP message we send (bytes): fits one SCTP chunk under a 1280-byte IPv6 MTU path. */
 export const MAX_OUTBOUND_MESSAGE_BYTES = 1200;
+
+/**
+ * Largest SCTP message either side may send on our associations (bytes; our local
+ * maxMessageSize, advertised in the SDP). Every MUTP message is ≤ 1200 B. libdatachannel also
+ * raises usrsctp's send buffer to at least this, so its default (256 KiB, ~290 ms at 896 KiB/s)
+ * would hide that much queue below bufferedAmount.
+ */
+export const SCTP_MAX_MESSAGE_BYTES = 4 * 1024;
+
+/**
+ * usrsctp's send buffer per association (bytes): data sent but not yet acked plus data queued in
+ * usrsctp. Past it libdatachannel keeps messages in its own queue, where bufferedAmount (and so
+ * channel-sender.js) sees them. Must hold the largest window a proxy needs: 128 KiB is
+ * 1792 KiB/s × 70 ms (libdatachannel's default is 1 MiB, ~1.1 s at 896 KiB/s).
+ */
+export const SCTP_SEND_BUFFER_BYTES = 128 * 1024;
+
+/**
+ * usrsctp's max burst (packets per output pass; < 0 disables). With it on (libdatachannel's
+ * default is 10), usrsctp cuts cwnd to flight + maxBurst packets after each pass, so a download
+ * on a kept, idle association restarts from ~10 packets, and the initial window is capped at it
+ * too. Our in-flight cap (INFLIGHT_*) already paces what we hand to SCTP. Only the tuned build
+ * (proxy/native) passes it; the stock build keeps 10.
+ */
+export const SCTP_MAX_BURST_PACKETS = -1;
