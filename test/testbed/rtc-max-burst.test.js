@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireOrSkip } from '../support/require-tool.js';
+import { requireOrSkip, requireStepOrSkip, skipOrFail } from '../support/require-tool.js';
 import { createPair, destroyPair, nodeIn } from '../support/netns.js';
 import { ensureDelayLine, startDelay } from '../../testbed/src/delay.js';
 import { tunedBuildPresent, TUNED_DIR } from '../../proxy/src/rtc/wrtc.js';
@@ -92,20 +92,9 @@ describe('proxy WebRTC build: SCTP max burst lifted (namespaces, RTT 50 ms)', fu
   let sender;
 
   before(async function () {
-    if (!tunedBuildPresent()) {
-      const why = `no tuned WebRTC build in ${TUNED_DIR} (npm run build:rtc)`;
-      if (process.env.CI === 'true') throw new Error(`${why} (CI=true: failing instead of skipping)`);
-      console.warn(`skipping: ${why}`);
-      this.skip();
-    }
+    if (!tunedBuildPresent()) skipOrFail(this, `no tuned WebRTC build in ${TUNED_DIR} (npm run build:rtc)`);
     requireOrSkip(this, { commands: ['ip', 'tc', 'iptables', 'clang'], root: true });
-    try {
-      ensureDelayLine();
-    } catch (err) {
-      if (process.env.CI === 'true') throw err;
-      console.warn(`skipping: ${err.message}`);
-      this.skip();
-    }
+    requireStepOrSkip(this, ensureDelayLine);
     net = createPair('mxb');
     const logFile = join(mkdtempSync(join(tmpdir(), 'mtb-mxb-')), 'delayline.log');
     delay = await startDelay({ clientNs: net.a, clientDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile });
