@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { encodeMessage, decodeMessage, normalizeParams } from '@mutp/protocol';
 import { startProxy } from '../index.js';
+import { MAX_INBOUND_MESSAGE_BYTES, SCTP_MAX_MESSAGE_BYTES } from '../src/rtc/limits.js';
 import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
 import { downloadMutp } from '../../proxyclientlib/src/mutp/index.js';
 import { LOOPBACK_RTC, memoryObjects, startTestProxy, testBytes, waitFor } from '../../proxyclientlib/test/mutp-harness.js';
@@ -53,11 +54,13 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
       new Uint8Array([99, 1, 0, 0, 0, 7]), // unknown version
       new Uint8Array([1, 42, 0, 0, 0, 7]), // unknown type
       request({}).subarray(0, 20), // truncated request
-      new Uint8Array(70_000), // oversize
+      new Uint8Array(MAX_INBOUND_MESSAGE_BYTES + 1), // oversize, within SCTP's limit
       encodeMessage({ type: 'done', downloadId: 12345 }), // done for nothing
       encodeMessage({ type: 'error', downloadId: 7, code: 'ERR_X', message: 'clients do not send errors' }),
     ];
     for (const j of junk) link.channel.send(j);
+    // The proxy's SDP advertises SCTP_MAX_MESSAGE_BYTES: the client's own stack refuses more.
+    assert.throws(() => link.channel.send(new Uint8Array(SCTP_MAX_MESSAGE_BYTES + 1)), /size exceeds limit/);
     const meta = nextMessage(link.channel, 'meta');
     link.channel.send(request({}));
     const m = await meta;
@@ -66,7 +69,7 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     await waitFor(() => proxy.warnings.length >= 6);
     assert.ok(proxy.warnings.some((w) => /malformed/.test(w)));
     assert.ok(proxy.warnings.some((w) => /non-binary/.test(w)));
-    assert.ok(proxy.warnings.some((w) => /70000-byte/.test(w)));
+    assert.ok(proxy.warnings.some((w) => new RegExp(`${MAX_INBOUND_MESSAGE_BYTES + 1}-byte`).test(w)));
     assert.equal(proxy.stats.activeSessions, 1, 'the valid request is being served');
   });
 

@@ -25,8 +25,32 @@ export function requireOrSkip(ctx, { commands = [], root = false }) {
   const missing = commands.filter((c) => !hasCommand(c));
   if (root && !isRoot()) missing.push('root');
   if (missing.length === 0) return;
-  const why = `missing prerequisite(s): ${missing.join(', ')}`;
+  skipOrFail(ctx, `missing prerequisite(s): ${missing.join(', ')}`);
+}
+
+/**
+ * Skip the current mocha suite with a warning, or fail it under CI=true.
+ * @param {Mocha.Context} ctx
+ * @param {string} why
+ */
+export function skipOrFail(ctx, why) {
   if (process.env.CI === 'true') throw new Error(`${why} (CI=true: failing instead of skipping)`);
   console.warn(`skipping: ${why}`);
   ctx.skip();
+}
+
+/**
+ * Run a prerequisite step (e.g. building a helper); when it throws, skip the suite or fail under CI=true.
+ * @template T
+ * @param {Mocha.Context} ctx
+ * @param {() => T} step
+ * @returns {T}
+ */
+export function requireStepOrSkip(ctx, step) {
+  try {
+    return step();
+  } catch (err) {
+    skipOrFail(ctx, /** @type {Error} */ (err).message);
+    throw err; // not reached: skip() throws
+  }
 }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requireOrSkip } from '../support/require-tool.js';
+import { requireOrSkip, requireStepOrSkip } from '../support/require-tool.js';
 import { createPair, destroyPair, nodeIn, sh } from '../support/netns.js';
 import { CONNECT_TIMES, TCP_SINK, TCP_SOURCE, UDP_SOURCE } from '../support/net-probes.js';
 import { ensureDelayLine, startDelay } from '../../testbed/src/delay.js';
@@ -61,14 +61,8 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
 
   before(async function () {
     requireOrSkip(this, { commands: ['ip', 'tc', 'iptables', 'clang'], root: true });
-    try {
-      ensureDelayLine();
-    } catch (err) {
-      // no libnetfilter-queue-dev: fail under CI (.ci/run installs it), skip with a warning elsewhere
-      if (process.env.CI === 'true') throw err;
-      console.warn(`skipping: ${err.message}`);
-      this.skip();
-    }
+    // no libnetfilter-queue-dev: fail under CI (.ci/run installs it), skip with a warning elsewhere
+    requireStepOrSkip(this, ensureDelayLine);
     net = createPair('dly');
     // forced: on a kernel with netem the testbed would use netem instead; this suite is the delay line's
     delay = await startDelay({ clientNs: net.a, clientDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile, forceDelayLine: true });

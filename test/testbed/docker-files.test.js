@@ -21,7 +21,7 @@ function parseDockerfile(text) {
     if (op === 'ENTRYPOINT') out.entrypoint = JSON.parse(rest);
     if (op === 'CMD') out.cmd = JSON.parse(rest);
     if (op === 'ENV') for (const m of rest.matchAll(/(\w+)=(\S+)/g)) out.env[m[1]] = m[2];
-    if (op === 'COPY') out.copies.push(rest.split(/\s+/));
+    if (op === 'COPY' && !rest.startsWith('--from=')) out.copies.push(rest.split(/\s+/)); // --from: another build stage
   }
   return out;
 }
@@ -70,6 +70,13 @@ describe('Docker deployment files', function () {
       assert.ok(proxyHelp.includes(v) || startHelp.includes(v), `${v} is neither a proxy nor a container-start variable`);
     }
     for (const rate of PAPER_RATES) execFileSync(join(ROOT, 'shaping/shape'), ['--dev', 'eth0', '--upload', rate, '--dry-run']);
+  });
+
+  it('the proxy image builds the tuned WebRTC and refuses to run without it', () => {
+    const text = read('proxy/Dockerfile');
+    assert.match(text, /^RUN .*node proxy\/native\/build-rtc\.js$/m);
+    assert.match(text, /^COPY --from=rtc \/app\/proxy\/native\/build\/node-datachannel\/ proxy\/native\/build\/node-datachannel\/$/m);
+    assert.equal(parseDockerfile(text).env.MUTP_RTC_BUILD, 'tuned');
   });
 
   it('the proxy image copies every workspace package.json the lockfile needs, and the code it runs', () => {

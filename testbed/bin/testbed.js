@@ -65,6 +65,8 @@ const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag
 console.log(`testbed up: Origo ${tb.origoUrl} (admin password ${tb.adminPassword}), origin ${tb.originUrl}`);
 console.log(`  delay: ${tb.delay ? tb.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}; TCP congestion control ${tb.tcpCongestion}`);
 for (const p of tb.proxies) console.log(`  ${p.id}  ${p.url}  ${formatRate(p.rateBps)}  (namespace ${p.ns})`);
+const builds = [...new Set(tb.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown (not in the proxy log)'))];
+console.log(`  proxies' WebRTC build: ${builds.join(' | ')}`);
 console.log(`  client namespace ${tb.topology.client.ns}: e.g. ip netns exec ${tb.topology.client.ns} node proxyclientlib/bin/mutp.js get ${tb.objectUrl(size)} --origo ${tb.origoUrl} --json`);
 
 if (values.downloads) {

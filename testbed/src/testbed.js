@@ -12,6 +12,7 @@ import { shapeUpload, setLinkLoss, setTcpCongestion, DEFAULT_TCP_CC } from './li
 import { startDelay } from './delay.js';
 import { spawnInNs } from './spawn-in-ns.js';
 import { cpuSeconds } from './proc-cpu.js';
+import { readProxyRtcBuild } from './rtc-build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = {
@@ -26,7 +27,8 @@ const FLEET_READY_PER_PROXY_MS = 5000; // each proxy's Node start-up + socket.io
 const REQUIRED_TOOLS = ['ip', 'tc', 'iptables'];
 
 /**
- * @typedef {{id: string, url: string, ip: string, ns: string, rateBps: number, rateText: string, pid: number}} TestbedProxy
+ * @typedef {{id: string, url: string, ip: string, ns: string, rateBps: number, rateText: string, pid: number, logFile: string,
+ *   rtcBuild?: ReturnType<typeof readProxyRtcBuild>}} TestbedProxy
  */
 
 /** Throws ERR_NEED_ROOT / ERR_MISSING_TOOL with a clear message when the testbed cannot run here. */
@@ -84,19 +86,22 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     /** @type {TestbedProxy[]} */
     const proxies = topo.proxies.map((p, i) => {
       const id = `tb-${p.name}`;
+      const logFile = join(dir, `proxy-${p.name}.log`);
       const child = spawnInNs({
-        ns: p.ns, script: ENTRY.proxy, logFile: join(dir, `proxy-${p.name}.log`),
+        ns: p.ns, script: ENTRY.proxy, logFile,
         args: ['--host', p.ip, '--port', String(PORTS.proxy), '--id', id, '--origo', origoUrl,
           '--upload-rate', `${rates[i].bps}B`, '--allowed-hosts', `${topo.origin.ip}:${PORTS.origin}`, '--allow-private'],
         env: { PROXY_TOKEN: proxyToken(secret, id) },
       });
       children.push(child);
-      return { id, url: `http://${p.ip}:${PORTS.proxy}`, ip: p.ip, ns: p.ns, rateBps: rates[i].bps, rateText: rates[i].text, pid: child.pid ?? 0 };
+      return { id, url: `http://${p.ip}:${PORTS.proxy}`, ip: p.ip, ns: p.ns, rateBps: rates[i].bps, rateText: rates[i].text, pid: child.pid ?? 0, logFile };
     });
     const agentChild = spawnInNs({ ns: topo.client.ns, script: ENTRY.agent, args: [origoUrl], logFile: join(dir, 'client.log'), pipeStdio: true });
     children.push(agentChild);
     const agent = createAgentRpc(agentChild);
     await agent.call({ cmd: 'waitFleet', count: proxies.length, timeoutMs: FLEET_READY_BASE_MS + FLEET_READY_PER_PROXY_MS * proxies.length });
+    // Each proxy logged its WebRTC build before it registered with Origo.
+    for (const p of proxies) p.rtcBuild = readProxyRtcBuild(p.logFile);
 
     const links = proxies.map((p) => ({ clientNs: topo.client.ns, clientIp: topo.client.ip, proxyNs: p.ns, proxyIp: p.ip }));
     if (lossPct > 0) links.forEach((l) => setLinkLoss(l, lossPct));

@@ -39,6 +39,10 @@ Options (flag / environment variable):
                                             loses none (default: memory only)
   --allow-private       PROXY_ALLOW_PRIVATE=1  TESTS ONLY: allow loopback/private origin addresses
   -h, --help                                this text
+
+Environment only:
+  MUTP_RTC_BUILD=auto|tuned|stock  WebRTC build: tuned (npm run build:rtc, SCTP max burst lifted)
+                                   when built, else stock; tuned refuses to fall back (proxy/native/README.md)
 `;
 
 /**

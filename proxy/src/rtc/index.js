@@ -1,11 +1,14 @@
 // The proxy's WebRTC side: POST /rtc/offer signalling and one MUTP session per data channel.
 // Contract (docs/origo-api.md): mountRtc(app, { objects, logs, stats, config, logger }) → { close() }.
 
-import { RTCPeerConnection as NodeRTCPeerConnection } from 'node-datachannel/polyfill';
 import { encodeMessage, decodeMessage, createSender } from '@mutp/protocol';
 import { createSignalling } from './signalling.js';
 import { createMutpSession } from './mutp-session.js';
-import { MAX_PEER_CONNECTIONS } from './limits.js';
+import { MAX_PEER_CONNECTIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
+import { loadWrtc, describeRtcBuild } from './wrtc.js';
+
+// One WebRTC build per process: its SCTP settings are global to the addon.
+const wrtc = await loadWrtc();
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -27,15 +30,20 @@ export function mountRtc(app, deps) {
   // offer only loopback (FIELD-NOTES "WebRTC in Node").
   const bindAddress = config.rtcBindAddress ?? (LOOPBACK_HOSTS.has(config.host ?? '') ? '127.0.0.1' : undefined);
   const protocol = deps.protocol ?? { encodeMessage, decodeMessage, createSender };
+  if (!deps.RTCPeerConnection) logger.info(`webrtc build: ${describeRtcBuild(wrtc.build)}`, { rtcBuild: wrtc.build });
   const signalling = createSignalling({
-    RTCPeerConnection: deps.RTCPeerConnection ?? /** @type {typeof RTCPeerConnection} */ (/** @type {unknown} */ (NodeRTCPeerConnection)),
-    rtcConfig: { ...(bindAddress ? { bindAddress } : {}), ...deps.rtcConfig },
+    RTCPeerConnection: deps.RTCPeerConnection ?? wrtc.RTCPeerConnection,
+    rtcConfig: { ...(bindAddress ? { bindAddress } : {}), maxMessageSize: SCTP_MAX_MESSAGE_BYTES, ...deps.rtcConfig },
     logger,
     maxPeers: config.maxPeers ?? config.maxSessions ?? MAX_PEER_CONNECTIONS,
     checkTicket: deps.checkTicket ?? null,
     onChannel: (channel, peer) => createMutpSession({ channel, deps: { ...deps, logger }, protocol, remote: peer.remote }),
   });
   app.use(signalling.router);
+  // Which WebRTC build serves the data channels (tests and the testbed check it).
+  app.get('/rtc/build', (_req, res) => {
+    res.json(deps.RTCPeerConnection ? { kind: 'injected' } : wrtc.build);
+  });
   return {
     close: () => signalling.close(),
     get peerCount() {

@@ -71,8 +71,38 @@ export const BLOCKED_RECHECK_MS = 50;
 /** Yield to the event loop after this many packets, so inbound feedback is read while pumping. */
 export const YIELD_EVERY_PACKETS = 64;
 
-/** Largest inbound data-channel message (bytes) handed to the decoder; anything bigger is peer junk. */
-export const MAX_INBOUND_MESSAGE_BYTES = 64 * 1024;
+/**
+ * Largest inbound data-channel message (bytes) handed to the decoder; anything bigger is peer junk
+ * (every MUTP message is ≤ 1200 B). SCTP itself refuses more than SCTP_MAX_MESSAGE_BYTES.
+ */
+export const MAX_INBOUND_MESSAGE_BYTES = 2 * 1024;
 
 /** Largest MUTP message we send (bytes): fits one SCTP chunk under a 1280-byte IPv6 MTU path. */
 export const MAX_OUTBOUND_MESSAGE_BYTES = 1200;
+
+/**
+ * Largest SCTP message either side may send on our associations (bytes; our local
+ * maxMessageSize, advertised in the SDP). Every MUTP message is ≤ 1200 B. libdatachannel also
+ * raises usrsctp's send buffer to at least this, so its default (256 KiB, ~290 ms at 896 KiB/s)
+ * would hide that much queue below bufferedAmount.
+ */
+export const SCTP_MAX_MESSAGE_BYTES = 4 * 1024;
+
+/**
+ * usrsctp's send buffer per association (bytes): data sent but not yet acked plus data queued in
+ * usrsctp. Past it libdatachannel keeps messages in its own queue, where bufferedAmount (and so
+ * channel-sender.js) sees them. Must hold the largest window a proxy needs: 128 KiB is
+ * 1792 KiB/s × 70 ms (libdatachannel's default is 1 MiB, ~1.1 s at 896 KiB/s).
+ */
+export const SCTP_SEND_BUFFER_BYTES = 128 * 1024;
+
+/**
+ * usrsctp's max burst (packets per output pass; < 0 disables). usrsctp cuts cwnd to flight +
+ * max burst after each pass, so a download on a kept, idle association restarts from this many
+ * packets, and the initial window is capped at it too. libdatachannel's 10 is 11 ms at
+ * 896 KiB/s, a quarter of the window at RTT 50 ms; disabled, bursts can overrun a shaped link's
+ * queue (testbed: 50 ms, ~30 packets at 896 KiB/s). Testbed, RTT 50 ms, 4×896 KiB/s coded, warm
+ * medians: 2350/2303 KiB/s at 30, 2220 at 10, 1829/2178 disabled (proxy/native/README.md).
+ * Only the tuned build (proxy/native) passes it; the stock build keeps 10.
+ */
+export const SCTP_MAX_BURST_PACKETS = 30;

@@ -1,0 +1,65 @@
+// The proxy's WebRTC build selection (src/rtc/wrtc.js): tuned when built, else stock; bad
+// settings refused with codes; the running proxy says which build serves it (GET /rtc/build).
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeRtcBuild, loadWrtc, sctpSettingsFrom, tunedBuildPresent } from '../src/rtc/wrtc.js';
+import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES } from '../src/rtc/limits.js';
+import { startProxy } from '../index.js';
+import { captureLogger } from './helpers/local-origin.js';
+
+const EMPTY_DIR = mkdtempSync(join(tmpdir(), 'mutp-no-rtc-build-'));
+
+describe('proxy WebRTC build selection', function () {
+  this.timeout(30_000);
+
+  it('takes the SCTP settings from limits.js, or from the measurement overrides', () => {
+    assert.deepEqual(sctpSettingsFrom({}), { maxBurst: SCTP_MAX_BURST_PACKETS, sendBufferBytes: SCTP_SEND_BUFFER_BYTES, initialCwnd: null });
+    assert.deepEqual(sctpSettingsFrom({ MUTP_SCTP_MAX_BURST: '40', MUTP_SCTP_SEND_BUFFER: '65536', MUTP_SCTP_INITIAL_CWND: '32' }),
+      { maxBurst: 40, sendBufferBytes: 65536, initialCwnd: 32 });
+    for (const env of [{ MUTP_SCTP_MAX_BURST: '0' }, { MUTP_SCTP_MAX_BURST: '1.5' }, { MUTP_SCTP_SEND_BUFFER: 'lots' },
+      { MUTP_SCTP_SEND_BUFFER: '-1' }, { MUTP_SCTP_INITIAL_CWND: '0' }]) {
+      assert.throws(() => sctpSettingsFrom(env), { code: 'ERR_BAD_CONFIG' }, JSON.stringify(env));
+    }
+  });
+
+  it('refuses an unknown MUTP_RTC_BUILD, and a required tuned build that is not there', async () => {
+    await assert.rejects(loadWrtc({ MUTP_RTC_BUILD: 'fast' }, EMPTY_DIR), { code: 'ERR_BAD_CONFIG' });
+    await assert.rejects(loadWrtc({ MUTP_RTC_BUILD: 'tuned' }, EMPTY_DIR), { code: 'ERR_RTC_BUILD' });
+  });
+
+  it('falls back to the stock build when no tuned one is built (stock keeps max burst 10)', async () => {
+    const { RTCPeerConnection, build } = await loadWrtc({}, EMPTY_DIR);
+    assert.equal(typeof RTCPeerConnection, 'function');
+    assert.equal(build.kind, 'stock');
+    assert.equal(build.maxBurst, 10);
+    assert.equal(build.fallbackReason, null);
+    assert.match(describeRtcBuild(build), /^stock \(libdatachannel \d+\.\d+\.\d+, SCTP maxBurst 10, send buffer \d+ B\)$/);
+  });
+
+  it('loads the tuned build when it is built, with max burst set', async function () {
+    if (!tunedBuildPresent()) {
+      console.warn('skipping: no tuned WebRTC build (npm run build:rtc); test/testbed/rtc-max-burst.test.js fails under CI without it');
+      return this.skip();
+    }
+    const { build } = await loadWrtc({});
+    assert.equal(build.kind, 'tuned');
+    assert.equal(build.maxBurst, SCTP_MAX_BURST_PACKETS);
+    assert.match(describeRtcBuild(build), /^tuned \(libdatachannel /);
+  });
+
+  it('the running proxy logs its build at start and answers GET /rtc/build', async () => {
+    const cap = captureLogger();
+    const proxy = await startProxy({ host: '127.0.0.1', port: 0, logger: cap.logger });
+    try {
+      const res = await fetch(`${proxy.url}/rtc/build`);
+      assert.equal(res.status, 200);
+      const build = await res.json();
+      assert.equal(build.kind, tunedBuildPresent() && process.env.MUTP_RTC_BUILD !== 'stock' ? 'tuned' : 'stock');
+      assert.ok(cap.lines.some((l) => l.msg.startsWith(`webrtc build: ${build.kind} (`)), JSON.stringify(cap.lines));
+    } finally {
+      await proxy.close();
+    }
+  });
+});
