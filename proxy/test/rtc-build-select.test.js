@@ -43,7 +43,7 @@ describe('proxy WebRTC build selection', function () {
       console.warn('skipping: no tuned WebRTC build (npm run build:rtc); test/testbed/rtc-max-burst.test.js fails under CI without it');
       return this.skip();
     }
-    const { build } = await loadWrtc({});
+    const { build } = await loadWrtc({ MUTP_RTC_BUILD: 'auto' });
     assert.equal(build.kind, 'tuned');
     assert.equal(build.maxBurst, SCTP_MAX_BURST_PACKETS);
     assert.match(describeRtcBuild(build), /^tuned \(libdatachannel /);
@@ -56,7 +56,8 @@ describe('proxy WebRTC build selection', function () {
       const res = await fetch(`${proxy.url}/rtc/build`);
       assert.equal(res.status, 200);
       const build = await res.json();
-      assert.equal(build.kind, tunedBuildPresent() && process.env.MUTP_RTC_BUILD !== 'stock' ? 'tuned' : 'stock');
+      const choice = process.env.MUTP_RTC_BUILD || 'stock'; // stock by default
+      assert.equal(build.kind, choice === 'tuned' || (choice === 'auto' && tunedBuildPresent()) ? 'tuned' : 'stock');
       assert.ok(cap.lines.some((l) => l.msg.startsWith(`webrtc build: ${build.kind} (`)), JSON.stringify(cap.lines));
     } finally {
       await proxy.close();

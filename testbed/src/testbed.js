@@ -91,7 +91,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
         ns: p.ns, script: ENTRY.proxy, logFile,
         args: ['--host', p.ip, '--port', String(PORTS.proxy), '--id', id, '--origo', origoUrl,
           '--upload-rate', `${rates[i].bps}B`, '--allowed-hosts', `${topo.origin.ip}:${PORTS.origin}`, '--allow-private'],
-        env: { PROXY_TOKEN: proxyToken(secret, id) },
+        env: { PROXY_TOKEN: proxyToken(secret, id), MUTP_RTC_BUILD: process.env.MUTP_RTC_BUILD || 'auto' }, // tuned when built: kept connections, where it lifts SCTP's max burst
       });
       children.push(child);
       return { id, url: `http://${p.ip}:${PORTS.proxy}`, ip: p.ip, ns: p.ns, rateBps: rates[i].bps, rateText: rates[i].text, pid: child.pid ?? 0, logFile };

@@ -41,8 +41,8 @@ Options (flag / environment variable):
   -h, --help                                this text
 
 Environment only:
-  MUTP_RTC_BUILD=auto|tuned|stock  WebRTC build: tuned (npm run build:rtc, SCTP max burst lifted)
-                                   when built, else stock; tuned refuses to fall back (proxy/native/README.md)
+  MUTP_RTC_BUILD=stock|auto|tuned  WebRTC build: stock (default), auto (tuned when npm run build:rtc
+                                   built it), tuned (refuses to fall back); proxy/native/README.md
 `;
 
 /**
