@@ -78,6 +78,19 @@ describe('extension frame: failures', () => {
     assert.deepEqual([d.type, d.size, d.total], ['video/iso.segment', 5000, 3]);
   });
 
+  it('a digest list answered on /fetch (&digests=1) is not taken for the origin head', async () => {
+    const heads = createOriginHeads();
+    const at = (/** @type {string} */ q) => `http://p1.test/fetch?url=${encodeURIComponent(URL1)}${q}`;
+    const answers = {
+      [at('&digests=1')]: new Response(new Uint8Array(8), { status: 200, headers: { 'content-type': 'application/octet-stream', 'content-length': '8' } }),
+      [at('')]: new Response(new Uint8Array(3), { status: 206, headers: { 'content-type': 'video/mp4', 'content-range': 'bytes 0-2/5000' } }),
+    };
+    const f = heads.observing(async (input) => answers[String(input)]);
+    await f(at(''));
+    await f(at('&digests=1')); // after the body: it must not overwrite what the body said
+    assert.deepEqual(heads.get(URL1), { type: 'video/mp4', size: 5000 });
+  });
+
   it('breakers back off exponentially and close on success', () => {
     const b = createBreakers({ baseMs: 100, maxMs: 1000 });
     b.fail('rtc', 'ERR_X', 0);

@@ -60,7 +60,9 @@ export function createOriginHeads() {
       const res = await f(input, init);
       try {
         const u = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-        const origin = u.pathname.endsWith('/fetch') ? u.searchParams.get('url') : null;
+        // a digest list (`&digests=1`, the HTTP modes' integrity check) is the proxy's own format, not the origin's head
+        const body = u.pathname.endsWith('/fetch') && !u.searchParams.has('digests');
+        const origin = body ? u.searchParams.get('url') : null;
         if (origin && (res.status === 200 || res.status === 206)) remember(origin, readHead(res));
       } catch {
         // not a URL we can read: nothing learned
