@@ -72,11 +72,11 @@ describe('Docker deployment files', function () {
     for (const rate of PAPER_RATES) execFileSync(join(ROOT, 'shaping/shape'), ['--dev', 'eth0', '--upload', rate, '--dry-run']);
   });
 
-  it('the proxy image builds the tuned WebRTC (opt-in: MUTP_RTC_BUILD=tuned), and runs stock by default', () => {
+  it('the proxy image builds the tuned WebRTC and refuses to run without it', () => {
     const text = read('proxy/Dockerfile');
     assert.match(text, /^RUN .*node proxy\/native\/build-rtc\.js$/m);
     assert.match(text, /^COPY --from=rtc \/app\/proxy\/native\/build\/node-datachannel\/ proxy\/native\/build\/node-datachannel\/$/m);
-    assert.equal(parseDockerfile(text).env.MUTP_RTC_BUILD, 'stock'); // the tuned build is opt-in (its cold connects wait ~1 s for DTLS)
+    assert.equal(parseDockerfile(text).env.MUTP_RTC_BUILD, 'tuned');
   });
 
   it('the proxy image copies every workspace package.json the lockfile needs, and the code it runs', () => {

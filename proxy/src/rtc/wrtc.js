@@ -2,9 +2,8 @@
 // tuned: proxy/native/build/node-datachannel (`npm run build:rtc`), whose setSctpSettings also
 // takes maxBurst; stock: the prebuilt node-datachannel from npm, which keeps usrsctp's max burst
 // of 10 packets. MUTP_RTC_BUILD=stock (default) | auto (tuned when built) | tuned.
-// Stock is the default: on loopback every cold connect to the tuned build (libdatachannel 0.23.2)
-// waited ~1 s for DTLS after ICE connected (6 of 6), the stock build 1 in 3; kept connections,
-// which the testbed measures, are not affected.
+// Stock is the default, so that a plain install runs what its tests ran; the Docker image and the
+// testbed ask for the tuned build.
 // MUTP_SCTP_MAX_BURST / MUTP_SCTP_SEND_BUFFER / MUTP_SCTP_INITIAL_CWND override the limits.js
 // values for measurements (packets / bytes / packets).
 import { existsSync } from 'node:fs';
