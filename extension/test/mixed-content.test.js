@@ -73,6 +73,14 @@ describe('extension: plain-HTTP endpoints under the mixed-content rule', functio
     }
   });
 
+  it('asking a plain-HTTP Origo for its proxy list (the frame\'s cached list, the warm-up) is refused up front too', async () => {
+    const { f, urls } = spyFetch();
+    const client = createClient({ origo: 'http://198.51.100.2:8080', fetch: f, logger: quiet, blocked: mixedContentGuard(true) });
+    await assert.rejects(client.proxies({ n: 4 }), { code: MIXED_CONTENT_CODE });
+    client.close();
+    assert.deepEqual(urls, [], 'nothing was tried');
+  });
+
   it('a reachable Origo offering plain-HTTP proxies (a lab that allows them): none is tried, and Origo stores the refusal under their ids', async () => {
     const origo = await startTestOrigo({ allowPlainHttpProxies: true });
     const sockets = [];

@@ -73,6 +73,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
   /** @param {{n?: number, lat?: number, lon?: number, signal?: AbortSignal}} [q] */
   async function proxies(q = {}) {
     if (!origo) throw codedError('ERR_NO_ORIGO', 'no Origo URL configured');
+    const refused = blocked(origo); // e.g. a plain-HTTP Origo under an HTTPS page: never tried, and said so
+    if (refused) throw codedError(refused.code, `Origo: ${refused.message}`);
     return fetchProxyList({ origo, fetch, logger, clientId, ...q });
   }
 

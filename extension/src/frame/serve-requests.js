@@ -12,6 +12,7 @@ import { createInOrder } from './in-order.js';
 import { parsePageMessage, splitReason } from './page-request.js';
 import { createBreakers } from './breaker.js';
 import { createOriginHeads, HEAD_WAIT_MS } from './origin-heads.js';
+import { MIXED_CONTENT_CODE } from '../shared/mixed-content.js';
 import { createWarmUp, WARMING } from './warm-up.js';
 
 const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
@@ -261,6 +262,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
    */
   function learn(e, code, host, mode) {
     const t = now();
+    // refused up front, at no cost: a breaker would only hide the reason Origo must count
+    if (code === MIXED_CONTENT_CODE) return;
     if (ORIGO_CODES.test(code)) breakers.fail('origo', code, t);
     const per = Array.isArray(e?.perProxy) ? e.perProxy.filter((p) => p?.error && typeof p.proxyId === 'string') : [];
     if (MUTP_MODES.includes(mode) && rtcUnusable(e)) breakers.fail('rtc', per[0]?.error?.code ?? code, t);

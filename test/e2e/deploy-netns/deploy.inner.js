@@ -16,6 +16,7 @@ import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, setOpti
 import { setFirefoxOptions } from '../helpers/firefox-pages.js';
 import { GECKO_ID } from '../../../extension/build/manifest.js';
 import { MIXED_CONTENT_CODE } from '../../../extension/src/shared/mixed-content.js';
+import { WARMING } from '../../../extension/src/frame/warm-up.js';
 
 const run = promisify(execFile);
 const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];
@@ -88,11 +89,18 @@ describe('deployment (inner run): HTTPS page, TLS fleet on TEST-NET addresses', 
     }
   }
 
-  /** Every chunk through the fleet in `mode`, one error-free record each. @param {Awaited<ReturnType<typeof play>>} r @param {string} mode */
+  /**
+   * Every chunk through the fleet in `mode`, one error-free record each. A MUTP chunk asked for
+   * while the page's WebRTC connections still opened runs in Parallel HTTP and says so; at least
+   * one must run in `mode` itself.
+   * @param {Awaited<ReturnType<typeof play>>} r @param {string} mode
+   */
   function assertThroughFleet({ chunks, hits, records }, mode) {
     assert.deepEqual(hits.filter((h) => h.fromBrowser).map((h) => h.range), [], 'chunks the browser fetched directly');
     assert.equal(records.length, chunks.length, 'one Origo record per chunk');
-    for (const r of records) assert.ok(r.mode === mode && r.error === null && r.n === N, JSON.stringify({ mode: r.mode, n: r.n, error: r.error }));
+    const warming = (/** @type {any} */ r) => r.mode === 'parallel-http' && r.modeWanted === mode && r.modeWhy === WARMING;
+    for (const r of records) assert.ok((r.mode === mode || warming(r)) && r.error === null && r.n === N, JSON.stringify({ mode: r.mode, modeWhy: r.modeWhy, n: r.n, error: r.error }));
+    assert.ok(records.some((r) => r.mode === mode), `no chunk ran in ${mode}: ${JSON.stringify(records.map((r) => [r.mode, r.modeWhy]))}`);
     console.log(`      ${mode}: ${chunks.length} chunks byte-exact over HTTPS, N=${N}`);
   }
 
@@ -124,7 +132,7 @@ describe('deployment (inner run): HTTPS page, TLS fleet on TEST-NET addresses', 
           assert.deepEqual(r.hits.filter((h) => !h.fromBrowser).map((h) => h.range), [], 'a proxy fetched a chunk: the fleet was reached');
           assert.equal(r.records.length, r.chunks.length, 'one counted record per fallback');
           for (const rec of r.records) {
-            assert.equal(rec.error?.code, MIXED_CONTENT_CODE);
+            assert.equal(rec.error?.code, MIXED_CONTENT_CODE, JSON.stringify(rec.error));
             assert.deepEqual(rec.proxyIds, proxyIds);
           }
           const { stats } = await tabStats(chrome.browser, chrome.base, `${site.url}/`);

@@ -18,6 +18,7 @@ import { launchFirefox } from '../helpers/browsers.js';
 import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, REPO, SCREENSHOT_DIR } from '../helpers/scenario.js';
 import { frameExtensionPage, setFirefoxOptions } from '../helpers/firefox-pages.js';
 import { GECKO_ID } from '../../../extension/build/manifest.js';
+import { WARMING } from '../../../extension/src/frame/warm-up.js'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
 
 const run = promisify(execFile);
 const PLAY_SECONDS = 10; // the minimum for Firefox
@@ -30,7 +31,6 @@ const MIN_CHUNKS = 3; // 10 s of a 2 Mbit/s video is more than two 1 MiB chunks
 const POPUP_WAIT_MS = 10_000; // the popup refreshes its stats every second; the record reaches the background in ms
 const POPUP_HEIGHT_PX = 360; // the popup's content with four proxy rows, Options link included
 const BIND_ADDR = process.env.MUTP_E2E_NETNS_ADDR;
-const WARMING = 'ERR_RTC_WARMING'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
 const LOOPBACK_PAGES = 2; // each page has its own download frame, breakers and connections: each may pay one WebRTC failure
 const LOOPBACK_PLAY_SECONDS = 10; // chunks after the warm-up's ~1.2 s too (the player buffers 8 s ahead in 1 MiB chunks)
 
