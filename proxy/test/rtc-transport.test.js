@@ -58,6 +58,21 @@ describe('rtc transport (real WebRTC on loopback)', function () {
   beforeEach(async () => { srv = await startServer(); });
   afterEach(async () => { await srv.close(); });
 
+  it('answers an actpass offer as the DTLS client (a=setup:active), so no ClientHello of the client is dropped', async () => {
+    const pc = new RTCPeerConnection({ iceServers: [], ...LOOPBACK_RTC });
+    try {
+      pc.createDataChannel('mutp');
+      await pc.setLocalDescription(await pc.createOffer());
+      const offer = /** @type {RTCSessionDescription} */ (pc.localDescription).sdp;
+      assert.match(offer, /^a=setup:actpass\r?$/m);
+      const r = await post(srv.url, JSON.stringify({ type: 'offer', sdp: offer }));
+      assert.equal(r.status, 200);
+      assert.match(r.body.sdp, /^a=setup:active\r?$/m);
+    } finally {
+      pc.close();
+    }
+  });
+
   it('refuses malformed offers with codes', async () => {
     const cases = [
       ['not json', 400, 'ERR_BAD_OFFER'],
