@@ -7,7 +7,7 @@ import { createClient } from '@mutp/proxyclientlib';
 import { createRequestServer } from '../src/frame/serve-requests.js';
 import { compilePatterns } from '../src/shared/patterns.js';
 import { MIXED_CONTENT_CODE, insecureEndpointNotes, isInsecureUrl, mixedContentGuard } from '../src/shared/mixed-content.js';
-import { connectGoodProxy, eventually, getProxies, postLogs, proxyStatus, startTestOrigo } from '../../origo/test/helpers.js';
+import { connectGoodProxy, eventually, getProxies, postLogs, proxyStatus, startTestOrigo } from '@mutp/origo/test-helpers';
 
 const MODULE = fileURLToPath(new URL('../src/shared/mixed-content.js', import.meta.url));
 const quiet = { warn: () => {} };

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requireOrSkip, requireStepOrSkip, skipOrFail } from '../support/require-tool.js';
 import { createPair, destroyPair, nodeIn } from '../support/netns.js';
-import { ensureDelayLine, startDelay } from '../../testbed/src/delay.js';
-import { tunedBuildPresent, TUNED_DIR } from '../../proxy/src/rtc/wrtc.js';
-import { SCTP_MAX_BURST_PACKETS } from '../../proxy/src/rtc/limits.js';
+import { ensureDelayLine, startDelay } from '@mutp/testbed/delay';
+import { tunedBuildPresent, TUNED_DIR } from '@mutp/proxy/wrtc';
+import { SCTP_MAX_BURST_PACKETS } from '@mutp/proxy/rtc-limits';
 
 const DELAY_MS = 25; // one way: RTT 50 ms, as the campaign
 const PORT = 40171;
@@ -91,7 +91,7 @@ describe('proxy WebRTC build: SCTP max burst lifted (namespaces, RTT 50 ms)', fu
   this.timeout(120_000);
   /** @type {ReturnType<typeof createPair>} */
   let net;
-  /** @type {import('../../testbed/src/delay.js').DelayInfo} */
+  /** @type {import('@mutp/testbed/delay').DelayInfo} */
   let delay;
   /** @type {import('node:child_process').ChildProcess | undefined} */
   let sender;
@@ -112,7 +112,7 @@ describe('proxy WebRTC build: SCTP max burst lifted (namespaces, RTT 50 ms)', fu
 
   it('after an idle pause, SCTP_MAX_BURST_PACKETS of a burst arrive in the first round trip (stock: ~10)', async () => {
     const proc = spawn('ip', ['netns', 'exec', net.b, process.execPath, '--input-type=module', '-e', SENDER,
-      url('../../proxy/src/rtc/signalling.js'), url('../../proxy/src/rtc/wrtc.js'), url('express'), net.ipB, String(PORT)],
+      url('@mutp/proxy/signalling'), url('@mutp/proxy/wrtc'), url('express'), net.ipB, String(PORT)],
     { env: { ...process.env, MUTP_RTC_BUILD: process.env.MUTP_RTC_BUILD || 'tuned', MUTP_SCTP_MAX_BURST: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     sender = proc;
     let stderr = '';
@@ -122,7 +122,7 @@ describe('proxy WebRTC build: SCTP max burst lifted (namespaces, RTT 50 ms)', fu
       proc.once('close', (code) => reject(new Error(`sender exited ${code}: ${stderr}`)));
     });
     const out = JSON.parse(await nodeIn(net.a, RECEIVER, [
-      url('../../proxyclientlib/src/rtc/connect-peer.js'), url('node-datachannel/polyfill'), `http://${net.ipB}:${PORT}`,
+      url('@mutp/proxyclientlib/connect-peer'), url('node-datachannel/polyfill'), `http://${net.ipB}:${PORT}`,
       String(WARMUP_MESSAGES), String(BURST), String(ROUNDS), String(IDLE_MS), String(WITHIN_MS),
     ]));
     const firsts = out.rounds.map((/** @type {{firstRtt: number}} */ r) => r.firstRtt).sort((a, b) => a - b);

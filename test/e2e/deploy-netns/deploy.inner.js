@@ -15,8 +15,8 @@ import { launchChromium, launchFirefox } from '../helpers/browsers.js';
 import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, setOptions, tabStats, openExtensionPage, REPO } from '../helpers/scenario.js';
 import { setFirefoxOptions } from '../helpers/firefox-pages.js';
 import { GECKO_ID } from '../../../extension/build/manifest.js';
-import { MIXED_CONTENT_CODE } from '../../../extension/src/shared/mixed-content.js';
-import { WARMING } from '../../../extension/src/frame/warm-up.js';
+import { MIXED_CONTENT_CODE } from '@mutp/extension/mixed-content';
+import { WARMING } from '@mutp/extension/warm-up';
 
 const run = promisify(execFile);
 const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];

@@ -18,7 +18,7 @@ import { launchFirefox } from '../helpers/browsers.js';
 import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, REPO, SCREENSHOT_DIR } from '../helpers/scenario.js';
 import { frameExtensionPage, setFirefoxOptions } from '../helpers/firefox-pages.js';
 import { GECKO_ID } from '../../../extension/build/manifest.js';
-import { WARMING } from '../../../extension/src/frame/warm-up.js'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
+import { WARMING } from '@mutp/extension/warm-up'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
 
 const run = promisify(execFile);
 const PLAY_SECONDS = 10; // the minimum for Firefox
