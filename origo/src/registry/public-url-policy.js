@@ -1,17 +1,16 @@
-// Which proxy public URLs Origo may offer to clients. A plain-HTTP URL works only where browsers
-// allow it: loopback (npm start) and private addresses (the testbed, a LAN lab). On any other
-// address an HTTPS page's extension frame is refused it as mixed content (Chromium), and tickets,
-// URLs and bodies would cross the network in clear text; so it is not offered unless a lab says so.
-import { BlockList, isIP } from 'node:net';
+// Which proxy public URLs Origo accepts and offers, judged with the proxies' own address classes
+// (@mutp/proxy/address-policy):
+// - checkPublicUrl: a status whose publicUrl names loopback, link-local or cloud-metadata
+//   addresses is ignored (Origo hands the URL to every client), unless the deployment allows
+//   private proxies (npm start, the testbed);
+// - notOfferedReason: plain HTTP works only where browsers allow it, on loopback and private
+//   addresses. Elsewhere an HTTPS page's extension frame is refused it as mixed content (Chromium),
+//   and tickets, URLs and bodies would cross the network in clear text; so it is not offered
+//   unless a lab says so.
+import { checkAddress, ipLiteralOf, isPrivateAddress } from '@mutp/proxy/address-policy';
 
-/** Addresses where plain HTTP stays local: loopback, RFC 1918, link-local, CGNAT, IPv6 ULA. */
-const LOCAL_NETS = new BlockList();
-for (const [net, bits] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['169.254.0.0', 16], ['100.64.0.0', 10]]) {
-  LOCAL_NETS.addSubnet(/** @type {string} */ (net), /** @type {number} */ (bits), 'ipv4');
-}
-for (const [net, bits] of [['::1', 128], ['fc00::', 7], ['fe80::', 10]]) {
-  LOCAL_NETS.addSubnet(/** @type {string} */ (net), /** @type {number} */ (bits), 'ipv6');
-}
+/** Names that mean this machine without being IP literals. */
+const LOOPBACK_NAMES = /^(localhost|.*\.localhost)\.?$/i;
 
 export const PLAIN_HTTP_REASON = 'plain-HTTP public URL on a public address or DNS name: browsers block it from HTTPS pages (mixed content) '
   + 'and its tickets and data would travel in clear text; give the proxy a TLS certificate (docs/deploy.md, "TLS")';
@@ -39,29 +38,14 @@ export function notOfferedReason(publicUrl, policy) {
   return isLocalHost(u.hostname) ? null : PLAIN_HTTP_REASON;
 }
 
-/** @param {string} hostname  as URL gives it (IPv6 in brackets) */
+/**
+ * Loopback, private, link-local, CGNAT or ULA (the proxies' own classes), or a loopback name.
+ * @param {string} hostname  as URL gives it (IPv6 in brackets)
+ */
 export function isLocalHost(hostname) {
-  const h = hostname.toLowerCase().replace(/\.$/, '');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  const bare = h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
-  const family = isIP(bare);
-  if (family === 0) return false;
-  if (family === 6 && bare.startsWith('::ffff:')) { // IPv4-mapped: judged as the IPv4 address
-    const v4 = mappedV4(bare);
-    if (v4) return LOCAL_NETS.check(v4, 'ipv4');
-  }
-  return LOCAL_NETS.check(bare, family === 4 ? 'ipv4' : 'ipv6');
-}
-
-/** @param {string} v6 '::ffff:a.b.c.d' or '::ffff:7f00:1' */
-function mappedV4(v6) {
-  const tail = v6.slice('::ffff:'.length);
-  if (isIP(tail) === 4) return tail;
-  const m = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(tail);
-  if (!m) return null;
-  const hi = parseInt(m[1], 16);
-  const lo = parseInt(m[2], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  if (LOOPBACK_NAMES.test(hostname)) return true;
+  const literal = ipLiteralOf(hostname);
+  return literal !== null && isPrivateAddress(literal);
 }
 
 /**
@@ -79,4 +63,27 @@ export function warnAboutNotOffered(events, policy, logger) {
     warned.set(s.proxyId, s.publicUrl);
     logger.warn('proxy not offered to clients', { proxyId: s.proxyId, publicUrl: s.publicUrl, reason, override: 'ORIGO_ALLOW_PLAIN_HTTP_PROXIES=1 (labs only)' });
   });
+}
+
+/**
+ * @param {string} text  a schema-checked http(s) URL
+ * @param {{ allowPrivate: boolean }} policy  allowPrivate: loopback/private/link-local proxies (local fleets, testbeds)
+ * @returns {{ ok: boolean, reason?: string }}  reason is set when refused
+ */
+export function checkPublicUrl(text, { allowPrivate }) {
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: 'publicUrl does not parse' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `publicUrl scheme ${url.protocol}` };
+  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'publicUrl carries credentials' };
+  const literal = ipLiteralOf(url.hostname);
+  if (literal !== null) {
+    const verdict = checkAddress(literal, { allowPrivate });
+    return verdict.ok ? { ok: true } : { ok: false, reason: `publicUrl names a ${verdict.reason}` };
+  }
+  if (LOOPBACK_NAMES.test(url.hostname) && !allowPrivate) return { ok: false, reason: `publicUrl names loopback host ${url.hostname}` };
+  return { ok: true };
 }

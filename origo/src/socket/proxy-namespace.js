@@ -5,7 +5,7 @@ import {
 } from '../limits.js';
 import { validateProxyRecord, validateProxyStatus } from '../schema/validators.js';
 import { createEventBudget } from './event-budget.js';
-import { checkPublicUrl } from './public-url-policy.js';
+import { checkPublicUrl } from '../registry/public-url-policy.js';
 import { createStatusSampler } from './status-sampler.js';
 
 /** A proxy id is short and printable: it is logged and shown on the dashboard. */

@@ -12,25 +12,43 @@ const PRIVATE_RANGES = new Set(['loopback', 'private', 'linkLocal', 'uniqueLocal
 const PUBLIC_RANGE = 'unicast';
 
 /**
- * Decides whether the proxy may connect to one IP address.
- * IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it carries.
+ * An IP literal's canonical form and ipaddr.js range; IPv4-mapped IPv6 (::ffff:127.0.0.1) is the
+ * IPv4 address it carries. Null when it is not an IP address.
  * @param {string} address an IP literal (no brackets)
- * @param {{ allowPrivate?: boolean }} [opts]
- * @returns {{ ok: boolean, reason?: string }} reason is set when refused
+ * @returns {{ canonical: string, range: string } | null}
  */
-export function checkAddress(address, opts = {}) {
-  if (!ipaddr.isValid(address)) return { ok: false, reason: `not an IP address: ${address}` };
+function classify(address) {
+  if (!ipaddr.isValid(address)) return null;
   let addr = ipaddr.parse(address);
   if (addr.kind() === 'ipv6' && /** @type {ipaddr.IPv6} */ (addr).isIPv4MappedAddress()) {
     addr = /** @type {ipaddr.IPv6} */ (addr).toIPv4Address();
   }
   const normal = addr.toNormalizedString();
-  const canonical = addr.kind() === 'ipv6' ? ipaddr.IPv6.parse(normal).toString() : normal;
-  if (METADATA_ADDRESSES.has(canonical)) return { ok: false, reason: `metadata address ${canonical}` };
-  const range = addr.range();
-  if (range === PUBLIC_RANGE) return { ok: true };
-  if (opts.allowPrivate && PRIVATE_RANGES.has(range)) return { ok: true };
-  return { ok: false, reason: `${range} address ${canonical}` };
+  return { canonical: addr.kind() === 'ipv6' ? ipaddr.IPv6.parse(normal).toString() : normal, range: addr.range() };
+}
+
+/**
+ * Decides whether the proxy may connect to one IP address.
+ * @param {string} address an IP literal (no brackets)
+ * @param {{ allowPrivate?: boolean }} [opts]
+ * @returns {{ ok: boolean, reason?: string }} reason is set when refused
+ */
+export function checkAddress(address, opts = {}) {
+  const c = classify(address);
+  if (!c) return { ok: false, reason: `not an IP address: ${address}` };
+  if (METADATA_ADDRESSES.has(c.canonical)) return { ok: false, reason: `metadata address ${c.canonical}` };
+  if (c.range === PUBLIC_RANGE) return { ok: true };
+  if (opts.allowPrivate && PRIVATE_RANGES.has(c.range)) return { ok: true };
+  return { ok: false, reason: `${c.range} address ${c.canonical}` };
+}
+
+/**
+ * Whether an IP literal is the machine's own or its LAN's (the ranges allowPrivate opens).
+ * @param {string} address an IP literal (no brackets)
+ */
+export function isPrivateAddress(address) {
+  const c = classify(address);
+  return c !== null && PRIVATE_RANGES.has(c.range);
 }
 
 /**
