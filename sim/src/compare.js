@@ -83,6 +83,7 @@ export async function compareCampaign(records, o) {
         mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: 0, downCapBps: Infinity,
         size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,
         overheadBytes: o.overheadBytes ?? CAMPAIGN_OVERHEAD_BYTES, maxBurst: o.maxBurst,
+        kept: true, // the campaign's client keeps its connections: every download but the first per proxy is warm
       };
       const s = await simulateOnce(config, k + 1);
       if (s.ok && s.verified) sim.push((s.netBytes * 1000) / s.durationMs);

@@ -31,6 +31,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [maxBurst]           MUTP: SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
  * @property {number} [startCwnd]          MUTP: the kept SCTP association's cwnd at the start, packets, before the max-burst rule (default: unlimited)
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
+ * @property {boolean} [kept]              MUTP: kept connections: the in-flight cap starts from the path a previous download measured
  * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
 
@@ -127,7 +128,7 @@ export async function simulateOnce(config, seed) {
       const protocol = await loadProtocol();
       return runMutp(net, {
         ...job, mode: config.mode, params: config.params, seed, protocol,
-        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap, codec: config.codec,
+        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap, kept: config.kept, codec: config.codec,
       });
     }
     default: throw badInput(`unknown mode '${config.mode}' (one of ${MODES.join(', ')})`);
@@ -196,6 +197,7 @@ export async function simulateConfig(config, hooks = {}) {
   if (config.mode === 'coded' || config.mode === 'uncoded') {
     summary.params = config.params;
     summary.maxBurst = config.maxBurst ?? null;
+    summary.kept = config.kept ?? false;
   }
   return summary;
 }

@@ -58,6 +58,7 @@ export function toSimConfig(o) {
     firstSeed: o.firstSeed,
     overheadBytes: o.overheadBytes,
     maxBurst: o.maxBurst,
+    kept: o.kept,
     codec: o.codec,
   };
 }
