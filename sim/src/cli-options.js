@@ -28,6 +28,9 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --overhead-bytes H  lower-layer header bytes per datagram/segment on the wire (0); MUTP adds
                       SCTP (28) and DTLS (37) bytes per packet itself
   --max-burst B       MUTP: SCTP max burst, packets (10: stock usrsctp; 0: off)
+  --queue-ms Q        the uplinks' shaper queue in ms of each link's rate (full frames, at least 10
+                      packets, as shaping/shape sizes it: the testbed's is 50); a packet that finds
+                      it full is dropped (MUTP's SCTP; TCP's loss is modelled apart) (default: unbounded)
   --kept              MUTP: kept connections, as the extension's and the testbed's downloads after
                       the first: each proxy's in-flight cap starts from the path it measured
   --codec C           coded: rank (default: the same decisions without the payload
@@ -66,6 +69,7 @@ const OPTIONS = /** @type {const} */ ({
   'overhead-bytes': { type: 'string', default: '0' },
   'max-burst': { type: 'string', default: '10' },
   kept: { type: 'boolean', default: false },
+  'queue-ms': { type: 'string' },
   codec: { type: 'string', default: 'rank' },
   seeds: { type: 'string', default: '20' },
   'first-seed': { type: 'string', default: '1' },
@@ -203,6 +207,7 @@ export function parseCli(argv) {
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
     kept: v.kept,
+    queueMs: v['queue-ms'] === undefined ? undefined : parseInteger(v['queue-ms'], 'queue-ms', 1, 60_000),
     codec: v.codec,
     seeds: parseInteger(v.seeds, 'seeds', 1, 100_000),
     firstSeed: parseInteger(v['first-seed'], 'first-seed', 0, 2 ** 31),

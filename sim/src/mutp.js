@@ -214,7 +214,7 @@ export async function runMutp(net, job) {
   const idle = proxies.map((p) => p.idleMs + (Number.isNaN(p.idleSince) ? 0 : q.now - p.idleSince));
   const transport = {
     cwndMax: proxies.map((p) => p.path.stats.maxCwnd), sctpLost: proxies.reduce((s, p) => s + p.path.stats.lost, 0),
-    halvings: proxies.reduce((s, p) => s + p.path.stats.halvings, 0), timeouts: proxies.reduce((s, p) => s + p.path.stats.timeouts, 0),
+    queueDrops: proxies.reduce((s, p) => s + p.path.stats.queueDrops, 0), halvings: proxies.reduce((s, p) => s + p.path.stats.halvings, 0), timeouts: proxies.reduce((s, p) => s + p.path.stats.timeouts, 0),
   };
   if (doneMs === null) {
     release();

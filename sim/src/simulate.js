@@ -3,7 +3,7 @@
 
 import { deriveRates, median, windowFromPaths } from '@mutp/protocol';
 import { EventQueue } from './event-queue.js';
-import { Network } from './network.js';
+import { Network, shaperQueuePackets } from './network.js';
 import { createPrng, randomBytes } from './prng.js';
 import { runParallelHttp } from './parallel-http.js';
 import { runRangeHttp } from './range-http.js';
@@ -32,6 +32,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [startCwnd]          MUTP: the kept SCTP association's cwnd at the start, packets, before the max-burst rule (default: unlimited)
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
  * @property {boolean} [kept]              MUTP: kept connections: the in-flight cap starts from the path a previous download measured
+ * @property {number} [queueMs]            the uplinks' shaper queue, ms of each link's rate (shaping/shape's QUEUE_MS); absent: unbounded
  * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
 
@@ -51,7 +52,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [badMessages]
  * @property {number} [feedbackSent]
  * @property {number[]} [senderIdleMs]  MUTP: per source, time its sender returned null (stalled)
- * @property {{ cwndMax: number[], sctpLost: number, halvings: number, timeouts: number }} [transport]  MUTP: the SCTP model's counters
+ * @property {{ cwndMax: number[], sctpLost: number, queueDrops: number, halvings: number, timeouts: number }} [transport]  MUTP: the SCTP model's counters
  */
 
 /** @type {Map<number, Uint8Array>} */
@@ -116,6 +117,7 @@ export async function simulateOnce(config, seed) {
     delayMs: perSource(config.delayMs, i),
     loss: perSource(config.loss, i),
     startDelayMs: perSource(config.startDelayMs, i),
+    queuePackets: config.queueMs === undefined ? Infinity : shaperQueuePackets(rateBps, config.queueMs),
   }));
   const net = new Network(queue, { sources, downCapBps: config.downCapBps, prng: createPrng(seed ^ 0x51) });
   const data = objectBytes(config.size);
@@ -198,6 +200,7 @@ export async function simulateConfig(config, hooks = {}) {
     summary.params = config.params;
     summary.maxBurst = config.maxBurst ?? null;
     summary.kept = config.kept ?? false;
+    summary.queueMs = config.queueMs ?? null;
   }
   return summary;
 }

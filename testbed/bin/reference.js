@@ -9,7 +9,7 @@ import { appendFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { median, TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
-import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES } from '@mutp/sim';
+import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS } from '@mutp/sim';
 import { parseRates } from '../src/rates.js';
 import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
 
@@ -66,7 +66,7 @@ for (const box of boxes) {
       const parts = Object.fromEntries(TIME_BREAKDOWN_PARTS.map((p) => [p, median(warm.map((s) => s.timeBreakdown?.[p]).filter((v) => typeof v === 'number'))]));
       const sim = await simulateConfig({
         mode: /** @type {any} */ (mode), rates: rates.map((r) => r.bps), delayMs, loss: 0, startDelayMs: 0, downCapBps: Infinity, size: bytes, params: {},
-        seeds: SIM_SEEDS, overheadBytes: CAMPAIGN_OVERHEAD_BYTES, maxBurst, kept: true,
+        seeds: SIM_SEEDS, overheadBytes: CAMPAIGN_OVERHEAD_BYTES, maxBurst, kept: true, queueMs: TESTBED_QUEUE_MS,
       });
       const row = {
         box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
