@@ -96,6 +96,7 @@ export async function runMutp(net, job) {
     inflight: createInflightLimit({
       floorPackets: inflightFloorPackets(ctl.params.feedbackEvery),
       path: job.kept ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
+      pacing: !(maxBurst > 0 && Number.isFinite(maxBurst)), // as the live proxy: paced when SCTP's max burst is off
     }),
     path: createSctpPath({
       net, source: i, maxBurst, startCwnd: job.startCwnd ?? Infinity, overheadBytes, over,
