@@ -71,15 +71,6 @@ describe('sim drives the real MUTP sender/receiver', function () {
     assert.equal(s.params.window, 744, 'the summary names the window used');
   });
 
-  it('coded, share: sources that start a few ms apart do not send each other\'s quotas (duplicates stay few)', async () => {
-    // Live sources never start together; weighing them by one early echo snapshot made the first
-    // to be heard take over the others' quotas, which they sent as well (140 duplicates per run at
-    // the paper's w = 240; 28 by the echo's slope).
-    const s = await simulateConfig(config({ size: 1536 * 1024, params: { window: 240, generationSize: 24 }, startDelayMs: [0, 3, 6, 9], kept: true, maxBurst: 30, seeds: 3 }));
-    assert.equal(s.runs, 3);
-    assert.ok(s.duplicates < 60, `median duplicates ${s.duplicates}`);
-  });
-
   it('coded goodput grows with N (more sources, faster download)', async () => {
     const one = await simulateConfig(config({ rates: [RATE], size: 300_000 }));
     const four = await simulateConfig(config({ size: 300_000 }));
