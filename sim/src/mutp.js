@@ -92,7 +92,7 @@ export async function runMutp(net, job) {
   }
   const maxBurst = job.maxBurst ?? SCTP_MAX_BURST_STOCK;
   const useCap = job.inflightCap !== false;
-  const alloc = createSlabAllocator();
+  const slabs = createSlabAllocator();
 
   let doneMs = /** @type {number | null} */ (null);
   let failed = /** @type {string | null} */ (null);
@@ -181,7 +181,7 @@ export async function runMutp(net, job) {
         break;
       }
       // nextDatagram(): the same bytes as encodeMessage(nextPacket()), without the copies
-      const bytes = p.sender.nextDatagram(q.now, alloc);
+      const bytes = p.sender.nextDatagram(q.now, slabs.alloc);
       if (bytes === null) {
         if (Number.isNaN(p.idleSince)) p.idleSince = q.now;
         const w = p.sender.wakeAt();
@@ -217,6 +217,7 @@ export async function runMutp(net, job) {
   const release = () => {
     for (const s of senders) s.close?.();
     ctl.close();
+    slabs.release(); // the run's datagrams are dead: the next run writes over them
   };
   const idle = proxies.map((p) => p.idleMs + (Number.isNaN(p.idleSince) ? 0 : q.now - p.idleSince));
   const transport = {
