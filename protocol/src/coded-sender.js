@@ -6,7 +6,7 @@
 // counting its useful packets as the feedback reports them per source, and fills the window
 // lowest generation first. Without it, N sources each fill every generation and the client
 // gets up to N× the packets a generation's tail needs.
-import { SenderBase } from './sender-base.js';
+import { SenderBase, newDatagram } from './sender-base.js';
 import { sourceSeed } from './rng.js';
 import { writeCodedHeader } from './wire.js';
 import { CODED_HEADER_BYTES } from './constants.js';
@@ -101,16 +101,23 @@ export class CodedSender extends SenderBase {
     const row = (k % this.layout.windowGenerations) * n;
     const q = this.quotas;
     const c = this.contrib;
+    const mine = q[row + me] - c[row + me];
+    if (mine <= 0) return 0;
     let excess = 0;
-    for (let j = 0; j < n; j++) if (c[row + j] > q[row + j]) excess += c[row + j] - q[row + j];
-    const mine = Math.max(0, q[row + me] - c[row + me]);
-    if (excess === 0 || mine === 0) return mine;
-    // charged before me: sources with a smaller quota, or an equal one earlier in the k-rotation
-    const rank = (/** @type {number} */ j) => q[row + j] * n + ((j - k % n + n) % n);
-    const myRank = rank(me);
     for (let j = 0; j < n; j++) {
-      if (j === me || rank(j) > myRank) continue;
-      excess -= Math.min(excess, Math.max(0, q[row + j] - c[row + j]));
+      const d = c[row + j] - q[row + j];
+      if (d > 0) excess += d;
+    }
+    if (excess === 0) return mine;
+    // charged before me: sources with a smaller quota, or an equal one earlier in the k-rotation
+    // (rank q·n + rotation position: no closure, this runs for every source and generation per feedback)
+    const rot = n - (k % n);
+    const myRank = q[row + me] * n + ((me + rot) % n);
+    for (let j = 0; j < n; j++) {
+      if (j === me || q[row + j] * n + ((j + rot) % n) > myRank) continue;
+      const d = q[row + j] - c[row + j];
+      if (d <= 0) continue;
+      excess -= Math.min(excess, d);
       if (excess === 0) return mine;
     }
     return Math.max(0, mine - excess);
@@ -229,13 +236,14 @@ export class CodedSender extends SenderBase {
    * encodeMessage(nextPacket(now))), or null. The coded payload is written by the codec straight
    * into the datagram: no payload copy, no message object.
    * @param {number} now
+   * @param {(n: number) => Uint8Array} [alloc] gives the datagram's buffer of exactly n bytes (zeroed or not)
    * @returns {Uint8Array | null}
    */
-  nextDatagram(now) {
+  nextDatagram(now, alloc = newDatagram) {
     const k = this.take(now);
     if (k < 0) return null;
     const symbols = this.generationSize(k);
-    const b = new Uint8Array(CODED_HEADER_BYTES + symbols + this.layout.payloadSize);
+    const b = alloc(CODED_HEADER_BYTES + symbols + this.layout.payloadSize);
     writeCodedHeader(b, this.downloadId, this.seq, k, symbols);
     /** @type {import('@mutp/rlnc').Encoder} */ (this.encoders[k]).writePayloadInto(b, CODED_HEADER_BYTES);
     return b;

@@ -62,6 +62,7 @@ import {
  * @property {number} [noProgressTimeoutMs]
  * @property {boolean} [verify]         check units against the voted checksums (default true)
  * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
+ * @property {(bytes: number) => Uint8Array} [objectBuffer] the receiver's buffer for the object (ReceiverOptions)
  */
 
 /**
@@ -84,6 +85,7 @@ export class DownloadController {
     this.noProgressTimeoutMs = o.noProgressTimeoutMs ?? NO_PROGRESS_TIMEOUT_MS;
     this.verify = o.verify !== false;
     this.impl = o.impl;
+    this.objectBuffer = o.objectBuffer;
     /** @type {SourceState[]} */
     this.sources = [];
     /** @type {Uint8Array[]} */
@@ -327,7 +329,7 @@ export class DownloadController {
     try {
       const opts = {
         meta: this.vote.meta, params: this.params, sourceCount: this.sources.length, now,
-        verify: this.verify ? this.vote.verify : undefined, impl: this.impl,
+        verify: this.verify ? this.vote.verify : undefined, impl: this.impl, objectBuffer: this.objectBuffer,
       };
       this.receiver = this.mode === 'coded' ? new CodedReceiver(opts, this.codec) : new UncodedReceiver(opts);
     } catch (e) {

@@ -8,6 +8,8 @@ import { protocolError } from './errors.js';
 /** handlePacket() results, shared so the hot path allocates nothing. */
 export const USEFUL = Object.freeze({ useful: true });
 export const NOT_USEFUL = Object.freeze({ useful: false });
+/** pollDelivered()/pollIntegrity() when nothing happened: one frozen array instead of one per packet. */
+const NOTHING = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([])));
 
 /**
  * @typedef {object} ReceiverOptions
@@ -21,6 +23,9 @@ export const NOT_USEFUL = Object.freeze({ useful: false });
  *   createMetaVote().verify. Without it nothing is verified (the simulator). With it, a coded
  *   receiver keeps references to the coded payloads it was given until their generation
  *   verifies (to find the corrupted packet): callers must not reuse those buffers.
+ * @property {(bytes: number) => Uint8Array} [objectBuffer] gives the buffer the object is assembled
+ *   in (`bytes` long, zeroed); default a new Uint8Array. A caller that runs many downloads of one
+ *   size one after another (the simulator) reuses one instead of paging in a fresh one each time.
  */
 
 /**
@@ -50,7 +55,8 @@ export class ReceiverBase {
     }
     this.sourceCount = opts.sourceCount ?? 1;
     checkSourceCount(this.sourceCount);
-    this.buffer = new Uint8Array(meta.totalSize);
+    this.buffer = opts.objectBuffer ? opts.objectBuffer(meta.totalSize) : new Uint8Array(meta.totalSize);
+    if (this.buffer.length !== meta.totalSize) throw protocolError('ERR_BAD_PARAMS', 'objectBuffer gave a buffer of the wrong size');
     this.echo = new Array(this.sourceCount).fill(0);
     this.receivedLog = new ReceivedLog();
     this.startedAt = opts.now ?? 0;
@@ -156,6 +162,7 @@ export class ReceiverBase {
 
   /** Object bytes that became ready since the last call, in any order. @returns {{offset: number, bytes: Uint8Array}[]} */
   pollDelivered() {
+    if (this.readyCount === 0) return NOTHING;
     const out = new Array(this.readyCount);
     const unitBytes = this.layout.payloadSize * this.layout.generationSize;
     for (let k = 0; k < this.readyCount; k++) {
@@ -168,7 +175,7 @@ export class ReceiverBase {
 
   /** Integrity events since the last call: proven bad packets and discarded units. @returns {IntegrityEvent[]} */
   pollIntegrity() {
-    return this.integrityEvents.splice(0);
+    return this.integrityEvents.length === 0 ? NOTHING : this.integrityEvents.splice(0);
   }
 
   /** A packet of `source` is proven corrupted. @param {number} unit @param {number} source */

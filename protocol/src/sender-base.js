@@ -11,6 +11,13 @@ import { MAX_DATAGRAM_BYTES, META_HEADER_BYTES, META_CHECKSUM_HEADER_BYTES } fro
 /** Checksum entries one meta message carries: as many as fit the datagram (145 of 8 bytes). */
 export const CHECKSUMS_PER_META = Math.floor((MAX_DATAGRAM_BYTES - META_HEADER_BYTES - META_CHECKSUM_HEADER_BYTES) / CHECKSUM_ENTRY_BYTES);
 
+/**
+ * nextDatagram()'s default buffer: a fresh Uint8Array. A caller that makes many short-lived
+ * datagrams (the simulator) passes views of a larger buffer instead.
+ * @param {number} n bytes
+ */
+export const newDatagram = (n) => new Uint8Array(n);
+
 /** Weight of a new RTT sample in the smoothed RTT (TCP's classic 1/8). */
 const RTT_GAIN = 1 / 8;
 /** Presume a packet lost after this many smoothed RTTs without news of it. */

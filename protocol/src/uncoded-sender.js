@@ -4,7 +4,7 @@
 // scheduler 'share': this source first sends its own stripe (index mod N = sourceIndex) lowest
 //   first, so N uncoordinated sources rarely send the same packet; once its stripe in the
 //   window is all sent it helps with a random packet of the other stripes.
-import { SenderBase } from './sender-base.js';
+import { SenderBase, newDatagram } from './sender-base.js';
 import { Bitset } from './bitset.js';
 import { writeDataHeader } from './wire.js';
 import { DATA_HEADER_BYTES } from './constants.js';
@@ -127,15 +127,16 @@ export class UncodedSender extends SenderBase {
    * The next data message already encoded for the wire (the same bytes as
    * encodeMessage(nextPacket(now))), or null: no message object, one copy of the payload.
    * @param {number} now
+   * @param {(n: number) => Uint8Array} [alloc] gives the datagram's buffer of exactly n bytes (zeroed or not)
    * @returns {Uint8Array | null}
    */
-  nextDatagram(now) {
+  nextDatagram(now, alloc = newDatagram) {
     const i = this.take(now);
     if (i < 0) return null;
     const P = this.layout.payloadSize;
     const start = i * P;
     const end = Math.min(this.data.length, start + P);
-    const b = new Uint8Array(DATA_HEADER_BYTES + end - start);
+    const b = alloc(DATA_HEADER_BYTES + end - start);
     writeDataHeader(b, this.downloadId, this.seq, i);
     b.set(this.data.subarray(start, end), DATA_HEADER_BYTES);
     return b;

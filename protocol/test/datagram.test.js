@@ -36,5 +36,24 @@ for (const mode of /** @type {const} */ (['uncoded', 'coded'])) {
       assert.deepEqual(a.stats, b.stats);
       a.close(); b.close();
     });
+    it('writes into the buffer alloc() gives, every byte of it, and the bytes stay the same', async () => {
+      const data = objectBytes(24 * 1100 * 2 + 333, 7);
+      const opts = { mode, data, sourceIndex: 1, sourceCount: 2, seed: 5, downloadId: 0x1234, params: { window: 96 } };
+      const a = await createSender(opts);
+      const b = await createSender(opts);
+      const slab = new Uint8Array(1 << 20).fill(0xa5); // not zeroed: each byte must be written
+      let used = 0;
+      /** @param {number} n */
+      const alloc = (n) => { const v = slab.subarray(used, used + n); used += n; return v; };
+      for (let t = 0; t < 60; t++) {
+        const msg = a.nextPacket(t);
+        const bytes = b.nextDatagram(t, alloc);
+        if (msg === null) { assert.equal(bytes, null); break; }
+        assert.ok(bytes && bytes.buffer === slab.buffer, `packet ${t}: not in the given buffer`);
+        assert.equal(bytes.byteOffset + bytes.length, used, `packet ${t}: not the buffer alloc() gave`);
+        assert.deepEqual(bytes, encodeMessage(msg), `packet ${t} differs`);
+      }
+      a.close(); b.close();
+    });
   });
 }

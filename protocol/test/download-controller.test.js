@@ -112,4 +112,18 @@ describe('download controller piped into the senders', () => {
     s.close();
     c.close();
   });
+
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: the object is assembled in the buffer objectBuffer gives; a buffer of the wrong size fails the download`, async () => {
+      /** @type {Uint8Array[]} */
+      const given = [];
+      const r = await runPiped({ mode, size: 60_001, n: 2, objectBuffer: (n) => { given.push(new Uint8Array(n)); return given[0]; } });
+      assertByteExact(r);
+      assert.equal(given.length, 1);
+      assert.equal(r.end.data, given[0], 'complete hands out the given buffer');
+      const bad = await runPiped({ mode, size: 60_001, n: 2, objectBuffer: (n) => new Uint8Array(n - 1) });
+      assert.equal(bad.end?.type, 'fail');
+      assert.equal(bad.end.code, 'ERR_BAD_PARAMS');
+    });
+  }
 });

@@ -30,6 +30,7 @@ const MAX_EVENTS = 1_000_000;
  * @param {Record<number, ProxyFault>} [o.faults]
  * @param {number} [o.maxMs]
  * @param {number} [o.noProgressTimeoutMs]
+ * @param {(bytes: number) => Uint8Array} [o.objectBuffer]
  */
 export async function runPiped(o) {
   const { mode, size, n, params = {}, delayMs = 25, seed = 1, faults = {}, maxMs = 60_000 } = o;
@@ -38,7 +39,7 @@ export async function runPiped(o) {
   for (let i = 0; i < size; i++) data[i] = Math.floor(rand() * 256);
   const downloadId = 0xd0d0;
   const seeds = Array.from({ length: n }, (_, i) => 1000 + i);
-  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs });
+  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer });
   const q = new EventQueue();
   /** per proxy: what it received and its sender */
   const proxies = Array.from({ length: n }, (_, i) => ({

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
-import { encodeMessage, decodeMessage, normalizeParams } from '@mutp/protocol';
+import { encodeMessage, decodeMessage, normalizeParams, createSender } from '@mutp/protocol';
 import { startProxy } from '../index.js';
 import { MAX_INBOUND_MESSAGE_BYTES, SCTP_MAX_MESSAGE_BYTES } from '../src/rtc/limits.js';
 import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
@@ -84,6 +84,28 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     assert.equal(proxy.records[0].downloadId, '9');
     assert.equal(proxy.stats.activeSessions, 0);
   });
+
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: the data datagrams on the wire are the bytes encodeMessage(nextPacket()) gives`, async () => {
+      const params = normalizeParams({}, mode);
+      const twin = await createSender({ mode, data: testBytes(50_000, 9), params, sourceIndex: 0, sourceCount: 1, seed: 1, downloadId: 7 });
+      /** @type {Uint8Array[]} */
+      const got = [];
+      const enough = new Promise((resolve) => {
+        link.channel.addEventListener('message', (/** @type {MessageEvent} */ ev) => {
+          const b = new Uint8Array(ev.data);
+          if (b[1] === 3 || b[1] === 4) got.push(b); // MSG.data, MSG.coded
+          if (got.length === 8) resolve(undefined);
+        });
+      });
+      link.channel.send(request({ mode, params }));
+      await enough;
+      // the first packets leave at once, long before minRtoMs could expire any: the twin, asked
+      // at time 0, takes the same decisions
+      got.forEach((b, k) => assert.deepEqual(b, encodeMessage(twin.nextPacket(0)), `datagram ${k + 1} differs`));
+      twin.close();
+    });
+  }
 
   it('bad request parameters answer with a code', async () => {
     const err = nextMessage(link.channel, 'error');

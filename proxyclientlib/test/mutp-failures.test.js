@@ -20,26 +20,29 @@ function freezingProtocol(after) {
     async createSender(/** @type {any} */ o) {
       const s = await protocol.createSender(o);
       let sent = 0;
-      const next = s.nextPacket.bind(s);
-      s.nextPacket = (/** @type {number} */ now) => (sent >= after ? null : (sent++, next(now)));
+      const next = s.nextDatagram.bind(s);
+      s.nextDatagram = (/** @type {number} */ now) => (sent >= after ? null : (sent++, next(now)));
       return s;
     },
   };
 }
 
-/** A protocol that replaces every 7th packet on the wire with junk bytes. */
+/** A protocol whose senders replace every 7th packet on the wire with junk bytes. */
 function corruptingProtocol() {
   let k = 0;
   return {
     ...protocol,
-    encodeMessage(/** @type {any} */ msg) {
-      const bytes = protocol.encodeMessage(msg);
-      if ((msg.type === 'data' || msg.type === 'coded') && ++k % 7 === 0) {
+    async createSender(/** @type {any} */ o) {
+      const s = await protocol.createSender(o);
+      const next = s.nextDatagram.bind(s);
+      s.nextDatagram = (/** @type {number} */ now) => {
+        const bytes = next(now);
+        if (bytes === null || ++k % 7 !== 0) return bytes;
         const junk = testBytes(bytes.length, k);
         junk[0] = k % 3 === 0 ? 1 : 99; // sometimes a valid version byte, so the type check is hit too
         return junk;
-      }
-      return bytes;
+      };
+      return s;
     },
   };
 }

@@ -30,7 +30,7 @@ async function main() {
     for (const c of configs) {
       const r = await benchConfig(c);
       if (cli.format === 'json') process.stdout.write(`${JSON.stringify(r)}\n`);
-      else process.stdout.write(`${r.mode.padEnd(13)} N=${r.n} ${(r.sizeBytes / 1e6).toFixed(2)} MB: ${r.downloadsPerSecond.toFixed(1)} simulated downloads/s (${r.runs} runs in ${(r.wallMs / 1000).toFixed(1)} s)\n`);
+      else process.stdout.write(`${r.mode.padEnd(13)} N=${r.n} ${(r.sizeBytes / 1e6).toFixed(2)} MB: ${r.downloadsPerSecond.toFixed(1)} simulated downloads/s (${r.runs} runs in ${(r.wallMs / 1000).toFixed(1)} s; ${r.downloadsPerCpuSecond.toFixed(1)} per CPU second)\n`);
     }
     return 0;
   }

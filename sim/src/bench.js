@@ -11,12 +11,14 @@ const WARMUP_RUNS = 3;
 /**
  * @param {import('./simulate.js').SimConfig} config
  * @param {{msPerMode?: number}} [opts]
- * @returns {Promise<{mode: string, n: number, sizeBytes: number, runs: number, wallMs: number, downloadsPerSecond: number}>}
+ * @returns {Promise<{mode: string, n: number, sizeBytes: number, runs: number, wallMs: number, downloadsPerSecond: number,
+ *   cpuMs: number, downloadsPerCpuSecond: number}>} per CPU second too: steadier than wall time on a busy machine
  */
 export async function benchConfig(config, opts = {}) {
   const budget = opts.msPerMode ?? BENCH_MS_PER_MODE;
   for (let k = 0; k < WARMUP_RUNS; k++) await simulateOnce(config, 1000 + k);
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   let runs = 0;
   while (performance.now() - t0 < budget) {
     const r = await simulateOnce(config, 1 + runs);
@@ -24,5 +26,10 @@ export async function benchConfig(config, opts = {}) {
     runs++;
   }
   const wallMs = performance.now() - t0;
-  return { mode: config.mode, n: config.rates.length, sizeBytes: config.size, runs, wallMs, downloadsPerSecond: (runs * 1000) / wallMs };
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  return {
+    mode: config.mode, n: config.rates.length, sizeBytes: config.size, runs, wallMs, downloadsPerSecond: (runs * 1000) / wallMs,
+    cpuMs, downloadsPerCpuSecond: (runs * 1000) / cpuMs,
+  };
 }

@@ -11,6 +11,9 @@ import { CHECKSUM_ENTRY_BYTES, checksumOf } from './checksums.js';
 /** Meta fields that define the object's layout: all proxies must agree on them. */
 export const LAYOUT_FIELDS = /** @type {const} */ (['mode', 'totalSize', 'payloadSize', 'packetCount', 'generationSize', 'generationCount']);
 
+/** pollLiars() when there is no news. @type {Verdict[]} */
+const NO_VERDICTS = /** @type {any} */ (Object.freeze([]));
+
 /**
  * @typedef {object} Verdict
  * @property {number} source
@@ -110,7 +113,7 @@ export function createMetaVote(entries) {
       agreed.set(match.value, unit * E);
       return true;
     },
-    pollLiars: () => late.splice(0),
+    pollLiars: () => (late.length === 0 ? NO_VERDICTS : late.splice(0)), // polled after every packet: no array when none
     /**
      * A proxy whose meta completed after the vote: it must match the layout and every settled
      * checksum. On a unit still tied it is one more vote: a value it joins now has the most

@@ -208,15 +208,16 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         sinceYield = 0;
         continue;
       }
-      const msg = dl.sender.nextPacket(now());
-      if (!msg) {
+      // one buffer per packet: the sender writes the header and the coded payload straight into
+      // it (the same bytes as encodeMessage(nextPacket()), without the message object and copy)
+      const bytes = dl.sender.nextDatagram(now());
+      if (!bytes) {
         // blocked by the window: wait for feedback, or until a timeout can free a packet
         const wakeIn = typeof dl.sender.wakeAt === 'function' ? dl.sender.wakeAt() - now() : BLOCKED_RECHECK_MS;
         await waitForFeedback(dl, Math.min(BLOCKED_RECHECK_MS, Math.max(1, wakeIn)));
         sinceYield = 0;
         continue;
       }
-      const bytes = encodeMessage(msg); // through the injectable protocol: tests corrupt packets here
       if (faultMode === 'corrupt-coded-1pct' && dl.packetsSent % FAULT_CORRUPT_EVERY === FAULT_CORRUPT_FIRST) bytes[bytes.length - 1] ^= 0x5a;
       if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw Object.assign(new Error(`packet of ${bytes.length} bytes`), { code: 'ERR_PACKET_TOO_LARGE' });
       if (!send(bytes)) continue; // closed: the loop ends above
