@@ -116,7 +116,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       // the clock starts at the chunk request, as in the paper: the Origo lookup is not part of a download
       startedAt = new Date().toISOString();
       t0 = performance.now();
-      const proxiesOut = list.map((p) => ({ id: p.id, url: p.url }));
+      const proxiesOut = list.map((p) => ({ id: p.id, url: p.url, uploadRateBps: p.uploadRateBps ?? null }));
       const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, logger };
       let result;
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
@@ -191,7 +191,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       if (p.length > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `at most ${MAX_PROXIES} proxies`);
       const list = p.map((x, i) => {
         if (!x || typeof x.url !== 'string') throw codedError('ERR_BAD_OPTION', `proxies[${i}] needs a url`);
-        return { id: typeof x.id === 'string' ? x.id : `proxy-${i}`, url: x.url, ticket: typeof x.ticket === 'string' ? x.ticket : null };
+        return { id: typeof x.id === 'string' ? x.id : `proxy-${i}`, url: x.url, ticket: typeof x.ticket === 'string' ? x.ticket : null,
+          uploadRateBps: typeof x.uploadRateBps === 'number' ? x.uploadRateBps : null };
       });
       return { list: await withTickets(list, opts.signal), spares: [] };
     }

@@ -22,7 +22,7 @@ const MIN_TIMER_MS = 1;
  * @property {string} url
  * @property {{ start: number, end: number } | null} [range]   end inclusive
  * @property {'coded'|'uncoded'} mode
- * @property {{ id: string, url: string }[]} proxies
+ * @property {{ id: string, url: string, uploadRateBps?: number | null }[]} proxies  uploadRateBps: Origo's (bytes/s), for the record
  * @property {object} [params]          window, generationSize, feedbackEvery, payloadSize, surplus, scheduler
  * @property {AbortSignal} [signal]
  * @property {(p: { grossBytes: number, netBytes: number, objectBytes: number | null,
