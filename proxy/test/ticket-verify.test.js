@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { issueTicket, TICKET_TTL_MS } from '../../origo/src/auth/client-ticket.js';
 import { proxyToken } from '../../origo/src/auth/proxy-token.js';
-import { createTicketVerifier, TICKET_CLOCK_SKEW_MS, MAX_TICKET_CHARS } from '../src/tickets/verify-ticket.js';
+import { createTicketVerifier, TICKET_CLOCK_SKEW_MS, MAX_TICKET_CHARS } from '../src/tickets/ticket.js';
 
 const SECRET = 'ticket-test-secret-0123456789';
 const NOW = 1_800_000_000_000;

@@ -1,12 +1,12 @@
 // Builds the client log record of docs/log-record.md (one per download, posted to Origo).
 import { computeTimeBreakdown, deriveRates, median } from '@mutp/protocol';
+import { MAX_URL_CHARS } from './limits.js';
 
 // Query parameters that carry credentials or client identity; their values never leave the client.
 const SECRET_QUERY_PARAMS = new Set(['sig', 'signature', 'lsig', 'key', 'token', 'access_token', 'auth', 'ip', 'ipbits', 'password', 'secret']);
-const MAX_URL_CHARS = 2048; // Origo caps field sizes; a longer URL is cut rather than rejected
 
 /**
- * The URL as logged: secret query values replaced by "REDACTED".
+ * The URL as logged: secret query values replaced by "REDACTED", cut to Origo's MAX_URL_CHARS (cut rather than rejected).
  * @param {string} url
  */
 export function redactUrl(url) {

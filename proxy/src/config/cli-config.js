@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { codedError } from '../coded-error.js';
 import { splitHostList } from '../ssrf/host-allowlist.js';
-import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_MAX_SESSIONS, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
 
 // A fixed default makes `mutp-proxy` reachable without flags; npm start passes its own ports.
 export const CLI_DEFAULT_PORT = 8090;

@@ -4,7 +4,8 @@ import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.
 import { pickTlsFiles } from '@mutp/tls';
 import { parseByteSize } from './byte-size.js';
 import { FAULT_MODES } from '../rtc/mutp-session.js';
-import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_MAX_SESSIONS, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 // Enough for several 1.5–5 MB video chunks per client without growing unbounded.

@@ -4,7 +4,7 @@
 import { encodeMessage, decodeMessage, createSender } from '@mutp/protocol';
 import { createSignalling } from './signalling.js';
 import { createMutpSession } from './mutp-session.js';
-import { MAX_PEER_CONNECTIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
+import { DEFAULT_MAX_SESSIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
 import { loadWrtc, describeRtcBuild } from './wrtc.js';
 
 // One WebRTC build per process: its SCTP settings are global to the addon.
@@ -35,7 +35,7 @@ export function mountRtc(app, deps) {
     RTCPeerConnection: deps.RTCPeerConnection ?? wrtc.RTCPeerConnection,
     rtcConfig: { ...(bindAddress ? { bindAddress } : {}), maxMessageSize: SCTP_MAX_MESSAGE_BYTES, ...deps.rtcConfig },
     logger,
-    maxPeers: config.maxPeers ?? config.maxSessions ?? MAX_PEER_CONNECTIONS,
+    maxPeers: config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS,
     checkTicket: deps.checkTicket ?? null,
     onChannel: (channel, peer) => createMutpSession({ channel, deps: { ...deps, logger }, protocol, remote: peer.remote }),
   });

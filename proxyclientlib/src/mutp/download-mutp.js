@@ -5,7 +5,7 @@
 // This file owns the sockets, one timer (the controller's wakeAt()) and the result record.
 
 import { RTCPeerConnection as EnvRTCPeerConnection } from '#rtc';
-import { normalizeParams, createDownloadController } from '@mutp/protocol';
+import { normalizeParams, createDownloadController, MAX_SOURCES } from '@mutp/protocol';
 import { connectPeer, CONNECT_TIMEOUT_MS } from '../rtc/connect-peer.js';
 import { codedError } from '../rtc/coded-error.js';
 import { createSourceLink, perProxyStats } from './source-link.js';
@@ -53,6 +53,7 @@ export function downloadMutp(o) {
   const mode = o.mode;
   if (mode !== 'coded' && mode !== 'uncoded') return Promise.reject(codedError('ERR_BAD_OPTION', `mode must be coded or uncoded, not ${mode}`));
   if (!Array.isArray(o.proxies) || o.proxies.length === 0) return Promise.reject(codedError('ERR_BAD_OPTION', 'no proxies given'));
+  if (o.proxies.length > MAX_SOURCES) return Promise.reject(codedError('ERR_BAD_OPTION', `at most ${MAX_SOURCES} proxies (the wire's source limit), not ${o.proxies.length}`));
   let params;
   try {
     params = normalizeParams(stripUndefined(o.params ?? {}), mode);
