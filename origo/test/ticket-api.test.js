@@ -1,4 +1,4 @@
-// Origo issues client tickets (issue 8 §1): GET /api/proxies carries one per proxy, bound to the
+// Origo issues client tickets (only Origo's clients may use the proxies): GET /api/proxies carries one per proxy, bound to the
 // client id; GET /api/tickets renews them for live proxies. Also: trust proxy off by default.
 import assert from 'node:assert/strict';
 import { createTicketVerifier } from '@mutp/proxy/tickets';

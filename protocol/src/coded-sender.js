@@ -46,9 +46,10 @@ export class CodedSender extends SenderBase {
     this.owe = new Int32Array(G);
     /** 'share', per window slot: others' owed packets a helper may take (computeStealable) */
     this.stealable = new Float64Array(wg);
-    /** 'share': generations below this have quotas; the rest of the first window waits for the first feedback's weights */
+    /** 'share': generations below this have quotas. The whole first window gets them now, with equal weights;
+     * a generation entering later is split by the weights of the feedback before it. */
     this.assignedEnd = 0;
-    if (this.shared) this.assignUpTo(Math.min(this.gend, this.gend));
+    if (this.shared) this.assignUpTo(this.gend);
   }
 
   /** @param {number} end */

@@ -1,4 +1,4 @@
-// Integrity metadata (issue 8 §3): meta carries serverFetchMs and the checksum table in slices
+// Integrity metadata: meta carries serverFetchMs and the checksum table in slices
 // that each fit one datagram; the client believes the majority of proxies and names the liars.
 import assert from 'node:assert/strict';
 import {

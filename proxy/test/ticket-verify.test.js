@@ -1,4 +1,4 @@
-// Tickets (issue 8 §1): Origo signs them (origo/src/auth/client-ticket.js), the proxy checks them
+// Tickets: Origo signs them (origo/src/auth/client-ticket.js), the proxy checks them
 // with a key derived from its own token. Each bad ticket is refused with its own code.
 import assert from 'node:assert/strict';
 import { issueTicket, TICKET_TTL_MS } from '../../origo/src/auth/client-ticket.js';

@@ -258,7 +258,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     logCounters: () => (logs ? { ...logs.counters } : null),
     /** Every one of these proxies has a kept WebRTC connection ready (a MUTP download to them would not connect). @param {{url: string}[]} list */
     connectedTo: (list) => peerPool !== null && list.every((p) => peerPool.idleFor(p.url) > 0),
-    /** Pooled proxy connections: {connects, reuses, deadReplaced} and how many are idle now. */
+    /** Pooled proxy connections: {connects, reuses, discarded (lent connections closed as failed or suspect)} and how many are idle now. */
     connectionCounters: () => (peerPool ? { ...peerPool.counters(), idle: peerPool.idleCount } : null),
     close: () => {
       peerPool?.close();

@@ -12,7 +12,7 @@ import {
 } from './helpers/scenario.js';
 import { fleetModes } from './helpers/modes.js';
 
-const PLAY_SECONDS = 20; // the minimum for Chromium
+const PLAY_SECONDS = 20; // long enough for several segments in every mode
 const PLAY_TIMEOUT_MS = 60_000; // 20 s of video on a loaded 2-core box
 const NO_PROGRESS_MS = 2500; // the fallback timer, short so the fault tests stay fast
 const OTHER_SITE_ROUNDS = 20; // fetches per side for the other-site medians

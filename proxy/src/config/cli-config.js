@@ -76,7 +76,7 @@ export function configFromCli(argv, env) {
   const lon = pick('lon', 'PROXY_LON');
   if ((lat === undefined) !== (lon === undefined)) throw codedError('ERR_BAD_CONFIG', 'give both --lat and --lon, or neither');
   const allowPrivateEnv = env.PROXY_ALLOW_PRIVATE;
-  // Production default: only Origo's clients may use the proxy (issue 8 §1).
+  // Production default: only Origo's clients (with its tickets) may use the proxy.
   const ticketsEnv = env.PROXY_REQUIRE_TICKETS;
   const requireTickets = values['no-require-tickets'] !== true && ticketsEnv !== '0' && ticketsEnv !== 'false';
   return {

@@ -1,5 +1,5 @@
 // Cheap checks that run before any expensive work on /fetch and /rtc/offer: the client's request
-// rate, its Origo ticket, and the proxy's spare capacity (issue 8 §1–2).
+// rate, its Origo ticket, and the proxy's spare capacity.
 import { rateLimit } from 'express-rate-limit';
 import { createTicketVerifier } from '../tickets/ticket.js';
 import { RATE_LIMIT_WINDOW_MS } from '../limits.js';

@@ -27,7 +27,7 @@ export function mountRtc(app, deps) {
   const config = deps.config ?? {};
   const logger = deps.logger ?? console;
   // node-datachannel gathers candidates on every interface; a proxy listening on loopback must
-  // offer only loopback (FIELD-NOTES "WebRTC in Node").
+  // offer only loopback, or the client may try unreachable candidates first.
   const bindAddress = config.rtcBindAddress ?? (LOOPBACK_HOSTS.has(config.host ?? '') ? '127.0.0.1' : undefined);
   const protocol = deps.protocol ?? { encodeMessage, decodeMessage, createSender };
   if (!deps.RTCPeerConnection) logger.info(`webrtc build: ${describeRtcBuild(wrtc.build)}`, { rtcBuild: wrtc.build });
