@@ -109,7 +109,6 @@ export async function runTransfer(o) {
   // when late packets keep arriving)
   while (q.size > 0 && !senders.every((s) => s.finished)) {
     const ev = q.pop();
-    if (globalThis.DBG && events > MAX_EVENTS - 20) console.log(ev.t, ev.kind, ev.src, ev.wake);
     now = ev.t;
     if (now > maxMs || ++events > MAX_EVENTS) break;
     if (Number.isNaN(completedAt) && receiver.isComplete()) completedAt = now;
