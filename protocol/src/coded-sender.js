@@ -217,11 +217,12 @@ export class CodedSender extends SenderBase {
   /**
    * The next coded message, or null when the window allows nothing now.
    * @param {number} now
+   * @returns {import('./wire.js').CodedMessage | null}
    */
   nextPacket(now) {
     const k = this.take(now);
     if (k < 0) return null;
-    const codedPayload = this.encoders[k].writePayload();
+    const codedPayload = /** @type {import('@mutp/rlnc').Encoder} */ (this.encoders[k]).writePayload(); // take() returns window generations, whose encoders exist
     return { type: 'coded', downloadId: this.downloadId, seq: this.seq, generation: k, symbols: this.generationSize(k), codedPayload };
   }
 

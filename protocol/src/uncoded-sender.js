@@ -114,6 +114,7 @@ export class UncodedSender extends SenderBase {
   /**
    * The next data message, or null when the window allows nothing now.
    * @param {number} now
+   * @returns {import('./wire.js').DataMessage | null}
    */
   nextPacket(now) {
     const i = this.take(now);

@@ -68,7 +68,7 @@ describe('integrity: meta checksums and the majority rule', () => {
     assert.equal(decodeMessage(algo).error?.code, 'ERR_BAD_FIELD');
     const b = encodeMessage(m);
     assert.equal(decodeMessage(b.subarray(0, b.length - 1)).error?.code, 'ERR_BAD_LENGTH');
-    assert.equal(decodeMessage(encodeMessage({ ...m, serverFetchMs: null })).msg?.serverFetchMs, null);
+    assert.equal(/** @type {any} */ (decodeMessage(encodeMessage({ ...m, serverFetchMs: null })).msg)?.serverFetchMs, null);
   });
 
   it('three proxies, one lies in its checksums: it is excluded with ERR_INTEGRITY, data verifies against the majority', async () => {

@@ -68,7 +68,7 @@ export async function runTransfer(o) {
   const senders = await Promise.all(Array.from({ length: n }, (_, i) =>
     createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed, downloadId })));
   const metaBytes = encodeMessage(senders[0].meta());
-  const meta = decodeMessage(metaBytes).msg;
+  const meta = /** @type {import('../src/wire.js').MetaMessage} */ (decodeMessage(metaBytes).msg);
   let vote = null;
   if (o.integrity) {
     const entries = senders.map((s, src) => {
