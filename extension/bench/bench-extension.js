@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Extension performance bench (issue 6): against the local fleet (Origo + proxies in this
+// Extension performance bench: against the local fleet (Origo + proxies in this
 // process, 127.0.0.1, unshaped) and headless Debian Chromium with a bench build of the extension.
 //   node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 2]
 //     [--modes parallel-http,range-http,uncoded,coded] [--repeats 3]

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Dashboard benchmark (issue 5 targets): with 1.3M records, the analysis query behind one grouped
+// Dashboard benchmark, against its targets: with 1.3M records, the analysis query behind one grouped
 // boxplot (3 modes x 4 groups) <= 500 ms, the downloads page's first page <= 200 ms; ingest >= 5,000 records/s.
 // Prints numbers (median of --runs, wall and process CPU time); asserts nothing. The machine is shared: numbers are noisy.
 // Usage: npm run bench:dashboard -- [--db FILE] [--records 1300000] [--ingest 20000] [--runs 5] [--json]

@@ -1,4 +1,5 @@
 // Every size/count limit Origo enforces, with its unit and its reason.
+import { MAX_SOURCES, MAX_URL_CHARS } from '@mutp/protocol/constants';
 
 /** Largest POST /api/logs body, bytes: a batch of client records with per-packet logs (a 5 MB chunk at ~1 KB payload is ~5,000 packet entries, ~100 KB of JSON per record). */
 export const LOGS_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
@@ -18,14 +19,17 @@ export const MAX_PACKET_LOG_ENTRIES = 100_000;
 /** Most entries in a record's feedbackLog (times feedback was sent). */
 export const MAX_FEEDBACK_LOG_ENTRIES = 100_000;
 
-/** Most proxies one download may use (n) and the most GET /api/proxies returns: the paper used N <= 6 of 18 proxies. */
-export const MAX_PROXIES_PER_DOWNLOAD = 64;
+/** Most proxies one download may use (n, proxyIds, perProxy): the wire's source limit, the same in every mode. */
+export const MAX_PROXIES_PER_DOWNLOAD = MAX_SOURCES;
+
+/** Most proxies GET /api/proxies lists and GET /api/tickets tickets at once: a download's proxies plus its spares (the paper used N <= 6 of 18 proxies). */
+export const MAX_PROXIES_LISTED = 64;
 
 /** Longest id (proxy id, client id, download id), characters. */
 export const MAX_ID_CHARS = 128;
 
-/** Longest URL stored, characters: video URLs carry long signed query strings. */
-export const MAX_URL_CHARS = 8192;
+/** Longest URL stored, characters: the system's one URL limit. */
+export { MAX_URL_CHARS };
 
 /** Longest error code/message stored, characters. */
 export const MAX_ERROR_CODE_CHARS = 64;

@@ -46,9 +46,10 @@ export class CodedSender extends SenderBase {
     this.owe = new Int32Array(G);
     /** 'share', per window slot: others' owed packets a helper may take (computeStealable) */
     this.stealable = new Float64Array(wg);
-    /** 'share': generations below this have quotas; the rest of the first window waits for the first feedback's weights */
+    /** 'share': generations below this have quotas. The whole first window gets them now, with equal weights;
+     * a generation entering later is split by the weights of the feedback before it. */
     this.assignedEnd = 0;
-    if (this.shared) this.assignUpTo(Math.min(this.gend, this.gend));
+    if (this.shared) this.assignUpTo(this.gend);
   }
 
   /** @param {number} end */
@@ -223,11 +224,12 @@ export class CodedSender extends SenderBase {
   /**
    * The next coded message, or null when the window allows nothing now.
    * @param {number} now
+   * @returns {import('./wire.js').CodedMessage | null}
    */
   nextPacket(now) {
     const k = this.take(now);
     if (k < 0) return null;
-    const codedPayload = this.encoders[k].writePayload();
+    const codedPayload = /** @type {import('@mutp/rlnc').Encoder} */ (this.encoders[k]).writePayload(); // take() returns window generations, whose encoders exist
     return { type: 'coded', downloadId: this.downloadId, seq: this.seq, generation: k, symbols: this.generationSize(k), codedPayload };
   }
 

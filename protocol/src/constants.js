@@ -53,6 +53,10 @@ export const MAX_OBJECT_BYTES = 2 ** 30;
 /** Most sources one download may use: feedback echoes one u32 per source and must fit a datagram. */
 export const MAX_SOURCES = 32;
 
+/** Longest URL any part accepts, logs or forwards (characters): video URLs carry long signed query strings.
+ * (A MUTP request carries at most MAX_URL_BYTES of UTF-8 in its datagram.) */
+export const MAX_URL_CHARS = 8192;
+
 /** Largest window in packets: an uncoded feedback bitmap of w bits (w/8 bytes) must fit a datagram. */
 export const MAX_WINDOW_PACKETS = 8192;
 

@@ -45,7 +45,7 @@ function isIntIn(v, lo, hi) {
 export function normalizeParams(p = {}, mode = 'coded') {
   /** @type {Params} */
   const out = /** @type {any} */ ({ ...DEFAULTS });
-  for (const k of Object.keys(p)) if (p[k] !== undefined && k in DEFAULTS) out[k] = p[k];
+  for (const k of /** @type {(keyof Params)[]} */ (Object.keys(p))) if (p[k] !== undefined && k in DEFAULTS) /** @type {any} */ (out)[k] = p[k];
   const maxPayload = MAX_DATAGRAM_BYTES - (mode === 'coded' ? CODED_HEADER_BYTES + 1 : DATA_HEADER_BYTES);
   if (!isIntIn(out.payloadSize, MIN_PAYLOAD_BYTES, MAX_DATAGRAM_BYTES)) {
     throw protocolError('ERR_BAD_PARAMS', `payloadSize must be an integer ${MIN_PAYLOAD_BYTES}..${maxPayload}`);

@@ -45,9 +45,10 @@ export class ReceiverBase {
     if (!meta || meta.type !== 'meta' || meta.mode !== mode) throw protocolError('ERR_BAD_PARAMS', `a ${mode} meta message is required`);
     this.mode = mode;
     this.downloadId = meta.downloadId;
+    const local = pickLocal(opts.params); // the receiver's own choices win over the meta's
     this.params = normalizeParams({
       payloadSize: meta.payloadSize, window: meta.window, generationSize: meta.generationSize,
-      feedbackEvery: meta.feedbackEvery, ...pickLocal(opts.params),
+      feedbackEvery: local.feedbackEvery ?? meta.feedbackEvery, feedbackMaxDelayMs: local.feedbackMaxDelayMs,
     }, mode);
     this.layout = computeLayout(mode, meta.totalSize, this.params);
     if (this.layout.packetCount !== meta.packetCount || this.layout.generationCount !== meta.generationCount) {
@@ -210,6 +211,7 @@ export class ReceiverBase {
 
 /** Only the receiver-local parameters may override the meta. @param {any} p */
 function pickLocal(p) {
+  /** @type {{ feedbackEvery?: number, feedbackMaxDelayMs?: number }} */
   const out = {};
   if (p && p.feedbackEvery !== undefined) out.feedbackEvery = p.feedbackEvery;
   if (p && p.feedbackMaxDelayMs !== undefined) out.feedbackMaxDelayMs = p.feedbackMaxDelayMs;

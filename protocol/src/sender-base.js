@@ -71,7 +71,7 @@ export class SenderBase {
     this.stats = { sent: 0, feedback: 0, ignored: 0, invalid: 0, stale: 0, lostByEcho: 0, lostByTimeout: 0 };
   }
 
-  /** The meta message to send before any data. */
+  /** The meta message to send before any data. @returns {import('./wire.js').MetaMessage} */
   meta() {
     const l = this.layout;
     return {
@@ -86,6 +86,7 @@ export class SenderBase {
    * proxy's origin fetch time, and the checksum table of this sender's data in slices of
    * CHECKSUMS_PER_META entries, one datagram each. The table is hashed once, on the first call.
    * @param {{ serverFetchMs?: number | null }} [o]
+   * @returns {import('./wire.js').MetaMessage[]}
    */
   metaMessages(o = {}) {
     const base = { ...this.meta(), serverFetchMs: o.serverFetchMs ?? null };

@@ -1,9 +1,11 @@
 // Uncoded MUTP sender (paper III.A): strict moving window over not-yet-acknowledged packets,
 // an in-transit set, and the sendable set = window − received − in-transit.
 // scheduler 'paper': uniform random pick from the sendable set, without replacement.
-// scheduler 'share': this source first sends its own stripe (index mod N = sourceIndex) lowest
-//   first, so N uncoordinated sources rarely send the same packet; once its stripe in the
-//   window is all sent it helps with a random packet of the other stripes.
+// scheduler 'share': each packet gets an owner when it enters the window, dealt in proportion to
+//   the sources' weights (packets each delivered, from the latest feedback's echo; equal at the
+//   start), see ownerOf(). A source sends the packets it owns lowest first, so N uncoordinated
+//   sources rarely send the same packet; once its own packets in the window are all sent it
+//   helps with the others' from the top of the window.
 import { SenderBase, newDatagram } from './sender-base.js';
 import { Bitset } from './bitset.js';
 import { writeDataHeader } from './wire.js';
@@ -112,6 +114,7 @@ export class UncodedSender extends SenderBase {
   /**
    * The next data message, or null when the window allows nothing now.
    * @param {number} now
+   * @returns {import('./wire.js').DataMessage | null}
    */
   nextPacket(now) {
     const i = this.take(now);

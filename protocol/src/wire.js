@@ -10,6 +10,34 @@ import {
 import { protocolError } from './errors.js';
 import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksums.js';
 
+/**
+ * The messages on the wire, one shape per `type` (docs/protocol.md has the byte layouts).
+ * @typedef {'uncoded' | 'coded'} ModeName
+ * @typedef {'paper' | 'share'} SchedulerName
+ * @typedef {{ payloadSize: number, window: number, generationSize: number, feedbackEvery: number, surplus: number,
+ *   scheduler?: SchedulerName }} WireParams
+ * @typedef {{ type: 'request', downloadId: number, url: string, method?: 'GET' | 'HEAD', range?: { start: number, end: number } | null,
+ *   mode: ModeName, sourceIndex: number, sourceCount: number, seed?: number, params: WireParams }} RequestMessage
+ *   client → proxy: serve this object as source sourceIndex of sourceCount
+ * @typedef {{ algo: number, entryBytes: number, first: number, values: Uint8Array }} ChecksumSlice  entries first.. of the checksum table
+ * @typedef {{ type: 'meta', downloadId: number, mode: ModeName, totalSize: number, payloadSize: number, packetCount: number,
+ *   generationSize: number, generationCount: number, window: number, feedbackEvery: number, serverFetchMs?: number | null,
+ *   checksums?: ChecksumSlice | null }} MetaMessage  proxy → client: the object's layout, before any data
+ * @typedef {{ type: 'data', downloadId: number, seq: number, index: number, payload: Uint8Array }} DataMessage  uncoded packet `index`
+ * @typedef {{ type: 'coded', downloadId: number, seq: number, generation: number, symbols: number, codedPayload: Uint8Array }} CodedMessage
+ *   coefficients (symbols bytes) then the coded payload
+ * @typedef {{ type: 'feedback', downloadId: number, mode: 'uncoded', seq: number, echo: number[], base: number,
+ *   bits: number, bitmap: Uint8Array, dof?: null, contrib?: null }} UncodedFeedbackMessage  bitmap: packets base.. received
+ * @typedef {{ type: 'feedback', downloadId: number, mode: 'coded', seq: number, echo: number[], base: number,
+ *   dof: number[], contrib: Uint8Array, bits?: number, bitmap?: null }} CodedFeedbackMessage
+ *   dof per generation from base; contrib: per generation and source, the useful packets it gave
+ * @typedef {UncodedFeedbackMessage | CodedFeedbackMessage} FeedbackMessage
+ * @typedef {{ type: 'done', downloadId: number }} DoneMessage  client → proxy: stop sending
+ * @typedef {{ type: 'error', downloadId: number, code: string, message: string }} ErrorMessage  proxy → client: cannot serve
+ * @typedef {RequestMessage | MetaMessage | DataMessage | CodedMessage | FeedbackMessage | DoneMessage | ErrorMessage} WireMessage
+ * @typedef {{ ok: true, msg: WireMessage, error?: undefined } | { ok: false, error: { code: string, message: string }, msg?: undefined }} DecodeResult
+ */
+
 /** serverFetchMs on the wire when the proxy does not know it (u32 all ones). */
 const SERVER_FETCH_UNKNOWN = 0xffffffff;
 
@@ -80,12 +108,12 @@ export function writeCodedHeader(b, downloadId, seq, generation, symbols) {
 /**
  * Encode one message object into a datagram. Throws ERR_BAD_MESSAGE for an object that cannot
  * be represented (a caller bug, never peer data).
- * @param {any} msg
+ * @param {WireMessage} msg
  * @returns {Uint8Array}
  */
 export function encodeMessage(msg) {
   need(msg && typeof msg === 'object', 'message must be an object');
-  const type = MSG[msg.type];
+  const type = Object.hasOwn(MSG, msg.type) ? MSG[msg.type] : undefined;
   need(type !== undefined, `unknown type ${msg.type}`);
   need(isInt(msg.downloadId, 0, 0xffffffff), 'downloadId must be a u32');
   switch (msg.type) {
@@ -145,17 +173,18 @@ function truncateUtf8(m, max) {
   return m.subarray(0, n);
 }
 
-/** @param {any} msg */
+/** @param {RequestMessage} msg */
 function encodeRequest(msg) {
   const url = utf8.encode(String(msg.url ?? ''));
   need(url.length >= 1 && url.length <= MAX_URL_BYTES, `url must be 1..${MAX_URL_BYTES} UTF-8 bytes`);
-  const mode = MODE[msg.mode];
+  const mode = modeCode(msg.mode);
   need(mode !== undefined, 'mode must be uncoded|coded');
   const method = METHODS.indexOf(msg.method ?? 'GET');
   need(method > 0, 'method must be GET|HEAD');
   need(isInt(msg.sourceCount, 1, MAX_SOURCES) && isInt(msg.sourceIndex, 0, msg.sourceCount - 1), 'sourceIndex/sourceCount');
-  const p = msg.params ?? {};
-  const sched = SCHEDULER[p.scheduler ?? 'paper'];
+  const p = msg.params ?? /** @type {WireParams} */ ({});
+  const schedName = p.scheduler ?? 'paper';
+  const sched = Object.hasOwn(SCHEDULER, schedName) ? SCHEDULER[schedName] : undefined;
   need(sched !== undefined, 'scheduler');
   need(isInt(p.payloadSize, MIN_PAYLOAD_BYTES, MAX_DATAGRAM_BYTES) && isInt(p.window, 1, MAX_WINDOW_PACKETS) &&
     isInt(p.generationSize, 1, MAX_GENERATION_SIZE) && isInt(p.feedbackEvery, 1, 65535) && isInt(p.surplus, 0, 255), 'params');
@@ -164,12 +193,12 @@ function encodeRequest(msg) {
   if (range) need(isInt(range.start, 0, Number.MAX_SAFE_INTEGER) && isInt(range.end, range.start, Number.MAX_SAFE_INTEGER), 'range');
   const b = new Uint8Array(REQUEST_HEADER_BYTES + url.length);
   header(b, MSG.request, msg.downloadId);
-  b[6] = mode;
+  b[6] = /** @type {number} */ (mode);
   b[7] = msg.sourceIndex;
   b[8] = msg.sourceCount;
   b[9] = range ? 1 : 0;
   b[10] = method;
-  b[11] = sched;
+  b[11] = /** @type {number} */ (sched);
   put16(b, 12, p.payloadSize);
   put16(b, 14, p.window);
   put16(b, 16, p.generationSize);
@@ -184,9 +213,9 @@ function encodeRequest(msg) {
   return b;
 }
 
-/** @param {any} msg */
+/** @param {MetaMessage} msg */
 function encodeMeta(msg) {
-  const mode = MODE[msg.mode];
+  const mode = modeCode(msg.mode);
   need(mode !== undefined, 'mode');
   need(isInt(msg.totalSize, 0, MAX_OBJECT_BYTES) && isInt(msg.payloadSize, 1, 0xffff) && isInt(msg.packetCount, 0, 0xffffffff) &&
     isInt(msg.generationSize, 1, 0xffff) && isInt(msg.generationCount, 0, 0xffffffff) && isInt(msg.window, 1, 0xffff) &&
@@ -202,7 +231,7 @@ function encodeMeta(msg) {
   need(META_HEADER_BYTES + extra <= MAX_DATAGRAM_BYTES, 'checksums do not fit one datagram: send several meta messages');
   const b = new Uint8Array(META_HEADER_BYTES + extra);
   header(b, MSG.meta, msg.downloadId);
-  b[6] = mode;
+  b[6] = /** @type {number} */ (mode);
   b[7] = cs ? 1 : 0;
   put32(b, 8, msg.totalSize);
   put16(b, 12, msg.payloadSize);
@@ -234,9 +263,9 @@ export function feedbackBytes(mode, sourceCount, count) {
   return FEEDBACK_HEADER_BYTES + 4 * sourceCount + 6 + body;
 }
 
-/** @param {any} msg */
+/** @param {FeedbackMessage} msg */
 function encodeFeedback(msg) {
-  const mode = MODE[msg.mode];
+  const mode = modeCode(msg.mode);
   need(mode !== undefined, 'mode');
   const echo = msg.echo;
   need(echo && isInt(echo.length, 1, MAX_SOURCES), 'echo: one entry per source');
@@ -257,7 +286,7 @@ function encodeFeedback(msg) {
   need(feedbackBytes(msg.mode, n, count) <= MAX_DATAGRAM_BYTES, 'feedback does not fit one datagram');
   const b = new Uint8Array(o + 6 + bodyLen);
   header(b, MSG.feedback, msg.downloadId);
-  b[6] = mode;
+  b[6] = /** @type {number} */ (mode);
   b[7] = n;
   put32(b, 8, msg.seq);
   for (let i = 0; i < n; i++) put32(b, FEEDBACK_HEADER_BYTES + 4 * i, echo[i]);
@@ -274,6 +303,12 @@ function encodeFeedback(msg) {
   return b;
 }
 
+/** The wire code of a mode name, undefined for anything else. @param {unknown} name */
+const modeCode = (name) => (name === 'uncoded' || name === 'coded' ? MODE[name] : undefined);
+
+/** @param {WireMessage} msg @returns {DecodeResult} */
+const okMsg = (msg) => ({ ok: true, msg });
+
 /** @param {string} code @param {string} message */
 const fail = (code, message) => ({ ok: /** @type {false} */ (false), error: { code, message } });
 
@@ -281,18 +316,18 @@ const fail = (code, message) => ({ ok: /** @type {false} */ (false), error: { co
  * Parse one datagram. Checks type, length and every range it can check without session state.
  * Never throws.
  * @param {Uint8Array} bytes
- * @returns {{ok: true, msg: any, error?: undefined} | {ok: false, error: {code: string, message: string}, msg?: undefined}}
+ * @returns {DecodeResult}
  */
 export function decodeMessage(bytes) {
   try {
     return decodeUnchecked(bytes);
   } catch (err) {
     // defensive: a parser bug must still not escape the connection handler
-    return fail('ERR_BAD_MESSAGE', `parser error: ${err && err.message}`);
+    return fail('ERR_BAD_MESSAGE', `parser error: ${/** @type {Error} */ (err)?.message}`);
   }
 }
 
-/** @param {Uint8Array} b @returns {any} */
+/** @param {Uint8Array} b @returns {DecodeResult} */
 function decodeUnchecked(b) {
   if (!(b instanceof Uint8Array)) return fail('ERR_BAD_MESSAGE', 'datagram must be a Uint8Array');
   if (b.length < COMMON_HEADER_BYTES) return fail('ERR_TRUNCATED', `datagram of ${b.length} bytes is shorter than the header`);
@@ -304,24 +339,21 @@ function decodeUnchecked(b) {
   switch (typeName) {
     case 'data': {
       if (b.length <= DATA_HEADER_BYTES) return fail('ERR_TRUNCATED', 'data message without payload');
-      return { ok: true, msg: { type: 'data', downloadId, seq: u32(b, 6), index: u32(b, 10), payload: b.subarray(DATA_HEADER_BYTES) } };
+      return okMsg({ type: 'data', downloadId, seq: u32(b, 6), index: u32(b, 10), payload: b.subarray(DATA_HEADER_BYTES) });
     }
     case 'coded': {
       if (b.length < CODED_HEADER_BYTES) return fail('ERR_TRUNCATED', 'coded header truncated');
       const symbols = u16(b, 14);
       if (symbols < 1 || symbols > MAX_GENERATION_SIZE) return fail('ERR_BAD_FIELD', `symbols ${symbols} out of range`);
       if (b.length <= CODED_HEADER_BYTES + symbols) return fail('ERR_TRUNCATED', 'coded message without payload');
-      return {
-        ok: true,
-        msg: { type: 'coded', downloadId, seq: u32(b, 6), generation: u32(b, 10), symbols, codedPayload: b.subarray(CODED_HEADER_BYTES) },
-      };
+      return okMsg({ type: 'coded', downloadId, seq: u32(b, 6), generation: u32(b, 10), symbols, codedPayload: b.subarray(CODED_HEADER_BYTES) });
     }
     case 'feedback': return decodeFeedback(b, downloadId);
     case 'request': return decodeRequest(b, downloadId);
     case 'meta': return decodeMeta(b, downloadId);
     case 'done':
       if (b.length !== COMMON_HEADER_BYTES) return fail('ERR_BAD_LENGTH', 'done carries no body');
-      return { ok: true, msg: { type: 'done', downloadId } };
+      return okMsg({ type: 'done', downloadId });
     case 'error': {
       if (b.length < COMMON_HEADER_BYTES + 3) return fail('ERR_TRUNCATED', 'error message truncated');
       const cl = b[6];
@@ -333,7 +365,7 @@ function decodeUnchecked(b) {
       if (b.length !== 9 + cl + ml) return fail('ERR_BAD_LENGTH', 'error message length mismatch');
       let message;
       try { message = utf8Strict.decode(b.subarray(9 + cl)); } catch { return fail('ERR_BAD_FIELD', 'error message is not UTF-8'); }
-      return { ok: true, msg: { type: 'error', downloadId, code, message } };
+      return okMsg({ type: 'error', downloadId, code, message });
     }
   }
   return fail('ERR_UNKNOWN_TYPE', 'unreachable');
@@ -371,7 +403,10 @@ function decodeRequest(b, downloadId) {
   if (ul < 1 || b.length !== REQUEST_HEADER_BYTES + ul) return fail('ERR_BAD_LENGTH', 'url length mismatch');
   let url;
   try { url = utf8Strict.decode(b.subarray(REQUEST_HEADER_BYTES)); } catch { return fail('ERR_BAD_FIELD', 'url is not UTF-8'); }
-  return { ok: true, msg: { type: 'request', downloadId, url, method, range, mode, sourceIndex, sourceCount, seed, params } };
+  /** @type {RequestMessage} */
+  const msg = { type: 'request', downloadId, url, method: /** @type {'GET' | 'HEAD'} */ (method), range, mode: /** @type {ModeName} */ (mode), sourceIndex, sourceCount, seed,
+    params: { ...params, scheduler: /** @type {SchedulerName} */ (scheduler) } };
+  return okMsg(msg);
 }
 
 /** @param {Uint8Array} b @param {number} downloadId */
@@ -380,8 +415,9 @@ function decodeMeta(b, downloadId) {
   const mode = MODE_NAMES[b[6]];
   if (!mode) return fail('ERR_BAD_FIELD', `unknown mode ${b[6]}`);
   if (b[7] & ~1) return fail('ERR_BAD_FIELD', 'unknown meta flags');
+  /** @type {MetaMessage} */
   const msg = {
-    type: 'meta', downloadId, mode,
+    type: 'meta', downloadId, mode: /** @type {ModeName} */ (mode),
     totalSize: u32(b, 8), payloadSize: u16(b, 12), packetCount: u32(b, 14), generationSize: u16(b, 18),
     generationCount: u32(b, 20), window: u16(b, 24), feedbackEvery: u16(b, 26),
     serverFetchMs: u32(b, 28) === SERVER_FETCH_UNKNOWN ? null : u32(b, 28), checksums: null,
@@ -407,7 +443,7 @@ function decodeMeta(b, downloadId) {
   } else if (b.length !== META_HEADER_BYTES) {
     return fail('ERR_BAD_LENGTH', 'meta length mismatch');
   }
-  return { ok: true, msg };
+  return okMsg(msg);
 }
 
 /** @param {Uint8Array} b @param {number} downloadId */
@@ -423,17 +459,13 @@ function decodeFeedback(b, downloadId) {
   for (let i = 0; i < n; i++) echo[i] = u32(b, FEEDBACK_HEADER_BYTES + 4 * i);
   const base = u32(b, o);
   const count = u16(b, o + 4);
-  const msg = { type: 'feedback', downloadId, mode, seq: u32(b, 8), echo, base, bits: 0, bitmap: null, dof: null, contrib: null };
+  const seq = u32(b, 8);
   if (mode === 'uncoded') {
     if (b.length !== o + 6 + Math.ceil(count / 8)) return fail('ERR_BAD_LENGTH', 'bitmap length mismatch');
-    msg.bits = count;
-    msg.bitmap = b.subarray(o + 6);
-  } else {
-    if (b.length !== o + 6 + (2 + n) * count) return fail('ERR_BAD_LENGTH', 'dof list length mismatch');
-    const dof = new Array(count);
-    for (let i = 0; i < count; i++) dof[i] = u16(b, o + 6 + 2 * i);
-    msg.dof = dof;
-    msg.contrib = b.subarray(o + 6 + 2 * count);
+    return okMsg({ type: 'feedback', downloadId, mode, seq, echo, base, bits: count, bitmap: b.subarray(o + 6), dof: null, contrib: null });
   }
-  return { ok: true, msg };
+  if (b.length !== o + 6 + (2 + n) * count) return fail('ERR_BAD_LENGTH', 'dof list length mismatch');
+  const dof = new Array(count);
+  for (let i = 0; i < count; i++) dof[i] = u16(b, o + 6 + 2 * i);
+  return okMsg({ type: 'feedback', downloadId, mode: 'coded', seq, echo, base, bits: 0, bitmap: null, dof, contrib: b.subarray(o + 6 + 2 * count) });
 }

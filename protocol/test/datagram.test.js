@@ -28,7 +28,8 @@ for (const mode of /** @type {const} */ (['uncoded', 'coded'])) {
         assert.deepEqual(bytes, encodeMessage(msg), `packet ${t} differs`);
         const d = decodeMessage(bytes);
         assert.ok(d.ok && d.msg.type === (mode === 'coded' ? 'coded' : 'data') && d.msg.seq === t + 1);
-        if (mode === 'coded' ? d.msg.generation === 2 : d.msg.index === 48) sawLast = true;
+        const m = /** @type {any} */ (d.msg); // data or coded, by mode
+        if (mode === 'coded' ? m.generation === 2 : m.index === 48) sawLast = true;
         packets++;
       }
       assert.ok(packets >= 24, `only ${packets} packets compared`);

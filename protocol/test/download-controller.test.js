@@ -46,6 +46,22 @@ describe('download controller piped into the senders', () => {
     assert.ok(r.proxies[2].sent > 0, 'the late proxy was admitted');
   });
 
+  it('quorum wait: with every meta in, the vote does not wait', async () => {
+    const r = await runPiped({ mode: 'uncoded', size: 200_000, n: 3 });
+    assertByteExact(r);
+    const firstDeliver = actionsOf(r, 'deliver')[0].t;
+    assert.ok(firstDeliver < 50 + META_QUORUM_WAIT_MS, `first bytes at ${firstDeliver} ms: the vote waited although all metas were in`);
+  });
+
+  it('quorum wait: its end is not enough without a strict majority of metas (2 of 4); the third meta brings the vote', async () => {
+    const r = await runPiped({ mode: 'coded', size: 400_000, n: 4, faults: { 2: { metaDelayMs: 300 }, 3: { metaDelayMs: 600 } } });
+    assertByteExact(r);
+    const firstDeliver = actionsOf(r, 'deliver')[0].t;
+    assert.ok(firstDeliver >= 50 + 300, `first bytes at ${firstDeliver} ms: voted on 2 of 4 metas`);
+    assert.ok(firstDeliver < 50 + 600, `first bytes at ${firstDeliver} ms: waited for the fourth meta`);
+    assert.ok(r.proxies[3].sent > 0, 'the last proxy was admitted after the vote');
+  });
+
   it('one of two proxies never answers: no vote without a majority until it is dropped as silent (META_TIMEOUT_MS)', async () => {
     const r = await runPiped({ mode: 'uncoded', size: 50_000, n: 2, faults: { 0: { silent: true } }, maxMs: 30_000 });
     assertByteExact(r);

@@ -1,4 +1,4 @@
-// Integrity metadata (issue 8 §3): meta carries serverFetchMs and the checksum table in slices
+// Integrity metadata: meta carries serverFetchMs and the checksum table in slices
 // that each fit one datagram; the client believes the majority of proxies and names the liars.
 import assert from 'node:assert/strict';
 import {
@@ -68,7 +68,7 @@ describe('integrity: meta checksums and the majority rule', () => {
     assert.equal(decodeMessage(algo).error?.code, 'ERR_BAD_FIELD');
     const b = encodeMessage(m);
     assert.equal(decodeMessage(b.subarray(0, b.length - 1)).error?.code, 'ERR_BAD_LENGTH');
-    assert.equal(decodeMessage(encodeMessage({ ...m, serverFetchMs: null })).msg?.serverFetchMs, null);
+    assert.equal(/** @type {any} */ (decodeMessage(encodeMessage({ ...m, serverFetchMs: null })).msg)?.serverFetchMs, null);
   });
 
   it('three proxies, one lies in its checksums: it is excluded with ERR_INTEGRITY, data verifies against the majority', async () => {

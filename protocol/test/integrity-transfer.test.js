@@ -1,4 +1,4 @@
-// Integrity against pollution (issue 8 §3) in the sans-IO core: corrupted packets are refused
+// Integrity against pollution (corrupt packets, lying metas) in the sans-IO core: corrupted packets are refused
 // (uncoded) or make their generation fail its checksum (coded), the download still completes
 // byte-exact, and the corrupting source is named — never an honest one.
 import assert from 'node:assert/strict';

@@ -68,7 +68,7 @@ export async function runTransfer(o) {
   const senders = await Promise.all(Array.from({ length: n }, (_, i) =>
     createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed, downloadId })));
   const metaBytes = encodeMessage(senders[0].meta());
-  const meta = decodeMessage(metaBytes).msg;
+  const meta = /** @type {import('../src/wire.js').MetaMessage} */ (decodeMessage(metaBytes).msg);
   let vote = null;
   if (o.integrity) {
     const entries = senders.map((s, src) => {
@@ -109,7 +109,6 @@ export async function runTransfer(o) {
   // when late packets keep arriving)
   while (q.size > 0 && !senders.every((s) => s.finished)) {
     const ev = q.pop();
-    if (globalThis.DBG && events > MAX_EVENTS - 20) console.log(ev.t, ev.kind, ev.src, ev.wake);
     now = ev.t;
     if (now > maxMs || ++events > MAX_EVENTS) break;
     if (Number.isNaN(completedAt) && receiver.isComplete()) completedAt = now;

@@ -14,7 +14,7 @@ async function firstUnits(mode, scheduler, count) {
   for (let i = 0; i < count; i++) {
     const m = s.nextPacket(0);
     assert.ok(m, `packet ${i}`);
-    out.push(mode === 'coded' ? m.generation : m.index);
+    out.push(/** @type {any} */ (m)[mode === 'coded' ? 'generation' : 'index']);
   }
   s.close();
   return out;

@@ -6,6 +6,7 @@ import {
 } from '../index.js';
 import { createRng } from '../src/rng.js';
 
+/** @type {import('../src/wire.js').WireMessage[]} */
 const samples = [
   { type: 'request', downloadId: 7, url: 'http://127.0.0.1:8080/v.mp4', method: 'GET', range: { start: 0, end: 2 ** 40 }, mode: 'coded',
     sourceIndex: 2, sourceCount: 4, seed: 99, params: { payloadSize: 1100, window: 240, generationSize: 24, feedbackEvery: 8, surplus: 0, scheduler: 'share' } },
@@ -70,11 +71,12 @@ describe('wire format', () => {
   });
 
   it('refuses an inconsistent meta and an over-long URL', () => {
-    const b = encodeMessage({ ...samples[1], checksums: null });
+    const b = encodeMessage({ .../** @type {import('../src/wire.js').MetaMessage} */ (samples[1]), checksums: null });
     b[17] ^= 1; // packetCount
     assert.equal(decodeMessage(b).error.code, 'ERR_BAD_FIELD');
-    assert.throws(() => encodeMessage({ ...samples[0], url: 'x'.repeat(MAX_URL_BYTES + 1) }), { code: 'ERR_BAD_MESSAGE' });
-    assert.ok(decodeMessage(encodeMessage({ ...samples[0], url: 'x'.repeat(MAX_URL_BYTES) })).ok);
+    const request = /** @type {import('../src/wire.js').RequestMessage} */ (samples[0]);
+    assert.throws(() => encodeMessage({ ...request, url: 'x'.repeat(MAX_URL_BYTES + 1) }), { code: 'ERR_BAD_MESSAGE' });
+    assert.ok(decodeMessage(encodeMessage({ ...request, url: 'x'.repeat(MAX_URL_BYTES) })).ok);
   });
 });
 
@@ -92,6 +94,7 @@ describe('parameters and limits', () => {
     for (const size of [0, 1, 64 * 2 ** 20]) {
       const l = computeLayout('coded', size, p);
       assert.equal(l.packetCount, Math.ceil(size / 1100));
+      /** @type {import('../src/wire.js').MetaMessage} */
       const meta = { type: 'meta', downloadId: 1, mode: 'coded', totalSize: size, payloadSize: 1100, packetCount: l.packetCount,
         generationSize: 24, generationCount: l.generationCount, window: 240, feedbackEvery: 8 };
       assert.ok(decodeMessage(encodeMessage(meta)).ok, `size ${size}`);

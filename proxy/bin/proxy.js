@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import * as protocol from '@mutp/protocol';
 import { configFromCli, HELP } from '../src/config/cli-config.js';
+import { FAULT_ENV, faultModeFor, faultyProtocol } from '../src/rtc/fault-protocol.js';
 import { startProxy } from '../index.js';
 
 let parsed;
@@ -15,7 +17,11 @@ if (parsed.help === true) {
 }
 
 try {
-  const proxy = await startProxy(/** @type {any} */ (parsed).config);
+  const config = /** @type {any} */ (parsed).config;
+  // TEST ONLY: a deliberately faulty proxy (integrity tests), named by id in the environment; never by a client
+  const fault = faultModeFor(process.env[FAULT_ENV], config.id);
+  if (fault) process.stderr.write(`mutp-proxy: TEST ONLY: proxy ${config.id} runs in fault mode ${fault}\n`);
+  const proxy = await startProxy(config, fault ? { protocol: faultyProtocol(protocol, fault) } : {});
   process.stdout.write(`proxy ${proxy.id} listening on ${proxy.url}\n`);
   let stopping = false;
   const stop = async () => {

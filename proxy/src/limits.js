@@ -1,9 +1,5 @@
 // Named limits of the proxy's HTTP side and origin fetching; each says its unit and why.
-// (WebRTC limits live in rtc/limits.js; the cache size and object size in config/resolve-config.js.)
-
-/** Concurrent WebRTC sessions (peer connections), default: each holds native sockets and a thread's worth of
- * work; past it a new offer is refused with 503 ERR_PROXY_BUSY before any RTCPeerConnection exists, so the client picks another proxy. */
-export const DEFAULT_MAX_SESSIONS = 64;
+// (WebRTC limits, the session cap among them, live in rtc/limits.js; the cache size and object size in config/resolve-config.js.)
 
 /** Concurrent GET /fetch responses, default: each holds a socket and a slice of the cache; past it 503 ERR_PROXY_BUSY. */
 export const DEFAULT_MAX_HTTP_FETCHES = 128;

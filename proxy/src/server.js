@@ -24,8 +24,10 @@ const CLOSE_DRAIN_MS = 2000;
 /**
  * Starts one proxy: HTTP server, object cache, Origo link, WebRTC (when present).
  * @param {Parameters<typeof resolveConfig>[0]} input
+ * @param {{ protocol?: import('./rtc/mutp-session.js').ProtocolApi }} [wiring]  protocol: what the MUTP sessions encode
+ *   and send with (default @mutp/protocol); the command line puts the test-only fault wrapper here (rtc/fault-protocol.js)
  */
-export async function startProxy(input = {}) {
+export async function startProxy(input = {}, wiring = {}) {
   const config = resolveConfig(input);
   const logger = config.logger ?? createLogger(config.id);
   const isHostAllowed = createHostAllowlist(config.allowedHosts);
@@ -58,7 +60,7 @@ export async function startProxy(input = {}) {
     concurrencyGuard({ max: config.maxHttpFetches, logger }),
   ];
   app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id }));
-  const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket }, logger);
+  const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket, protocol: wiring.protocol }, logger);
   app.use((_req, res) => sendError(res, { code: 'ERR_NOT_FOUND', message: 'no such endpoint' }));
   app.use((/** @type {any} */ err, /** @type {any} */ _req, /** @type {any} */ res, /** @type {any} */ _next) => {
     // Body-parser errors and the like: the client's fault, not a crash.

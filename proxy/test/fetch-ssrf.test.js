@@ -1,4 +1,4 @@
-// The SSRF list of the issue, each refused over HTTP GET /fetch with its code.
+// Every SSRF target class (loopback, private, link-local and metadata addresses, …), each refused over HTTP GET /fetch with its code.
 import assert from 'node:assert/strict';
 import { startProxy } from '../index.js';
 import { startOrigin, captureLogger } from './helpers/local-origin.js';

@@ -1,4 +1,4 @@
-// Proxy limits (issue 8 §2): session cap refused before any peer connection with 503 ERR_PROXY_BUSY,
+// Proxy limits: session cap refused before any peer connection with 503 ERR_PROXY_BUSY,
 // concurrent /fetch and origin-fetch caps, the per-address request rate, and the CLI flags.
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
@@ -8,7 +8,7 @@ import { configFromCli } from '../src/config/cli-config.js';
 import { resolveConfig } from '../src/config/resolve-config.js';
 import { startOrigin, testBytes, captureLogger } from './helpers/local-origin.js';
 
-const OVER_CAP = 10; // the issue: 10 sessions over the cap, each refused quickly
+const OVER_CAP = 10; // 10 sessions over the cap, each refused quickly
 
 describe('proxy limits', function () {
   const data = testBytes(10_000);

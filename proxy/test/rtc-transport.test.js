@@ -11,6 +11,12 @@ import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
 
 const LOOPBACK_RTC = { bindAddress: '127.0.0.1' }; // tests only target loopback
 const quietLogger = { info() {}, warn() {}, error() {} };
+/** The bulk run is over when nothing arrived for this long (ms): an unreliable channel never resends a lost final message. */
+const BULK_QUIET_MS = 1000;
+/** Wait this long (ms) for the first message of a bulk run: a connected loopback channel delivers in milliseconds. */
+const BULK_FIRST_MESSAGE_MS = 10_000;
+/** After the last message (or all of them), wait this long (ms) for late stragglers. */
+const BULK_STRAGGLERS_MS = 200;
 
 /** A session that answers a 4-byte count with that many numbered 1200-byte messages. */
 function bulkSession(stats) {
@@ -102,19 +108,27 @@ describe('rtc transport (real WebRTC on loopback)', function () {
       const seen = new Uint8Array(count);
       let received = 0;
       let corrupt = 0;
-      const done = new Promise((resolve) => {
-        link.channel.addEventListener('message', (ev) => {
-          const bytes = new Uint8Array(ev.data);
-          const i = new DataView(ev.data).getUint32(0);
-          if (bytes.length !== MAX_OUTBOUND_MESSAGE_BYTES || bytes[4] !== (i & 0xff) || bytes[1199] !== (i & 0xff)) corrupt++;
-          if (!seen[i]) { seen[i] = 1; received++; }
-          if (i === count - 1 || received === count) setTimeout(resolve, 200); // late stragglers
-        });
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
+      let timer;
+      /** @type {() => void} */
+      let over = () => {};
+      const done = new Promise((resolve) => { over = () => resolve(undefined); });
+      const endIn = (/** @type {number} */ ms) => { clearTimeout(timer); timer = setTimeout(over, ms); };
+      let last = false;
+      link.channel.addEventListener('message', (ev) => {
+        const bytes = new Uint8Array(ev.data);
+        const i = new DataView(ev.data).getUint32(0);
+        if (bytes.length !== MAX_OUTBOUND_MESSAGE_BYTES || bytes[4] !== (i & 0xff) || bytes[1199] !== (i & 0xff)) corrupt++;
+        if (!seen[i]) { seen[i] = 1; received++; }
+        last ||= i === count - 1 || received === count;
+        endIn(last ? BULK_STRAGGLERS_MS : BULK_QUIET_MS); // the final message may be lost: silence ends the run too
       });
       const req = new Uint8Array(4);
       new DataView(req.buffer).setUint32(0, count);
       link.channel.send(req);
+      endIn(BULK_FIRST_MESSAGE_MS);
       await done;
+      clearTimeout(timer);
       assert.equal(corrupt, 0);
       // unreliable channel: loopback loss is tiny, but not promised to be zero
       assert.ok(received > count * 0.95, `received ${received}/${count}`);

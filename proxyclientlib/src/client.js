@@ -1,6 +1,7 @@
 // ProxyClientLib's public client: picks proxies from Origo, runs one transfer mode, builds the
 // log record and hands it to the log sender.
 import { codedError, errorInfo } from './errors.js';
+import { MAX_PROXIES } from './limits.js';
 import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';
 import { buildRecord } from './stats-record.js';
@@ -13,7 +14,6 @@ import { downloadWindow } from './mutp/window-choice.js';
 
 export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
 export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
-const MAX_PROXIES = 64; // more sources than this is a configuration mistake, not a use case
 /** Extra proxies asked of Origo per download (count): a source whose proxy refuses (503 ERR_PROXY_BUSY) moves to one. */
 export const SPARE_PROXIES = 4;
 
@@ -116,7 +116,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       // the clock starts at the chunk request, as in the paper: the Origo lookup is not part of a download
       startedAt = new Date().toISOString();
       t0 = performance.now();
-      const proxiesOut = list.map((p) => ({ id: p.id, url: p.url }));
+      const proxiesOut = list.map((p) => ({ id: p.id, url: p.url, uploadRateBps: p.uploadRateBps ?? null }));
       const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, logger };
       let result;
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
@@ -200,7 +200,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       return { list: await withTickets(list, opts.signal), spares: [] };
     }
     if (!Number.isInteger(p) || p < 1 || p > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `proxies must be an integer 1..${MAX_PROXIES}`);
-    const all = await proxies({ n: Math.min(MAX_PROXIES, p + SPARE_PROXIES), lat: opts.lat, lon: opts.lon, signal: opts.signal });
+    const all = await proxies({ n: p + SPARE_PROXIES, lat: opts.lat, lon: opts.lon, signal: opts.signal });
     return { list: all.slice(0, p), spares: all.slice(p) };
   }
 
@@ -261,7 +261,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     logCounters: () => (logs ? { ...logs.counters } : null),
     /** Every one of these proxies has a kept WebRTC connection ready (a MUTP download to them would not connect). @param {{url: string}[]} list */
     connectedTo: (list) => peerPool !== null && list.every((p) => peerPool.idleFor(p.url) > 0),
-    /** Pooled proxy connections: {connects, reuses, deadReplaced} and how many are idle now. */
+    /** Pooled proxy connections: {connects, reuses, discarded (lent connections closed as failed or suspect)} and how many are idle now. */
     connectionCounters: () => (peerPool ? { ...peerPool.counters(), idle: peerPool.idleCount } : null),
     close: () => {
       peerPool?.close();

@@ -8,7 +8,7 @@ import { codedError } from './errors.js';
 const MAX_REFUSAL_BODY_BYTES = 4096;
 
 /**
- * @typedef {{ id: string, url: string, ticket?: string | null }} TicketedProxy
+ * @typedef {{ id: string, url: string, ticket?: string | null, uploadRateBps?: number | null }} TicketedProxy
  */
 
 /**
@@ -50,8 +50,8 @@ export function createProxyAccess({ proxies, spares = [], fetch, logger }) {
 
   return {
     fetch: /** @type {typeof fetch} */ (proxyFetch),
-    /** The proxies actually used, source by source (a moved source names its replacement). */
-    used: () => sources.map((s) => ({ id: s.current.id, url: s.current.url })),
+    /** The proxies actually used, source by source (a moved source names its replacement, and its rate). */
+    used: () => sources.map((s) => ({ id: s.current.id, url: s.current.url, uploadRateBps: s.current.uploadRateBps ?? null })),
     /** Every move so far: { from, to, code }. */
     moves: () => [...moves],
     /**

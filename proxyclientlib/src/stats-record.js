@@ -1,12 +1,12 @@
 // Builds the client log record of docs/log-record.md (one per download, posted to Origo).
 import { computeTimeBreakdown, deriveRates, median } from '@mutp/protocol';
+import { MAX_URL_CHARS } from './limits.js';
 
 // Query parameters that carry credentials or client identity; their values never leave the client.
 const SECRET_QUERY_PARAMS = new Set(['sig', 'signature', 'lsig', 'key', 'token', 'access_token', 'auth', 'ip', 'ipbits', 'password', 'secret']);
-const MAX_URL_CHARS = 2048; // Origo caps field sizes; a longer URL is cut rather than rejected
 
 /**
- * The URL as logged: secret query values replaced by "REDACTED".
+ * The URL as logged: secret query values replaced by "REDACTED", cut to Origo's MAX_URL_CHARS (cut rather than rejected).
  * @param {string} url
  */
 export function redactUrl(url) {
@@ -30,7 +30,8 @@ export function redactUrl(url) {
  * @property {string} clientId
  * @property {string} startedAt      ISO 8601
  * @property {'parallel-http'|'uncoded'|'coded'|'range-http'} mode
- * @property {{id: string}[]} proxies  in source-index order
+ * @property {{id: string, uploadRateBps?: number | null}[]} proxies  in source-index order; uploadRateBps: the rate
+ *   Origo listed for the proxy (bytes/s), copied into each perProxy entry (Origo's rate_mix is built from it)
  * @property {number} [n]            N when no proxy was reached (default: proxies.length)
  * @property {string} url
  * @property {number} objectBytes
@@ -82,7 +83,7 @@ export function buildRecord(r) {
     packets: r.packets ?? 0,
     duplicates: r.duplicates ?? 0,
     lossEstimate: r.lossEstimate ?? null,
-    perProxy: r.perProxy ?? r.proxies.map((x) => ({ proxyId: x.id, bytes: 0, packets: 0, duplicates: 0, error: null })),
+    perProxy: withRates(r.perProxy ?? r.proxies.map((x) => ({ proxyId: x.id, bytes: 0, packets: 0, duplicates: 0, error: null })), r.proxies),
     packetLog: r.packetLog ?? null,
     feedbackLog: r.feedbackLog ?? null,
     verified: r.verified ?? null,
@@ -93,6 +94,19 @@ export function buildRecord(r) {
   };
   // the proxies' in-flight holds are in their own records, not known here: those parts stay in stallMs
   return { ...record, timeBreakdown: computeTimeBreakdown(record) };
+}
+
+/**
+ * Each perProxy entry with its proxy's advertised rate (bytes/s; null when Origo did not list one).
+ * Entries are in source-index order; a source that moved to a spare names the spare, so the id decides.
+ * @template {{proxyId: string}} T
+ * @param {T[]} perProxy @param {{id: string, uploadRateBps?: number | null}[]} proxies
+ * @returns {(T & {uploadRateBps: number | null})[]}
+ */
+function withRates(perProxy, proxies) {
+  const rateOf = (/** @type {{id: string, uploadRateBps?: number | null} | undefined} */ x) =>
+    (typeof x?.uploadRateBps === 'number' && Number.isFinite(x.uploadRateBps) && x.uploadRateBps >= 0 ? x.uploadRateBps : null);
+  return perProxy.map((p, i) => ({ ...p, uploadRateBps: rateOf(proxies[i]?.id === p.proxyId ? proxies[i] : proxies.find((x) => x.id === p.proxyId)) }));
 }
 
 /** @param {number} v */

@@ -11,7 +11,7 @@ import { createClient } from '../index.js';
 import { startTamperProxy } from '../../test/support/tamper-proxy.js';
 import { sha256, testBytes } from './mutp-harness.js';
 
-const OBJECT_BYTES = 4 * 1024 * 1024; // the attack: a 4 MiB random object
+const OBJECT_BYTES = 4 * 1024 * 1024; // the attack: a 4 MiB random object
 const LIAR = 1; // source index of the lying proxy
 const HONEST_DELAY_MS = 40; // honest proxies answer bodies this much later: the liar's bytes come first, so they must be refused, not just outrun
 const NAME_ATTEMPTS = 3; // downloads before the liar must have been named (see downloadUntilNamed)

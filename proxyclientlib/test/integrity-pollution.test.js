@@ -1,8 +1,10 @@
-// Integrity over real WebRTC on loopback (issue 8 §3): a proxy in a test-only fault mode
+// Integrity over real WebRTC on loopback: a proxy with the test-only fault protocol
 // corrupts 1% of its packets or lies in its meta; the download completes byte-exact from the
 // honest proxies and the record names the culprit with ERR_INTEGRITY.
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
+import * as protocol from '@mutp/protocol';
+import { faultyProtocol } from '@mutp/proxy/test-faults';
 import { downloadMutp } from '../src/mutp/index.js';
 import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from './mutp-harness.js';
 
@@ -20,7 +22,7 @@ describe('MUTP integrity: faulty proxies (loopback WebRTC)', function () {
   /** @param {(string | undefined)[]} faults one entry per proxy */
   async function fleet(faults) {
     proxies = await Promise.all(faults.map((faultMode, i) =>
-      startTestProxy({ id: `p${i}`, objects: memoryObjects(objects), config: faultMode ? { faultMode } : {} })));
+      startTestProxy({ id: `p${i}`, objects: memoryObjects(objects), protocol: faultMode ? faultyProtocol(protocol, faultMode) : undefined })));
     return proxies;
   }
 
@@ -73,15 +75,5 @@ describe('MUTP integrity: faulty proxies (loopback WebRTC)', function () {
   it('uncoded: two proxies, one lying in its meta: the data settles the tie and names the liar', async () => {
     const ps = await fleet(['lying-meta', undefined]);
     await assertEventuallyNamed('uncoded', ps, 0);
-  });
-
-  it('the test-only env var MUTP_TEST_ONLY_FAULTS picks the faulty proxy by id', async () => {
-    process.env.MUTP_TEST_ONLY_FAULTS = 'p0=corrupt-coded-1pct';
-    try {
-      const ps = await fleet([undefined, undefined, undefined]);
-      await assertEventuallyNamed('coded', ps, 0);
-    } finally {
-      delete process.env.MUTP_TEST_ONLY_FAULTS;
-    }
   });
 });

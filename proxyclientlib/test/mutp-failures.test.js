@@ -10,7 +10,7 @@ const MB = 1_000_000;
 const URL5 = 'http://origin.test/five';
 const BLOCKED = 'http://127.0.0.1/';
 const objects = new Map([[URL5, testBytes(5 * MB, 5)]]);
-const ALL_FAILED_WITHIN_MS = 10_000; // the issue: all proxies gone → a clear error within 10 s
+const ALL_FAILED_WITHIN_MS = 10_000; // all proxies gone → a clear error within 10 s
 const common = { RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } };
 
 /** A protocol whose senders go silent (send nothing, close nothing) after `after` packets. */

@@ -25,14 +25,20 @@ export class Decoder {
     this._dm = align(g * g);
     this._piv = this._dm + align(g * symbolSize);
     this._row = this._piv + align(g);
+    /** @type {import('./backend-types.js').Arena | null} null once disposed */
     this._arena = backend.arena(this._row + g + symbolSize);
     track(this, this._arena);
   }
 
   /** @returns {Uint8Array} */
   _mem() {
+    return this._live().mem();
+  }
+
+  /** This decoder's arena; throws once disposed. @returns {import('./backend-types.js').Arena} */
+  _live() {
     if (this._arena === null) throw disposedError('decoder');
-    return this._arena.mem();
+    return this._arena;
   }
 
   /** Bytes in one payload: `symbols` coefficients, then `symbolSize` data bytes. */
@@ -68,7 +74,7 @@ export class Decoder {
   /** @param {Uint8Array} src @param {number} offset */
   _read(src, offset) {
     const mem = this._mem();
-    const start = this._arena.base + this._row;
+    const start = this._live().base + this._row;
     // a payload already written into inputView() needs no copy
     if (src.buffer !== mem.buffer || src.byteOffset + offset !== start) {
       const n = this.payloadSize;
@@ -85,7 +91,7 @@ export class Decoder {
    */
   inputView() {
     const mem = this._mem();
-    const start = this._arena.base + this._row;
+    const start = this._live().base + this._row;
     return mem.subarray(start, start + this.payloadSize);
   }
 
@@ -96,7 +102,7 @@ export class Decoder {
       this.lastInnovative = false;
       return false;
     }
-    const b = this._arena.base;
+    const b = this._live().base;
     const p = this._backend.decode(
       mem, b + this._cm, b + this._dm, b + this._piv, b + this._row, this.symbolCount, this.symbolSize);
     this.lastInnovative = p >= 0;
@@ -112,7 +118,7 @@ export class Decoder {
     const mem = this._mem();
     const g = this.symbolCount;
     if (!Number.isInteger(i) || i < 0 || i >= g) return false;
-    const b = this._arena.base;
+    const b = this._live().base;
     if (mem[b + this._piv + i] === 0) return false;
     const row = b + this._cm + i * g;
     for (let j = 0; j < g; j++) if (j !== i && mem[row + j] !== 0) return false;
@@ -126,7 +132,7 @@ export class Decoder {
    */
   symbols() {
     const mem = this._mem();
-    const start = this._arena.base + this._dm;
+    const start = this._live().base + this._dm;
     return mem.subarray(start, start + this.symbolCount * this.symbolSize);
   }
 
@@ -146,7 +152,7 @@ export class Decoder {
    */
   reset() {
     const mem = this._mem();
-    const b = this._arena.base;
+    const b = this._live().base;
     mem.fill(0, b + this._cm, b + this._row); // coefficient matrix, data matrix, pivot flags
     this.rank = 0;
     this.lastInnovative = false;

@@ -24,8 +24,9 @@ export class Encoder {
     // layout: symbols | output slot (coefficients ‖ coded bytes) | coefficient generator state
     this._payloadOffset = align(symbols * symbolSize);
     this._stateOffset = this._payloadOffset + align(symbols + symbolSize);
+    /** @type {import('./backend-types.js').Arena | null} null once disposed */
     this._arena = backend.arena(this._stateOffset + STATE_BYTES);
-    new CoefficientGenerator(seed).save(this._arena.mem(), this._arena.base + this._stateOffset);
+    new CoefficientGenerator(seed).save(this._arena.mem(), this._live().base + this._stateOffset);
     /** @type {Uint8Array | null} cached view of the output slot */
     this._view = null;
     track(this, this._arena);
@@ -33,8 +34,13 @@ export class Encoder {
 
   /** @returns {Uint8Array} */
   _mem() {
+    return this._live().mem();
+  }
+
+  /** This encoder's arena; throws once disposed. @returns {import('./backend-types.js').Arena} */
+  _live() {
     if (this._arena === null) throw disposedError('encoder');
-    return this._arena.mem();
+    return this._arena;
   }
 
   /** Bytes in one payload: `symbols` coefficients, then `symbolSize` data bytes. */
@@ -46,7 +52,7 @@ export class Encoder {
   setSymbols(data) {
     const mem = this._mem();
     checkBytes(data, this.symbolCount * this.symbolSize, 'symbols data');
-    mem.set(data, this._arena.base);
+    mem.set(data, this._live().base);
     this._symbolsSet = true;
   }
 
@@ -58,7 +64,7 @@ export class Encoder {
   symbolsView() {
     const mem = this._mem();
     this._symbolsSet = true;
-    const base = this._arena.base;
+    const base = this._live().base;
     return mem.subarray(base, base + this.symbolCount * this.symbolSize);
   }
 
@@ -105,7 +111,7 @@ export class Encoder {
     }
     const g = this.symbolCount;
     const size = this.symbolSize;
-    const base = this._arena.base;
+    const base = this._live().base;
     const out = base + this._payloadOffset;
     if (this.systematic && this.packets < g) {
       const i = this.packets;

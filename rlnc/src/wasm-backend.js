@@ -54,6 +54,7 @@ const heaps = new WeakMap();
  */
 export async function wasmHeapStats(flavor) {
   const heap = heaps.get(await loadWasmBackend(flavor));
+  if (!heap) throw new Error(`no heap recorded for the ${flavor} WASM backend`); // every loaded backend records one
   return { usedBytes: heap.usedBytes(), memoryBytes: heap.memory.buffer.byteLength, freeBlocks: heap.free.length };
 }
 

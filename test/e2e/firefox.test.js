@@ -1,4 +1,4 @@
-// The extension in headless Debian Firefox ESR, all four modes (issue 6). Firefox ESR offers no
+// The extension in headless Debian Firefox ESR, all four modes. Firefox ESR offers no
 // loopback ICE candidate (even with media.peerconnection.ice.loopback=true) and the test fleet
 // may only listen on loopback or on addresses of namespaces the test made: so this spec makes a
 // network namespace with `lo` and one private dummy address, and runs the whole scenario (fleet,

@@ -14,7 +14,7 @@ import { buildExtension, setOptions, tabStats, waitForRecords, EXT_DIST } from '
 
 const PLAY_SECONDS = 6; // three 2 s segments per track played
 const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
-const MIN_FLEET_SHARE = 0.95; // the issue's target for default settings on a site the project did not write
+const MIN_FLEET_SHARE = 0.95; // the target for default settings on a site the project did not write
 const CASES = [
   { player: 'hls', src: 'hls/index.m3u8', what: 'HLS fMP4, one file, EXT-X-MAP + EXT-X-BYTERANGE' },
   { player: 'dash', src: 'dash/stream.mpd', what: 'DASH SegmentTemplate, segments without extension' },

@@ -1,4 +1,4 @@
-// Issue 8 §5: every network-facing parser and handler runs under the fuzzer for a fixed number
+// Every network-facing parser and handler runs under the fuzzer for a fixed number
 // of deterministic iterations (more with `npm run fuzz -- --iterations N`).
 import assert from 'node:assert/strict';
 import { runTarget } from '../../fuzz/lib/harness.js';

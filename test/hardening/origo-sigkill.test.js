@@ -1,4 +1,4 @@
-// Issue 8 §4: Origo is SIGKILLed in the middle of a campaign and restarted on the same DuckDB
+// Crash safety: Origo is SIGKILLed in the middle of a campaign and restarted on the same DuckDB
 // file; every log record a client or a proxy produced must be stored exactly once.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -18,7 +18,7 @@ import { deadOffer, fetchFrom, spawnProxy, stallRequest } from './helpers/hostil
 const silent = { info() {}, warn() {}, error() {} };
 const SECRET = 'hostile-fleet-secret-0123456789';
 const FLOOD_ADDRESS = '127.0.0.2';
-const FLOOD_OFFERS = 70; // the issue's attack: more never-connecting offers than the proxy has peer slots (64)
+const FLOOD_OFFERS = 70; // the attack: more never-connecting offers than the proxy has peer slots (64)
 const LEGIT_TRIES = 3;
 const SPOOL_RECORDS = 30;
 

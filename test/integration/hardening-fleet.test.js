@@ -1,4 +1,4 @@
-// Issue 8 acceptance on a live local system (127.0.0.1 only): Origo + 5 proxies that require
+// Hardening on a live local system (127.0.0.1 only): Origo + 5 proxies that require
 // tickets; one proxy is at its session and fetch caps. 10 sessions over the cap are each refused,
 // and downloads in every mode still complete byte-exact, the busy proxy's source moving to a spare.
 import assert from 'node:assert/strict';

@@ -6,8 +6,11 @@ import { demoBytes } from '../../demo/media.js';
 import { startFleet } from './helpers/fleet.js';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
-const ALL_FAILED_BOUND_MS = 10_000; // issue 4 acceptance: all proxies killed → a clear error within 10 s
+const ALL_FAILED_BOUND_MS = 10_000; // all proxies killed → a clear error within 10 s (a player falls back to a direct fetch well before its buffer runs out)
 const quiet = { warn() {} };
+const OBJECT_BYTES = 5 << 20; // demo-5MB.bin
+/** A proxy killed at the download's first byte has sent at most its start-up window: far below half the object (MUTP). */
+const KILLED_SHARE_MAX = 0.1;
 
 describe('integration: proxies killed mid-download', function () {
   this.timeout(120_000);
@@ -27,6 +30,17 @@ describe('integration: proxies killed mid-download', function () {
         assert.ok(killed, 'the victim was killed while bytes were flowing');
         assert.equal(sha(data), sha(demoBytes(5 << 20)));
         assert.equal(stats.error, null);
+        const [dead, alive] = stats.perProxy;
+        assert.equal(dead.proxyId, victim.id);
+        if (mode === 'parallel-http' || mode === 'range-http') {
+          // its HTTP connection broke: the record says so
+          assert.match(dead.error?.code ?? '', /^ERR_PROXY_/, `the killed proxy's error: ${JSON.stringify(dead.error)}`);
+        } else {
+          // a killed WebRTC peer sends no close; the download ends from the other proxy before silence
+          // would drop it (only while the download stalls), so its packets simply stopped
+          assert.ok(dead.bytes < KILLED_SHARE_MAX * OBJECT_BYTES, `the killed proxy delivered ${dead.bytes} bytes after the kill`);
+        }
+        assert.ok(alive.bytes >= OBJECT_BYTES - dead.bytes, `the survivor delivered the rest: ${alive.bytes}`);
       } finally {
         client.close();
         await fleet.close();

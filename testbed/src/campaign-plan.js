@@ -54,7 +54,7 @@ export function condition(c) {
   return { window: DEFAULT_WINDOW, generationSize: DEFAULT_GENERATION, lossPct: 0, sizeBin: MAIN_BIN, ...c };
 }
 
-/** The boxes the targets are measured on (FIGURE 11 at 4×896 and on the mix, every mode): they run alone, so they measure the protocol, not the machine. */
+/** The boxes the targets are measured on (FIGURE 11 at 4×896 and on the mix, every mode): they run alone, so they measure the protocol, not the machine. */
 export const TARGET_COMPOSITIONS = /** @type {const} */ (['4x896', MIX]);
 
 /** Is this one of the target boxes (runs one download at a time)? @param {Condition} c */

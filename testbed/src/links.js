@@ -1,5 +1,5 @@
 // Shaping and loss on the testbed's links. Upload rates use the project's own shaping/shape
-// (htb on the proxy's eth0 egress). Loss is dropped on the RECEIVER's INPUT chain (FIELD-NOTES:
+// (htb on the proxy's eth0 egress). Loss is dropped on the RECEIVER's INPUT chain (if
 // dropped at the sender, sendto() fails visibly and libraries resend), per link: the client
 // drops packets from one proxy, the proxy drops packets (feedback) from the client.
 import { execFileSync } from 'node:child_process';

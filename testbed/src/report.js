@@ -1,5 +1,5 @@
 // The campaign report: Markdown + SVG boxplots reproducing the paper's FIGURES 11–15, the
-// paper-vs-ours claims table, the issue's targets with measured values, and CPU figures that
+// paper-vs-ours claims table, the targets with measured values, and CPU figures that
 // explain misses. Built only from the result rows, so it can be re-made from results.jsonl.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ const PAPER_MODES = ['parallel-http', 'uncoded', 'coded']; // the three the pape
 const APPROX_BAND = 0.2; // "≈" in the claims table: within ±20%
 const NO_EFFECT_SPREAD = 0.1; // "no significant effect": medians within 10% of each other
 const CPU_BOUND_FRACTION = 0.8; // a process above 80% of one core is CPU-bound
-const TARGET_SHARE = 0.8; // issue: goodput ≥ 0.8 × the shaped links' sum
+const TARGET_SHARE = 0.8; // target: goodput ≥ 0.8 × the shaped links' sum
 
 /**
  * @typedef {{key: string, composition: string, mode: string, window: number, generationSize: number, lossPct: number, sizeBin: string, sizeKiB: number,
@@ -183,7 +183,7 @@ export function writeReport({ rows, dir, meta }) {
   }
   const claims = ['| paper claim | our medians | verdict |', '|---|---|---|', ...claimRows].join('\n');
 
-  // ---- targets (issue 7) ----
+  // ---- targets ----
   /** @type {{name: string, ok: boolean | null}[]} */
   const targets = [];
   const targetRows = [];

@@ -1,6 +1,6 @@
 // Messages from the page (untrusted) to the download frame, checked at the edge.
+import { MAX_URL_CHARS } from '@mutp/proxyclientlib/limits';
 
-const MAX_URL_CHARS = 8192; // Origo's limit for a logged URL
 const MAX_REASON_CHARS = 300;
 const HOWS = ['pattern', 'manifest', 'extension', 'range']; // why the page takes a request for a segment
 const CODE = /^ERR_[A-Z0-9_]{1,60}$/;

@@ -1,7 +1,7 @@
 // Options page: edits the settings in extension storage (validated by parseSettings).
 import browser from '../shared/api.js';
 import { loadSettings, SETTINGS_KEY } from '../shared/storage.js';
-import { parseSettings } from '../shared/settings.js';
+import { MAX_N, parseSettings } from '../shared/settings.js';
 import { patternError } from '../shared/patterns.js';
 import { isSite } from '../shared/sites.js';
 import { showInsecureNotice } from '../shared/insecure-notice.js';
@@ -12,6 +12,7 @@ const LOCATION_MAX_AGE_MS = 60 * 60 * 1000; // a cached position from the last h
 const $ = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 const status = (text, cls) => { const el = $('status'); el.textContent = text; el.className = cls; };
 let location = null;
+$('nFixed').max = String(MAX_N); // the one limit, not restated in the page
 
 function show(s) {
   $('enabled').checked = s.enabled;

@@ -1,5 +1,6 @@
 // The extension's settings: defaults and the one validator. Settings come from storage, which
 // the options page writes; every reader parses them here, so a bad value never reaches the code.
+import { MAX_PROXIES } from '@mutp/proxyclientlib/limits';
 import { patternError } from './patterns.js';
 import { isSite } from './sites.js';
 
@@ -16,7 +17,7 @@ const MIN_NO_PROGRESS_MS = 500; // below this a healthy fleet would fall back on
 const MAX_NO_PROGRESS_MS = 60_000; // above this a stalled video is visible to the user
 const MAX_PATTERNS = 64; // a settings page list, not a filter list
 const MAX_SITES = 500; // a user's own list of sites
-const MAX_N = 64; // ProxyClientLib's own cap
+export const MAX_N = MAX_PROXIES; // ProxyClientLib's own cap
 
 /**
  * @typedef {object} Settings

@@ -1,4 +1,4 @@
-import { MAX_PROXIES_PER_DOWNLOAD } from '../limits.js';
+import { MAX_PROXIES_LISTED } from '../limits.js';
 
 /** A plain decimal number: no hex, exponents, Infinity or whitespace slip through Number(). */
 const DECIMAL = /^-?\d{1,3}(\.\d{1,15})?$/;
@@ -27,8 +27,8 @@ export function parseProxiesQuery(query) {
   }
   let count = null;
   if (n !== undefined) {
-    if (!COUNT.test(n) || Number(n) < 1 || Number(n) > MAX_PROXIES_PER_DOWNLOAD) {
-      return { ok: false, message: `n must be an integer in [1, ${MAX_PROXIES_PER_DOWNLOAD}]` };
+    if (!COUNT.test(n) || Number(n) < 1 || Number(n) > MAX_PROXIES_LISTED) {
+      return { ok: false, message: `n must be an integer in [1, ${MAX_PROXIES_LISTED}]` };
     }
     count = Number(n);
   }
@@ -59,7 +59,7 @@ export function parseTicketsQuery(query) {
   if (clientId === null) return { ok: false, message: 'clientId must be 1..128 of [A-Za-z0-9._:-]' };
   if (typeof query.ids !== 'string' || query.ids === '') return { ok: false, message: 'ids (comma-separated proxy ids) is required' };
   const ids = [...new Set(query.ids.split(','))];
-  if (ids.length > MAX_PROXIES_PER_DOWNLOAD) return { ok: false, message: `at most ${MAX_PROXIES_PER_DOWNLOAD} ids` };
+  if (ids.length > MAX_PROXIES_LISTED) return { ok: false, message: `at most ${MAX_PROXIES_LISTED} ids` };
   if (!ids.every((id) => ID.test(id))) return { ok: false, message: 'each id must be 1..128 of [A-Za-z0-9._:-]' };
   return { ok: true, clientId, ids };
 }

@@ -23,7 +23,7 @@ const packetLogEntry = {
   maxItems: 4,
   items: [
     { type: 'number', minimum: 0 },
-    { type: 'integer', minimum: 0, maximum: MAX_PROXIES_PER_DOWNLOAD },
+    { type: 'integer', minimum: 0, maximum: MAX_PROXIES_PER_DOWNLOAD - 1 },
     { enum: [0, 1] },
     { type: ['integer', 'null'], minimum: 0 },
   ],

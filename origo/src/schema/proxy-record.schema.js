@@ -14,7 +14,7 @@ export const proxyRecordSchema = {
     mode: { enum: c.PROXY_MODES },
     url: c.url,
     objectBytes: c.countOrNull,
-    sourceIndex: { type: ['integer', 'null'], minimum: 0, maximum: MAX_PROXIES_PER_DOWNLOAD },
+    sourceIndex: { type: ['integer', 'null'], minimum: 0, maximum: MAX_PROXIES_PER_DOWNLOAD - 1 },
     n: { type: ['integer', 'null'], minimum: 1, maximum: MAX_PROXIES_PER_DOWNLOAD },
     params: c.params,
     packetsSent: c.count,

@@ -1,4 +1,4 @@
-// Integrity checksums (issue 8 §3): one per unit of the object, taken by the proxy from its own
+// Integrity checksums (against pollution by a proxy): one per unit of the object, taken by the proxy from its own
 // copy. A unit is a generation in coded mode (what one decode yields) and a packet in uncoded
 // mode (so a corrupted packet is refused on arrival and its sender is known exactly).
 import { sha256 } from '#sha256';

@@ -1,4 +1,4 @@
-// Which proxy's meta to believe (issue 8 §3, "lying meta"). Every proxy sends its own meta and
+// Which proxy's meta to believe (a polluting proxy may lie in its meta). Every proxy sends its own meta and
 // checksum table; the client trusts what most of them say:
 // - layout (mode, size, payload size, packet/generation counts): the layout most proxies sent
 //   wins; on a tie, the one that arrived first. Proxies with another layout are outvoted.

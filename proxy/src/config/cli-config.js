@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { codedError } from '../coded-error.js';
 import { splitHostList } from '../ssrf/host-allowlist.js';
-import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_MAX_SESSIONS, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
 
 // A fixed default makes `mutp-proxy` reachable without flags; npm start passes its own ports.
 export const CLI_DEFAULT_PORT = 8090;
@@ -75,7 +76,7 @@ export function configFromCli(argv, env) {
   const lon = pick('lon', 'PROXY_LON');
   if ((lat === undefined) !== (lon === undefined)) throw codedError('ERR_BAD_CONFIG', 'give both --lat and --lon, or neither');
   const allowPrivateEnv = env.PROXY_ALLOW_PRIVATE;
-  // Production default: only Origo's clients may use the proxy (issue 8 §1).
+  // Production default: only Origo's clients (with its tickets) may use the proxy.
   const ticketsEnv = env.PROXY_REQUIRE_TICKETS;
   const requireTickets = values['no-require-tickets'] !== true && ticketsEnv !== '0' && ticketsEnv !== 'false';
   return {

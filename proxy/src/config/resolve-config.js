@@ -3,8 +3,8 @@ import { codedError } from '../coded-error.js';
 import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.js';
 import { pickTlsFiles } from '@mutp/tls';
 import { parseByteSize } from './byte-size.js';
-import { FAULT_MODES } from '../rtc/mutp-session.js';
-import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_MAX_SESSIONS, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
+import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 // Enough for several 1.5–5 MB video chunks per client without growing unbounded.
@@ -31,7 +31,6 @@ const MAX_ID_CHARS = 128;
  * @property {number} originTimeoutMs
  * @property {string[]} allowedHosts full allowlist (defaults + extra)
  * @property {boolean} allowPrivate tests only: allow loopback/private origins
- * @property {string | null} faultMode TEST ONLY: 'corrupt-coded-1pct' | 'lying-meta' (see rtc/mutp-session.js)
  * @property {string | null} origoUrl null = run without Origo
  * @property {number | undefined} statusEveryMs
  * @property {boolean} requireTickets  POST /rtc/offer and GET /fetch need an Origo ticket (needs token)
@@ -80,10 +79,6 @@ export function resolveConfig(input = {}) {
     throw codedError('ERR_BAD_CONFIG', 'rtcBindAddress must be an IP address');
   }
   if (!(originTimeoutMs > 0)) throw codedError('ERR_BAD_CONFIG', 'originTimeoutMs must be > 0');
-  const faultMode = input.faultMode ?? null;
-  if (faultMode !== null && !FAULT_MODES.includes(faultMode)) {
-    throw codedError('ERR_BAD_CONFIG', `faultMode must be one of ${FAULT_MODES.join(', ')} (test only)`);
-  }
   return {
     id,
     token: input.token ?? null,
@@ -108,9 +103,6 @@ export function resolveConfig(input = {}) {
     rateLimitPerMinute,
     rtcBindAddress: input.rtcBindAddress,
     logSpool: typeof input.logSpool === 'string' && input.logSpool !== '' ? input.logSpool : null,
-    // TEST ONLY: a deliberately faulty proxy (pollution tests). Settable from startProxy()
-    // config by the operator's code, never by a client, and not exposed as a CLI flag.
-    faultMode,
   };
 }
 

@@ -1,7 +1,7 @@
 // Cheap checks that run before any expensive work on /fetch and /rtc/offer: the client's request
-// rate, its Origo ticket, and the proxy's spare capacity (issue 8 §1–2).
+// rate, its Origo ticket, and the proxy's spare capacity.
 import { rateLimit } from 'express-rate-limit';
-import { createTicketVerifier } from '../tickets/verify-ticket.js';
+import { createTicketVerifier } from '../tickets/ticket.js';
 import { RATE_LIMIT_WINDOW_MS } from '../limits.js';
 import { sendError } from './error-status.js';
 
@@ -17,7 +17,7 @@ export const TICKET_STATUS = Object.freeze({
  * A ticket check for this proxy, or null when tickets are not required.
  * @param {{ requireTickets: boolean, id: string, token: string | null }} config
  * @param {() => number} [now]  ms clock (Date.now)
- * @returns {((ticket: unknown) => import('../tickets/verify-ticket.js').Ticket) | null}  the ticket's fields; throws a coded error with `status` (401/403)
+ * @returns {((ticket: unknown) => import('../tickets/ticket.js').Ticket) | null}  the ticket's fields; throws a coded error with `status` (401/403)
  */
 export function createTicketCheck(config, now = Date.now) {
   if (!config.requireTickets) return null;

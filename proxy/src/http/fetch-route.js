@@ -1,4 +1,5 @@
 import parseRange from 'range-parser';
+import { MAX_SOURCES } from '@mutp/protocol';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
 
@@ -6,8 +7,6 @@ import { sendDigests } from './digest-answer.js';
 const HTTP_MODES = new Set(['parallel-http', 'range-http']);
 // Origo stores ids of up to 128 characters; printable tokens only, they end up in logs.
 const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-// Larger values are not a source index/fleet size of this system.
-const MAX_SOURCES = 64;
 
 /**
  * GET /fetch?url=…[&downloadId=…&mode=parallel-http|range-http&sourceIndex=i&n=N]

@@ -9,8 +9,8 @@ import { codedError } from '../coded-error.js';
 
 /**
  * The proxy's copy of origin objects: a byte-bounded LRU cache plus single-flight, so that
- * clients and modes asking for one URL at once share one origin download (issue: "each
- * requested URL is fetched once").
+ * clients and modes asking for one URL at once share one origin download (each
+ * requested URL is fetched once).
  * A cache miss past `maxOriginFetches` concurrent origin downloads is refused (503 ERR_PROXY_BUSY)
  * instead of queued: the client has other proxies, and a queue would only hide the overload.
  * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number, maxOriginFetches?: number }} opts

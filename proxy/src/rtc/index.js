@@ -4,7 +4,7 @@
 import { encodeMessage, decodeMessage, createSender } from '@mutp/protocol';
 import { createSignalling } from './signalling.js';
 import { createMutpSession } from './mutp-session.js';
-import { MAX_PEER_CONNECTIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
+import { DEFAULT_MAX_SESSIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
 import { loadWrtc, describeRtcBuild } from './wrtc.js';
 
 // One WebRTC build per process: its SCTP settings are global to the addon.
@@ -27,7 +27,7 @@ export function mountRtc(app, deps) {
   const config = deps.config ?? {};
   const logger = deps.logger ?? console;
   // node-datachannel gathers candidates on every interface; a proxy listening on loopback must
-  // offer only loopback (FIELD-NOTES "WebRTC in Node").
+  // offer only loopback, or the client may try unreachable candidates first.
   const bindAddress = config.rtcBindAddress ?? (LOOPBACK_HOSTS.has(config.host ?? '') ? '127.0.0.1' : undefined);
   const protocol = deps.protocol ?? { encodeMessage, decodeMessage, createSender };
   if (!deps.RTCPeerConnection) logger.info(`webrtc build: ${describeRtcBuild(wrtc.build)}`, { rtcBuild: wrtc.build });
@@ -35,7 +35,7 @@ export function mountRtc(app, deps) {
     RTCPeerConnection: deps.RTCPeerConnection ?? wrtc.RTCPeerConnection,
     rtcConfig: { ...(bindAddress ? { bindAddress } : {}), maxMessageSize: SCTP_MAX_MESSAGE_BYTES, ...deps.rtcConfig },
     logger,
-    maxPeers: config.maxPeers ?? config.maxSessions ?? MAX_PEER_CONNECTIONS,
+    maxPeers: config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS,
     checkTicket: deps.checkTicket ?? null,
     // with SCTP's max burst off, usrsctp sends what it is given at once: the session paces it
     onChannel: (channel, peer) => createMutpSession({ channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection && wrtc.build.maxBurst < 0 }),

@@ -6,8 +6,10 @@ export const MAX_OFFER_BODY_BYTES = 64 * 1024;
 /** Largest SDP string accepted (characters): same reason, checked after JSON parsing. */
 export const MAX_SDP_CHARS = 32 * 1024;
 
-/** Concurrent peer connections per proxy: each holds native sockets and threads; refuse more with 503. */
-export const MAX_PEER_CONNECTIONS = 64;
+/** Concurrent WebRTC sessions (peer connections) per proxy, default (`--max-sessions`): each holds native sockets and a
+ * thread's worth of work; past it a new offer is refused with 503 ERR_PROXY_BUSY before any RTCPeerConnection exists, so
+ * the client picks another proxy. */
+export const DEFAULT_MAX_SESSIONS = 64;
 
 /** ICE gathering must finish within this (ms): host candidates on a LAN gather in milliseconds. */
 export const ICE_GATHER_TIMEOUT_MS = 5000;

@@ -12,22 +12,6 @@ import {
 const MAX_WARNINGS_PER_SESSION = 10;
 
 /**
- * TEST ONLY — faulty-proxy modes that exercise the client's integrity checks (issue 8 §3).
- * Set only by the operator: startProxy config `faultMode` (passed to the session as
- * deps.config.faultMode) or the env var MUTP_TEST_ONLY_FAULTS="<proxyId>=<mode>,…". Never by a client.
- * - corrupt-coded-1pct: flips a byte in 1 of every FAULT_CORRUPT_EVERY data-carrying packets (coded or uncoded)
- * - lying-meta: flips a byte of every FAULT_LIE_EVERY-th checksum entry in its meta
- */
-export const FAULT_MODES = Object.freeze(['corrupt-coded-1pct', 'lying-meta']);
-/** corrupt-coded-1pct: 1 in 100 packets = 1%; the first at packet FAULT_CORRUPT_FIRST so small test objects are hit too. */
-const FAULT_CORRUPT_EVERY = 100;
-const FAULT_CORRUPT_FIRST = 3;
-/** lying-meta: every third checksum entry is wrong (unit 0 included, so the lie shows early). */
-const FAULT_LIE_EVERY = 3;
-/** Env var holding the test-only fault modes, per proxy id. */
-const FAULT_ENV = 'MUTP_TEST_ONLY_FAULTS';
-
-/**
  * @typedef {object} ProtocolApi  the parts of @mutp/protocol a session uses (injectable for tests)
  * @property {(msg: any) => Uint8Array} encodeMessage
  * @property {(bytes: Uint8Array) => { ok: boolean, msg?: any, error?: { code: string, message: string } }} decodeMessage
@@ -37,7 +21,7 @@ const FAULT_ENV = 'MUTP_TEST_ONLY_FAULTS';
  * @property {{ get(url: string, o?: { signal?: AbortSignal }): Promise<{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean }> }} objects
  * @property {{ record(r: object): unknown }} logs
  * @property {{ activeSessions: number, bytesSent: number }} stats
- * @property {{ id?: string, faultMode?: string }} [config]
+ * @property {{ id?: string }} [config]
  * @property {{ info: Function, warn: Function, error: Function }} logger
  */
 
@@ -56,7 +40,6 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   const { encodeMessage, decodeMessage, createSender } = protocol;
   const logger = deps.logger;
   const out = createChannelSender(channel);
-  const faultMode = resolveFaultMode(deps.config, logger);
   let warnings = 0;
   let stopped = false;
   /** @type {Download | null} */
@@ -182,7 +165,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     if (dl.ended) return;
     dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery), path, pacing });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
-    dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage(faultMode === 'lying-meta' ? lieInMeta({ ...m, downloadId: dl.downloadId }) : { ...m, downloadId: dl.downloadId }));
+    dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);
     if (req.method === 'HEAD') return finish(dl, null);
     await pump(dl);
@@ -218,7 +201,6 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         sinceYield = 0;
         continue;
       }
-      if (faultMode === 'corrupt-coded-1pct' && dl.packetsSent % FAULT_CORRUPT_EVERY === FAULT_CORRUPT_FIRST) bytes[bytes.length - 1] ^= 0x5a;
       if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw Object.assign(new Error(`packet of ${bytes.length} bytes`), { code: 'ERR_PACKET_TOO_LARGE' });
       if (!send(bytes)) continue; // closed: the loop ends above
       dl.packetsSent++; // = the sender's seq of this packet (1, 2, …)
@@ -282,39 +264,6 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       if (active) finish(active, { code: 'ERR_CHANNEL_CLOSED', message: `session stopped: ${reason}` });
     },
   };
-}
-
-/**
- * TEST ONLY: the fault mode of this proxy, from its config or MUTP_TEST_ONLY_FAULTS.
- * @param {{ id?: string, faultMode?: string } | undefined} config
- * @param {{ error: Function }} logger
- * @returns {string | null}
- */
-export function resolveFaultMode(config, logger) {
-  let mode = config?.faultMode ?? null;
-  const env = globalThis.process?.env?.[FAULT_ENV];
-  if (!mode && env && config?.id) {
-    for (const part of env.split(',')) {
-      const [id, m] = part.split('=');
-      if (id === config.id) mode = m;
-    }
-  }
-  if (mode === null) return null;
-  if (!FAULT_MODES.includes(mode)) {
-    logger.error(`unknown test-only fault mode ${mode}; ignored`);
-    return null;
-  }
-  logger.error(`TEST ONLY: proxy ${config?.id} runs in fault mode ${mode}`);
-  return mode;
-}
-
-/** lying-meta: the same meta with some checksum entries changed. @param {any} m */
-function lieInMeta(m) {
-  if (!m.checksums) return m;
-  const cs = m.checksums;
-  const values = cs.values.slice();
-  for (let i = 0; i < values.length / cs.entryBytes; i++) if ((cs.first + i) % FAULT_LIE_EVERY === 0) values[i * cs.entryBytes] ^= 0xff;
-  return { ...m, checksums: { ...cs, values } };
 }
 
 /**

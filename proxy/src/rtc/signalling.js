@@ -6,7 +6,7 @@ import { codedError, sendError } from './http-error.js';
 import { iceGatheringComplete } from './ice-gathering.js';
 import { createPeerRegistry } from './peer-registry.js';
 import {
-  ICE_GATHER_TIMEOUT_MS, MAX_OFFER_BODY_BYTES, MAX_PEER_CONNECTIONS, MAX_PENDING_PEERS_PER_ADDRESS, MAX_PENDING_PEERS_PER_CLIENT, MAX_SDP_CHARS,
+  ICE_GATHER_TIMEOUT_MS, MAX_OFFER_BODY_BYTES, DEFAULT_MAX_SESSIONS, MAX_PENDING_PEERS_PER_ADDRESS, MAX_PENDING_PEERS_PER_CLIENT, MAX_SDP_CHARS,
 } from './limits.js';
 
 /**
@@ -74,7 +74,7 @@ export function withoutCandidates(sdp) {
  * @param {number} [opts.openTimeoutMs]
  * @param {((ticket: unknown) => unknown) | null} [opts.checkTicket]  returns the ticket's fields ({ clientId }); throws (with status) when the body's `ticket` is refused
  */
-export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logger, maxPeers = MAX_PEER_CONNECTIONS,
+export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logger, maxPeers = DEFAULT_MAX_SESSIONS,
   idleTimeoutMs, openTimeoutMs, checkTicket = null }) {
   const registry = createPeerRegistry({ maxPeers, logger, idleTimeoutMs, openTimeoutMs });
   let closed = false;

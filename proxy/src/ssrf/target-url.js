@@ -1,9 +1,8 @@
+import { MAX_URL_CHARS } from '@mutp/protocol/constants';
 import { codedError } from '../coded-error.js';
 import { checkAddress, ipLiteralOf } from './address-policy.js';
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
-// Longer URLs are not video chunk URLs; cap before parsing anything.
-const MAX_URL_CHARS = 8192;
 
 /**
  * Checks one URL (the first request or a redirect hop) before any connection is made:

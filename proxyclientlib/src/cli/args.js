@@ -1,6 +1,7 @@
 // `mutp` command-line parsing (node:util parseArgs). Bad input → a UsageError (exit status 2).
 import { parseArgs } from 'node:util';
 import { MODES, DEFAULT_PROXIES, parseRange } from '../client.js';
+import { MAX_PROXIES } from '../limits.js';
 
 export const DEFAULT_ORIGO = 'http://127.0.0.1:8080'; // where `npm start` puts Origo
 
@@ -84,7 +85,7 @@ export function parseCli(argv, env) {
 
   if (command === 'proxies') {
     if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
-    return { command, origo, json, lat, lon, n: optNumber(v.n, '--n', 1, 64, true) };
+    return { command, origo, json, lat, lon, n: optNumber(v.n, '--n', 1, MAX_PROXIES, true) };
   }
 
   if (rest.length !== 1) throw new UsageError(rest.length ? `one URL expected, got ${rest.length}` : 'missing URL');
@@ -110,7 +111,7 @@ export function parseCli(argv, env) {
   return {
     command, origo, json, lat, lon, url, mode, range,
     output: v.output ?? null,
-    proxies: optNumber(v.proxies, '--proxies', 1, 64, true) ?? DEFAULT_PROXIES,
+    proxies: optNumber(v.proxies, '--proxies', 1, MAX_PROXIES, true) ?? DEFAULT_PROXIES,
     window: optNumber(v.window, '--window', 1, 1 << 20, true),
     generationSize: optNumber(v['generation-size'], '--generation-size', 1, 255, true),
     feedbackEvery: optNumber(v['feedback-every'], '--feedback-every', 1, 1 << 20, true),

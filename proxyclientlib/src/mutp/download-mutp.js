@@ -5,7 +5,7 @@
 // This file owns the sockets, one timer (the controller's wakeAt()) and the result record.
 
 import { RTCPeerConnection as EnvRTCPeerConnection } from '#rtc';
-import { normalizeParams, createDownloadController } from '@mutp/protocol';
+import { normalizeParams, createDownloadController, MAX_SOURCES } from '@mutp/protocol';
 import { connectPeer, CONNECT_TIMEOUT_MS } from '../rtc/connect-peer.js';
 import { codedError } from '../rtc/coded-error.js';
 import { createSourceLink, perProxyStats } from './source-link.js';
@@ -22,7 +22,7 @@ const MIN_TIMER_MS = 1;
  * @property {string} url
  * @property {{ start: number, end: number } | null} [range]   end inclusive
  * @property {'coded'|'uncoded'} mode
- * @property {{ id: string, url: string }[]} proxies
+ * @property {{ id: string, url: string, uploadRateBps?: number | null }[]} proxies  uploadRateBps: Origo's (bytes/s), for the record
  * @property {object} [params]          window, generationSize, feedbackEvery, payloadSize, surplus, scheduler
  * @property {AbortSignal} [signal]
  * @property {(p: { grossBytes: number, netBytes: number, objectBytes: number | null,
@@ -40,10 +40,18 @@ const MIN_TIMER_MS = 1;
  */
 
 /**
- * @param {MutpOptions} o
- * @returns {Promise<{ data: Uint8Array, stats: object, params: object, grossBytes: number, firstPacketMs: number | null,
+ * @typedef {[number, number, number, number]} PacketLogEntry  [tMs, sourceIndex, useful (0|1), dofAfter] (docs/log-record.md)
+ * @typedef {{ code: string, message: string }} ErrorInfo
+ * @typedef {{ data: Uint8Array, stats: object, params: object, grossBytes: number, firstPacketMs: number | null,
  *   serverFetchMs: number[], packets: number, duplicates: number, lossEstimate: number | null,
- *   perProxy: object[], packetLog: any[] | null, feedbackLog: number[] | null }>}
+ *   perProxy: { proxyId: string, bytes: number, packets: number, duplicates: number, error: ErrorInfo | null }[],
+ *   packetLog: PacketLogEntry[] | null, feedbackLog: number[] | null }} MutpResult
+ * @typedef {Error & { code: string }} CodedError
+ */
+
+/**
+ * @param {MutpOptions} o
+ * @returns {Promise<MutpResult>}
  *   rejects with ERR_ALL_PROXIES_FAILED (err.perProxy says why each failed), ERR_ABORTED, ERR_BAD_OPTION
  */
 export function downloadMutp(o) {
@@ -53,6 +61,7 @@ export function downloadMutp(o) {
   const mode = o.mode;
   if (mode !== 'coded' && mode !== 'uncoded') return Promise.reject(codedError('ERR_BAD_OPTION', `mode must be coded or uncoded, not ${mode}`));
   if (!Array.isArray(o.proxies) || o.proxies.length === 0) return Promise.reject(codedError('ERR_BAD_OPTION', 'no proxies given'));
+  if (o.proxies.length > MAX_SOURCES) return Promise.reject(codedError('ERR_BAD_OPTION', `at most ${MAX_SOURCES} proxies (the wire's source limit), not ${o.proxies.length}`));
   let params;
   try {
     params = normalizeParams(stripUndefined(o.params ?? {}), mode);
@@ -66,14 +75,14 @@ export function downloadMutp(o) {
   /** @type {import('@mutp/protocol').DownloadController} */
   let ctl;
   let finished = false;
-  /** @type {any} the caller's abort reason, rejected as it is */
+  /** @type {CodedError | null} the caller's abort reason, rejected as it is */
   let abortError = null;
   /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
   let timerAt = Infinity;
-  /** @type {(v: any) => void} */
+  /** @type {(v: MutpResult) => void} */
   let resolve;
-  /** @type {(e: any) => void} */
+  /** @type {(e: Error) => void} */
   let reject;
   const result = new Promise((res, rej) => {
     resolve = res;
@@ -132,7 +141,7 @@ export function downloadMutp(o) {
       run(ctl.connected(link.index, { reused: 'reused' in peer && peer.reused === true }, elapsed()));
     } catch (e) {
       if (finished) return;
-      const err = /** @type {any} */ (e);
+      const err = /** @type {{ code?: string, message?: string } | null | undefined} */ (e);
       run(ctl.connectFailed(link.index, err?.code ?? 'ERR_RTC_CONNECT_FAILED', String(err?.message ?? err), elapsed()));
     }
   }
@@ -210,15 +219,15 @@ export function downloadMutp(o) {
   function letGo(link, discard) {
     link.offPeer?.();
     link.offPeer = null;
-    const peer = /** @type {any} */ (link.peer);
+    const peer = /** @type {(import('../rtc/connect-peer.js').PeerLink & { discard?: () => void }) | null} */ (link.peer);
     link.peer = null;
     if (!peer) return;
-    if (discard && 'discard' in peer) peer.discard();
+    if (discard && peer.discard) peer.discard();
     else peer.close();
   }
 
   /**
-   * @param {any} err   null on success
+   * @param {(Error & { code?: string }) | null} err   null on success
    * @param {Uint8Array | null} data
    */
   function end(err, data) {
@@ -286,14 +295,17 @@ export function downloadMutp(o) {
   }
 }
 
-/** @param {any} rx */
+/**
+ * @param {{ receivedLog?: { toRecord?: (originMs: number) => { packetLog: PacketLogEntry[], feedbackLog: number[] } } } | null | undefined} rx
+ * @returns {{ packetLog: PacketLogEntry[] | null, feedbackLog: number[] | null }}
+ */
 function packetLogs(rx) {
   const log = rx?.receivedLog;
   if (log && typeof log.toRecord === 'function') return log.toRecord(0);
   return { packetLog: null, feedbackLog: null };
 }
 
-/** @param {AbortSignal} signal */
+/** @param {AbortSignal} signal @returns {CodedError} */
 function abortReason(signal) {
   const r = signal.reason;
   if (typeof r?.code === 'string' && r.code.startsWith('ERR_')) return r;

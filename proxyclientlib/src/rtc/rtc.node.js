@@ -7,7 +7,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * Node: libdatachannel gathers candidates on every interface; when all proxies are on loopback, bind
- * to loopback too (FIELD-NOTES "WebRTC in Node"), else let it choose.
+ * to loopback too (otherwise a loopback-only peer may be offered unreachable candidates first), else let it choose.
  * @param {string[]} proxyUrls
  * @returns {{ bindAddress?: string }}
  */

@@ -21,10 +21,10 @@ import { GECKO_ID } from '../../../extension/build/manifest.js';
 import { WARMING } from '@mutp/extension/warm-up'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
 
 const run = promisify(execFile);
-const PLAY_SECONDS = 10; // the issue's minimum for Firefox
+const PLAY_SECONDS = 10; // long enough for several segments
 const PLAY_TIMEOUT_MS = 45_000;
 const NO_PROGRESS_MS = 2500;
-const ALL_MODES = ['parallel-http', 'uncoded', 'coded', 'range-http']; // issue 6: drawn at random per chunk
+const ALL_MODES = ['parallel-http', 'uncoded', 'coded', 'range-http']; // the extension's campaign draws one at random per chunk
 const MUTP_MODES = ['uncoded', 'coded'];
 const MUTP_PLAY_SECONDS = 3; // per pinned MUTP mode: two or more 1 MiB chunks, a few seconds of suite time
 const MIN_CHUNKS = 3; // 10 s of a 2 Mbit/s video is more than two 1 MiB chunks

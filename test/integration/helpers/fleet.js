@@ -12,15 +12,16 @@ const FLEET_READY_TIMEOUT_MS = 20_000; // proxy processes start node + socket.io
 const silent = { info() {}, warn() {}, error() {} };
 
 /**
- * @param {{proxyCount: number, processes?: boolean, tls?: {certFile: string, keyFile: string}}} o
- *   tls: Origo and the proxies serve HTTPS with this certificate (the process must trust its CA)
+ * @param {{proxyCount: number, processes?: boolean, tls?: {certFile: string, keyFile: string}, rates?: number[], adminPassword?: string}} o
+ *   tls: Origo and the proxies serve HTTPS with this certificate (the process must trust its CA);
+ *   rates: proxy i advertises rates[i] bytes/s to Origo (in-process proxies); adminPassword: opens Origo's dashboard
  */
-export async function startFleet({ proxyCount, processes = false, tls }) {
+export async function startFleet({ proxyCount, processes = false, tls, rates = [], adminPassword }) {
   const secret = randomBytes(16).toString('hex');
   const origin = await startDemoOrigin({ host: '127.0.0.1', port: 0 });
   const tlsFiles = tls ? { tlsCertFile: tls.certFile, tlsKeyFile: tls.keyFile } : {};
   const origo = await startOrigo({ proxySecret: secret, host: '127.0.0.1', port: 0, db: ':memory:', logger: silent, rateLimitPerMinute: 0,
-    allowPrivateProxyUrls: true, ...tlsFiles });
+    allowPrivateProxyUrls: true, ...tlsFiles, ...(adminPassword ? { adminPassword } : {}) });
   const allowed = `127.0.0.1:${origin.port}`;
   /** @type {{id: string, close: () => Promise<void>, kill?: () => void, stderr?: string}[]} */
   const proxies = [];
@@ -40,7 +41,8 @@ export async function startFleet({ proxyCount, processes = false, tls }) {
         get stderr() { return stderr; },
       });
     } else {
-      const p = await startProxy({ id, token, host: '127.0.0.1', port: 0, origoUrl: origo.url, allowedHosts: [allowed], allowPrivate: true, logger: silent, ...tlsFiles });
+      const p = await startProxy({ id, token, host: '127.0.0.1', port: 0, origoUrl: origo.url, allowedHosts: [allowed], allowPrivate: true, logger: silent, ...tlsFiles,
+        uploadRateBps: rates[i - 1] ?? null });
       proxies.push({ id, close: () => p.close() });
     }
   }
