@@ -6,7 +6,7 @@ import { checkPasswordPolicy, createPasswordVerifier } from './admin/admin-passw
 import { createAdminRouter } from './admin/admin-router.js';
 import { createSessionManager } from './admin/admin-session.js';
 import { FleetView } from './admin/fleet-view.js';
-import { codedError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 import { createApp } from './http/app.js';
 import {
   DEFAULT_LOG_BYTES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TICKETS_PER_MINUTE, HTTP_HEADERS_TIMEOUT_MS,

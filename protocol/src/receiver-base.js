@@ -3,7 +3,7 @@
 // detection), feedback pacing, done, counts and the receivedLog.
 import { ReceivedLog } from './received-log.js';
 import { checkSourceCount, computeLayout, normalizeParams } from './params.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /** handlePacket() results, shared so the hot path allocates nothing. */
 export const USEFUL = Object.freeze({ useful: true });
@@ -37,7 +37,7 @@ export class ReceiverBase {
    */
   constructor(opts, mode) {
     const meta = opts.meta;
-    if (!meta || meta.type !== 'meta' || meta.mode !== mode) throw protocolError('ERR_BAD_PARAMS', `a ${mode} meta message is required`);
+    if (!meta || meta.type !== 'meta' || meta.mode !== mode) throw codedError('ERR_BAD_PARAMS', `a ${mode} meta message is required`);
     this.mode = mode;
     this.downloadId = meta.downloadId;
     this.params = normalizeParams({
@@ -46,7 +46,7 @@ export class ReceiverBase {
     }, mode);
     this.layout = computeLayout(mode, meta.totalSize, this.params);
     if (this.layout.packetCount !== meta.packetCount || this.layout.generationCount !== meta.generationCount) {
-      throw protocolError('ERR_BAD_PARAMS', 'meta layout is inconsistent');
+      throw codedError('ERR_BAD_PARAMS', 'meta layout is inconsistent');
     }
     this.sourceCount = opts.sourceCount ?? 1;
     checkSourceCount(this.sourceCount);

@@ -1,6 +1,6 @@
 // The admin password: checked against a policy at start, then kept only as a scrypt hash.
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
-import { codedError } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Passwords refused outside --insecure-dev: empty, or the defaults every scanner tries first. */
 export const DEFAULT_PASSWORDS = ['', 'admin', 'password', 'changeme', 'origo', '123456', 'secret'];

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, LIST, VARCHAR, listValue } from '@duckdb/node-api';
-import { codedError } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
 import { DOWNLOAD_ORDER_SQL, DOWNLOAD_ROW_SQL, EXPORT_SQL, boxplotSql, whereSql } from './dashboard-sql.js';
 import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, DDL, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
 

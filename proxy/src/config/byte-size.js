@@ -1,4 +1,4 @@
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 
 // Decimal (kB, MB) and binary (KiB, MiB) units; a trailing "/s" is allowed for rates.
 const UNIT_BYTES = {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.js';
 import { pickTlsFiles } from '@mutp/tls';
 import { parseByteSize } from './byte-size.js';

@@ -1,4 +1,4 @@
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { checkAddress, ipLiteralOf } from './address-policy.js';
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);

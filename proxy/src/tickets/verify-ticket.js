@@ -2,7 +2,7 @@
 // The MAC key is derived from this proxy's token, so the proxy never holds Origo's master secret.
 // Parse at the edge: the ticket is untrusted text from the network; every field is checked.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Accept a ticket this long after its expiry, ms: Origo's and the proxy's clocks may differ a little (NTP keeps them within seconds). */
 export const TICKET_CLOCK_SKEW_MS = 30_000;
