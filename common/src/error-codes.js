@@ -173,6 +173,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_AGENT_EXITED: 'the testbed\'s client agent exited while commands were pending',
   ERR_BAD_COMMAND: 'the testbed\'s client agent got an unknown command',
   ERR_BAD_RATE: 'a rate or rate mix (e.g. 4x896KiB) is invalid',
+  ERR_BAD_SIZE: 'a byte size (e.g. 64MiB) is invalid',
   ERR_BENCH: 'a bench run failed for a reason without its own code',
   ERR_BENCH_BYTES: 'a bench download returned wrong bytes or status',
   ERR_BENCH_SETUP: 'a bench comparison would be void (its setup is not as intended)',
