@@ -1,6 +1,7 @@
 // Ships client log records to Origo (`POST /api/logs`) in batches. Records stay queued until
 // Origo acknowledged them (stored, duplicate, or rejected as invalid), so an Origo that is down
 // for a while loses nothing: we retry with exponential backoff and jitter.
+import { backoffDelayMs } from '@mutp/common/backoff';
 
 export const BATCH_MAX_RECORDS = 20; // one POST carries at most this many records: with ~100 KB packet logs each, far below Origo's 8 MiB body cap
 export const RETRY_BASE_MS = 500; // first retry delay after a failed POST
@@ -53,8 +54,7 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
     }
     if (attempt === 0) schedule(0);
     else {
-      const backoff = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
-      schedule(backoff / 2 + Math.random() * backoff / 2); // jitter: many clients must not retry in lockstep
+      schedule(backoffDelayMs(attempt - 1, { baseMs: retryBaseMs, maxMs: retryMaxMs }));
     }
   };
 

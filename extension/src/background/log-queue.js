@@ -1,6 +1,7 @@
 // Client records on their way to Origo (`POST /api/logs`): batched, kept in extension storage
 // until Origo acknowledged them, retried with backoff while the background lives and by an
 // alarm after it was suspended. Nothing is lost while Origo is down (up to the queue cap).
+import { backoffDelayMs } from '@mutp/common/backoff';
 
 export const BATCH_MAX_RECORDS = 20; // as ProxyClientLib's sender: far below Origo's 8 MiB body cap
 export const QUEUE_MAX_RECORDS = 500; // storage bound (records carry packet logs); the oldest go first
@@ -60,8 +61,7 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
         if (!acked) {
           attempt += 1;
           counters.failures += 1;
-          const backoff = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
-          timer = setTimeout(() => flush(), backoff / 2 + Math.random() * backoff / 2); // jitter: clients must not retry in lockstep
+          timer = setTimeout(() => flush(), backoffDelayMs(attempt - 1, { baseMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS }));
           armAlarm(RETRY_ALARM, ALARM_PERIOD_MIN); // the background may be suspended before the timer fires
           return;
         }

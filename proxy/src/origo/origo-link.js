@@ -1,10 +1,10 @@
 import { io as connectSocket } from 'socket.io-client';
-import { backoffDelayMs } from './backoff.js';
+import { backoffDelayMs } from '@mutp/common/backoff';
 
 // Paper III: proxies report "periodically"; a few seconds keeps Origo's live list fresh.
 export const STATUS_EVERY_MS = 5000;
 // Reconnect backoff (socket.io's Manager applies it with jitter for transport failures; we
-// apply the same schedule after a refused handshake, which socket.io does not retry).
+// apply @mutp/common/backoff after a refused handshake, which socket.io does not retry).
 export const RECONNECT_BASE_MS = 500;
 export const RECONNECT_MAX_MS = 30_000;
 const RECONNECT_JITTER = 0.5;
