@@ -102,7 +102,7 @@ try {
   const adminPassword = process.env.ORIGO_ADMIN_PASSWORD ?? '';
   const insecureDev = adminPassword === '';
   const origo = await startOrigo({
-    proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger()),
+    proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger({ name: 'origo' })),
     adminPassword, insecureDev,
     allowPrivateProxyUrls: true, // the proxies below advertise loopback URLs
   });

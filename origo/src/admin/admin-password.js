@@ -14,7 +14,7 @@ const HASH_BYTES = 32;
 export const MAX_PASSWORD_CHARS = 1024;
 
 /**
- * @param {{ password: string | undefined, insecureDev?: boolean, logger: import('../logger.js').Logger }} opts
+ * @param {{ password: string | undefined, insecureDev?: boolean, logger: import('@mutp/common/logger').Logger }} opts
  * @returns {string} the password to hash
  */
 export function checkPasswordPolicy({ password, insecureDev = false, logger }) {

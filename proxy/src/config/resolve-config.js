@@ -42,7 +42,7 @@ const MAX_ID_CHARS = 128;
  * @property {number} rateLimitPerMinute  /fetch and /rtc/offer requests per minute per client address; 0 = off
  * @property {string | undefined} rtcBindAddress  address WebRTC binds to (default: loopback when host is)
  * @property {string | null} logSpool  file that keeps log records until Origo acks them (survives a crash); null = memory only
- * @property {import('../logger.js').Logger | undefined} logger
+ * @property {import('@mutp/common/logger').Logger | undefined} logger
  */
 
 /**

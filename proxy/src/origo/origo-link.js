@@ -14,7 +14,7 @@ export const LOGS_ACK_TIMEOUT_MS = 10_000;
 export const LOG_FLUSH_DELAY_MS = 100;
 
 /**
- * @typedef {import('../logger.js').Logger} Logger
+ * @typedef {import('@mutp/common/logger').Logger} Logger
  * @typedef {ReturnType<typeof import('./log-queue.js').createLogQueue>} LogQueue
  */
 
