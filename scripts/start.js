@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import { startOrigo, proxyToken, createLogger } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
-import { startDemoOrigin } from '../demo/origin.js';
+import { startDemoOrigin } from '@mutp/demo/origin';
 
 const HOST = '127.0.0.1'; // the local fleet is loopback only
 const DEFAULT_ORIGO_PORT = 8080; // the CLI's default --origo

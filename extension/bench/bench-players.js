@@ -11,12 +11,12 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
-import { testStreams } from '../../test/e2e/helpers/streams.js';
-import { startPlayerSite } from '../../test/e2e/players/server.js';
-import { wrongResponses } from '../../test/e2e/players/check.js';
-import { startLocalFleet } from '../../test/e2e/helpers/fleet.js';
-import { launchChromium, exists, CHROMIUM } from '../../test/e2e/helpers/browsers.js';
-import { buildExtension, setOptions, EXT_DIST } from '../../test/e2e/helpers/scenario.js';
+import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
+import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
+import { wrongResponses } from '@mutp/testkit/e2e/players/check';
+import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
+import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/browsers';
+import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 import { median, round } from './stats.js';
 import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 

@@ -4,7 +4,7 @@
 // fetches the extension quietly served direct (its fallback) are counted, since they would
 // make the extension look as fast as direct.
 import { createHash } from 'node:crypto';
-import { setOptions, waitForRecords } from '../../test/e2e/helpers/scenario.js';
+import { setOptions, waitForRecords } from '@mutp/testkit/e2e/helpers/scenario';
 import { installTimedFetch, timedFetch } from './page-timing.js';
 import { summary, median, round } from './stats.js';
 

@@ -61,12 +61,12 @@ for (const target of TARGETS) {
     ...common, format: 'esm', splitting: true, outdir: out, chunkNames: 'chunks/[name]-[hash]',
     entryPoints: [
       { in: src('frame/frame.js'), out: 'frame' },
-      { in: path.join(root, '..', 'proxyclientlib', 'src', 'mutp', 'index.js'), out: 'mutp/index' },
+      { in: fileURLToPath(import.meta.resolve('@mutp/proxyclientlib/mutp')), out: 'mutp/index' },
     ],
   });
   // the codec fetches ../wasm/rlnc-*.wasm relative to its module: from /, /mutp/ or /chunks/ that is /wasm/
   await mkdir(path.join(out, 'wasm'), { recursive: true });
-  const wasmDir = path.join(root, '..', 'rlnc', 'wasm');
+  const wasmDir = path.dirname(fileURLToPath(import.meta.resolve('@mutp/rlnc/wasm/rlnc-simd.wasm')));
   for (const f of await readdir(wasmDir)) if (f.endsWith('.wasm')) await copyFile(path.join(wasmDir, f), path.join(out, 'wasm', f));
   for (const f of STATIC) await copyFile(src(f), path.join(out, path.basename(f)));
   await writeFile(path.join(out, 'manifest.json'), JSON.stringify(manifest(target, version, { testBuild: baked !== null }), null, 2) + '\n');

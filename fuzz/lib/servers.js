@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { startOrigo, proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
-import { issueTicket } from '../../origo/src/auth/client-ticket.js';
-import { startDemoOrigin } from '../../demo/origin.js';
+import { issueTicket } from '@mutp/origo/client-ticket';
+import { startDemoOrigin } from '@mutp/demo/origin';
 
 export const silent = { info() {}, warn() {}, error() {} };
 

@@ -1,6 +1,6 @@
 // Target: the extension's check of page → download-frame messages (extension/src/frame/page-request.js).
 // The page is untrusted: whatever it posts must come out as a well-formed command or {t: 'bad'}.
-import { parsePageMessage } from '../../extension/src/frame/page-request.js';
+import { parsePageMessage } from '@mutp/extension/page-request';
 import { mutateJsonText } from '../lib/mutate.js';
 
 const MAX_URL_CHARS = 8192; // the validator's own cap (Origo's logged-URL limit)

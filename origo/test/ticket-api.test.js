@@ -1,7 +1,7 @@
 // Origo issues client tickets (issue 8 §1): GET /api/proxies carries one per proxy, bound to the
 // client id; GET /api/tickets renews them for live proxies. Also: trust proxy off by default.
 import assert from 'node:assert/strict';
-import { createTicketVerifier } from '../../proxy/src/tickets/verify-ticket.js';
+import { createTicketVerifier } from '@mutp/proxy/ticket-verify';
 import { proxyToken } from '../index.js';
 import { TICKET_TTL_MS } from '../src/auth/client-ticket.js';
 import { SECRET, startTestOrigo, connectGoodProxy } from './helpers.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { downloadMutp } from '../src/mutp/index.js';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from './mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '@mutp/testkit/mutp-harness';
 
 const URL = 'http://origin.test/three';
 const objects = new Map([[URL, testBytes(3_000_000, 8)]]);

@@ -10,11 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { requireOrSkip } from '../support/require-tool.js';
-import { makeTestCa, issueLeaf } from '../support/test-ca.js';
-import { testVideo } from './helpers/video.js';
-import { REPO } from './helpers/scenario.js';
-import { createHostNamespace, runInNamespace, deleteNamespace, namespaceHosts } from './helpers/netns-host.js';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { makeTestCa, issueLeaf } from '@mutp/testkit/test-ca';
+import { testVideo } from '@mutp/testkit/e2e/helpers/video';
+import { REPO } from '@mutp/testkit/e2e/helpers/scenario';
+import { createHostNamespace, runInNamespace, deleteNamespace, namespaceHosts } from '@mutp/testkit/e2e/helpers/netns-host';
 
 const INNER = path.join(REPO, 'test', 'e2e', 'deploy-netns', 'deploy.inner.js');
 const MOCHA = path.join(REPO, 'node_modules', 'mocha', 'bin', 'mocha.js');

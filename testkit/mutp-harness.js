@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import express from 'express';
-import { mountRtc } from '../../proxy/src/rtc/index.js';
+import { mountRtc } from '@mutp/proxy/rtc';
 
 /** Tests only ever target loopback. */
 export const LOOPBACK_RTC = Object.freeze({ bindAddress: '127.0.0.1' });
