@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { manifest } from './manifest.js';
+import { codedError } from '@mutp/common/errors';
 
 const run = promisify(execFile);
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -28,13 +29,13 @@ function optionValue(flag) {
   const at = process.argv.indexOf(flag);
   if (at < 0) return null;
   const v = process.argv[at + 1];
-  if (!v || v.startsWith('--')) throw Object.assign(new Error(`${flag} needs a value`), { code: 'ERR_BAD_OPTION' });
+  if (!v || v.startsWith('--')) throw codedError('ERR_BAD_OPTION', `${flag} needs a value`);
   return v;
 }
 const dist = path.resolve(optionValue('--out') ?? path.join(root, 'dist'));
 const configFile = optionValue('--config');
 const baked = configFile ? JSON.parse(await readFile(configFile, 'utf8')) : null;
-if (baked !== null && (typeof baked !== 'object' || Array.isArray(baked))) throw Object.assign(new Error('--config FILE must hold a JSON object'), { code: 'ERR_BAD_OPTION' });
+if (baked !== null && (typeof baked !== 'object' || Array.isArray(baked))) throw codedError('ERR_BAD_OPTION', '--config FILE must hold a JSON object');
 
 for (const target of TARGETS) {
   const out = path.join(dist, target);

@@ -97,7 +97,7 @@ export async function startOrigo(config) {
   } catch (err) {
     io.close();
     if (ownsStore) await store.close();
-    throw Object.assign(codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`), { cause: err });
+    throw codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`, { cause: err });
   }
   const address = /** @type {import('node:net').AddressInfo} */ (httpServer.address());
   const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;

@@ -112,7 +112,7 @@ export async function openDuckDbStore({ path = ':memory:' } = {}) {
   try {
     instance = await DuckDBInstance.create(path, { memory_limit: MEMORY_LIMIT });
   } catch (err) {
-    throw Object.assign(codedError('ERR_STORE_OPEN', `cannot open database ${path}: ${err.message}`), { cause: err });
+    throw codedError('ERR_STORE_OPEN', `cannot open database ${path}: ${err.message}`, { cause: err });
   }
   const writer = await instance.connect();
   const reader = await instance.connect();
@@ -186,7 +186,7 @@ export class DuckDbStore {
         await this.#writer.run('COMMIT');
       } catch (err) {
         await this.#writer.run('ROLLBACK').catch(() => {});
-        throw Object.assign(codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${err.message}`), { cause: err });
+        throw codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${err.message}`, { cause: err });
       }
       return { stored, duplicates };
     });
