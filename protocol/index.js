@@ -11,6 +11,7 @@ export { createSender, createReceiver } from './src/create.js';
 export { loadCodec } from './src/codec.js';
 export { UncodedSender } from './src/uncoded-sender.js';
 export { CodedSender } from './src/coded-sender.js';
+export { createEchoRates, ECHO_RATE_SPAN_MS } from './src/echo-rates.js';
 export { UncodedReceiver } from './src/uncoded-receiver.js';
 export { CodedReceiver } from './src/coded-receiver.js';
 export { ReceivedLog } from './src/received-log.js';

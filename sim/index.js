@@ -5,3 +5,4 @@ export { expandSweep, toSimConfig } from './src/sweep.js';
 export { parseCli, parseSweep } from './src/cli-options.js';
 export { benchConfig } from './src/bench.js';
 export { createPrng } from './src/prng.js';
+export { CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS } from './src/compare.js';

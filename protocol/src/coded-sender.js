@@ -10,6 +10,7 @@ import { SenderBase } from './sender-base.js';
 import { sourceSeed } from './rng.js';
 import { writeCodedHeader } from './wire.js';
 import { CODED_HEADER_BYTES } from './constants.js';
+import { createEchoRates } from './echo-rates.js';
 
 /** 'share': a helper leaves to each owner the packets it sends in this many of the helper's RTTs (tuned in the simulator). */
 const HELP_HORIZON_RTTS = 1.5;
@@ -33,9 +34,10 @@ export class CodedSender extends SenderBase {
     // packets over the whole window, so every generation completes at once and the window waits a
     // round trip (simulator, 1×1792 KiB/s, RTT 50 ms, w=240, 4 MiB: 73% of the link; lowest first 94.5%)
     this.shared = this.params.scheduler === 'share';
-    /** per-source weights for 'share': packets delivered (latest echo) + 1 */
+    /** per-source weights for 'share': delivery rates from the echo's slope (echo-rates.js), packets/ms; equal until feedback */
     this.weights = new Float64Array(this.sourceCount).fill(1);
     this.weightTotal = this.sourceCount;
+    this.echoRates = createEchoRates(this.sourceCount);
     const wg = this.layout.windowGenerations;
     const n = this.sourceCount;
     /** 'share', per (window slot, source), generation k in slot k mod wg: the source's quota of k */
@@ -64,8 +66,8 @@ export class CodedSender extends SenderBase {
 
   /**
    * Generation k enters the window ('share'): split its packets among the sources in proportion
-   * to how many packets each has delivered so far (the echo of the latest feedback, which every
-   * source sees alike), in integers so the quotas add up to the generation size exactly; the
+   * to their delivery rates (from the echo of the feedback, which every source sees alike), in
+   * integers so the quotas add up to the generation size exactly; the
    * rounding remainder rotates with k. Fixed from now on, so later feedback cannot make quotas
    * overlap.
    * @param {number} k
@@ -79,8 +81,10 @@ export class CodedSender extends SenderBase {
     let before = 0;
     for (let i = 0; i < n; i++) {
       const p = (k + i) % n;
-      this.quotas[row + p] = Math.floor(((before + w[p]) * size) / total) - Math.floor((before * size) / total);
-      before += w[p];
+      // the last share ends at exactly `size`: float weights must not round a packet away
+      const after = i === n - 1 ? total : before + w[p];
+      this.quotas[row + p] = (i === n - 1 ? size : Math.floor((after * size) / total)) - Math.floor((before * size) / total);
+      before = after;
       this.contrib[row + p] = 0;
     }
     this.owe[k] = this.quotas[row + this.sourceIndex];
@@ -120,7 +124,7 @@ export class CodedSender extends SenderBase {
    * 'share', after feedback: how many of the other sources' owed packets of each window
    * generation a helper may take without racing them. Each owner sends lowest generation
    * first; in the time my packet needs to reach the client and the feedback to reach the
-   * owner (about my RTT), owner j sends about (my packets in transit) × (its delivered share /
+   * owner (about my RTT), owner j sends about (my packets in transit) × (its delivery rate /
    * mine) packets, so those of its owed packets, counted lowest first, are as good as sent.
    * The rest, higher in the window, can be taken.
    */
@@ -256,8 +260,8 @@ export class CodedSender extends SenderBase {
     return true;
   }
 
-  /** @param {any} msg */
-  applyFeedback(msg) {
+  /** @param {any} msg @param {number} now */
+  applyFeedback(msg, now) {
     const base = msg.base;
     const G = this.layout.generationCount;
     const n = this.sourceCount;
@@ -270,8 +274,9 @@ export class CodedSender extends SenderBase {
     while (g < G && this.dof[g] >= this.generationSize(g)) g++;
     for (let k = this.gmin; k < g; k++) this.dropEncoder(k);
     if (this.shared) {
+      this.echoRates.update(msg.echo, now, this.srtt, this.weights);
       let t = 0;
-      for (let j = 0; j < n; j++) t += (this.weights[j] = msg.echo[j] + 1);
+      for (let j = 0; j < n; j++) t += this.weights[j];
       this.weightTotal = t;
     }
     // move the window first: generations entering it take over the ring slots of those leaving

@@ -9,6 +9,7 @@
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
   INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
+  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS,
 } from './inflight-constants.js';
 
 /**
@@ -28,9 +29,11 @@ const SEND_TIME_RING = 8192;
  */
 
 /**
- * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null }} [o]
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean }} [o]
  *   path: the previous download's estimate on this channel (a kept connection): the cap starts
  *   there instead of at initialPackets, so a download does not ramp up from scratch each time.
+ *   pacing: also space the packets at INFLIGHT_PACING_GAIN × the delivery rate (once one is
+ *   known), for a transport that would send whatever it is given at once.
  */
 export function createInflightLimit(o = {}) {
   const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
@@ -57,10 +60,20 @@ export function createInflightLimit(o = {}) {
   /** time allows() said no (ms): the hold the download's time breakdown shows; heldSince ≥ 0 while holding */
   let heldMs = 0;
   let heldSince = -1;
+  const pacing = o.pacing === true;
+  const keptPath = rate > 0;
+  /** pacing's token bucket: packets that may leave now, refilled at the pace rate */
+  let tokens = INFLIGHT_PACING_BURST_PACKETS;
+  let tokensAt = 0;
+  /** the last allows() said no for the pace, not for the cap */
+  let pacedOut = false;
+  /** packets per ms the pacing lets through now */
+  const paceRate = () => rate * (startup && !keptPath ? INFLIGHT_PACING_STARTUP_GAIN : INFLIGHT_PACING_GAIN);
 
   return {
     /** @param {number} seq the packet's sequence number (1, 2, …) @param {number} now ms */
     onSent(seq, now) {
+      if (pacing && rate > 0) tokens -= 1;
       sendTimes[seq % SEND_TIME_RING] = now;
       if (lastSeq === 0) echoAt = now; // the stall clock starts with the first packet
       lastSeq = seq;
@@ -99,6 +112,13 @@ export function createInflightLimit(o = {}) {
     /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */
     allows(now) {
       let ok = lastSeq - echo < this.cap();
+      pacedOut = false;
+      if (ok && pacing && rate > 0) {
+        tokens = Math.min(INFLIGHT_PACING_BURST_PACKETS, tokens + (now - tokensAt) * paceRate());
+        tokensAt = now;
+        pacedOut = tokens < 1;
+        ok = !pacedOut;
+      }
       // no echo for a while (feedback lost, all our packets lost, or the client not listening yet):
       // one probe per stallMs, whose arrival brings feedback; lifting the cap would burst a window
       if (!ok && now - Math.max(echoAt, probeAt) > stallMs) {
@@ -117,10 +137,12 @@ export function createInflightLimit(o = {}) {
       return heldMs + (heldSince >= 0 ? now - heldSince : 0);
     },
     /**
-     * While allows() is false: when a probe may pass (ms) if no echo comes first.
+     * While allows() is false: when the pace lets the next packet go, or else when a probe may
+     * pass if no echo comes first (ms).
      * @returns {number}
      */
     wakeAt() {
+      if (pacedOut) return tokensAt + (1 - tokens) / paceRate();
       return Math.max(echoAt, probeAt) + stallMs;
     },
     get inflight() {

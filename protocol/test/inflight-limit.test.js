@@ -1,6 +1,7 @@
 // The in-flight cap (src/inflight-limit.js): pure, driven with a fake clock.
 import assert from 'node:assert/strict';
 import { createInflightLimit, inflightFloorPackets } from '../src/inflight-limit.js';
+import { INFLIGHT_PACING_GAIN, INFLIGHT_PACING_BURST_PACKETS } from '../src/inflight-constants.js';
 
 /** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
 function sendAll(lim, s, t) {
@@ -99,6 +100,25 @@ describe('in-flight limit', () => {
     assert.equal(sendAll(next, s, 0), next.cap());
     const junk = createInflightLimit({ initialPackets: 16, path: { rate: NaN, minRttMs: -1 } });
     assert.equal(junk.cap(), 16, 'a meaningless estimate is ignored');
+  });
+
+  it('pacing: a kept path\'s download leaves at INFLIGHT_PACING_GAIN × its rate, not as one burst', () => {
+    const path = { rate: 0.8, minRttMs: 50 }; // packets/ms
+    const paced = createInflightLimit({ path, pacing: true });
+    const s = { seq: 0 };
+    assert.equal(sendAll(paced, s, 1000), INFLIGHT_PACING_BURST_PACKETS, 'only the token bucket at once');
+    const next = paced.wakeAt();
+    const gap = 1 / (path.rate * INFLIGHT_PACING_GAIN);
+    assert.ok(Math.abs(next - 1000 - gap) < 1e-9, `the next packet one pace gap later (${next - 1000} ms)`);
+    assert.equal(paced.allows(next - 0.01), false);
+    assert.equal(paced.allows(next), true);
+    let sent = INFLIGHT_PACING_BURST_PACKETS;
+    for (let t = 1000; t <= 1020; t += 0.5) sent += sendAll(paced, s, t);
+    const expect = INFLIGHT_PACING_BURST_PACKETS + 20 * path.rate * INFLIGHT_PACING_GAIN;
+    assert.ok(Math.abs(sent - expect) <= 1, `20 ms at the pace: ${sent} packets, expected ~${expect}`);
+    const unpaced = createInflightLimit({ path });
+    assert.equal(sendAll(unpaced, { seq: 0 }, 1000), unpaced.cap(), 'without pacing the whole cap goes at once');
+    assert.ok(unpaced.cap() > 3 * INFLIGHT_PACING_BURST_PACKETS);
   });
 
   it('starts with the initial allowance and holds there without feedback', () => {

@@ -192,7 +192,11 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       if (p.length > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `at most ${MAX_PROXIES} proxies`);
       const list = p.map((x, i) => {
         if (!x || typeof x.url !== 'string') throw codedError('ERR_BAD_OPTION', `proxies[${i}] needs a url`);
-        return { id: typeof x.id === 'string' ? x.id : `proxy-${i}`, url: x.url, ticket: typeof x.ticket === 'string' ? x.ticket : null };
+        const rate = x.uploadRateBps;
+        return {
+          id: typeof x.id === 'string' ? x.id : `proxy-${i}`, url: x.url, ticket: typeof x.ticket === 'string' ? x.ticket : null,
+          uploadRateBps: typeof rate === 'number' && rate > 0 && Number.isFinite(rate) ? rate : null, // sizes the MUTP window
+        };
       });
       return { list: await withTickets(list, opts.signal), spares: [] };
     }

@@ -5,9 +5,9 @@ const six = new Array(6).fill(0).map((_, i) => ({ id: `p${i}`, url: `https://p${
 
 describe('ProxyClientLib: the MUTP window of a download', () => {
   it('comes from the proxies\' upload rates when the caller gives none', () => {
-    assert.equal(downloadWindow('coded', six, {}), 384);
-    assert.equal(downloadWindow('coded', six.slice(0, 4), {}), 264);
-    assert.equal(downloadWindow('coded', six, { generationSize: 16 }), 368);
+    assert.equal(downloadWindow('coded', six, {}), 744);
+    assert.equal(downloadWindow('coded', six.slice(0, 4), {}), 504);
+    assert.equal(downloadWindow('coded', six, { generationSize: 16 }), 736);
   });
 
   it('an explicit window always wins (the paper\'s fixed w)', () => {

@@ -19,7 +19,7 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --cap RATE          client download cap, shared FIFO bottleneck (default: none)
   --size SIZE         object size, e.g. 1.5MB (= 1500000 bytes), 2MiB, 1000 (default 1.5MB)
   --window W          MUTP window, packets (default: the client's, from the rates and RTT:
-                      protocol windowFromPaths; 264 at 4x896KiB, 384 at 6x896KiB, RTT 50 ms)
+                      protocol windowFromPaths; 504 at 4x896KiB, 744 at 6x896KiB, RTT 50 ms)
   --generation G      Coded MUTP generation size, packets (24)
   --feedback-every F  packets between feedback messages (protocol default)
   --payload B         payload bytes per packet (1100)
@@ -28,6 +28,11 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --overhead-bytes H  lower-layer header bytes per datagram/segment on the wire (0); MUTP adds
                       SCTP (28) and DTLS (37) bytes per packet itself
   --max-burst B       MUTP: SCTP max burst, packets (10: stock usrsctp; 0: off)
+  --queue-ms Q        the uplinks' shaper queue in ms of each link's rate (full frames, at least 10
+                      packets, as shaping/shape sizes it: the testbed's is 50); a packet that finds
+                      it full is dropped (MUTP's SCTP; TCP's loss is modelled apart) (default: unbounded)
+  --kept              MUTP: kept connections, as the extension's and the testbed's downloads after
+                      the first: each proxy's in-flight cap starts from the path it measured
   --codec C           coded: rank (default: the same decisions without the payload
                       arithmetic) | exact (the real RLNC encode/decode of every packet)
   --seeds K           runs per configuration, seeds 1..K (20)
@@ -63,6 +68,8 @@ const OPTIONS = /** @type {const} */ ({
   scheduler: { type: 'string' },
   'overhead-bytes': { type: 'string', default: '0' },
   'max-burst': { type: 'string', default: '10' },
+  kept: { type: 'boolean', default: false },
+  'queue-ms': { type: 'string' },
   codec: { type: 'string', default: 'rank' },
   seeds: { type: 'string', default: '20' },
   'first-seed': { type: 'string', default: '1' },
@@ -199,6 +206,8 @@ export function parseCli(argv) {
     scheduler: v.scheduler,
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
+    kept: v.kept,
+    queueMs: v['queue-ms'] === undefined ? undefined : parseInteger(v['queue-ms'], 'queue-ms', 1, 60_000),
     codec: v.codec,
     seeds: parseInteger(v.seeds, 'seeds', 1, 100_000),
     firstSeed: parseInteger(v['first-seed'], 'first-seed', 0, 2 ** 31),

@@ -13,6 +13,8 @@ import { parseRates } from './units.js';
  * (htb counts the Ethernet frame): Ethernet 14 + IPv4 20 + UDP 8 / TCP 20–32, about 54.
  */
 export const CAMPAIGN_OVERHEAD_BYTES = 54;
+/** The testbed's shaper queue, ms of each link's rate (shaping/shape's QUEUE_MS; a test holds the two equal). */
+export const TESTBED_QUEUE_MS = 50;
 /** Simulated downloads per box by default: enough for a stable median, quick to run. */
 export const DEFAULT_PER_BOX = 20;
 
@@ -83,6 +85,8 @@ export async function compareCampaign(records, o) {
         mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: 0, downCapBps: Infinity,
         size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,
         overheadBytes: o.overheadBytes ?? CAMPAIGN_OVERHEAD_BYTES, maxBurst: o.maxBurst,
+        kept: true, // the campaign's client keeps its connections: every download but the first per proxy is warm
+        queueMs: TESTBED_QUEUE_MS,
       };
       const s = await simulateOnce(config, k + 1);
       if (s.ok && s.verified) sim.push((s.netBytes * 1000) / s.durationMs);

@@ -6,7 +6,7 @@
 // rule, delayed SACK) in front of its shaped uplink. Every message crosses the wire codec.
 // Coded runs use the rank codec (rank-codec.js) unless job.codec is 'exact'.
 
-import { createSctpPath, SCTP_MAX_BURST_STOCK } from './sctp.js';
+import { createSctpPath, SCTP_MAX_BURST_STOCK, SCTP_PACKET_OVERHEAD_BYTES, DTLS_RECORD_OVERHEAD_BYTES } from './sctp.js';
 import { createRankCodec } from './rank-codec.js';
 
 /** Simulated time after which a run that has not completed is called stalled, ms. */
@@ -40,8 +40,24 @@ function sharedChecksums(protocol, data, layout) {
  * @property {number} [maxBurst]      SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
  * @property {number} [startCwnd]     SCTP cwnd of the kept association at the start, packets (before the max-burst rule)
  * @property {boolean} [inflightCap]  run the proxy's in-flight cap (default true)
+ * @property {boolean} [kept]         the connections carried a download before: each proxy's in-flight cap starts from
+ *   the path that download measured (keptPath), as the live proxy's next download on a channel does
  * @property {'rank'|'exact'} [codec]  coded: 'rank' (default) skips the payload arithmetic, same decisions (rank-codec.js); 'exact' runs @mutp/rlnc
  */
+
+/**
+ * What a previous download on a kept connection left the proxy's in-flight cap (its
+ * pathEstimate()): the link's rate in datagrams per ms and the round trip of an empty queue.
+ * @param {{ rateBps: number, delayMs: number }} link
+ * @param {number} datagramBytes MUTP datagram, before SCTP and DTLS
+ * @param {number} overheadBytes lower-layer bytes per datagram
+ * @returns {{ rate: number, minRttMs: number }}  rate: datagrams/ms
+ */
+export function keptPath(link, datagramBytes, overheadBytes) {
+  const wireBytes = datagramBytes + SCTP_PACKET_OVERHEAD_BYTES + DTLS_RECORD_OVERHEAD_BYTES + overheadBytes;
+  const rate = link.rateBps / 1000 / wireBytes;
+  return { rate, minRttMs: 2 * link.delayMs + 1 / rate };
+}
 
 /**
  * @param {import('./network.js').Network} net
@@ -66,6 +82,7 @@ export async function runMutp(net, job) {
   }
   const maxBurst = job.maxBurst ?? SCTP_MAX_BURST_STOCK;
   const useCap = job.inflightCap !== false;
+  const datagramBytes = ctl.params.payloadSize + (mode === 'coded' ? protocol.CODED_HEADER_BYTES + ctl.params.generationSize : protocol.DATA_HEADER_BYTES);
 
   let doneMs = /** @type {number | null} */ (null);
   let failed = /** @type {string | null} */ (null);
@@ -76,7 +93,11 @@ export async function runMutp(net, job) {
   const over = () => doneMs !== null || failed !== null;
   const proxies = senders.map((sender, i) => ({
     sender, started: false, dropped: false, seq: 0, pumpAt: Infinity,
-    inflight: createInflightLimit({ floorPackets: inflightFloorPackets(ctl.params.feedbackEvery) }),
+    inflight: createInflightLimit({
+      floorPackets: inflightFloorPackets(ctl.params.feedbackEvery),
+      path: job.kept ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
+      pacing: !(maxBurst > 0 && Number.isFinite(maxBurst)), // as the live proxy: paced when SCTP's max burst is off
+    }),
     path: createSctpPath({
       net, source: i, maxBurst, startCwnd: job.startCwnd ?? Infinity, overheadBytes, over,
       deliver: (bytes) => atClient(i, bytes),
@@ -194,7 +215,7 @@ export async function runMutp(net, job) {
   const idle = proxies.map((p) => p.idleMs + (Number.isNaN(p.idleSince) ? 0 : q.now - p.idleSince));
   const transport = {
     cwndMax: proxies.map((p) => p.path.stats.maxCwnd), sctpLost: proxies.reduce((s, p) => s + p.path.stats.lost, 0),
-    halvings: proxies.reduce((s, p) => s + p.path.stats.halvings, 0), timeouts: proxies.reduce((s, p) => s + p.path.stats.timeouts, 0),
+    queueDrops: proxies.reduce((s, p) => s + p.path.stats.queueDrops, 0), halvings: proxies.reduce((s, p) => s + p.path.stats.halvings, 0), timeouts: proxies.reduce((s, p) => s + p.path.stats.timeouts, 0),
   };
   if (doneMs === null) {
     release();

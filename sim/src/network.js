@@ -9,7 +9,22 @@
  * @property {number} delayMs       one-way delay, ms
  * @property {number} loss          per-packet loss probability in [0, 1)
  * @property {number} startDelayMs  the proxy's origin-fetch time before its first byte, ms
+ * @property {number} [queuePackets] the uplink shaper's queue, packets (Infinity or absent: unbounded). A
+ *   packet that finds it full is dropped. Only the SCTP model sends into it; TCP's loss is modelled apart.
  */
+
+/** Frame bytes a shaper's packet-counted queue is sized in (shaping/shape: a full Ethernet frame). */
+export const SHAPER_FRAME_BYTES = 1514;
+/** Smallest shaper queue, packets (shaping/shape's MIN_QUEUE_PACKETS). */
+const SHAPER_MIN_QUEUE_PACKETS = 10;
+
+/**
+ * The queue shaping/shape gives a link: `queueMs` of its rate in full frames, at least 10 packets.
+ * @param {number} rateBps bytes/s @param {number} queueMs
+ */
+export function shaperQueuePackets(rateBps, queueMs) {
+  return Math.max(SHAPER_MIN_QUEUE_PACKETS, Math.round((rateBps * queueMs) / 1000 / SHAPER_FRAME_BYTES));
+}
 
 export class Network {
   /**
@@ -40,6 +55,18 @@ export class Network {
     const end = start + (len * 1000) / this.sources[i].rateBps;
     this.uplinkFree[i] = end;
     return end;
+  }
+
+  /**
+   * Would a packet put on source i's uplink now find its shaper's queue full?
+   * @param {number} i
+   * @param {number} len bytes of the packet (the queue is counted in packets of about this size)
+   */
+  queueFull(i, len) {
+    const limit = this.sources[i].queuePackets;
+    if (!(limit < Infinity)) return false;
+    const waitingMs = this.uplinkFree[i] - this.queue.now;
+    return waitingMs > 0 && (waitingMs * this.sources[i].rateBps) / 1000 / len >= limit;
   }
 
   /**

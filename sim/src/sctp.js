@@ -75,7 +75,7 @@ export function createSctpPath(o) {
   let highest = 0;
   let unsacked = 0;
   let sackTimer = false;
-  const stats = { sent: 0, lost: 0, halvings: 0, timeouts: 0, maxCwnd: cwnd };
+  const stats = { sent: 0, lost: 0, queueDrops: 0, halvings: 0, timeouts: 0, maxCwnd: cwnd };
 
   function grow() {
     if (nextTsn < lost.length) return;
@@ -98,6 +98,14 @@ export function createSctpPath(o) {
       flight++;
       stats.sent++;
       const wire = bytes.length + SCTP_PACKET_OVERHEAD_BYTES + DTLS_RECORD_OVERHEAD_BYTES + o.overheadBytes;
+      if (net.queueFull(i, wire)) {
+        // the shaper's queue is full: dropped before the link, as htb's pfifo does
+        sentAt[tsn] = q.now;
+        lost[tsn] = 1;
+        stats.lost++;
+        stats.queueDrops++;
+        continue;
+      }
       const end = net.serialize(i, wire);
       sentAt[tsn] = end;
       const dropped = link.loss > 0 && net.prng.next() < link.loss;

@@ -3,7 +3,7 @@
 
 import { deriveRates, median, windowFromPaths } from '@mutp/protocol';
 import { EventQueue } from './event-queue.js';
-import { Network } from './network.js';
+import { Network, shaperQueuePackets } from './network.js';
 import { createPrng, randomBytes } from './prng.js';
 import { runParallelHttp } from './parallel-http.js';
 import { runRangeHttp } from './range-http.js';
@@ -31,6 +31,8 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [maxBurst]           MUTP: SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
  * @property {number} [startCwnd]          MUTP: the kept SCTP association's cwnd at the start, packets, before the max-burst rule (default: unlimited)
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
+ * @property {boolean} [kept]              MUTP: kept connections: the in-flight cap starts from the path a previous download measured
+ * @property {number} [queueMs]            the uplinks' shaper queue, ms of each link's rate (shaping/shape's QUEUE_MS); absent: unbounded
  * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
 
@@ -50,7 +52,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [badMessages]
  * @property {number} [feedbackSent]
  * @property {number[]} [senderIdleMs]  MUTP: per source, time its sender returned null (stalled)
- * @property {{ cwndMax: number[], sctpLost: number, halvings: number, timeouts: number }} [transport]  MUTP: the SCTP model's counters
+ * @property {{ cwndMax: number[], sctpLost: number, queueDrops: number, halvings: number, timeouts: number }} [transport]  MUTP: the SCTP model's counters
  */
 
 /** @type {Map<number, Uint8Array>} */
@@ -115,6 +117,7 @@ export async function simulateOnce(config, seed) {
     delayMs: perSource(config.delayMs, i),
     loss: perSource(config.loss, i),
     startDelayMs: perSource(config.startDelayMs, i),
+    queuePackets: config.queueMs === undefined ? Infinity : shaperQueuePackets(rateBps, config.queueMs),
   }));
   const net = new Network(queue, { sources, downCapBps: config.downCapBps, prng: createPrng(seed ^ 0x51) });
   const data = objectBytes(config.size);
@@ -127,7 +130,7 @@ export async function simulateOnce(config, seed) {
       const protocol = await loadProtocol();
       return runMutp(net, {
         ...job, mode: config.mode, params: config.params, seed, protocol,
-        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap, codec: config.codec,
+        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap, kept: config.kept, codec: config.codec,
       });
     }
     default: throw badInput(`unknown mode '${config.mode}' (one of ${MODES.join(', ')})`);
@@ -196,6 +199,8 @@ export async function simulateConfig(config, hooks = {}) {
   if (config.mode === 'coded' || config.mode === 'uncoded') {
     summary.params = config.params;
     summary.maxBurst = config.maxBurst ?? null;
+    summary.kept = config.kept ?? false;
+    summary.queueMs = config.queueMs ?? null;
   }
   return summary;
 }

@@ -58,6 +58,8 @@ export function toSimConfig(o) {
     firstSeed: o.firstSeed,
     overheadBytes: o.overheadBytes,
     maxBurst: o.maxBurst,
+    kept: o.kept,
+    queueMs: o.queueMs,
     codec: o.codec,
   };
 }

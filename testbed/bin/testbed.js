@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolve, join } from 'node:path';
 import { DEFAULT_TCP_CC } from '../src/links.js';
 import { parseRates, formatRate } from '../src/rates.js';
-import { startTestbed, checkPrerequisites } from '../src/testbed.js';
+import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
 import { MAX_DELAY_MS } from '../src/delay.js';
 
 const USAGE = `Usage: npm run testbed -- [options]   (needs root)
@@ -73,7 +73,7 @@ if (values.downloads) {
   const n = Number(values.downloads);
   const use = values.proxies ? tb.proxies.slice(0, Number(values.proxies)) : tb.proxies;
   for (let i = 0; i < n; i++) {
-    const r = await tb.download({ url: tb.objectUrl(size), mode: values.mode, proxies: use.map((p) => ({ id: p.id, url: p.url })) });
+    const r = await tb.download({ url: tb.objectUrl(size), mode: values.mode, proxies: use.map(clientProxy) });
     const s = r.stats ?? {};
     console.log(r.error
       ? `download ${i + 1}: ${r.error.code} ${r.error.message}`

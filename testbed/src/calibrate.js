@@ -2,6 +2,7 @@
 // over HTTP (TCP) and over Uncoded MUTP (a WebRTC data channel), goodput vs the shaped rate,
 // each after a small warm-up download on the same connection.
 import { formatRate } from './rates.js';
+import { clientProxy } from './testbed.js';
 
 const CALIBRATION_KIB = 4096; // long enough that TCP slow start is a few % of the time
 /** A small download first, per proxy and mode: the check measures the shaped link, not connection set-up (ICE, DTLS, SCTP: ~9 round trips). */
@@ -17,8 +18,8 @@ export async function calibrate(testbed) {
   const checks = [];
   for (const p of byRate.values()) {
     for (const mode of ['parallel-http', 'uncoded']) {
-      await testbed.download({ url: testbed.objectUrl(WARM_UP_KIB), mode, proxies: [{ id: p.id, url: p.url }] });
-      const r = await testbed.download({ url: testbed.objectUrl(CALIBRATION_KIB), mode, proxies: [{ id: p.id, url: p.url }] });
+      await testbed.download({ url: testbed.objectUrl(WARM_UP_KIB), mode, proxies: [clientProxy(p)] });
+      const r = await testbed.download({ url: testbed.objectUrl(CALIBRATION_KIB), mode, proxies: [clientProxy(p)] });
       const s = r.stats;
       checks.push({ proxy: p.id, rateBps: p.rateBps, mode, goodputBps: !r.error && s ? s.netBytes / (s.durationMs / 1000) : null });
     }

@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey, isTargetBox } from './campaign-plan.js';
 import { busyCores, machineCpu } from './proc-cpu.js';
+import { clientProxy } from './testbed.js';
 
 const WAIT_FOR_PROXIES_MS = 20; // poll period while every fitting proxy is busy
 
@@ -103,7 +104,7 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
         const load0 = loadavg()[0];
         const t0 = performance.now();
         const r = await testbed.download({
-          url: testbed.objectUrl(item.sizeKiB), mode: c.mode, proxies: proxies.map((p) => ({ id: p.id, url: p.url })),
+          url: testbed.objectUrl(item.sizeKiB), mode: c.mode, proxies: proxies.map(clientProxy),
           ...(c.mode === 'uncoded' || c.mode === 'coded' ? { window: c.window } : {}),
           ...(c.mode === 'coded' ? { generationSize: c.generationSize } : {}),
         });

@@ -47,6 +47,15 @@ export function checkPrerequisites() {
 }
 
 /**
+ * A testbed proxy as Origo's list gives it to a client (id, URL, advertised upload rate).
+ * @param {{ id: string, url: string, rateBps: number }} p
+ * @returns {{ id: string, url: string, uploadRateBps: number }}
+ */
+export function clientProxy(p) {
+  return { id: p.id, url: p.url, uploadRateBps: p.rateBps };
+}
+
+/**
  * @param {object} o
  * @param {{text: string, bps: number}[]} o.rates   one entry per proxy
  * @param {string} o.dir            work directory: process logs, Origo's DuckDB file
@@ -122,7 +131,9 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       objectUrl: (kib) => `${originUrl}/media/demo-${kib}KB.bin`,
       /**
        * One download by the client. Resolves with {stats, error?, clientCpuSeconds, wallMs}.
-       * @param {{url: string, mode: string, proxies: {id: string, url: string}[], window?: number, generationSize?: number}} req
+       * @param {{url: string, mode: string, proxies: {id: string, url: string, uploadRateBps?: number}[], window?: number, generationSize?: number}} req
+       *   proxies: as Origo lists them (clientProxy): with their upload rate, the client sizes the
+       *   MUTP window from the paths and the records carry the rate mix, as a real client's do
        */
       download: (req) => agent.call({ cmd: 'download', ...req }),
       /** Loss on the links of the given proxies (all when omitted). @param {number} pct @param {TestbedProxy[]} [which] */

@@ -37,7 +37,8 @@ export function mountRtc(app, deps) {
     logger,
     maxPeers: config.maxPeers ?? config.maxSessions ?? MAX_PEER_CONNECTIONS,
     checkTicket: deps.checkTicket ?? null,
-    onChannel: (channel, peer) => createMutpSession({ channel, deps: { ...deps, logger }, protocol, remote: peer.remote }),
+    // with SCTP's max burst off, usrsctp sends what it is given at once: the session paces it
+    onChannel: (channel, peer) => createMutpSession({ channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection && wrtc.build.maxBurst < 0 }),
   });
   app.use(signalling.router);
   // Which WebRTC build serves the data channels (tests and the testbed check it).

@@ -99,10 +99,11 @@ export const SCTP_SEND_BUFFER_BYTES = 128 * 1024;
 /**
  * usrsctp's max burst (packets per output pass; < 0 disables). usrsctp cuts cwnd to flight +
  * max burst after each pass, so a download on a kept, idle association restarts from this many
- * packets, and the initial window is capped at it too. libdatachannel's 10 is 11 ms at
- * 896 KiB/s, a quarter of the window at RTT 50 ms; disabled, bursts can overrun a shaped link's
- * queue (testbed: 50 ms, ~30 packets at 896 KiB/s). Testbed, RTT 50 ms, 4×896 KiB/s coded, warm
- * medians: 2350/2303 KiB/s at 30, 2220 at 10, 1829/2178 disabled (proxy/native/README.md).
- * Only the tuned build (proxy/native) passes it; the stock build keeps 10.
+ * packets, and the initial window is capped at it too: libdatachannel's 10 is 11 ms at
+ * 896 KiB/s, a quarter of the window at RTT 50 ms. Disabled, usrsctp sends what it is given at
+ * once, which overruns a shaped link's queue (testbed: 50 ms, ~30 packets at 896 KiB/s), so the
+ * session then paces its packets (the in-flight limit's pacing: mountRtc turns it on whenever
+ * the build's max burst is off). Only the tuned build (proxy/native) passes it; the stock build
+ * keeps 10 and is not paced. Measured: proxy/native/README.md.
  */
-export const SCTP_MAX_BURST_PACKETS = 30;
+export const SCTP_MAX_BURST_PACKETS = -1;

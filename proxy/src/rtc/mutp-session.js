@@ -48,9 +48,11 @@ const FAULT_ENV = 'MUTP_TEST_ONLY_FAULTS';
  * @param {ProtocolApi} opts.protocol
  * @param {string} [opts.remote]     who is on the other end, for log lines
  * @param {() => number} [opts.now]  monotonic ms
+ * @param {boolean} [opts.pacing]    space packets at the delivery rate (the in-flight limit's pacing): for a
+ *   transport that sends whatever it is given at once (the tuned build with SCTP's max burst off)
  * @returns {{ stop(reason: string): void }}
  */
-export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now() }) {
+export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false }) {
   const { encodeMessage, decodeMessage, createSender } = protocol;
   const logger = deps.logger;
   const out = createChannelSender(channel);
@@ -178,7 +180,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       seed: req.seed, downloadId: req.downloadId,
     });
     if (dl.ended) return;
-    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery), path });
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery), path, pacing });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage(faultMode === 'lying-meta' ? lieInMeta({ ...m, downloadId: dl.downloadId }) : { ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);
@@ -202,7 +204,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         continue;
       }
       if (!dl.inflight.allows(now())) {
-        await waitForFeedback(dl, INFLIGHT_RECHECK_MS);
+        await waitForFeedback(dl, Math.min(INFLIGHT_RECHECK_MS, Math.max(0, dl.inflight.wakeAt() - now())));
         sinceYield = 0;
         continue;
       }

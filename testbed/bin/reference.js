@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25]`
+// The live-speed reference: each box's testbed alone, one download at a time, the median goodput
+// of the warm downloads (the first opens the connections) against what the links allow, the
+// median time breakdown, the machine's load, and the simulator's prediction for the same box.
+// Prints a Markdown report (stdout) and one JSON line per box and mode (--json FILE).
+import { parseArgs } from 'node:util';
+import { appendFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { median, TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
+import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS } from '@mutp/sim';
+import { parseRates } from '../src/rates.js';
+import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
+
+/** The issue's target boxes and their comparison modes. */
+const DEFAULT_BOXES = '4x896KiB:coded,range-http;1x1792KiB,3x896KiB:coded,range-http;1x1792KiB:coded,parallel-http;6x896KiB:coded,range-http';
+/** Simulated downloads per box and mode: a stable median. */
+const SIM_SEEDS = 10;
+
+const { values } = parseArgs({
+  options: {
+    boxes: { type: 'string', default: DEFAULT_BOXES },
+    downloads: { type: 'string', default: '31' },
+    size: { type: 'string', default: '1536' },
+    'delay-ms': { type: 'string', default: '25' },
+    dir: { type: 'string', default: join('test-artifacts', 'reference') },
+    tag: { type: 'string', default: 'ref' },
+    subnet: { type: 'string', default: '10.219.9' },
+    json: { type: 'string' },
+  },
+});
+checkPrerequisites();
+const downloads = Number(values.downloads);
+const sizeKiB = Number(values.size);
+const delayMs = Number(values['delay-ms']);
+if (!(Number.isInteger(downloads) && downloads >= 2)) throw Object.assign(new Error('--downloads must be ≥ 2 (the first is cold)'), { code: 'ERR_BAD_OPTION' });
+const boxes = values.boxes.split(';').map((b) => {
+  const [rates, modes] = b.split(':');
+  return { rates, modes: modes.split(',') };
+});
+
+const kib = (/** @type {number} */ bps) => Math.round(bps / 1024);
+const rows = [];
+console.log('| box | mode | warm median (KiB/s) | RTT ceiling | share | sim (KiB/s) | sim ÷ testbed | dup | ' +
+  TIME_BREAKDOWN_PARTS.map((p) => p.replace(/Ms$/, '')).join(' | ') + ' | load |');
+console.log(`|${' --- |'.repeat(10 + TIME_BREAKDOWN_PARTS.length)}`);
+for (const box of boxes) {
+  const rates = parseRates(box.rates);
+  const sumBps = rates.reduce((a, r) => a + r.bps, 0);
+  const bytes = sizeKiB * 1024;
+  const ceilingBps = bytes / (bytes / sumBps + (2 * delayMs) / 1000);
+  const tb = await startTestbed({ rates, dir: resolve(values.dir, box.rates.replace(/,/g, '+')), tag: values.tag, subnet: values.subnet, delayMs });
+  try {
+    const maxBurst = tb.proxies[0].rtcBuild?.maxBurst ?? 10;
+    for (const mode of box.modes) {
+      const load0 = loadavg()[0];
+      const warm = [];
+      for (let i = 0; i < downloads; i++) {
+        const r = await tb.download({ url: tb.objectUrl(sizeKiB), mode, proxies: tb.proxies.map(clientProxy) });
+        process.stderr.write(`${box.rates} ${mode} ${i + 1}/${downloads}${r.error ? ` ${r.error.code}` : ''}\r`);
+        if (i > 0 && !r.error && r.stats) warm.push(r.stats);
+      }
+      const load1 = loadavg()[0];
+      const goodput = median(warm.map((s) => s.netBytes / (s.durationMs / 1000)));
+      const parts = Object.fromEntries(TIME_BREAKDOWN_PARTS.map((p) => [p, median(warm.map((s) => s.timeBreakdown?.[p]).filter((v) => typeof v === 'number'))]));
+      const sim = await simulateConfig({
+        mode: /** @type {any} */ (mode), rates: rates.map((r) => r.bps), delayMs, loss: 0, startDelayMs: 0, downCapBps: Infinity, size: bytes, params: {},
+        seeds: SIM_SEEDS, overheadBytes: CAMPAIGN_OVERHEAD_BYTES, maxBurst, kept: true, queueMs: TESTBED_QUEUE_MS,
+      });
+      const row = {
+        box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
+        duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load: [load0, load1], rtcBuild: tb.proxies[0].rtcBuild?.summary ?? null,
+      };
+      rows.push(row);
+      if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);
+      const fmt = (/** @type {number | null} */ v) => (v === null || Number.isNaN(v) ? '' : v.toFixed(0));
+      console.log(`| ${box.rates} | ${mode} | ${kib(goodput)} | ${kib(ceilingBps)} | ${row.share.toFixed(2)} | ${kib(sim.goodputBps)} | ${(sim.goodputBps / goodput).toFixed(2)} | ${row.duplicates} | ` +
+        `${TIME_BREAKDOWN_PARTS.map((p) => fmt(parts[p])).join(' | ')} | ${load0.toFixed(1)} → ${load1.toFixed(1)} |`);
+    }
+  } finally {
+    await tb.close();
+  }
+}
