@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Real-player bench: hls.js, dash.js and Shaka (test/e2e/players/) on the local test site, in
+// Real-player bench: hls.js, dash.js and Shaka (testkit/e2e/players/) on the local test site, in
 // headless Debian Chromium, with no extension and with the extension pinned to each mode, against
 // the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped).
 //   node extension/bench/bench-players.js [--json] [--repeats 3] [--n 4] [--play-seconds 3]

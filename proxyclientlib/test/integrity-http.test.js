@@ -1,5 +1,5 @@
 // Integrity in the HTTP modes, on a real local fleet over loopback: four real proxies, one of
-// them behind a man in the middle that lies (test/support/tamper-proxy.js), so the lie comes
+// them behind a man in the middle that lies (testkit/tamper-proxy.js), so the lie comes
 // from outside the proxy's own code. Every download must be byte-exact, every streamed piece
 // too, no honest proxy blamed, and the liar named with ERR_INTEGRITY.
 import assert from 'node:assert/strict';

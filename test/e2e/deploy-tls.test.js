@@ -26,7 +26,7 @@ const NS = 'mutp-tlse2e'; // not the Firefox test's mutp-ffe2e, nor the testbed'
 // routed nowhere, and only inside this namespace. The site is on a private address instead:
 // the proxies' SSRF guard refuses documentation ranges as origins even with --allow-private, and
 // stays as it is; the site's name resolves to that private address (10.227.8.0/24: not the
-// testbed's 10.219/16, test/support/netns.js's 10.213.7/24 nor the Firefox test's 10.226.6/24).
+// testbed's 10.219/16, testkit/netns.js's 10.213.7/24 nor the Firefox test's 10.226.6/24).
 const DEPLOY = {
   names: {
     'origo.test': '198.51.100.2', // the HTTPS fleet
