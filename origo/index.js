@@ -3,4 +3,4 @@ export { startOrigo } from './src/server.js';
 export { proxyToken, verifyProxyToken } from './src/auth/proxy-token.js';
 export { issueTicket, TICKET_TTL_MS } from './src/auth/client-ticket.js';
 export { openDuckDbStore } from './src/store/duckdb-store.js';
-export { createLogger } from './src/logger.js';
+export { createLogger } from '@mutp/common/logger';

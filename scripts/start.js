@@ -11,7 +11,8 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import { startOrigo, proxyToken, createLogger } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
-import { startDemoOrigin } from '../demo/origin.js';
+import { startDemoOrigin } from '@mutp/demo/origin';
+import { codedError } from '@mutp/common/errors';
 
 const HOST = '127.0.0.1'; // the local fleet is loopback only
 const DEFAULT_ORIGO_PORT = 8080; // the CLI's default --origo
@@ -102,7 +103,7 @@ try {
   const adminPassword = process.env.ORIGO_ADMIN_PASSWORD ?? '';
   const insecureDev = adminPassword === '';
   const origo = await startOrigo({
-    proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger()),
+    proxySecret: secret, host: HOST, port: origoPort, db: process.env.ORIGO_DB ?? ':memory:', logger: quietUnlessVerbose(createLogger({ name: 'origo' })),
     adminPassword, insecureDev,
     allowPrivateProxyUrls: true, // the proxies below advertise loopback URLs
   });
@@ -157,7 +158,7 @@ async function waitForFleet(origoUrl, count) {
     } catch {
       // Origo not answering yet: retry
     }
-    if (Date.now() > deadline) throw Object.assign(new Error(`only some of the ${count} proxies registered with Origo within ${FLEET_READY_TIMEOUT_MS} ms`), { code: 'ERR_FLEET_NOT_READY' });
+    if (Date.now() > deadline) throw codedError('ERR_FLEET_NOT_READY', `only some of the ${count} proxies registered with Origo within ${FLEET_READY_TIMEOUT_MS} ms`);
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
 }

@@ -13,13 +13,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
-import { startVideoSite, CHUNK_BYTES } from '../../test/e2e/site/server.js';
-import { startLocalFleet } from '../../test/e2e/helpers/fleet.js';
-import { launchChromium, exists, CHROMIUM } from '../../test/e2e/helpers/browsers.js';
+import { startVideoSite, CHUNK_BYTES } from '@mutp/testkit/e2e/site/server';
+import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
+import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/browsers';
 import { measureModeLatency } from './latency.js';
 import { measureBytePath } from './byte-path.js';
 import { formatReport } from './report.js';
 import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
+import { codedError } from '@mutp/common/errors';
 
 const run = promisify(execFile);
 const EXT_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -43,7 +44,7 @@ const { values: opt } = parseArgs({
 });
 const intOpt = (name, min, max) => {
   const v = Number(opt[name]);
-  if (!Number.isInteger(v) || v < min || v > max) throw Object.assign(new Error(`--${name} must be an integer ${min}..${max}`), { code: 'ERR_BAD_OPTION' });
+  if (!Number.isInteger(v) || v < min || v > max) throw codedError('ERR_BAD_OPTION', `--${name} must be an integer ${min}..${max}`);
   return v;
 };
 async function main() {
@@ -53,8 +54,8 @@ async function main() {
   const repeats = intOpt('repeats', 1, 100);
   const modes = opt.modes.split(',').map((m) => m.trim()).filter(Boolean);
   const unknown = modes.filter((m) => !ALL_BENCH_MODES.includes(m));
-  if (modes.length === 0 || unknown.length) throw Object.assign(new Error(`--modes: unknown ${unknown.join(', ')}`), { code: 'ERR_BAD_OPTION' });
-  if (!(await exists(CHROMIUM))) throw Object.assign(new Error(`${CHROMIUM} is missing`), { code: 'ERR_NO_BROWSER' });
+  if (modes.length === 0 || unknown.length) throw codedError('ERR_BAD_OPTION', `--modes: unknown ${unknown.join(', ')}`);
+  if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
 
   const loadAtStart = os.loadavg()[0];
   progress('phase: build the extension (bench copy)');

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Real-player bench: hls.js, dash.js and Shaka (test/e2e/players/) on the local test site, in
+// Real-player bench: hls.js, dash.js and Shaka (testkit/e2e/players/) on the local test site, in
 // headless Debian Chromium, with no extension and with the extension pinned to each mode, against
 // the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped).
 //   node extension/bench/bench-players.js [--json] [--repeats 3] [--n 4] [--play-seconds 3]
@@ -11,14 +11,15 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
-import { testStreams } from '../../test/e2e/helpers/streams.js';
-import { startPlayerSite } from '../../test/e2e/players/server.js';
-import { wrongResponses } from '../../test/e2e/players/check.js';
-import { startLocalFleet } from '../../test/e2e/helpers/fleet.js';
-import { launchChromium, exists, CHROMIUM } from '../../test/e2e/helpers/browsers.js';
-import { buildExtension, setOptions, EXT_DIST } from '../../test/e2e/helpers/scenario.js';
+import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
+import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
+import { wrongResponses } from '@mutp/testkit/e2e/players/check';
+import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
+import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/browsers';
+import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 import { median, round } from './stats.js';
 import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
+import { codedError } from '@mutp/common/errors';
 
 const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
 const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
@@ -38,14 +39,14 @@ const { values: opt } = parseArgs({
 });
 const intOpt = (name, min, max) => {
   const v = Number(opt[name]);
-  if (!Number.isInteger(v) || v < min || v > max) throw Object.assign(new Error(`--${name} must be an integer ${min}..${max}`), { code: 'ERR_BAD_OPTION' });
+  if (!Number.isInteger(v) || v < min || v > max) throw codedError('ERR_BAD_OPTION', `--${name} must be an integer ${min}..${max}`);
   return v;
 };
 /** @param {string} name @param {string[]} allowed */
 const listOpt = (name, allowed) => {
   const list = opt[name].split(',').map((x) => x.trim()).filter(Boolean);
   const bad = list.filter((x) => !allowed.includes(x));
-  if (list.length === 0 || bad.length) throw Object.assign(new Error(`--${name}: unknown ${bad.join(', ')}`), { code: 'ERR_BAD_OPTION' });
+  if (list.length === 0 || bad.length) throw codedError('ERR_BAD_OPTION', `--${name}: unknown ${bad.join(', ')}`);
   return list;
 };
 const load1 = () => os.loadavg()[0].toFixed(2);
@@ -61,7 +62,7 @@ async function measureLoad(browser, url, playSeconds) {
     await page.waitForFunction((s) => document.querySelector('video').currentTime >= s || /** @type {any} */ (window).__play.errors.length > 0,
       { timeout: LOAD_TIMEOUT_MS, polling: 100 }, playSeconds);
     const st = await page.evaluate(() => /** @type {any} */ (window).__play);
-    if (st.errors.length) throw Object.assign(new Error(`player errors: ${st.errors.join('; ')}`), { code: 'ERR_PLAYER' });
+    if (st.errors.length) throw codedError('ERR_PLAYER', `player errors: ${st.errors.join('; ')}`);
     return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses };
   } finally {
     await page.close();
@@ -92,7 +93,7 @@ async function main() {
   const playSeconds = intOpt('play-seconds', 1, 30);
   const players = listOpt('players', Object.keys(STREAMS));
   const configs = listOpt('modes', CONFIGS);
-  if (!(await exists(CHROMIUM))) throw Object.assign(new Error(`${CHROMIUM} is missing`), { code: 'ERR_NO_BROWSER' });
+  if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
   const loadAtStart = load1();
   progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   progress('phase: build the extension, make the streams');

@@ -5,6 +5,7 @@
 // constant, so the bench opens a second channel of the same kind from inside that frame
 // (puppeteer evaluates there); no product change is needed.
 import { summary } from './stats.js';
+import { codedError } from '@mutp/common/errors';
 
 const BENCH_TAG = '__mutp_bench_port'; // not the extension's tag: its page script ignores this message
 const MB = 1e6; // MB/s in decimal megabytes, as the field notes' numbers
@@ -19,7 +20,7 @@ const MB = 1e6; // MB/s in decimal megabytes, as the field notes' numbers
  */
 export async function measureBytePath({ page, base, sizes, repeats, progress }) {
   const frame = page.frames().find((f) => f.url().startsWith(base) && f.url().endsWith('/frame.html'));
-  if (!frame) throw Object.assign(new Error('the extension frame is not in the page'), { code: 'ERR_BENCH_SETUP' });
+  if (!frame) throw codedError('ERR_BENCH_SETUP', 'the extension frame is not in the page');
   await page.evaluate((tag) => {
     /** @type {any} */ (window).__benchPort = new Promise((resolve) => {
       window.addEventListener('message', function once(e) {
@@ -47,7 +48,7 @@ export async function measureBytePath({ page, base, sizes, repeats, progress }) 
     return location.origin;
   }, BENCH_TAG);
   const origin = await page.evaluate(async () => (await /** @type {any} */ (window).__benchPort).origin);
-  if (origin !== frameOrigin) throw Object.assign(new Error(`port came from ${origin}, not the extension frame ${frameOrigin}`), { code: 'ERR_BENCH_SETUP' });
+  if (origin !== frameOrigin) throw codedError('ERR_BENCH_SETUP', `port came from ${origin}, not the extension frame ${frameOrigin}`);
 
   const results = [];
   for (const { bytes, count } of sizes) {
@@ -77,7 +78,7 @@ export async function measureBytePath({ page, base, sizes, repeats, progress }) 
         });
       }, bytes, count);
       if (got.seen !== count || got.total !== bytes * count || got.outOfOrder !== 0 || got.copied !== 0) {
-        throw Object.assign(new Error(`byte path ${bytes} B × ${count}: ${JSON.stringify(got)}`), { code: 'ERR_BENCH_BYTES' });
+        throw codedError('ERR_BENCH_BYTES', `byte path ${bytes} B × ${count}: ${JSON.stringify(got)}`);
       }
       mbps.push(got.total / MB / (got.ms / 1000));
       msgsPerS.push(count / (got.ms / 1000));

@@ -4,9 +4,10 @@
 // fetches the extension quietly served direct (its fallback) are counted, since they would
 // make the extension look as fast as direct.
 import { createHash } from 'node:crypto';
-import { setOptions, waitForRecords } from '../../test/e2e/helpers/scenario.js';
+import { setOptions, waitForRecords } from '@mutp/testkit/e2e/helpers/scenario';
 import { installTimedFetch, timedFetch } from './page-timing.js';
 import { summary, median, round } from './stats.js';
+import { codedError } from '@mutp/common/errors';
 
 /**
  * @param {object} o
@@ -32,7 +33,7 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
     await page.goto(`${site.url}/plain.html`);
     const setup = await page.evaluate(installTimedFetch);
     if (!setup.fetchWrapped || !setup.bareNative) {
-      throw Object.assign(new Error(`comparison would be void: page fetch wrapped=${setup.fetchWrapped}, bare frame fetch native=${setup.bareNative}`), { code: 'ERR_BENCH_SETUP' });
+      throw codedError('ERR_BENCH_SETUP', `comparison would be void: page fetch wrapped=${setup.fetchWrapped}, bare frame fetch native=${setup.bareNative}`);
     }
     const tag = `bench-${mode}-${Date.now()}`;
     const ext = { firstByteMs: /** @type {number[]} */ ([]), completeMs: /** @type {number[]} */ ([]) };
@@ -47,7 +48,7 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
       for (const native of order) {
         const r = await page.evaluate(timedFetch, url(native ? 'direct' : 'ext'), native);
         if (r.status !== 200 || r.bytes !== chunkBytes || r.sha !== want) {
-          throw Object.assign(new Error(`${mode} ${native ? 'direct' : 'extension'} fetch of ${start}-${end}: status ${r.status}, ${r.bytes} B, bytes ${r.sha === want ? 'equal' : 'differ'}`), { code: 'ERR_BENCH_BYTES' });
+          throw codedError('ERR_BENCH_BYTES', `${mode} ${native ? 'direct' : 'extension'} fetch of ${start}-${end}: status ${r.status}, ${r.bytes} B, bytes ${r.sha === want ? 'equal' : 'differ'}`);
         }
         if (i < warmup) continue;
         const into = native ? direct : ext;
@@ -62,7 +63,7 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
     const records = await waitForRecords(origo, (r) => r.url.includes(`id=${tag}&via=ext`), warmup + k);
     const recordModes = [...new Set(records.map((r) => r.mode))];
     if (recordModes.some((m) => m !== mode)) {
-      throw Object.assign(new Error(`asked for ${mode}, Origo recorded ${recordModes.join(', ')}`), { code: 'ERR_MODE_NOT_APPLIED' });
+      throw codedError('ERR_MODE_NOT_APPLIED', `asked for ${mode}, Origo recorded ${recordModes.join(', ')}`);
     }
     // ProxyClientLib's own view of the measured downloads: what is left of the page's time is
     // the extension's plumbing (page ↔ frame messages, the wrapper's stream)

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { manifest } from './manifest.js';
+import { codedError } from '@mutp/common/errors';
 
 const run = promisify(execFile);
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -28,13 +29,13 @@ function optionValue(flag) {
   const at = process.argv.indexOf(flag);
   if (at < 0) return null;
   const v = process.argv[at + 1];
-  if (!v || v.startsWith('--')) throw Object.assign(new Error(`${flag} needs a value`), { code: 'ERR_BAD_OPTION' });
+  if (!v || v.startsWith('--')) throw codedError('ERR_BAD_OPTION', `${flag} needs a value`);
   return v;
 }
 const dist = path.resolve(optionValue('--out') ?? path.join(root, 'dist'));
 const configFile = optionValue('--config');
 const baked = configFile ? JSON.parse(await readFile(configFile, 'utf8')) : null;
-if (baked !== null && (typeof baked !== 'object' || Array.isArray(baked))) throw Object.assign(new Error('--config FILE must hold a JSON object'), { code: 'ERR_BAD_OPTION' });
+if (baked !== null && (typeof baked !== 'object' || Array.isArray(baked))) throw codedError('ERR_BAD_OPTION', '--config FILE must hold a JSON object');
 
 for (const target of TARGETS) {
   const out = path.join(dist, target);
@@ -61,12 +62,12 @@ for (const target of TARGETS) {
     ...common, format: 'esm', splitting: true, outdir: out, chunkNames: 'chunks/[name]-[hash]',
     entryPoints: [
       { in: src('frame/frame.js'), out: 'frame' },
-      { in: path.join(root, '..', 'proxyclientlib', 'src', 'mutp', 'index.js'), out: 'mutp/index' },
+      { in: fileURLToPath(import.meta.resolve('@mutp/proxyclientlib/mutp')), out: 'mutp/index' },
     ],
   });
   // the codec fetches ../wasm/rlnc-*.wasm relative to its module: from /, /mutp/ or /chunks/ that is /wasm/
   await mkdir(path.join(out, 'wasm'), { recursive: true });
-  const wasmDir = path.join(root, '..', 'rlnc', 'wasm');
+  const wasmDir = path.dirname(fileURLToPath(import.meta.resolve('@mutp/rlnc/wasm/rlnc-simd.wasm')));
   for (const f of await readdir(wasmDir)) if (f.endsWith('.wasm')) await copyFile(path.join(wasmDir, f), path.join(out, 'wasm', f));
   for (const f of STATIC) await copyFile(src(f), path.join(out, path.basename(f)));
   await writeFile(path.join(out, 'manifest.json'), JSON.stringify(manifest(target, version, { testBuild: baked !== null }), null, 2) + '\n');

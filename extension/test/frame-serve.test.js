@@ -8,8 +8,8 @@ import { createRequestServer } from '../src/frame/serve-requests.js';
 import { createFrameLink } from '../src/page/frame-link.js';
 import { serveThroughFleet } from '../src/page/fleet-serve.js';
 import { compilePatterns } from '../src/shared/patterns.js';
-import { startFakeProxy } from '../../proxyclientlib/test/helpers/fake-proxy.js';
-import { demoBytes } from '../../demo/media.js';
+import { startFakeProxy } from '@mutp/testkit/fake-proxy';
+import { demoBytes } from '@mutp/demo/media';
 
 const ORIGIN = 'http://origin.test'; // the fake proxies serve demo bytes by path, never fetch it
 const PATTERNS = ['origin.test/media/*'];

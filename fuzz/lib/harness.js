@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createRng } from './prng.js';
+import { codedError } from '@mutp/common/errors';
 
 export const CORPUS_DIR = new URL('../corpus/', import.meta.url);
 const WARMUP_FRACTION = 0.2; // first 20% of iterations warm caches and JIT before RSS is sampled
@@ -31,14 +32,14 @@ const gc = /** @type {() => void} */ (runInNewContext('gc'));
 export function loadCorpus(name) {
   const dir = new URL(`${name}/`, CORPUS_DIR);
   const files = readdirSync(dir).sort();
-  if (files.length === 0) throw Object.assign(new Error(`empty seed corpus for ${name}`), { code: 'ERR_FUZZ_NO_CORPUS' });
+  if (files.length === 0) throw codedError('ERR_FUZZ_NO_CORPUS', `empty seed corpus for ${name}`);
   return files.map((f) => readFileSync(new URL(f, dir)));
 }
 
 /** @param {Promise<void>} p @param {number} ms */
 function withTimeout(p, ms) {
   let t;
-  const timeout = new Promise((_, reject) => { t = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'ERR_FUZZ_HANG' })), ms); });
+  const timeout = new Promise((_, reject) => { t = setTimeout(() => reject(codedError('ERR_FUZZ_HANG', `no answer within ${ms} ms`)), ms); });
   return Promise.race([p, timeout]).finally(() => clearTimeout(t));
 }
 

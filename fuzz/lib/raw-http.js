@@ -1,6 +1,7 @@
 // A minimal raw HTTP/1.1 client over a TCP socket: fuzzed bytes go to the server as they are
 // (Node's own http client would refuse odd header bytes before they reach the server).
 import { connect } from 'node:net';
+import { codedError } from '@mutp/common/errors';
 
 const RAW_HTTP_TIMEOUT_MS = 4000; // below the harness's per-input limit, so a hang is reported with its cause
 const MAX_RESPONSE_BYTES = 4 << 20; // a reply bigger than this is a fault of its own (and would cost memory here)
@@ -15,7 +16,7 @@ export function rawRequest(port, head, body = Buffer.alloc(0)) {
     const sock = connect(port, '127.0.0.1');
     const chunks = [];
     let size = 0;
-    const timer = setTimeout(() => { sock.destroy(); reject(Object.assign(new Error(`no full HTTP answer within ${RAW_HTTP_TIMEOUT_MS} ms`), { code: 'ERR_FUZZ_HANG' })); }, RAW_HTTP_TIMEOUT_MS);
+    const timer = setTimeout(() => { sock.destroy(); reject(codedError('ERR_FUZZ_HANG', `no full HTTP answer within ${RAW_HTTP_TIMEOUT_MS} ms`)); }, RAW_HTTP_TIMEOUT_MS);
     sock.on('data', (d) => { size += d.length; if (size > MAX_RESPONSE_BYTES) sock.destroy(); else chunks.push(d); });
     sock.on('error', () => {}); // ECONNRESET after a refusal is an answer too; judged on what arrived
     sock.on('close', () => {

@@ -2,8 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { startOrigo, proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
-import { issueTicket } from '../../origo/src/auth/client-ticket.js';
-import { startDemoOrigin } from '../../demo/origin.js';
+import { issueTicket } from '@mutp/origo/client-ticket';
+import { startDemoOrigin } from '@mutp/demo/origin';
+import { codedError } from '@mutp/common/errors';
 
 export const silent = { info() {}, warn() {}, error() {} };
 
@@ -40,11 +41,11 @@ const GATEWAY_STATUSES = new Set([502, 503, 504]);
  * @param {{status: number, body: Buffer, headers: string}} r @param {string} what
  */
 export function checkAnswer(r, what) {
-  if (r.status === 0) throw Object.assign(new Error(`${what}: connection closed without an HTTP answer`), { code: 'ERR_FUZZ_NO_ANSWER' });
+  if (r.status === 0) throw codedError('ERR_FUZZ_NO_ANSWER', `${what}: connection closed without an HTTP answer`);
   if (r.status < 500) return;
   let code = null;
   try { code = JSON.parse(r.body.toString('utf8'))?.error?.code ?? null; } catch { /* judged below */ }
   if (!GATEWAY_STATUSES.has(r.status) || typeof code !== 'string') {
-    throw Object.assign(new Error(`${what}: HTTP ${r.status} ${r.body.subarray(0, 200).toString('utf8')}`), { code: 'ERR_FUZZ_5XX' });
+    throw codedError('ERR_FUZZ_5XX', `${what}: HTTP ${r.status} ${r.body.subarray(0, 200).toString('utf8')}`);
   }
 }

@@ -2,6 +2,7 @@
 import { mutateJsonText } from '../lib/mutate.js';
 import { rawRequest } from '../lib/raw-http.js';
 import { checkAnswer, startFuzzOrigo } from '../lib/servers.js';
+import { codedError } from '@mutp/common/errors';
 
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', ''];
 
@@ -17,7 +18,7 @@ export default {
     const type = rng.chance(0.9) ? CONTENT_TYPES[0] : rng.pick(CONTENT_TYPES);
     const r = await rawRequest(ctx.origo.port, `POST /api/logs HTTP/1.1\r\nhost: 127.0.0.1${type ? `\r\ncontent-type: ${type}` : ''}`, input);
     checkAnswer(r, 'POST /api/logs');
-    if (r.status === 503) throw Object.assign(new Error('the store refused a commit on junk input'), { code: 'ERR_FUZZ_5XX' });
+    if (r.status === 503) throw codedError('ERR_FUZZ_5XX', 'the store refused a commit on junk input');
   },
   async alive(ctx) {
     const r = await rawRequest(ctx.origo.port, 'GET /healthz HTTP/1.1\r\nhost: 127.0.0.1');

@@ -1,6 +1,6 @@
 // Target: the extension's check of page → download-frame messages (extension/src/frame/page-request.js).
 // The page is untrusted: whatever it posts must come out as a well-formed command or {t: 'bad'}.
-import { parsePageMessage } from '../../extension/src/frame/page-request.js';
+import { parsePageMessage } from '@mutp/extension/page-request';
 import { MAX_URL_CHARS } from '@mutp/proxyclientlib/limits';
 import { mutateJsonText } from '../lib/mutate.js';
 

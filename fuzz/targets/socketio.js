@@ -4,6 +4,7 @@ import { io as connectSocket } from 'socket.io-client';
 import { mutateJsonText } from '../lib/mutate.js';
 import { rawRequest } from '../lib/raw-http.js';
 import { startFuzzOrigo } from '../lib/servers.js';
+import { codedError } from '@mutp/common/errors';
 
 const PROXY_ID = 'fuzz-proxy'; // the corpus records name this id
 const ACK_TIMEOUT_MS = 3000; // Origo acks `logs` after one DuckDB commit: far less than this
@@ -40,7 +41,7 @@ export default {
     if (event === 'logs') {
       const ack = await ctx.socket.timeout(ACK_TIMEOUT_MS).emitWithAck('logs', payload);
       if (!ack || typeof ack !== 'object' || typeof ack.ok !== 'boolean') throw new Error(`logs ack malformed: ${JSON.stringify(ack)?.slice(0, 200)}`);
-      if (!ack.ok && ack.error?.code !== 'ERR_BAD_BATCH') throw Object.assign(new Error(`logs refused with ${ack.error?.code}`), { code: 'ERR_FUZZ_BAD_ACK' });
+      if (!ack.ok && ack.error?.code !== 'ERR_BAD_BATCH') throw codedError('ERR_FUZZ_BAD_ACK', `logs refused with ${ack.error?.code}`);
     } else {
       ctx.socket.emit(event, payload);
     }

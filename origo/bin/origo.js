@@ -2,7 +2,7 @@
 // The Origo CLI: `origo --help`.
 import { proxyToken, startOrigo } from '../index.js';
 import { USAGE, parseCli } from '../src/cli-config.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '@mutp/common/logger';
 
 /** Exit status for a usage/config error (as most CLIs). */
 const EXIT_USAGE = 2;
@@ -21,7 +21,7 @@ if (cli.command === 'help') {
 } else if (cli.command === 'token') {
   process.stdout.write(`${proxyToken(cli.proxySecret, cli.proxyId)}\n`);
 } else {
-  const logger = createLogger();
+  const logger = createLogger({ name: 'origo' });
   // Handlers go in before the (slow) start, so Ctrl-C during start-up still closes the database cleanly.
   const started = startOrigo({ ...cli.config, logger });
   let stopping = false;

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { codedError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 import { DEFAULT_LOG_BYTES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TICKETS_PER_MINUTE } from './limits.js';
 
 export const DEFAULT_PORT = 8080;

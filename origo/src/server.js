@@ -6,13 +6,13 @@ import { checkPasswordPolicy, createPasswordVerifier } from './admin/admin-passw
 import { createAdminRouter } from './admin/admin-router.js';
 import { createSessionManager } from './admin/admin-session.js';
 import { FleetView } from './admin/fleet-view.js';
-import { codedError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 import { createApp } from './http/app.js';
 import {
   DEFAULT_LOG_BYTES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TICKETS_PER_MINUTE, HTTP_HEADERS_TIMEOUT_MS,
   HTTP_REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_CHECK_MS, PROXY_EVENTS_PER_SECOND, SOCKET_MAX_MESSAGE_BYTES,
 } from './limits.js';
-import { createLogger } from './logger.js';
+import { createLogger } from '@mutp/common/logger';
 import { ProxyRegistry } from './registry/proxy-registry.js';
 import { warnAboutNotOffered } from './registry/public-url-policy.js';
 import { mountProxyNamespace } from './socket/proxy-namespace.js';
@@ -32,7 +32,7 @@ import { openDuckDbStore } from './store/duckdb-store.js';
  * @property {boolean} [allowPrivateProxyUrls]  accept proxies whose publicUrl is loopback/private/link-local (local fleets,
  *                                         testbeds); default false: such a status is ignored. Metadata addresses never pass.
  * @property {number} [proxyEventsPerSecond]  socket.io events per second one proxy may send before it is disconnected; 0 disables (default 50)
- * @property {import('./logger.js').Logger} [logger]
+ * @property {import('@mutp/common/logger').Logger} [logger]
  * @property {() => number} [random]       for proxy selection
  * @property {() => number} [now]          ms clock for client tickets (default Date.now; tests move it)
  * @property {string} [adminPassword]      the /admin dashboard password (ORIGO_ADMIN_PASSWORD); omitted = dashboard off (403).
@@ -54,7 +54,7 @@ import { openDuckDbStore } from './store/duckdb-store.js';
 export async function startOrigo(config) {
   const {
     proxySecret, port = 8080, host = '127.0.0.1', db = ':memory:', trustProxy = false,
-    rateLimitPerMinute = DEFAULT_RATE_LIMIT_PER_MINUTE, logger = createLogger(), random,
+    rateLimitPerMinute = DEFAULT_RATE_LIMIT_PER_MINUTE, logger = createLogger({ name: 'origo' }), random,
   } = config ?? /** @type {OrigoConfig} */ ({});
   if (typeof proxySecret !== 'string' || proxySecret.length === 0) throw codedError('ERR_CONFIG', 'proxySecret is required (ORIGO_PROXY_SECRET)');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw codedError('ERR_CONFIG', `bad port: ${port}`);
@@ -97,7 +97,7 @@ export async function startOrigo(config) {
   } catch (err) {
     io.close();
     if (ownsStore) await store.close();
-    throw Object.assign(codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`), { cause: err });
+    throw codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`, { cause: err });
   }
   const address = /** @type {import('node:net').AddressInfo} */ (httpServer.address());
   const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;

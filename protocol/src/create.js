@@ -5,7 +5,7 @@ import { CodedSender } from './coded-sender.js';
 import { UncodedReceiver } from './uncoded-receiver.js';
 import { CodedReceiver } from './coded-receiver.js';
 import { loadCodec } from './codec.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /**
  * @param {import('./sender-base.js').SenderOptions & {mode: 'uncoded'|'coded'}} opts
@@ -14,7 +14,7 @@ import { protocolError } from './errors.js';
 export async function createSender(opts) {
   if (opts.mode === 'uncoded') return new UncodedSender(opts);
   if (opts.mode === 'coded') return new CodedSender(opts, await loadCodec(opts.impl));
-  throw protocolError('ERR_BAD_PARAMS', `unknown mode ${opts.mode}`);
+  throw codedError('ERR_BAD_PARAMS', `unknown mode ${opts.mode}`);
 }
 
 /**
@@ -25,5 +25,5 @@ export async function createReceiver(opts) {
   const mode = opts.meta && opts.meta.mode;
   if (mode === 'uncoded') return new UncodedReceiver(opts);
   if (mode === 'coded') return new CodedReceiver(opts, await loadCodec(opts.impl));
-  throw protocolError('ERR_BAD_PARAMS', `unknown mode ${mode}`);
+  throw codedError('ERR_BAD_PARAMS', `unknown mode ${mode}`);
 }

@@ -10,7 +10,7 @@ import { loadCodec } from './codec.js';
 import { UncodedReceiver } from './uncoded-receiver.js';
 import { CodedReceiver } from './coded-receiver.js';
 import { createMetaVote, createMetaAssembler } from './integrity/meta-vote.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 import {
   REQUEST_RESEND_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
   MAX_MALFORMED_PER_PROXY, MAX_WARNINGS_PER_PROXY, META_QUORUM_WAIT_MS, EXCLUDE_AFTER_BAD_PACKETS,
@@ -77,7 +77,7 @@ export async function createDownloadController(o) {
 export class DownloadController {
   /** @param {ControllerOptions} o @param {any} codec */
   constructor(o, codec) {
-    if (o.mode !== 'coded' && o.mode !== 'uncoded') throw protocolError('ERR_BAD_PARAMS', `mode must be coded or uncoded, not ${o.mode}`);
+    if (o.mode !== 'coded' && o.mode !== 'uncoded') throw codedError('ERR_BAD_PARAMS', `mode must be coded or uncoded, not ${o.mode}`);
     this.mode = o.mode;
     this.params = normalizeParams(o.params ?? {}, o.mode);
     this.codec = codec;

@@ -3,7 +3,7 @@ import {
   DEFAULTS, MAX_DATAGRAM_BYTES, CODED_HEADER_BYTES, DATA_HEADER_BYTES, MAX_GENERATION_SIZE,
   MAX_OBJECT_BYTES, MAX_WINDOW_PACKETS, MIN_PAYLOAD_BYTES, MAX_SOURCES,
 } from './constants.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /**
  * @typedef {object} Params
@@ -48,28 +48,28 @@ export function normalizeParams(p = {}, mode = 'coded') {
   for (const k of /** @type {(keyof Params)[]} */ (Object.keys(p))) if (p[k] !== undefined && k in DEFAULTS) /** @type {any} */ (out)[k] = p[k];
   const maxPayload = MAX_DATAGRAM_BYTES - (mode === 'coded' ? CODED_HEADER_BYTES + 1 : DATA_HEADER_BYTES);
   if (!isIntIn(out.payloadSize, MIN_PAYLOAD_BYTES, MAX_DATAGRAM_BYTES)) {
-    throw protocolError('ERR_BAD_PARAMS', `payloadSize must be an integer ${MIN_PAYLOAD_BYTES}..${maxPayload}`);
+    throw codedError('ERR_BAD_PARAMS', `payloadSize must be an integer ${MIN_PAYLOAD_BYTES}..${maxPayload}`);
   }
   if (out.payloadSize > maxPayload) {
-    throw protocolError('ERR_PARAMS_DO_NOT_FIT',
+    throw codedError('ERR_PARAMS_DO_NOT_FIT',
       `payloadSize ${out.payloadSize} + ${mode} header exceeds the ${MAX_DATAGRAM_BYTES}-byte datagram (max ${maxPayload})`);
   }
   if (!isIntIn(out.window, 1, MAX_WINDOW_PACKETS)) {
-    throw protocolError('ERR_BAD_PARAMS', `window must be an integer 1..${MAX_WINDOW_PACKETS} packets`);
+    throw codedError('ERR_BAD_PARAMS', `window must be an integer 1..${MAX_WINDOW_PACKETS} packets`);
   }
   if (!isIntIn(out.generationSize, 1, MAX_GENERATION_SIZE)) {
-    throw protocolError('ERR_BAD_PARAMS', `generationSize must be an integer 1..${MAX_GENERATION_SIZE}`);
+    throw codedError('ERR_BAD_PARAMS', `generationSize must be an integer 1..${MAX_GENERATION_SIZE}`);
   }
   if (mode === 'coded' && out.generationSize > maxGenerationSize(out.payloadSize)) {
-    throw protocolError('ERR_PARAMS_DO_NOT_FIT',
+    throw codedError('ERR_PARAMS_DO_NOT_FIT',
       `generationSize ${out.generationSize} with payloadSize ${out.payloadSize} exceeds the ${MAX_DATAGRAM_BYTES}-byte datagram ` +
       `(max g for this payload: ${maxGenerationSize(out.payloadSize)})`);
   }
-  if (!isIntIn(out.feedbackEvery, 1, 65535)) throw protocolError('ERR_BAD_PARAMS', 'feedbackEvery must be an integer 1..65535');
-  if (!isIntIn(out.surplus, 0, 255)) throw protocolError('ERR_BAD_PARAMS', 'surplus must be an integer 0..255');
-  if (!(out.feedbackMaxDelayMs > 0)) throw protocolError('ERR_BAD_PARAMS', 'feedbackMaxDelayMs must be > 0');
-  if (!(out.minRtoMs > 0)) throw protocolError('ERR_BAD_PARAMS', 'minRtoMs must be > 0');
-  if (out.scheduler !== 'paper' && out.scheduler !== 'share') throw protocolError('ERR_BAD_PARAMS', "scheduler must be 'paper' or 'share'");
+  if (!isIntIn(out.feedbackEvery, 1, 65535)) throw codedError('ERR_BAD_PARAMS', 'feedbackEvery must be an integer 1..65535');
+  if (!isIntIn(out.surplus, 0, 255)) throw codedError('ERR_BAD_PARAMS', 'surplus must be an integer 0..255');
+  if (!(out.feedbackMaxDelayMs > 0)) throw codedError('ERR_BAD_PARAMS', 'feedbackMaxDelayMs must be > 0');
+  if (!(out.minRtoMs > 0)) throw codedError('ERR_BAD_PARAMS', 'minRtoMs must be > 0');
+  if (out.scheduler !== 'paper' && out.scheduler !== 'share') throw codedError('ERR_BAD_PARAMS', "scheduler must be 'paper' or 'share'");
   return out;
 }
 
@@ -93,9 +93,9 @@ export function normalizeParams(p = {}, mode = 'coded') {
  * @returns {Layout}
  */
 export function computeLayout(mode, totalSize, params) {
-  if (!Number.isInteger(totalSize) || totalSize < 0) throw protocolError('ERR_BAD_PARAMS', 'object size must be a non-negative integer');
+  if (!Number.isInteger(totalSize) || totalSize < 0) throw codedError('ERR_BAD_PARAMS', 'object size must be a non-negative integer');
   if (totalSize > MAX_OBJECT_BYTES) {
-    throw protocolError('ERR_OBJECT_TOO_LARGE', `object of ${totalSize} bytes exceeds the ${MAX_OBJECT_BYTES}-byte limit`);
+    throw codedError('ERR_OBJECT_TOO_LARGE', `object of ${totalSize} bytes exceeds the ${MAX_OBJECT_BYTES}-byte limit`);
   }
   const payloadSize = params.payloadSize;
   const packetCount = Math.ceil(totalSize / payloadSize);
@@ -114,5 +114,5 @@ export function computeLayout(mode, totalSize, params) {
  * @param {number} n
  */
 export function checkSourceCount(n) {
-  if (!isIntIn(n, 1, MAX_SOURCES)) throw protocolError('ERR_BAD_PARAMS', `sourceCount must be an integer 1..${MAX_SOURCES}`);
+  if (!isIntIn(n, 1, MAX_SOURCES)) throw codedError('ERR_BAD_PARAMS', `sourceCount must be an integer 1..${MAX_SOURCES}`);
 }

@@ -3,7 +3,7 @@
 // detection), feedback pacing, done, counts and the receivedLog.
 import { ReceivedLog } from './received-log.js';
 import { checkSourceCount, computeLayout, normalizeParams } from './params.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /** handlePacket() results, shared so the hot path allocates nothing. */
 export const USEFUL = Object.freeze({ useful: true });
@@ -42,7 +42,7 @@ export class ReceiverBase {
    */
   constructor(opts, mode) {
     const meta = opts.meta;
-    if (!meta || meta.type !== 'meta' || meta.mode !== mode) throw protocolError('ERR_BAD_PARAMS', `a ${mode} meta message is required`);
+    if (!meta || meta.type !== 'meta' || meta.mode !== mode) throw codedError('ERR_BAD_PARAMS', `a ${mode} meta message is required`);
     this.mode = mode;
     this.downloadId = meta.downloadId;
     const local = pickLocal(opts.params); // the receiver's own choices win over the meta's
@@ -52,12 +52,12 @@ export class ReceiverBase {
     }, mode);
     this.layout = computeLayout(mode, meta.totalSize, this.params);
     if (this.layout.packetCount !== meta.packetCount || this.layout.generationCount !== meta.generationCount) {
-      throw protocolError('ERR_BAD_PARAMS', 'meta layout is inconsistent');
+      throw codedError('ERR_BAD_PARAMS', 'meta layout is inconsistent');
     }
     this.sourceCount = opts.sourceCount ?? 1;
     checkSourceCount(this.sourceCount);
     this.buffer = opts.objectBuffer ? opts.objectBuffer(meta.totalSize) : new Uint8Array(meta.totalSize);
-    if (this.buffer.length !== meta.totalSize) throw protocolError('ERR_BAD_PARAMS', 'objectBuffer gave a buffer of the wrong size');
+    if (this.buffer.length !== meta.totalSize) throw codedError('ERR_BAD_PARAMS', 'objectBuffer gave a buffer of the wrong size');
     this.echo = new Array(this.sourceCount).fill(0);
     this.receivedLog = new ReceivedLog();
     this.startedAt = opts.now ?? 0;

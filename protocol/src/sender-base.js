@@ -4,7 +4,7 @@
 import { TransitQueue } from './transit-queue.js';
 import { createRng, sourceSeed } from './rng.js';
 import { checkSourceCount, computeLayout, normalizeParams } from './params.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES, checksumTable } from './integrity/checksums.js';
 import { MAX_DATAGRAM_BYTES, META_HEADER_BYTES, META_CHECKSUM_HEADER_BYTES } from './constants.js';
 
@@ -42,14 +42,14 @@ export class SenderBase {
    * @param {'uncoded'|'coded'} mode
    */
   constructor(opts, mode) {
-    if (!(opts.data instanceof Uint8Array)) throw protocolError('ERR_BAD_PARAMS', 'data must be a Uint8Array');
+    if (!(opts.data instanceof Uint8Array)) throw codedError('ERR_BAD_PARAMS', 'data must be a Uint8Array');
     this.mode = mode;
     this.params = normalizeParams(opts.params, mode);
     this.sourceCount = opts.sourceCount ?? 1;
     checkSourceCount(this.sourceCount);
     this.sourceIndex = opts.sourceIndex ?? 0;
     if (!Number.isInteger(this.sourceIndex) || this.sourceIndex < 0 || this.sourceIndex >= this.sourceCount) {
-      throw protocolError('ERR_BAD_PARAMS', 'sourceIndex must be 0..sourceCount-1');
+      throw codedError('ERR_BAD_PARAMS', 'sourceIndex must be 0..sourceCount-1');
     }
     this.downloadId = opts.downloadId ?? 0;
     this.layout = computeLayout(mode, opts.data.length, this.params);
@@ -66,7 +66,7 @@ export class SenderBase {
     this.checksums = opts.checksums ?? null;
     if (this.checksums !== null &&
       (!(this.checksums instanceof Uint8Array) || this.checksums.length !== this.layout.generationCount * CHECKSUM_ENTRY_BYTES)) {
-      throw protocolError('ERR_BAD_PARAMS', 'checksums must be the checksum table of data under these params');
+      throw codedError('ERR_BAD_PARAMS', 'checksums must be the checksum table of data under these params');
     }
     this.stats = { sent: 0, feedback: 0, ignored: 0, invalid: 0, stale: 0, lostByEcho: 0, lostByTimeout: 0 };
   }

@@ -5,7 +5,7 @@
 import { CODED_HEADER_BYTES, DATA_HEADER_BYTES, DEFAULTS, MAX_DATAGRAM_BYTES, MAX_WINDOW_PACKETS } from './constants.js';
 import { feedbackBytes } from './wire.js';
 import { normalizeParams, checkSourceCount } from './params.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /**
  * Window over the bandwidth-delay product (ratio). A sender refills the window only when
@@ -59,9 +59,9 @@ export function maxWindowPackets(mode, sourceCount, generationSize) {
  */
 export function windowFromPaths({ mode, ratesBps, rttMs = DEFAULT_RTT_ESTIMATE_MS, params = {} }) {
   if (!Array.isArray(ratesBps) || ratesBps.some((r) => !(typeof r === 'number' && r > 0 && Number.isFinite(r)))) {
-    throw protocolError('ERR_BAD_PARAMS', 'ratesBps must be positive finite bytes/s, one per proxy');
+    throw codedError('ERR_BAD_PARAMS', 'ratesBps must be positive finite bytes/s, one per proxy');
   }
-  if (!(typeof rttMs === 'number' && rttMs >= 0 && Number.isFinite(rttMs))) throw protocolError('ERR_BAD_PARAMS', 'rttMs must be a finite number ≥ 0');
+  if (!(typeof rttMs === 'number' && rttMs >= 0 && Number.isFinite(rttMs))) throw codedError('ERR_BAD_PARAMS', 'rttMs must be a finite number ≥ 0');
   const p = normalizeParams({ generationSize: params.generationSize, payloadSize: params.payloadSize }, mode);
   const g = mode === 'coded' ? p.generationSize : 1;
   const datagramBytes = p.payloadSize + (mode === 'coded' ? CODED_HEADER_BYTES + g : DATA_HEADER_BYTES);

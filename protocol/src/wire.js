@@ -7,7 +7,7 @@ import {
   MAX_URL_BYTES, MAX_SOURCES, MAX_OBJECT_BYTES, MAX_ERROR_CODE_BYTES, MAX_ERROR_MESSAGE_BYTES,
   MAX_GENERATION_SIZE, MAX_WINDOW_PACKETS, MIN_PAYLOAD_BYTES,
 } from './constants.js';
-import { protocolError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksums.js';
 
 /**
@@ -77,7 +77,7 @@ function header(b, type, downloadId) {
 
 /** @param {boolean} ok @param {string} what */
 function need(ok, what) {
-  if (!ok) throw protocolError('ERR_BAD_MESSAGE', `cannot encode: ${what}`);
+  if (!ok) throw codedError('ERR_BAD_MESSAGE', `cannot encode: ${what}`);
 }
 
 /** @param {unknown} v @param {number} lo @param {number} hi */
@@ -163,7 +163,7 @@ export function encodeMessage(msg) {
       return b;
     }
   }
-  throw protocolError('ERR_BAD_MESSAGE', 'unreachable');
+  throw codedError('ERR_BAD_MESSAGE', 'unreachable');
 }
 
 /** Cut UTF-8 at a character boundary. @param {Uint8Array} m @param {number} max */

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { makeTestCa, issueLeaf } from '../../test/support/test-ca.js';
+import { makeTestCa, issueLeaf } from '@mutp/testkit/test-ca';
 
 const { values } = parseArgs({ options: {
   size: { type: 'string', default: '5000000' }, fetches: { type: 'string', default: '20' }, ttfb: { type: 'string', default: '30' }, json: { type: 'boolean', default: false },

@@ -8,7 +8,7 @@ const RTC_MODULE_URL = new URL('./rtc/index.js', import.meta.url);
  * Mounts `POST /rtc/offer` and the data-channel senders when ./rtc/index.js exists.
  * @param {import('express').Express} app
  * @param {object} deps `{ objects, logs, stats, config, logger }`
- * @param {import('./logger.js').Logger} logger
+ * @param {import('@mutp/common/logger').Logger} logger
  * @returns {Promise<{ close(): void | Promise<void> } | null>}
  */
 export async function mountRtcIfPresent(app, deps, logger) {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import express from 'express';
 import { createWebServer } from '@mutp/tls';
 import { resolveConfig } from './config/resolve-config.js';
-import { createLogger } from './logger.js';
+import { createLogger } from '@mutp/common/logger';
 import { createHostAllowlist } from './ssrf/host-allowlist.js';
 import { createOriginFetcher } from './origin/fetch-origin.js';
 import { createObjectStore } from './objects/object-store.js';
@@ -29,7 +29,7 @@ const CLOSE_DRAIN_MS = 2000;
  */
 export async function startProxy(input = {}, wiring = {}) {
   const config = resolveConfig(input);
-  const logger = config.logger ?? createLogger(config.id);
+  const logger = config.logger ?? createLogger({ name: config.id });
   const isHostAllowed = createHostAllowlist(config.allowedHosts);
   const fetcher = createOriginFetcher({
     allowPrivate: config.allowPrivate, isHostAllowed,

@@ -2,20 +2,20 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { parseByteSize } from '../src/config/byte-size.js';
 import { configFromCli } from '../src/config/cli-config.js';
 import { resolveConfig } from '../src/config/resolve-config.js';
 
 const BIN = fileURLToPath(new URL('../bin/proxy.js', import.meta.url));
 
 describe('proxy configuration', () => {
-  it('parses byte sizes with decimal and binary units', () => {
-    assert.equal(parseByteSize('896KiB'), 917504);
-    assert.equal(parseByteSize('896KiB/s'), 917504);
-    assert.equal(parseByteSize('1.5MB'), 1_500_000);
-    assert.equal(parseByteSize('64MiB'), 67108864);
-    assert.equal(parseByteSize('1000'), 1000);
-    for (const bad of ['', 'abc', '-5', '5 parsecs', '1e9']) assert.throws(() => parseByteSize(bad), { code: 'ERR_BAD_CONFIG' }, bad);
+  it('reads sizes and the upload rate in the shared units, refusing bad ones with ERR_BAD_CONFIG', () => {
+    const c = resolveConfig(/** @type {any} */ ({ cacheBytes: '64MiB', maxObjectBytes: '1.5mb', uploadRate: '7Mbit' }));
+    assert.deepEqual([c.cacheBytes, c.maxObjectBytes, c.uploadRateBps], [67108864, 1_500_000, 875_000]);
+    assert.equal(resolveConfig(/** @type {any} */ ({ uploadRate: '896KiB/s' })).uploadRateBps, 917504);
+    for (const bad of ['', 'abc', '-5', '5 parsecs', '1e9']) {
+      assert.throws(() => resolveConfig(/** @type {any} */ ({ cacheBytes: bad })), { code: 'ERR_BAD_CONFIG' }, bad);
+      assert.throws(() => resolveConfig(/** @type {any} */ ({ uploadRate: bad })), { code: 'ERR_BAD_CONFIG' }, bad);
+    }
   });
 
   it('reads environment variables, and flags win over them', () => {

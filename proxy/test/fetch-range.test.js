@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startProxy } from '../index.js';
-import { startOrigin, testBytes, captureLogger } from './helpers/local-origin.js';
+import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
 import { decodeDigestList, digestList } from '@mutp/protocol';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');

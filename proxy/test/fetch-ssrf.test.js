@@ -1,7 +1,7 @@
 // Every SSRF target class (loopback, private, link-local and metadata addresses, …), each refused over HTTP GET /fetch with its code.
 import assert from 'node:assert/strict';
 import { startProxy } from '../index.js';
-import { startOrigin, captureLogger } from './helpers/local-origin.js';
+import { startOrigin, captureLogger } from '@mutp/testkit/local-origin';
 
 /** @param {string} proxyUrl @param {string} target */
 async function fetchVia(proxyUrl, target) {

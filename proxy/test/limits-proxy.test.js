@@ -2,11 +2,11 @@
 // concurrent /fetch and origin-fetch caps, the per-address request rate, and the CLI flags.
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
-import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
+import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
 import { startProxy } from '../index.js';
 import { configFromCli } from '../src/config/cli-config.js';
 import { resolveConfig } from '../src/config/resolve-config.js';
-import { startOrigin, testBytes, captureLogger } from './helpers/local-origin.js';
+import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
 
 const OVER_CAP = 10; // 10 sessions over the cap, each refused quickly
 

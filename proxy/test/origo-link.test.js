@@ -4,7 +4,7 @@ import { startProxy } from '../index.js';
 import { createOrigoLink } from '../src/origo/origo-link.js';
 import { createLogQueue } from '../src/origo/log-queue.js';
 import { startFakeOrigo, tokenFor, until } from './helpers/fake-origo.js';
-import { startOrigin, captureLogger } from './helpers/local-origin.js';
+import { startOrigin, captureLogger } from '@mutp/testkit/local-origin';
 
 const SECRET = 'test-secret';
 const FAST = { statusEveryMs: 50, reconnectBaseMs: 20, reconnectMaxMs: 100, ackTimeoutMs: 2000 };

@@ -1,10 +1,10 @@
 // The proxy against the real Origo (contract check): its records pass Origo's schema, it is
 // listed by /api/proxies, a wrong token is refused, and an Origo restart loses no record.
 import assert from 'node:assert/strict';
-import { startOrigo, proxyToken, openDuckDbStore } from '../../origo/index.js';
+import { startOrigo, proxyToken, openDuckDbStore } from '@mutp/origo';
 import { startProxy } from '../index.js';
 import { until } from './helpers/fake-origo.js';
-import { startOrigin, captureLogger } from './helpers/local-origin.js';
+import { startOrigin, captureLogger } from '@mutp/testkit/local-origin';
 
 const SECRET = 'proxy-test-secret-0123456789';
 const quiet = { info() {}, warn() {}, error() {} };

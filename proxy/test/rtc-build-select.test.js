@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describeRtcBuild, loadWrtc, sctpSettingsFrom, tunedBuildPresent } from '../src/rtc/wrtc.js';
 import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES } from '../src/rtc/limits.js';
 import { startProxy } from '../index.js';
-import { captureLogger } from './helpers/local-origin.js';
+import { captureLogger } from '@mutp/testkit/local-origin';
 
 const EMPTY_DIR = mkdtempSync(join(tmpdir(), 'mutp-no-rtc-build-'));
 

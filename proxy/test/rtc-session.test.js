@@ -7,9 +7,9 @@ import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { encodeMessage, decodeMessage, normalizeParams, createSender } from '@mutp/protocol';
 import { startProxy } from '../index.js';
 import { MAX_INBOUND_MESSAGE_BYTES, SCTP_MAX_MESSAGE_BYTES } from '../src/rtc/limits.js';
-import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
-import { downloadMutp } from '../../proxyclientlib/src/mutp/index.js';
-import { LOOPBACK_RTC, memoryObjects, startTestProxy, testBytes, waitFor } from '../../proxyclientlib/test/mutp-harness.js';
+import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
+import { downloadMutp } from '@mutp/proxyclientlib/mutp';
+import { LOOPBACK_RTC, memoryObjects, startTestProxy, testBytes, waitFor } from '@mutp/testkit/mutp-harness';
 
 const URL1 = 'http://origin.test/one';
 const BLOCKED = 'http://169.254.169.254/';

@@ -7,7 +7,7 @@ import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { createSignalling } from '../src/rtc/signalling.js';
 import { createChannelSender } from '../src/rtc/channel-sender.js';
 import { SEND_HIGH_WATER_BYTES, MAX_OUTBOUND_MESSAGE_BYTES } from '../src/rtc/limits.js';
-import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
+import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
 
 const LOOPBACK_RTC = { bindAddress: '127.0.0.1' }; // tests only target loopback
 const quietLogger = { info() {}, warn() {}, error() {} };

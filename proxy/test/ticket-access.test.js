@@ -3,12 +3,12 @@
 // With requireTickets off, no ticket is needed.
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
-import { issueTicket } from '../../origo/src/auth/client-ticket.js';
-import { proxyToken } from '../../origo/src/auth/proxy-token.js';
-import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
-import { createProxyAccess } from '../../proxyclientlib/src/proxy-access.js';
+import { issueTicket } from '@mutp/origo/client-ticket';
+import { proxyToken } from '@mutp/origo';
+import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
+import { createProxyAccess } from '@mutp/proxyclientlib/proxy-access';
 import { startProxy } from '../index.js';
-import { startOrigin, testBytes, captureLogger } from './helpers/local-origin.js';
+import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
 
 const SECRET = 'ticket-access-secret-0123456789';
 const ID = 'ticket-proxy';

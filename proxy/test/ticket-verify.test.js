@@ -1,8 +1,8 @@
 // Tickets: Origo signs them (origo/src/auth/client-ticket.js), the proxy checks them
 // with a key derived from its own token. Each bad ticket is refused with its own code.
 import assert from 'node:assert/strict';
-import { issueTicket, TICKET_TTL_MS } from '../../origo/src/auth/client-ticket.js';
-import { proxyToken } from '../../origo/src/auth/proxy-token.js';
+import { issueTicket, TICKET_TTL_MS } from '@mutp/origo/client-ticket';
+import { proxyToken } from '@mutp/origo';
 import { createTicketVerifier, TICKET_CLOCK_SKEW_MS, MAX_TICKET_CHARS } from '../src/tickets/ticket.js';
 
 const SECRET = 'ticket-test-secret-0123456789';

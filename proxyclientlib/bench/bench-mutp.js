@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { downloadMutp } from '../src/mutp/index.js';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '../test/mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '@mutp/testkit/mutp-harness';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '4' }, mb: { type: 'string', default: '5' }, runs: { type: 'string', default: '5' } } });
 const n = Number(values.n);

@@ -1,6 +1,7 @@
 // ProxyClientLib's public client: picks proxies from Origo, runs one transfer mode, builds the
 // log record and hands it to the log sender.
-import { codedError, errorInfo } from './errors.js';
+import { codedError } from '@mutp/common/errors';
+import { errorInfo } from './errors.js';
 import { MAX_PROXIES } from './limits.js';
 import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';

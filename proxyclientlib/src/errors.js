@@ -1,17 +1,4 @@
-// Errors with machine-readable codes: callers (CLI, extension) branch on err.code, never on text.
-
-/**
- * @param {string} code     e.g. 'ERR_ALL_PROXIES_FAILED'
- * @param {string} message  human-readable explanation
- * @param {Record<string, unknown>} [extra]  extra fields copied onto the error
- * @returns {Error & {code: string}}
- */
-export function codedError(code, message, extra) {
-  const err = /** @type {Error & {code: string}} */ (new Error(message));
-  err.code = code;
-  if (extra) Object.assign(err, extra);
-  return err;
-}
+// The {code, message} of a failure as the client's log records carry it.
 
 /**
  * The {code, message} pair of any thrown value, for log records.

@@ -1,6 +1,8 @@
 // Ships client log records to Origo (`POST /api/logs`) in batches. Records stay queued until
 // Origo acknowledged them (stored, duplicate, or rejected as invalid), so an Origo that is down
 // for a while loses nothing: we retry with exponential backoff and jitter.
+import { backoffDelayMs } from '@mutp/common/backoff';
+import { createLogQueue } from '@mutp/common/log-queue';
 
 export const BATCH_MAX_RECORDS = 20; // one POST carries at most this many records: with ~100 KB packet logs each, far below Origo's 8 MiB body cap
 export const RETRY_BASE_MS = 500; // first retry delay after a failed POST
@@ -13,7 +15,7 @@ const POST_TIMEOUT_MS = 10_000; // a hung Origo must not block the queue forever
  * @property {(record: {id: string}) => void} enqueue
  * @property {(timeoutMs?: number) => Promise<boolean>} flush  resolves true when the queue is empty, false on timeout
  * @property {() => void} close   stops retry timers (queued records are kept in `pending`)
- * @property {{id: string}[]} pending
+ * @property {{id: string}[]} pending  the queued records, oldest first (a copy)
  * @property {{sent: number, stored: number, duplicates: number, rejected: number, dropped: number, failures: number}} counters
  */
 
@@ -30,9 +32,8 @@ const POST_TIMEOUT_MS = 10_000; // a hung Origo must not block the queue forever
  */
 export function createLogSender({ origo, fetch, logger = console, retryBaseMs = RETRY_BASE_MS, retryMaxMs = RETRY_MAX_MS, batchMax = BATCH_MAX_RECORDS, queueMax = QUEUE_MAX_RECORDS }) {
   const endpoint = new URL('/api/logs', origo).toString();
-  /** @type {{id: string}[]} */
-  const pending = [];
   const counters = { sent: 0, stored: 0, duplicates: 0, rejected: 0, dropped: 0, failures: 0 };
+  const queue = createLogQueue({ maxRecords: queueMax, batchMaxRecords: batchMax, onDrop: () => { counters.dropped += 1; } });
   let attempt = 0; // consecutive failures, for the backoff
   let timer = null;
   let inFlight = null;
@@ -46,21 +47,21 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
   };
 
   const afterSend = () => {
-    if (pending.length === 0) {
+    if (queue.size === 0) {
       for (const w of drainWaiters) w();
       drainWaiters.clear();
       return;
     }
     if (attempt === 0) schedule(0);
     else {
-      const backoff = Math.min(retryMaxMs, retryBaseMs * 2 ** (attempt - 1));
-      schedule(backoff / 2 + Math.random() * backoff / 2); // jitter: many clients must not retry in lockstep
+      schedule(backoffDelayMs(attempt - 1, { baseMs: retryBaseMs, maxMs: retryMaxMs }));
     }
   };
 
   async function sendBatch() {
-    const batch = pending.slice(0, batchMax);
+    const batch = queue.takeBatch();
     if (batch.length === 0) return;
+    const batchIds = batch.map((r) => r.id);
     counters.sent += 1;
     try {
       const res = await fetch(endpoint, {
@@ -71,17 +72,16 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
       });
       if (res.status !== 200 && res.status !== 400) throw new Error(`Origo answered HTTP ${res.status}`);
       const body = await res.json();
-      const acked = ackedIds(body, batch);
-      if (acked === null) throw new Error('Origo answered with an unexpected body');
-      const ids = new Set(acked.all);
-      for (let i = pending.length - 1; i >= 0; i--) if (ids.has(pending[i].id)) pending.splice(i, 1);
+      if (!isAck(body)) throw new Error('Origo answered with an unexpected body');
+      const acked = queue.ack(batchIds, body);
       counters.stored += acked.stored;
       counters.duplicates += acked.duplicates;
       counters.rejected += acked.rejected.length;
       for (const r of acked.rejected) logger.warn(`origo rejected log record ${r.id}: ${r.reason}`);
-      if (ids.size === 0) throw new Error('Origo acknowledged none of the batch');
+      if (acked.acked === 0) throw new Error('Origo acknowledged none of the batch');
       attempt = 0;
     } catch (err) {
+      queue.release(batchIds);
       counters.failures += 1;
       attempt += 1;
       if (attempt === 1) logger.warn(`log upload to ${endpoint} failed, will retry: ${/** @type {Error} */ (err).message}`);
@@ -89,21 +89,22 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
   }
 
   return {
-    pending,
+    get pending() {
+      return queue.records();
+    },
     counters,
     enqueue(record) {
-      pending.push(record);
-      while (pending.length > queueMax) { pending.shift(); counters.dropped += 1; }
+      queue.push(record);
       if (attempt === 0) schedule(0);
       else schedule(retryBaseMs);
     },
     flush(timeoutMs = Infinity) {
-      if (pending.length === 0 && !inFlight) return Promise.resolve(true);
+      if (queue.size === 0 && !inFlight) return Promise.resolve(true);
       return new Promise((resolve) => {
         let t = null;
         const done = () => { clearTimeout(t); resolve(true); };
         drainWaiters.add(done);
-        if (Number.isFinite(timeoutMs)) t = setTimeout(() => { drainWaiters.delete(done); resolve(pending.length === 0); }, timeoutMs);
+        if (Number.isFinite(timeoutMs)) t = setTimeout(() => { drainWaiters.delete(done); resolve(queue.size === 0); }, timeoutMs);
         if (!timer && !inFlight) schedule(0);
       });
     },
@@ -118,26 +119,12 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
 }
 
 /**
- * Check Origo's answer `{stored: [ids], duplicates: [ids], rejected: [{index, id, reason}]}` against the batch.
- * Rejected records are acknowledged too: re-sending an invalid record would never succeed.
+ * Origo's answer to a batch has id lists for `stored` and `duplicates` (and may reject some).
  * @param {unknown} body
- * @param {{id: string}[]} batch
- * @returns {{all: string[], stored: number, duplicates: number, rejected: {id: string, reason: string}[]} | null}
+ * @returns {body is {stored: string[], duplicates: string[], rejected?: unknown}}
  */
-function ackedIds(body, batch) {
-  if (!body || typeof body !== 'object') return null;
-  const b = /** @type {{stored?: unknown, duplicates?: unknown, rejected?: unknown}} */ (body);
-  const isIdList = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  if (!isIdList(b.stored) || !isIdList(b.duplicates)) return null;
-  const stored = /** @type {string[]} */ (b.stored);
-  const duplicates = /** @type {string[]} */ (b.duplicates);
-  const rejectedIn = Array.isArray(b.rejected) ? b.rejected : [];
-  const rejected = [];
-  for (const r of rejectedIn) {
-    if (!r || typeof r !== 'object') continue;
-    let id = typeof r.id === 'string' ? r.id : null;
-    if (id === null && Number.isInteger(r.index) && r.index >= 0 && r.index < batch.length) id = batch[r.index].id;
-    if (id !== null) rejected.push({ id, reason: typeof r.reason === 'string' ? r.reason.slice(0, 300) : 'invalid' });
-  }
-  return { all: [...stored, ...duplicates, ...rejected.map((r) => r.id)], stored: stored.length, duplicates: duplicates.length, rejected };
+function isAck(body) {
+  const b = /** @type {{stored?: unknown, duplicates?: unknown}} */ (body);
+  const isIdList = (/** @type {unknown} */ v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  return !!b && typeof b === 'object' && isIdList(b.stored) && isIdList(b.duplicates);
 }

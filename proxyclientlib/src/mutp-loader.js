@@ -1,6 +1,6 @@
 // The MUTP transport (coded/uncoded over WebRTC) lives in ./mutp/. Loaded lazily so HTTP modes
 // work in environments without WebRTC.
-import { codedError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /** @returns {Promise<(o: any) => Promise<any>>} */
 export async function loadMutp() {

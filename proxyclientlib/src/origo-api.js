@@ -1,6 +1,6 @@
 // Origo's client API: the proxy list. The answer is checked at the edge; malformed entries are
 // dropped with a warning, never trusted.
-import { codedError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 const PROXY_LIST_TIMEOUT_MS = 10_000; // Origo is the entry point; a hung Origo fails the download clearly
 const MAX_ID_CHARS = 128; // proxy ids are short names; anything longer is malformed

@@ -2,7 +2,7 @@
 // one (`?ticket=` on GET /fetch, `ticket` in the POST /rtc/offer body), and when a proxy refuses
 // with 503 ERR_PROXY_BUSY, moves that source to a spare proxy from Origo's list and retries there.
 // It wraps `fetch`, so every transfer mode gets both without knowing about them.
-import { codedError } from './errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Largest refusal body read to learn its error code (bytes): an error is ~100 bytes of JSON. */
 const MAX_REFUSAL_BODY_BYTES = 4096;

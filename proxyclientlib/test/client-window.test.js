@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createClient } from '../index.js';
 import { windowFromPaths } from '@mutp/protocol';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from './mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '@mutp/testkit/mutp-harness';
 
 const URL_A = 'http://origin.test/w';
 const body = testBytes(100_000, 9);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createClient } from '../index.js';
-import { demoBytes } from '../../demo/media.js';
-import { startFakeProxy } from './helpers/fake-proxy.js';
+import { demoBytes } from '@mutp/demo/media';
+import { startFakeProxy } from '@mutp/testkit/fake-proxy';
 
 const ORIGIN = 'http://origin.test'; // the fake proxy never fetches it; it serves demo bytes by path
 const sha = (b) => createHash('sha256').update(b).digest('hex');

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createClient } from '../index.js';
 import { createPieceSet } from '../src/http/body-pieces.js';
-import { demoBytes } from '../../demo/media.js';
-import { startFakeProxy } from './helpers/fake-proxy.js';
+import { demoBytes } from '@mutp/demo/media';
+import { startFakeProxy } from '@mutp/testkit/fake-proxy';
 
 const ORIGIN = 'http://origin.test'; // the fake proxy serves demo bytes by path
 const MB = 1 << 20;

@@ -1,5 +1,5 @@
 // Integrity in the HTTP modes, on a real local fleet over loopback: four real proxies, one of
-// them behind a man in the middle that lies (test/support/tamper-proxy.js), so the lie comes
+// them behind a man in the middle that lies (testkit/tamper-proxy.js), so the lie comes
 // from outside the proxy's own code. Every download must be byte-exact, every streamed piece
 // too, no honest proxy blamed, and the liar named with ERR_INTEGRITY.
 import assert from 'node:assert/strict';
@@ -8,8 +8,8 @@ import { once } from 'node:events';
 import { BLOCK_BYTES, CHECKSUM_ENTRY_BYTES, DIGEST_HEADER_BYTES } from '@mutp/protocol';
 import { startProxy } from '@mutp/proxy';
 import { createClient } from '../index.js';
-import { startTamperProxy } from '../../test/support/tamper-proxy.js';
-import { sha256, testBytes } from './mutp-harness.js';
+import { startTamperProxy } from '@mutp/testkit/tamper-proxy';
+import { sha256, testBytes } from '@mutp/testkit/mutp-harness';
 
 const OBJECT_BYTES = 4 * 1024 * 1024; // the attack: a 4 MiB random object
 const LIAR = 1; // source index of the lying proxy
@@ -18,7 +18,7 @@ const NAME_ATTEMPTS = 3; // downloads before the liar must have been named (see 
 const silent = { info() {}, warn() {}, error() {} };
 const quiet = { warn() {} };
 
-/** The liars: each tampers with what one proxy answers. @type {Record<string, import('../../test/support/tamper-proxy.js').Tamper>} */
+/** The liars: each tampers with what one proxy answers. @type {Record<string, import('@mutp/testkit/tamper-proxy').Tamper>} */
 const LIARS = {
   'corrupts one byte per block': {
     body: (c, at) => { for (let i = (BLOCK_BYTES - (at % BLOCK_BYTES) + 1000) % BLOCK_BYTES; i < c.length; i += BLOCK_BYTES) c[i] ^= 0xff; },
@@ -61,7 +61,7 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
   /**
    * Refs for the first `n` proxies: the one at `liar` behind a tampering man in the middle, the
    * others (when there is a liar) behind one that only delays their bodies.
-   * @param {number} n @param {number | null} liar @param {import('../../test/support/tamper-proxy.js').Tamper} [tamper]
+   * @param {number} n @param {number | null} liar @param {import('@mutp/testkit/tamper-proxy').Tamper} [tamper]
    */
   async function refs(n, liar, tamper) {
     const out = [];

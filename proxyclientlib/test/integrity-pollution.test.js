@@ -6,7 +6,7 @@ import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import * as protocol from '@mutp/protocol';
 import { faultyProtocol } from '@mutp/proxy/test-faults';
 import { downloadMutp } from '../src/mutp/index.js';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from './mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '@mutp/testkit/mutp-harness';
 
 const URL = 'http://origin.test/three';
 const objects = new Map([[URL, testBytes(3_000_000, 8)]]);

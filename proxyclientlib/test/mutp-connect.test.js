@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { connectPeer } from '../src/rtc/connect-peer.js';
-import { LOOPBACK_RTC, memoryObjects, startTestProxy, waitFor } from './mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, startTestProxy, waitFor } from '@mutp/testkit/mutp-harness';
 
 describe('MUTP connect (loopback): hedged attempts', function () {
   this.timeout(30_000);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import * as protocol from '@mutp/protocol';
 import { downloadMutp } from '../src/mutp/index.js';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes, waitFor } from './mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes, waitFor } from '@mutp/testkit/mutp-harness';
 
 const MB = 1_000_000;
 const URL5 = 'http://origin.test/five';

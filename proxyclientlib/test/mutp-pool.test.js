@@ -7,8 +7,8 @@ import express from 'express';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { downloadMutp } from '../src/mutp/index.js';
 import { createPeerPool } from '../src/rtc/peer-pool.js';
-import { mountRtc } from '../../proxy/src/rtc/index.js';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes, waitFor } from './mutp-harness.js';
+import { mountRtc } from '@mutp/proxy/rtc';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes, waitFor } from '@mutp/testkit/mutp-harness';
 
 const URL_A = 'http://origin.test/a';
 const body = testBytes(300_000, 11);

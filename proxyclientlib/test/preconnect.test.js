@@ -3,7 +3,7 @@
 // code, never a rejection.
 import assert from 'node:assert/strict';
 import { createClient } from '../index.js';
-import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from './mutp-harness.js';
+import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '@mutp/testkit/mutp-harness';
 
 const URL_A = 'http://origin.test/a';
 const body = testBytes(200_000, 5);

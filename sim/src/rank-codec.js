@@ -7,6 +7,7 @@
 // decode of a full-rank generation yields. The receiver still places and checksums real bytes,
 // and the run still compares them with the object. It presumes that every source serves the
 // same bytes (the simulated proxies are honest); `--codec exact` runs the real codec.
+import { codedError } from '@mutp/common/errors';
 import { CoefficientGenerator, RankTracker } from '@mutp/rlnc';
 
 /** Bytes after the coefficients that name the source symbols: u32, little-endian. */
@@ -25,13 +26,6 @@ function readU32(b, o) {
   return (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
 }
 
-/** @param {string} code @param {string} message */
-function codecError(code, message) {
-  const err = new Error(message);
-  /** @type {any} */ (err).code = code;
-  return err;
-}
-
 /**
  * One codec per simulated download (its table of source symbols lives as long as the run).
  * @returns {any} the protocol's codec interface: encoder(g, symbolSize, seed), decoder(g, symbolSize)
@@ -42,7 +36,7 @@ export function createRankCodec() {
   return {
     /** @param {number} g @param {number} symbolSize @param {number} seed */
     encoder(g, symbolSize, seed) {
-      if (symbolSize < SOURCE_ID_BYTES) throw codecError('ERR_SIM_CODEC', `symbolSize must be ≥ ${SOURCE_ID_BYTES}`);
+      if (symbolSize < SOURCE_ID_BYTES) throw codedError('ERR_SIM_CODEC', `symbolSize must be ≥ ${SOURCE_ID_BYTES}`);
       const gen = new CoefficientGenerator(seed);
       let id = -1;
       return {
@@ -52,12 +46,12 @@ export function createRankCodec() {
         packets: 0,
         /** @param {Uint8Array} data g·symbolSize bytes (kept by reference, not copied) */
         setSymbols(data) {
-          if (data.length !== g * symbolSize) throw codecError('ERR_SIM_CODEC', 'symbols data has the wrong length');
+          if (data.length !== g * symbolSize) throw codedError('ERR_SIM_CODEC', 'symbols data has the wrong length');
           id = sources.push(data) - 1;
         },
         /** @param {Uint8Array} target @param {number} [offset] */
         writePayloadInto(target, offset = 0) {
-          if (id < 0) throw codecError('ERR_RLNC_NO_SYMBOLS', 'setSymbols() must be called before writePayload()');
+          if (id < 0) throw codedError('ERR_RLNC_NO_SYMBOLS', 'setSymbols() must be called before writePayload()');
           gen.fill(target, offset, g);
           writeU32(target, offset + g, id);
           target.fill(0, offset + g + SOURCE_ID_BYTES, offset + g + symbolSize);
@@ -84,15 +78,15 @@ export function createRankCodec() {
         isComplete: () => ranks.isComplete(),
         /** @param {Uint8Array} payload */
         readPayload(payload) {
-          if (payload.length !== g + symbolSize) throw codecError('ERR_RLNC_BAD_LENGTH', 'payload has the wrong length');
+          if (payload.length !== g + symbolSize) throw codedError('ERR_RLNC_BAD_LENGTH', 'payload has the wrong length');
           const from = readU32(payload, g);
-          if (from >= sources.length) throw codecError('ERR_SIM_CODEC', 'payload names no source symbols');
+          if (from >= sources.length) throw codedError('ERR_SIM_CODEC', 'payload names no source symbols');
           const innovative = ranks.add(payload, 0);
           if (innovative && id < 0) id = from;
           return innovative;
         },
         symbols() {
-          if (!ranks.isComplete()) throw codecError('ERR_RLNC_INCOMPLETE', `decoder incomplete: rank ${ranks.rank} of ${g}`);
+          if (!ranks.isComplete()) throw codedError('ERR_RLNC_INCOMPLETE', `decoder incomplete: rank ${ranks.rank} of ${g}`);
           return sources[id];
         },
         dispose() {},

@@ -10,6 +10,7 @@ describe('sim units', () => {
     assert.equal(parseRate('1.5MB/s'), 1_500_000);
     assert.deepEqual(parseRates('2x896KiB,1x1792KiB'), [917504, 917504, 1835008]);
     assert.deepEqual(parseRates('1x1792KiB+3x896KiB').length, 4);
+    assert.equal(parseRate('896kib'), 896 * 1024, 'units are case-insensitive');
   });
 
   it('parses sizes: MB is decimal, MiB binary', () => {
@@ -19,7 +20,7 @@ describe('sim units', () => {
   });
 
   it('refuses bad values with ERR_SIM_BAD_INPUT', () => {
-    for (const bad of ['4xfoo', 'x896KiB', '0x896KiB', '896', '-5KiB', '', '896Kib']) {
+    for (const bad of ['4xfoo', 'x896KiB', '0x896KiB', '0', '-5KiB', '', '896KiBit/s/s']) {
       assert.throws(() => parseRates(bad), { code: 'ERR_SIM_BAD_INPUT' }, bad);
     }
     for (const bad of ['1.5XB', 'abc', '-1']) assert.throws(() => parseSize(bad), { code: 'ERR_SIM_BAD_INPUT' }, bad);

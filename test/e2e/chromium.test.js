@@ -2,15 +2,15 @@
 import assert from 'node:assert/strict';
 import { readFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { requireOrSkip } from '../support/require-tool.js';
-import { testVideo, VIDEO_MIME } from './helpers/video.js';
-import { startVideoSite } from './site/server.js';
-import { startLocalFleet } from './helpers/fleet.js';
-import { launchChromium } from './helpers/browsers.js';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { testVideo, VIDEO_MIME } from '@mutp/testkit/e2e/helpers/video';
+import { startVideoSite } from '@mutp/testkit/e2e/site/server';
+import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
+import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
 import {
   buildExtension, quietPlayer, setOptions, tabStats, waitForPlayback, playerState, assertBytesExact, waitForRecords, EXT_DIST, SCREENSHOT_DIR,
-} from './helpers/scenario.js';
-import { fleetModes } from './helpers/modes.js';
+} from '@mutp/testkit/e2e/helpers/scenario';
+import { fleetModes } from '@mutp/testkit/e2e/helpers/modes';
 
 const PLAY_SECONDS = 20; // long enough for several segments in every mode
 const PLAY_TIMEOUT_MS = 60_000; // 20 s of video on a loaded 2-core box

@@ -10,11 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { requireOrSkip } from '../support/require-tool.js';
-import { makeTestCa, issueLeaf } from '../support/test-ca.js';
-import { testVideo } from './helpers/video.js';
-import { REPO } from './helpers/scenario.js';
-import { createHostNamespace, runInNamespace, deleteNamespace, namespaceHosts } from './helpers/netns-host.js';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { makeTestCa, issueLeaf } from '@mutp/testkit/test-ca';
+import { testVideo } from '@mutp/testkit/e2e/helpers/video';
+import { REPO } from '@mutp/testkit/e2e/helpers/scenario';
+import { createHostNamespace, runInNamespace, deleteNamespace, namespaceHosts } from '@mutp/testkit/e2e/helpers/netns-host';
 
 const INNER = path.join(REPO, 'test', 'e2e', 'deploy-netns', 'deploy.inner.js');
 const MOCHA = path.join(REPO, 'node_modules', 'mocha', 'bin', 'mocha.js');
@@ -26,7 +26,7 @@ const NS = 'mutp-tlse2e'; // not the Firefox test's mutp-ffe2e, nor the testbed'
 // routed nowhere, and only inside this namespace. The site is on a private address instead:
 // the proxies' SSRF guard refuses documentation ranges as origins even with --allow-private, and
 // stays as it is; the site's name resolves to that private address (10.227.8.0/24: not the
-// testbed's 10.219/16, test/support/netns.js's 10.213.7/24 nor the Firefox test's 10.226.6/24).
+// testbed's 10.219/16, testkit/netns.js's 10.213.7/24 nor the Firefox test's 10.226.6/24).
 const DEPLOY = {
   names: {
     'origo.test': '198.51.100.2', // the HTTPS fleet

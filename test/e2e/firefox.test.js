@@ -6,10 +6,10 @@
 // an inner mocha run: firefox-netns/firefox.inner.js. Recipe: docs/extension-testing.md.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { requireOrSkip } from '../support/require-tool.js';
-import { testVideo } from './helpers/video.js';
-import { REPO } from './helpers/scenario.js';
-import { createHostNamespace, runInNamespace, FIREFOX_NS, deleteNamespace } from './helpers/netns-host.js';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { testVideo } from '@mutp/testkit/e2e/helpers/video';
+import { REPO } from '@mutp/testkit/e2e/helpers/scenario';
+import { createHostNamespace, runInNamespace, FIREFOX_NS, deleteNamespace } from '@mutp/testkit/e2e/helpers/netns-host';
 
 const INNER = path.join(REPO, 'test', 'e2e', 'firefox-netns', 'firefox.inner.js');
 const MOCHA = path.join(REPO, 'node_modules', 'mocha', 'bin', 'mocha.js');

@@ -4,13 +4,13 @@
 // and reach the player byte-identical with the origin's head.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { requireOrSkip } from '../support/require-tool.js';
-import { testStreams } from './helpers/streams.js';
-import { startPlayerSite } from './players/server.js';
-import { wrongResponses } from './players/check.js';
-import { startLocalFleet } from './helpers/fleet.js';
-import { launchChromium } from './helpers/browsers.js';
-import { buildExtension, setOptions, tabStats, waitForRecords, EXT_DIST } from './helpers/scenario.js';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
+import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
+import { wrongResponses } from '@mutp/testkit/e2e/players/check';
+import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
+import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
+import { buildExtension, setOptions, tabStats, waitForRecords, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 
 const PLAY_SECONDS = 6; // three 2 s segments per track played
 const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box

@@ -9,9 +9,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
 import { createClient } from '@mutp/proxyclientlib';
-import { startDemoOrigin } from '../../demo/origin.js';
-import { waitForProxies } from '../integration/helpers/fleet.js';
-import { freePort, spawnOrigo } from './helpers/origo-process.js';
+import { startDemoOrigin } from '@mutp/demo/origin';
+import { waitForProxies } from '@mutp/testkit/fleet';
+import { freePort, spawnOrigo } from '@mutp/testkit/origo-process';
 
 const PROXIES = 3; // enough that each download yields several proxy records
 const DOWNLOADS_BEFORE_KILL = 12; // records are flowing (and some in flight) when Origo dies

@@ -17,8 +17,8 @@ import { issueTicket, proxyToken, startOrigo } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
 import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
 import { parseSpool } from '@mutp/proxy/log-spool';
-import { startDemoOrigin } from '../../demo/origin.js';
-import { freePort, spawnOrigo } from '../hardening/helpers/origo-process.js';
+import { startDemoOrigin } from '@mutp/demo/origin';
+import { freePort, spawnOrigo } from '@mutp/testkit/origo-process';
 import { deadOffer, fetchFrom, spawnProxy } from './helpers/hostile-tools.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, 'junk-seconds': { type: 'string', default: '20' }, 'rtc-seconds': { type: 'string', default: '15' } } });

@@ -11,8 +11,8 @@ import { startProxy } from '@mutp/proxy';
 import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
 import { MAX_PENDING_PEERS_PER_ADDRESS, MAX_PENDING_PEERS_PER_CLIENT } from '@mutp/proxy/rtc-limits';
 import { parseSpool } from '@mutp/proxy/log-spool';
-import { startDemoOrigin } from '../../demo/origin.js';
-import { freePort } from '../hardening/helpers/origo-process.js';
+import { startDemoOrigin } from '@mutp/demo/origin';
+import { freePort } from '@mutp/testkit/origo-process';
 import { deadOffer, fetchFrom, spawnProxy, stallRequest } from './helpers/hostile-tools.js';
 
 const silent = { info() {}, warn() {}, error() {} };

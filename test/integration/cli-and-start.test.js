@@ -7,8 +7,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoBytes } from '../../demo/media.js';
-import { startFleet } from './helpers/fleet.js';
+import { demoBytes } from '@mutp/demo/media';
+import { startFleet } from '@mutp/testkit/fleet';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MUTP_BIN = join(ROOT, 'proxyclientlib/bin/mutp.js');

@@ -7,10 +7,10 @@ import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { startOrigo, proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
 import { createClient } from '@mutp/proxyclientlib';
-import { connectPeer } from '../../proxyclientlib/src/rtc/connect-peer.js';
-import { createProxyAccess } from '../../proxyclientlib/src/proxy-access.js';
-import { startOrigin, testBytes } from '../../proxy/test/helpers/local-origin.js';
-import { waitForProxies } from './helpers/fleet.js';
+import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
+import { createProxyAccess } from '@mutp/proxyclientlib/proxy-access';
+import { startOrigin, testBytes } from '@mutp/testkit/local-origin';
+import { waitForProxies } from '@mutp/testkit/fleet';
 
 const silent = { info() {}, warn() {}, error() {} };
 const SECRET = 'hardening-fleet-secret-0123456789';

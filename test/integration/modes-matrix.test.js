@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createClient } from '@mutp/proxyclientlib';
-import { demoBytes } from '../../demo/media.js';
-import { startFleet } from './helpers/fleet.js';
+import { demoBytes } from '@mutp/demo/media';
+import { startFleet } from '@mutp/testkit/fleet';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 const SIZES = [{ name: '1B', size: 1 }, { name: '1MB', size: 1 << 20 }, { name: '5MB', size: 5 << 20 }];

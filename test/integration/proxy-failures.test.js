@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createClient } from '@mutp/proxyclientlib';
-import { demoBytes } from '../../demo/media.js';
-import { startFleet } from './helpers/fleet.js';
+import { demoBytes } from '@mutp/demo/media';
+import { startFleet } from '@mutp/testkit/fleet';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 const ALL_FAILED_BOUND_MS = 10_000; // all proxies killed → a clear error within 10 s (a player falls back to a direct fetch well before its buffer runs out)

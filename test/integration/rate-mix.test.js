@@ -2,7 +2,7 @@
 // and the analysis page's "N + proxy-rate mix" grouping work on real records, not only seeded ones.
 import assert from 'node:assert/strict';
 import { createClient } from '@mutp/proxyclientlib';
-import { startFleet } from './helpers/fleet.js';
+import { startFleet } from '@mutp/testkit/fleet';
 
 const KIB = 1024;
 /** The paper's heterogeneous fleet (FIGURE 11): one fast proxy and three at the base rate (bytes/s). */

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { makeTestCa, issueLeaf } from '../support/test-ca.js';
-import { requireOrSkip } from '../support/require-tool.js';
+import { makeTestCa, issueLeaf } from '@mutp/testkit/test-ca';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { requireOrSkip } from '../support/require-tool.js';
-import { createPair, destroyPair, nodeIn, sh } from '../support/netns.js';
-import { TCP_SINK, TCP_SOURCE, UDP_SOURCE } from '../support/net-probes.js';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { createPair, destroyPair, nodeIn, sh } from '@mutp/testkit/netns';
+import { TCP_SINK, TCP_SOURCE, UDP_SOURCE } from '@mutp/testkit/net-probes';
 
 const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
 const KIB = 1024;

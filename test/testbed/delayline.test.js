@@ -6,11 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requireOrSkip, requireStepOrSkip } from '../support/require-tool.js';
-import { createPair, destroyPair, nodeIn, sh } from '../support/netns.js';
-import { CONNECT_TIMES, TCP_SINK, TCP_SOURCE, UDP_SOURCE } from '../support/net-probes.js';
-import { ensureDelayLine, startDelay } from '../../testbed/src/delay.js';
-import { setLinkLoss, droppedPackets, setTcpCongestion } from '../../testbed/src/links.js';
+import { requireOrSkip, requireStepOrSkip } from '@mutp/testkit/require-tool';
+import { createPair, destroyPair, nodeIn, sh } from '@mutp/testkit/netns';
+import { CONNECT_TIMES, TCP_SINK, TCP_SOURCE, UDP_SOURCE } from '@mutp/testkit/net-probes';
+import { ensureDelayLine, startDelay } from '@mutp/testbed/delay';
+import { setLinkLoss, droppedPackets, setTcpCongestion } from '@mutp/testbed/links';
 
 const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
 const DELAY_MS = 25; // the campaign's default one-way delay
@@ -55,7 +55,7 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
   this.timeout(90_000);
   /** @type {ReturnType<typeof createPair>} */
   let net;
-  /** @type {import('../../testbed/src/delay.js').DelayInfo} */
+  /** @type {import('@mutp/testbed/delay').DelayInfo} */
   let delay;
   const logFile = join(mkdtempSync(join(tmpdir(), 'mtb-delay-')), 'delayline.log');
 

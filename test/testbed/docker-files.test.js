@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { requireOrSkip, hasCommand } from '../support/require-tool.js';
+import { requireOrSkip, hasCommand } from '@mutp/testkit/require-tool';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (/** @type {string} */ p) => readFileSync(join(ROOT, p), 'utf8');

@@ -7,12 +7,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { requireOrSkip } from '../support/require-tool.js';
-import { CONNECT_TIMES } from '../support/net-probes.js';
-import { startTestbed } from '../../testbed/src/testbed.js';
-import { listNamespaces } from '../../testbed/src/topology.js';
-import { parseRates } from '../../testbed/src/rates.js';
-import { shapedClassStats } from '../../testbed/src/links.js';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { CONNECT_TIMES } from '@mutp/testkit/net-probes';
+import { startTestbed } from '@mutp/testbed/testbed';
+import { listNamespaces } from '@mutp/testbed/topology';
+import { parseRates } from '@mutp/testbed/rates';
+import { shapedClassStats } from '@mutp/testbed/links';
 
 const TAG = 'ci'; // namespaces mtb-ci-*: distinct from a campaign's (mtb-camp-*) running alongside
 const SUBNET = '10.219.7'; // a /24 of its own for the same reason

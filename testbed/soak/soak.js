@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createClient } from '@mutp/proxyclientlib';
-import { startDemoOrigin } from '../../demo/origin.js';
-import { demoBytes } from '../../demo/media.js';
-import { freePort, spawnOrigo } from '../../test/hardening/helpers/origo-process.js';
-import { waitForProxies } from '../../test/integration/helpers/fleet.js';
+import { startDemoOrigin } from '@mutp/demo/origin';
+import { demoBytes } from '@mutp/demo/media';
+import { freePort, spawnOrigo } from '@mutp/testkit/origo-process';
+import { waitForProxies } from '@mutp/testkit/fleet';
 import { createProxyProcess } from './soak-fleet.js';
 import { quantile, sampleProcess, slope } from './proc-sample.js';
 

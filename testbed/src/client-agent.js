@@ -5,6 +5,7 @@
 import { createInterface } from 'node:readline';
 import { createClient } from '@mutp/proxyclientlib';
 import { cpuSeconds } from './proc-cpu.js';
+import { codedError } from '@mutp/common/errors';
 
 const FLEET_POLL_MS = 200; // Origo registration is a socket.io handshake: a few hundred ms
 const LOG_FLUSH_TIMEOUT_MS = 10_000; // at the end, give Origo this long to ack the records
@@ -26,7 +27,7 @@ const commands = {
       } catch {
         // Origo not up yet
       }
-      if (Date.now() > deadline) throw Object.assign(new Error(`fewer than ${count} proxies registered with Origo within ${timeoutMs} ms`), { code: 'ERR_FLEET_NOT_READY' });
+      if (Date.now() > deadline) throw codedError('ERR_FLEET_NOT_READY', `fewer than ${count} proxies registered with Origo within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, FLEET_POLL_MS));
     }
   },

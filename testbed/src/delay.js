@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { codedError } from '@mutp/common/errors';
 
 export const DELAYLINE_DIR = fileURLToPath(new URL('../../shaping/delayline/', import.meta.url));
 export const DELAYLINE = `${DELAYLINE_DIR}delayline`;
@@ -46,8 +47,7 @@ export function ensureDelayLine() {
   try {
     execFileSync(DELAYLINE_BUILD, [], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
-    throw Object.assign(new Error(`could not build the delay line (needs clang and libnetfilter-queue-dev): ${String(err?.stderr || err?.message).trim()}`),
-      { code: 'ERR_DELAYLINE_BUILD', cause: err });
+    throw codedError('ERR_DELAYLINE_BUILD', `could not build the delay line (needs clang and libnetfilter-queue-dev): ${String(err?.stderr || err?.message).trim()}`, { cause: err });
   }
   return DELAYLINE;
 }
@@ -70,7 +70,7 @@ export function ensureDelayLine() {
  */
 export async function startDelay({ clientNs, clientDev = 'eth0', peerNs, peerDev, delayMs, logFile, forceDelayLine = false }) {
   if (!(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= MAX_DELAY_MS)) {
-    throw Object.assign(new Error(`delay must be an integer number of ms in [1, ${MAX_DELAY_MS}], got ${delayMs}`), { code: 'ERR_BAD_OPTION' });
+    throw codedError('ERR_BAD_OPTION', `delay must be an integer number of ms in [1, ${MAX_DELAY_MS}], got ${delayMs}`);
   }
   if (!forceDelayLine && hasNetem(clientNs)) {
     const netem = ['netem', 'delay', `${delayMs}ms`, 'limit', String(NETEM_LIMIT_PACKETS)];

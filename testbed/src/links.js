@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { codedError } from '@mutp/common/errors';
 
 export const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
 const LOSS_COMMENT = 'mtb-loss'; // tags our iptables rules so they can be found and replaced
@@ -49,7 +50,7 @@ export function shapedClassStats(ns) {
  * @param {number} pct  0 ≤ pct < 100
  */
 export function setLinkLoss(link, pct) {
-  if (!(pct >= 0 && pct < 100)) throw Object.assign(new Error(`loss must be in [0, 100), got ${pct}`), { code: 'ERR_BAD_OPTION' });
+  if (!(pct >= 0 && pct < 100)) throw codedError('ERR_BAD_OPTION', `loss must be in [0, 100), got ${pct}`);
   clearRules(link.clientNs, link.proxyIp);
   clearRules(link.proxyNs, link.clientIp);
   if (pct === 0) return;
@@ -94,7 +95,7 @@ export function droppedPackets(ns) {
 export function setTcpCongestion(node, subnet, algo, dev = 'eth0') {
   const available = readFileSync(AVAILABLE_CC_FILE, 'utf8').trim().split(/\s+/);
   if (!available.includes(algo)) {
-    throw Object.assign(new Error(`TCP congestion control "${algo}" is not available here (${available.join(', ')})`), { code: 'ERR_BAD_OPTION' });
+    throw codedError('ERR_BAD_OPTION', `TCP congestion control "${algo}" is not available here (${available.join(', ')})`);
   }
   inNs(node.ns, ['ip', 'route', 'replace', `${subnet}.0/24`, 'dev', dev, 'proto', 'kernel', 'scope', 'link', 'src', node.ip, 'congctl', algo]);
 }

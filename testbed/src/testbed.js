@@ -13,6 +13,7 @@ import { startDelay } from './delay.js';
 import { spawnInNs } from './spawn-in-ns.js';
 import { cpuSeconds } from './proc-cpu.js';
 import { readProxyRtcBuild } from './rtc-build.js';
+import { codedError } from '@mutp/common/errors';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ENTRY = {
@@ -34,13 +35,13 @@ const REQUIRED_TOOLS = ['ip', 'tc', 'iptables'];
 /** Throws ERR_NEED_ROOT / ERR_MISSING_TOOL with a clear message when the testbed cannot run here. */
 export function checkPrerequisites() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    throw Object.assign(new Error('the testbed needs root: it creates network namespaces and shapes links with tc/iptables (run it with sudo)'), { code: 'ERR_NEED_ROOT' });
+    throw codedError('ERR_NEED_ROOT', 'the testbed needs root: it creates network namespaces and shapes links with tc/iptables (run it with sudo)');
   }
   for (const tool of REQUIRED_TOOLS) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
-      throw Object.assign(new Error(`'${tool}' not found: install iproute2 and iptables`), { code: 'ERR_MISSING_TOOL' });
+      throw codedError('ERR_MISSING_TOOL', `'${tool}' not found: install iproute2 and iptables`);
     }
   }
 }
@@ -212,10 +213,10 @@ function createAgentRpc(child) {
     if (!p) return;
     pending.delete(msg.seq);
     if (msg.ok) p.resolve(msg.result);
-    else p.reject(Object.assign(new Error(msg.error?.message ?? 'agent error'), { code: msg.error?.code }));
+    else p.reject(codedError(msg.error?.code, msg.error?.message ?? 'agent error'));
   });
   child.on('close', (code) => {
-    for (const p of pending.values()) p.reject(Object.assign(new Error(`client agent exited (${code}); see client.log`), { code: 'ERR_AGENT_EXITED' }));
+    for (const p of pending.values()) p.reject(codedError('ERR_AGENT_EXITED', `client agent exited (${code}); see client.log`));
     pending.clear();
   });
   return {

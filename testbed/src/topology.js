@@ -2,6 +2,7 @@
 // with one veth "eth0" plugged into a bridge that lives in its own hub namespace. The host's
 // own network namespace is never touched, and the /24 exists only inside these namespaces.
 import { execFileSync } from 'node:child_process';
+import { codedError } from '@mutp/common/errors';
 
 export const NS_PREFIX = 'mtb-'; // every namespace we create starts with this: a stale run is found by it
 const HOST_OCTETS = /** @type {const} */ ({ origo: 2, origin: 3, client: 4, firstProxy: 11 }); // fixed, readable addresses
@@ -18,13 +19,13 @@ const KILL_GRACE_MS = 1500; // SIGTERM first: Origo flushes DuckDB, proxies drai
  * @returns {Topology}
  */
 export function planTopology({ tag, subnet, proxyCount }) {
-  if (!/^[a-z0-9]{1,8}$/.test(tag)) throw Object.assign(new Error(`tag must be 1..${MAX_TAG_CHARS} of [a-z0-9]`), { code: 'ERR_BAD_OPTION' });
+  if (!/^[a-z0-9]{1,8}$/.test(tag)) throw codedError('ERR_BAD_OPTION', `tag must be 1..${MAX_TAG_CHARS} of [a-z0-9]`);
   const m = /^(10|192\.168|172\.(?:1[6-9]|2\d|3[01]))\.(\d{1,3})(?:\.(\d{1,3}))?$/.exec(subnet);
   const octets = subnet.split('.').map(Number);
   if (!m || octets.length !== 3 || octets.some((o) => !(o >= 0 && o <= 255))) {
-    throw Object.assign(new Error(`subnet must be the first three octets of a private /24, e.g. 10.219.0 (got ${subnet})`), { code: 'ERR_BAD_OPTION' });
+    throw codedError('ERR_BAD_OPTION', `subnet must be the first three octets of a private /24, e.g. 10.219.0 (got ${subnet})`);
   }
-  if (HOST_OCTETS.firstProxy + proxyCount > 254) throw Object.assign(new Error('too many proxies for one /24'), { code: 'ERR_BAD_OPTION' });
+  if (HOST_OCTETS.firstProxy + proxyCount > 254) throw codedError('ERR_BAD_OPTION', 'too many proxies for one /24');
   const node = (/** @type {string} */ name, /** @type {number} */ octet) => ({ name, ns: `${NS_PREFIX}${tag}-${name}`, ip: `${subnet}.${octet}`, hubDev: `v-${name}` });
   return {
     tag,
@@ -68,7 +69,7 @@ export function createTopology(t) {
     }
   } catch (err) {
     destroyTag(t.tag);
-    throw Object.assign(new Error(`could not build the testbed network: ${String(err?.stderr || err?.message).trim()}`), { code: 'ERR_TOPOLOGY', cause: err });
+    throw codedError('ERR_TOPOLOGY', `could not build the testbed network: ${String(err?.stderr || err?.message).trim()}`, { cause: err });
   }
 }
 

@@ -5,6 +5,7 @@ import { readFileSync, watchFile, unwatchFile } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import { codedError } from '@mutp/common/errors';
 
 // How often the files are checked (stat, no read): certbot/lego renew days ahead, so a minute is
 // plenty; polling, unlike fs.watch, sees a symlink swapped to a new target (certbot's live/ dir).
@@ -27,12 +28,12 @@ export function readTlsPair({ certFile, keyFile }) {
     cert = readFileSync(certFile);
     key = readFileSync(keyFile);
   } catch (err) {
-    throw Object.assign(new Error(`cannot read the TLS certificate/key: ${err.message}`), { code: 'ERR_TLS_FILES', cause: err });
+    throw codedError('ERR_TLS_FILES', `cannot read the TLS certificate/key: ${err.message}`, { cause: err });
   }
   try {
     tls.createSecureContext({ cert, key }); // a key that does not match the certificate throws here
   } catch (err) {
-    throw Object.assign(new Error(`the TLS certificate and key are not a usable pair (${certFile}, ${keyFile}): ${err.message}`), { code: 'ERR_TLS_FILES', cause: err });
+    throw codedError('ERR_TLS_FILES', `the TLS certificate and key are not a usable pair (${certFile}, ${keyFile}): ${err.message}`, { cause: err });
   }
   return { cert, key };
 }
@@ -44,7 +45,7 @@ export function readTlsPair({ certFile, keyFile }) {
  */
 export function pickTlsFiles(certFile, keyFile) {
   if (!certFile && !keyFile) return null;
-  if (!certFile || !keyFile) throw Object.assign(new Error('give both the TLS certificate and its key, or neither'), { code: 'ERR_BAD_CONFIG' });
+  if (!certFile || !keyFile) throw codedError('ERR_BAD_CONFIG', 'give both the TLS certificate and its key, or neither');
   return { certFile, keyFile };
 }
 

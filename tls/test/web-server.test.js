@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { createWebServer, pickTlsFiles, readTlsPair } from '@mutp/tls';
-import { makeTestCa, issueLeaf } from '../../test/support/test-ca.js';
-import { requireOrSkip } from '../../test/support/require-tool.js';
+import { makeTestCa, issueLeaf } from '@mutp/testkit/test-ca';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
 
 const POLL_MS = 50; // fast polling for the test; production polls once a minute
 const RELOAD_WAIT_MS = 5000;

@@ -1,6 +1,8 @@
 // Client records on their way to Origo (`POST /api/logs`): batched, kept in extension storage
 // until Origo acknowledged them, retried with backoff while the background lives and by an
 // alarm after it was suspended. Nothing is lost while Origo is down (up to the queue cap).
+import { backoffDelayMs } from '@mutp/common/backoff';
+import { createLogQueue as createQueue } from '@mutp/common/log-queue';
 
 export const BATCH_MAX_RECORDS = 20; // as ProxyClientLib's sender: far below Origo's 8 MiB body cap
 export const QUEUE_MAX_RECORDS = 500; // storage bound (records carry packet logs); the oldest go first
@@ -20,7 +22,7 @@ const ALARM_PERIOD_MIN = 1; // browsers' minimum alarm granularity
  */
 export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, armAlarm = () => {}, logger = console }) {
   const KEY = 'logQueue';
-  /** @type {{id: string}[] | null} */
+  /** @type {ReturnType<typeof createQueue> | null} the records, read from storage once */
   let queue = null;
   let sending = null;
   let attempt = 0;
@@ -30,19 +32,17 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
   async function load() {
     if (queue) return queue;
     const got = await storage.get(KEY);
-    queue = Array.isArray(got[KEY]) ? got[KEY].filter((r) => r && typeof r.id === 'string') : [];
+    const q = createQueue({ maxRecords: QUEUE_MAX_RECORDS, batchMaxRecords: BATCH_MAX_RECORDS, onDrop: () => { counters.dropped += 1; } });
+    for (const r of Array.isArray(got[KEY]) ? got[KEY] : []) if (r && typeof r.id === 'string') q.push(r, { replayed: true });
+    queue ??= q;
     return queue;
   }
-  const persist = () => storage.set({ [KEY]: queue });
+  const persist = () => storage.set({ [KEY]: queue.records() });
 
   /** @param {{id: string}} record */
   async function add(record) {
     const q = await load();
     q.push(record);
-    while (q.length > QUEUE_MAX_RECORDS) {
-      q.shift();
-      counters.dropped += 1;
-    }
     await persist();
     flush();
   }
@@ -54,27 +54,29 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
     timer = null;
     sending = (async () => {
       const q = await load();
-      while (q.length > 0) {
-        const batch = q.slice(0, BATCH_MAX_RECORDS);
-        const acked = await post(batch);
-        if (!acked) {
+      while (q.size > 0) {
+        const batch = q.takeBatch();
+        const ids = batch.map((r) => r.id);
+        if (!(await post(q, batch, ids))) {
+          q.release(ids);
           attempt += 1;
           counters.failures += 1;
-          const backoff = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
-          timer = setTimeout(() => flush(), backoff / 2 + Math.random() * backoff / 2); // jitter: clients must not retry in lockstep
+          timer = setTimeout(() => flush(), backoffDelayMs(attempt - 1, { baseMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS }));
           armAlarm(RETRY_ALARM, ALARM_PERIOD_MIN); // the background may be suspended before the timer fires
           return;
         }
         attempt = 0;
-        for (let i = q.length - 1; i >= 0; i--) if (acked.has(q[i].id)) q.splice(i, 1);
         await persist();
       }
     })().finally(() => { sending = null; });
     return sending;
   }
 
-  /** @param {{id: string}[]} batch @returns {Promise<Set<string> | null>} ids Origo acknowledged */
-  async function post(batch) {
+  /**
+   * @param {ReturnType<typeof createQueue>} q @param {{id: string}[]} batch @param {string[]} ids
+   * @returns {Promise<boolean>} whether Origo acknowledged any of the batch
+   */
+  async function post(q, batch, ids) {
     let endpoint;
     try {
       endpoint = new URL('/api/logs', await origoUrl()).href;
@@ -83,24 +85,18 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
         signal: AbortSignal.timeout(POST_TIMEOUT_MS),
       });
       if (res.status !== 200 && res.status !== 400) throw new Error(`HTTP ${res.status}`);
-      const body = await res.json();
-      const ids = (v) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
-      const stored = ids(body?.stored);
-      const dup = ids(body?.duplicates);
-      const rejected = Array.isArray(body?.rejected) ? body.rejected : [];
-      const rej = rejected.map((r) => (typeof r?.id === 'string' ? r.id : batch[r?.index]?.id)).filter((x) => typeof x === 'string');
-      for (const r of rejected) logger.warn(`[mutp] Origo rejected a record: ${String(r?.reason).slice(0, 200)}`);
-      counters.stored += stored.length;
-      counters.duplicates += dup.length;
-      counters.rejected += rej.length;
-      const all = new Set([...stored, ...dup, ...rej]); // rejected ones too: re-sending them can never succeed
-      if (all.size === 0) throw new Error('Origo acknowledged none of the batch');
-      return all;
+      const acked = q.ack(ids, await res.json()); // rejected ones leave too: re-sending them can never succeed
+      for (const r of acked.rejected) logger.warn(`[mutp] Origo rejected a record: ${r.reason.slice(0, 200)}`);
+      counters.stored += acked.stored;
+      counters.duplicates += acked.duplicates;
+      counters.rejected += acked.rejected.length;
+      if (acked.acked === 0) throw new Error('Origo acknowledged none of the batch');
+      return true;
     } catch (err) {
       if (attempt === 0) logger.warn(`[mutp] log upload to ${endpoint ?? 'Origo'} failed, will retry: ${/** @type {Error} */ (err)?.message}`);
-      return null;
+      return false;
     }
   }
 
-  return { add, flush, counters, pending: async () => (await load()).length };
+  return { add, flush, counters, pending: async () => (await load()).size };
 }

@@ -6,7 +6,7 @@ export const MAX_LIVE_ROWS_PER_BATCH = 50;
 
 /**
  * @param {{ io: import('socket.io').Server, sessions: ReturnType<typeof import('./admin-session.js').createSessionManager> | null,
- *           fleet: import('./fleet-view.js').FleetView, events: import('node:events').EventEmitter, store: any, logger: import('../logger.js').Logger }} deps
+ *           fleet: import('./fleet-view.js').FleetView, events: import('node:events').EventEmitter, store: any, logger: import('@mutp/common/logger').Logger }} deps
  */
 export function mountAdminNamespace({ io, sessions, fleet, events, store, logger }) {
   const nsp = io.of('/admin');

@@ -1,6 +1,6 @@
 // The admin password: checked against a policy at start, then kept only as a scrypt hash.
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
-import { codedError } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Passwords refused outside --insecure-dev: empty, or the defaults every scanner tries first. */
 export const DEFAULT_PASSWORDS = ['', 'admin', 'password', 'changeme', 'origo', '123456', 'secret'];
@@ -14,7 +14,7 @@ const HASH_BYTES = 32;
 export const MAX_PASSWORD_CHARS = 1024;
 
 /**
- * @param {{ password: string | undefined, insecureDev?: boolean, logger: import('../logger.js').Logger }} opts
+ * @param {{ password: string | undefined, insecureDev?: boolean, logger: import('@mutp/common/logger').Logger }} opts
  * @returns {string} the password to hash
  */
 export function checkPasswordPolicy({ password, insecureDev = false, logger }) {

@@ -37,7 +37,7 @@ const PUBLIC_ASSETS = new Set(['admin.css', 'login.js']);
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /**
- * @param {{ store: any, logger: import('../logger.js').Logger, sessions: ReturnType<typeof import('./admin-session.js').createSessionManager> | null,
+ * @param {{ store: any, logger: import('@mutp/common/logger').Logger, sessions: ReturnType<typeof import('./admin-session.js').createSessionManager> | null,
  *           verifier: ReturnType<typeof import('./admin-password.js').createPasswordVerifier> | null, fleet: import('./fleet-view.js').FleetView,
  *           loginAttemptsPerWindow?: number }} deps  sessions/verifier null: the dashboard is disabled (no password configured)
  */

@@ -2,7 +2,7 @@
 // that reaches SQL is a finite number, an integer, or a member of a fixed list: nothing else
 // passes, so the SQL builder may inline these values (DuckDB's COPY takes no parameters).
 import { CLIENT_MODES } from '../schema/common.js';
-import { codedError } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Metrics the analysis page offers → client_records column (paper eq. 2). */
 export const METRICS = {

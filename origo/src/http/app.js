@@ -9,7 +9,7 @@ import { sendError } from './send-error.js';
 /**
  * The public HTTP API (docs/origo-api.md).
  * @param {{ registry: import('../registry/proxy-registry.js').ProxyRegistry, store: import('../store/store-interface.js').Store,
- *           logger: import('../logger.js').Logger, trustProxy: boolean | number | string, rateLimitPerMinute: number,
+ *           logger: import('@mutp/common/logger').Logger, trustProxy: boolean | number | string, rateLimitPerMinute: number,
  *           random?: () => number, events?: import('node:events').EventEmitter, admin?: import('express').Router,
  *           proxySecret: string, now?: () => number, ticketsPerMinute?: number, logBytesPerMinute?: number }} deps
  *   admin: the /admin router (dashboard); events: see logsRoute; proxySecret signs client tickets; now: ms clock;

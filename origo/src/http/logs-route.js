@@ -14,7 +14,7 @@ const extraBytes = (record) => {
  * rejected; the status is 200 only when nothing was rejected. A record whose unknown fields pass
  * MAX_EXTRA_BYTES is rejected with code ERR_RECORD_TOO_LARGE; a request that would pass the address's
  * byte quota stores nothing and gets 429 ERR_QUOTA (the client retries later).
- * @param {{ store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger,
+ * @param {{ store: import('../store/store-interface.js').Store, logger: import('@mutp/common/logger').Logger,
  *           events?: import('node:events').EventEmitter, quota?: ReturnType<typeof import('./address-quota.js').createAddressQuota> | null }} deps
  *   events: 'client-records' (ids stored) after each commit; quota: record bytes per client address per window
  * @returns {import('express').RequestHandler}

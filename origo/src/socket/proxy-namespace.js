@@ -27,7 +27,7 @@ function authError(code) {
  * and refused for a cooldown. Statuses reach the store at most once per period per proxy, and a
  * connection has at most a few log batches in the store's queue.
  * @param {{ io: import('socket.io').Server, secret: string, registry: import('../registry/proxy-registry.js').ProxyRegistry,
- *           store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger, now?: () => number,
+ *           store: import('../store/store-interface.js').Store, logger: import('@mutp/common/logger').Logger, now?: () => number,
  *           events?: import('node:events').EventEmitter, allowPrivateProxyUrls?: boolean,
  *           eventsPerSecond?: number, eventsBurst?: number }} deps
  *   events: 'proxy-connected' (id), 'proxy-status' (clean status), 'proxy-disconnected' (id);

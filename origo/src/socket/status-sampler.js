@@ -8,7 +8,7 @@
  */
 
 /**
- * @param {{ store: import('../store/store-interface.js').Store, logger: import('../logger.js').Logger,
+ * @param {{ store: import('../store/store-interface.js').Store, logger: import('@mutp/common/logger').Logger,
  *           periodMs: number, now?: () => number }} deps  now: ms clock
  */
 export function createStatusSampler({ store, logger, periodMs, now = Date.now }) {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, LIST, VARCHAR, listValue } from '@duckdb/node-api';
-import { codedError } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
 import { DOWNLOAD_ORDER_SQL, DOWNLOAD_ROW_SQL, EXPORT_SQL, boxplotSql, whereSql } from './dashboard-sql.js';
 import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, DDL, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
 
@@ -112,7 +112,7 @@ export async function openDuckDbStore({ path = ':memory:' } = {}) {
   try {
     instance = await DuckDBInstance.create(path, { memory_limit: MEMORY_LIMIT });
   } catch (err) {
-    throw Object.assign(codedError('ERR_STORE_OPEN', `cannot open database ${path}: ${err.message}`), { cause: err });
+    throw codedError('ERR_STORE_OPEN', `cannot open database ${path}: ${err.message}`, { cause: err });
   }
   const writer = await instance.connect();
   const reader = await instance.connect();
@@ -186,7 +186,7 @@ export class DuckDbStore {
         await this.#writer.run('COMMIT');
       } catch (err) {
         await this.#writer.run('ROLLBACK').catch(() => {});
-        throw Object.assign(codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${err.message}`), { cause: err });
+        throw codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${err.message}`, { cause: err });
       }
       return { stored, duplicates };
     });

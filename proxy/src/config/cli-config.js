@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { splitHostList } from '../ssrf/host-allowlist.js';
 import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
 import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';

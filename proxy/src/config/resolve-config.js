@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.js';
 import { pickTlsFiles } from '@mutp/tls';
-import { parseByteSize } from './byte-size.js';
+import { parseByteSize, parseRate } from '@mutp/common/units';
 import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
 import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
 
@@ -13,6 +13,7 @@ export const DEFAULT_CACHE_BYTES = 256 * 1024 ** 2;
 export const DEFAULT_MAX_OBJECT_BYTES = 64 * 1024 ** 2;
 // The whole origin fetch, all redirect hops included.
 export const DEFAULT_ORIGIN_TIMEOUT_MS = 30_000;
+const BAD_CONFIG = { code: 'ERR_BAD_CONFIG' }; // what a bad size or rate in the configuration throws
 // Origo's proxy id rule (docs/origo-api.md): 1..128 of [A-Za-z0-9._:-].
 const MAX_ID_CHARS = 128;
 
@@ -40,7 +41,7 @@ const MAX_ID_CHARS = 128;
  * @property {number} rateLimitPerMinute  /fetch and /rtc/offer requests per minute per client address; 0 = off
  * @property {string | undefined} rtcBindAddress  address WebRTC binds to (default: loopback when host is)
  * @property {string | null} logSpool  file that keeps log records until Origo acks them (survives a crash); null = memory only
- * @property {import('../logger.js').Logger | undefined} logger
+ * @property {import('@mutp/common/logger').Logger | undefined} logger
  */
 
 /**
@@ -62,7 +63,7 @@ export function resolveConfig(input = {}) {
   if (location !== null && !(isInRange(location.lat, -90, 90) && isInRange(location.lon, -180, 180))) {
     throw codedError('ERR_BAD_CONFIG', 'location needs lat in [-90, 90] and lon in [-180, 180]');
   }
-  const rate = input.uploadRateBps ?? (input.uploadRate != null ? parseByteSize(input.uploadRate) : null);
+  const rate = input.uploadRateBps ?? (input.uploadRate != null ? Math.round(parseRate(input.uploadRate, BAD_CONFIG)) : null);
   const extra = input.allowedHosts ?? [];
   for (const h of extra) parseHostPattern(h); // throws ERR_BAD_CONFIG on a bad entry
   for (const u of [input.origoUrl, input.publicUrl]) {
@@ -88,8 +89,8 @@ export function resolveConfig(input = {}) {
     tls: pickTlsFiles(input.tlsCertFile, input.tlsKeyFile), // ERR_BAD_CONFIG: one without the other
     location,
     uploadRateBps: rate,
-    cacheBytes: parseByteSize(input.cacheBytes ?? DEFAULT_CACHE_BYTES),
-    maxObjectBytes: parseByteSize(input.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES),
+    cacheBytes: parseByteSize(input.cacheBytes ?? DEFAULT_CACHE_BYTES, BAD_CONFIG),
+    maxObjectBytes: parseByteSize(input.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES, BAD_CONFIG),
     originTimeoutMs,
     allowedHosts: [...DEFAULT_ALLOWED_HOSTS, ...extra],
     allowPrivate: input.allowPrivate === true,

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 
 /**
  * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, fromCache: boolean }} StoredObject

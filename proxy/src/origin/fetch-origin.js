@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { checkAddress } from '../ssrf/address-policy.js';
 import { checkTargetUrl } from '../ssrf/target-url.js';
 import { createGuardedLookup } from './guarded-lookup.js';

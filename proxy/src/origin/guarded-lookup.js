@@ -1,5 +1,5 @@
 import dns from 'node:dns';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { checkAddress } from '../ssrf/address-policy.js';
 
 /**

@@ -1,10 +1,10 @@
 import { io as connectSocket } from 'socket.io-client';
-import { backoffDelayMs } from './backoff.js';
+import { backoffDelayMs } from '@mutp/common/backoff';
 
 // Paper III: proxies report "periodically"; a few seconds keeps Origo's live list fresh.
 export const STATUS_EVERY_MS = 5000;
 // Reconnect backoff (socket.io's Manager applies it with jitter for transport failures; we
-// apply the same schedule after a refused handshake, which socket.io does not retry).
+// apply @mutp/common/backoff after a refused handshake, which socket.io does not retry).
 export const RECONNECT_BASE_MS = 500;
 export const RECONNECT_MAX_MS = 30_000;
 const RECONNECT_JITTER = 0.5;
@@ -14,7 +14,7 @@ export const LOGS_ACK_TIMEOUT_MS = 10_000;
 export const LOG_FLUSH_DELAY_MS = 100;
 
 /**
- * @typedef {import('../logger.js').Logger} Logger
+ * @typedef {import('@mutp/common/logger').Logger} Logger
  * @typedef {ReturnType<typeof import('./log-queue.js').createLogQueue>} LogQueue
  */
 

@@ -1,3 +1,5 @@
+import { codedError as coded } from '@mutp/common/errors';
+
 // Errors carry a machine-readable code and an HTTP status; sent as { error: { code, message } }.
 
 /**
@@ -7,10 +9,7 @@
  * @returns {Error & { code: string, status: number }}
  */
 export function codedError(code, message, status = 500) {
-  const err = /** @type {Error & { code: string, status: number }} */ (new Error(message));
-  err.code = code;
-  err.status = status;
-  return err;
+  return coded(code, message, { status });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { ipLiteralOf } from './address-policy.js';
 
 // Paper section III: the proxies fetch YouTube's video chunks, which come from these hosts.

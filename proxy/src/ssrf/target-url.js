@@ -1,5 +1,5 @@
 import { MAX_URL_CHARS } from '@mutp/protocol/constants';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { checkAddress, ipLiteralOf } from './address-policy.js';
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);

@@ -5,7 +5,7 @@
 // Wire format: `t1.<base64url(JSON {c, p, e})>.<base64url(HMAC-SHA256(ticketKey, "t1." + payload))>`.
 // Parse at the edge: a ticket is untrusted text from the network; every field is checked.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { codedError } from '../coded-error.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Ticket lifetime, ms: long enough for one chunk download (seconds) plus retries, short enough that a leaked ticket is soon worthless. */
 export const TICKET_TTL_MS = 120_000;

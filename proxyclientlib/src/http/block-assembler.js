@@ -2,6 +2,7 @@
 // object's first byte), so each block can be checked before any of its bytes is delivered.
 import { BLOCK_BYTES } from '@mutp/protocol';
 import { concat } from './proxy-fetch.js';
+import { codedError } from '@mutp/common/errors';
 
 /**
  * @param {number} objectStart  object offset of the response's first byte: a block boundary
@@ -9,7 +10,7 @@ import { concat } from './proxy-fetch.js';
  *   is a view of the received chunk when the block lies in one chunk (never changed), else a copy
  */
 export function createBlockAssembler(objectStart, onBlock) {
-  if (objectStart % BLOCK_BYTES !== 0) throw Object.assign(new Error(`response start ${objectStart} is not a block boundary`), { code: 'ERR_BAD_PARAMS' });
+  if (objectStart % BLOCK_BYTES !== 0) throw codedError('ERR_BAD_PARAMS', `response start ${objectStart} is not a block boundary`);
   let end = Infinity; // object offset after the response's last byte, once known
   let block = objectStart / BLOCK_BYTES;
   /** @type {Uint8Array[]} */

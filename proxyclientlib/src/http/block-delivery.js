@@ -3,7 +3,8 @@
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
 import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockSpan, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol';
-import { codedError, errorInfo } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
+import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { createBlockAssembler } from './block-assembler.js';
 import { createPieceSet, safeProgress } from './body-pieces.js';

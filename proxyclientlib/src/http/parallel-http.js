@@ -4,7 +4,8 @@
 // whichever response brings it first, once it matches the digest a strict majority of the
 // proxies published (block-delivery.js); a proxy whose bytes or digests are outvoted is
 // excluded and named (ERR_INTEGRITY), and the others' copies of its blocks are used.
-import { codedError, errorInfo } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
+import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { blockAligned, createBlockDelivery } from './block-delivery.js';
 

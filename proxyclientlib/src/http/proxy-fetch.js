@@ -1,6 +1,6 @@
 // One HTTP request to one proxy's `GET /fetch?url=…`, with the response checked at the edge:
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
-import { codedError } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
 
 export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever

@@ -5,7 +5,8 @@
 // majority of the proxies published (block-delivery.js), each byte once. A proxy whose bytes or
 // digests are outvoted is excluded and named (ERR_INTEGRITY), and its range goes back to the pool.
 import { BLOCK_BYTES, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES, createRangeScheduler } from '@mutp/protocol';
-import { codedError, errorInfo } from '../errors.js';
+import { codedError } from '@mutp/common/errors';
+import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { tagsFor } from './parallel-http.js';
 import { createBlockDelivery } from './block-delivery.js';

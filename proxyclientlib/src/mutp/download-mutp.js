@@ -7,7 +7,7 @@
 import { RTCPeerConnection as EnvRTCPeerConnection } from '#rtc';
 import { normalizeParams, createDownloadController, MAX_SOURCES } from '@mutp/protocol';
 import { connectPeer, CONNECT_TIMEOUT_MS } from '../rtc/connect-peer.js';
-import { codedError } from '../rtc/coded-error.js';
+import { codedError } from '@mutp/common/errors';
 import { createSourceLink, perProxyStats } from './source-link.js';
 import { buildMutpStats } from './mutp-stats.js';
 

@@ -1,7 +1,7 @@
 // Connect to one proxy over WebRTC: create an offer, wait for ICE gathering to complete,
 // POST it to the proxy's /rtc/offer, apply the answer, and wait for the data channel to open.
 
-import { codedError } from './coded-error.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Whole connect budget (ms), all attempts: signalling + ICE + DTLS + SCTP take ~30 ms on a LAN; a proxy slower than this is useless. */
 export const CONNECT_TIMEOUT_MS = 10_000;

@@ -7,7 +7,7 @@
 // some of the new channels, likely a reused SCTP stream id racing its reset.)
 
 import { closePeer, connectPeer } from './connect-peer.js';
-import { codedError } from './coded-error.js';
+import { codedError } from '@mutp/common/errors';
 
 /**
  * An idle pooled connection closes after this (ms): under the proxy's 30 s idle sweep

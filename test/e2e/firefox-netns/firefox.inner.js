@@ -11,13 +11,13 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
-import { testVideo, VIDEO_MIME } from '../helpers/video.js';
-import { startVideoSite } from '../site/server.js';
-import { startLocalFleet } from '../helpers/fleet.js';
-import { launchFirefox } from '../helpers/browsers.js';
-import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, REPO, SCREENSHOT_DIR } from '../helpers/scenario.js';
-import { frameExtensionPage, setFirefoxOptions } from '../helpers/firefox-pages.js';
-import { GECKO_ID } from '../../../extension/build/manifest.js';
+import { testVideo, VIDEO_MIME } from '@mutp/testkit/e2e/helpers/video';
+import { startVideoSite } from '@mutp/testkit/e2e/site/server';
+import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
+import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
+import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, REPO, SCREENSHOT_DIR } from '@mutp/testkit/e2e/helpers/scenario';
+import { frameExtensionPage, setFirefoxOptions } from '@mutp/testkit/e2e/helpers/firefox-pages';
+import { GECKO_ID } from '@mutp/extension/manifest';
 import { WARMING } from '@mutp/extension/warm-up'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
 
 const run = promisify(execFile);

@@ -7,7 +7,7 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 
-const PROXY_BIN = fileURLToPath(new URL('../../../proxy/bin/proxy.js', import.meta.url));
+const PROXY_BIN = fileURLToPath(import.meta.resolve('@mutp/proxy/bin'));
 const PROXY_START_TIMEOUT_MS = 20_000; // node + socket.io-client on a busy 2-core box
 
 /**

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { createClient } from '@mutp/proxyclientlib';
-import { demoBytes } from '../../../demo/media.js';
-import { startFleet } from '../helpers/fleet.js';
+import { demoBytes } from '@mutp/demo/media';
+import { startFleet } from '@mutp/testkit/fleet';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 const MODES = ['parallel-http', 'range-http', 'uncoded', 'coded'];

@@ -1,5 +1,5 @@
 // Small Node programs the namespace tests run with `node -e` inside a network namespace
-// (test/support/netns.js nodeIn): traffic sources and sinks that print what they measured.
+// (testkit/netns.js nodeIn): traffic sources and sinks that print what they measured.
 
 /** argv: port warmSeconds spanSeconds. Counts TCP payload bytes between warm and warm+span s after the first byte; prints bytes/s. */
 export const TCP_SINK = `

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 export const FIREFOX_NS = 'mutp-ffe2e';
 const DEV = 'mutpff0'; // holds the address: enough for Firefox to offer a host candidate
 const PEER_DEV = 'mutpff1'; // the veth's other end, up so DEV's carrier is up; no address
-// 10.226.6.0/24: not the testbed's 10.219.0.0/16 nor test/support/netns.js's 10.213.7.0/24
+// 10.226.6.0/24: not the testbed's 10.219.0.0/16 nor testkit/netns.js's 10.213.7.0/24
 export const FIREFOX_NS_ADDR = '10.226.6.1';
 const PREFIX_BITS = 24;
 

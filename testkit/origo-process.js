@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const ORIGO_BIN = fileURLToPath(new URL('../../../origo/bin/origo.js', import.meta.url));
+const ORIGO_BIN = fileURLToPath(import.meta.resolve('@mutp/origo/bin'));
 const ORIGO_START_TIMEOUT_MS = 30_000; // DuckDB opening + WAL replay on a busy 2-core box
 
 /** A free TCP port on 127.0.0.1 (closed again; the caller binds it next). */

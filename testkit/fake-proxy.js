@@ -1,8 +1,8 @@
 // A stand-in for a proxy's `GET /fetch?url=…` (Range supported; `&digests=1` too) serving demo media from memory,
 // with failure knobs. Lets the client's HTTP modes be tested without the real proxy package.
 import http from 'node:http';
-import { demoBytes, demoSize } from '../../../demo/media.js';
-import { parseRangeHeader } from '../../../demo/origin.js';
+import { demoBytes, demoSize } from '@mutp/demo/media';
+import { parseRangeHeader } from '@mutp/demo/origin';
 import { digestList, encodeDigestList } from '@mutp/protocol';
 
 const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob cuts mid-body

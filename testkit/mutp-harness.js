@@ -3,7 +3,8 @@
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import express from 'express';
-import { mountRtc } from '../../proxy/src/rtc/index.js';
+import { mountRtc } from '@mutp/proxy/rtc';
+import { codedError } from '@mutp/common/errors';
 
 /** Tests only ever target loopback. */
 export const LOOPBACK_RTC = Object.freeze({ bindAddress: '127.0.0.1' });
@@ -34,9 +35,9 @@ export function memoryObjects(map, refused = {}) {
     gets: 0,
     async get(/** @type {string} */ url) {
       this.gets++;
-      if (refused[url]) throw Object.assign(new Error(`refused: ${url}`), { code: refused[url] });
+      if (refused[url]) throw codedError(refused[url], `refused: ${url}`);
       const bytes = map.get(url);
-      if (!bytes) throw Object.assign(new Error(`origin said 404 for ${url}`), { code: 'ERR_ORIGIN_STATUS' });
+      if (!bytes) throw codedError('ERR_ORIGIN_STATUS', `origin said 404 for ${url}`);
       return { bytes, contentType: 'application/octet-stream', serverFetchMs: 3, fromCache: true };
     },
   };

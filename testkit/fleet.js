@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startOrigo, proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
-import { startDemoOrigin } from '../../../demo/origin.js';
+import { startDemoOrigin } from '@mutp/demo/origin';
 
-const PROXY_BIN = fileURLToPath(new URL('../../../proxy/bin/proxy.js', import.meta.url));
+const PROXY_BIN = fileURLToPath(import.meta.resolve('@mutp/proxy/bin'));
 const FLEET_READY_TIMEOUT_MS = 20_000; // proxy processes start node + socket.io; slow on a busy 2-core box
 const silent = { info() {}, warn() {}, error() {} };
 
