@@ -17,7 +17,8 @@ import { ProxyRegistry } from './registry/proxy-registry.js';
 import { warnAboutNotOffered } from './registry/public-url-policy.js';
 import { mountProxyNamespace } from './socket/proxy-namespace.js';
 import { openStore } from './store/open-store.js';
-import { redactDbUrl } from './store/pg-store.js';
+import { isPostgresUrl, redactDbUrl } from './store/pg-store.js';
+import { joinPgCluster } from './cluster/pg-cluster.js';
 
 /**
  * @typedef {object} OrigoConfig
@@ -70,8 +71,11 @@ export async function startOrigo(config) {
   const ownsStore = !config.store;
   const store = config.store ?? (await openStore(db, { logger }));
   const urlPolicy = { allowPlainHttp: config.allowPlainHttpProxies === true };
-  const registry = new ProxyRegistry(urlPolicy);
   const events = new EventEmitter();
+  // Origos on one PostgreSQL share the proxy registry and the live view (cluster/pg-cluster.js).
+  const cluster = ownsStore && isPostgresUrl(db)
+    ? await joinPgCluster({ url: db, pool: /** @type {any} */ (store).pool, events, policy: urlPolicy, logger }) : null;
+  const registry = cluster?.registry ?? new ProxyRegistry(urlPolicy);
   const fleet = new FleetView(urlPolicy);
   warnAboutNotOffered(events, urlPolicy, logger);
   if (adminOn && typeof store.latestProxyStatus === 'function') fleet.seed(await store.latestProxyStatus());
@@ -97,6 +101,7 @@ export async function startOrigo(config) {
     });
   } catch (err) {
     io.close();
+    await cluster?.close();
     if (ownsStore) await store.close();
     throw Object.assign(codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`), { cause: err });
   }
@@ -110,6 +115,7 @@ export async function startOrigo(config) {
     await new Promise((resolve) => io.close(() => resolve(undefined)));
     proxyNsp.close();
     httpServer.closeAllConnections();
+    await cluster?.close();
     if (ownsStore) await store.close();
     logger.info('origo stopped', { url });
   })());
