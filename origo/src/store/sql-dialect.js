@@ -27,6 +27,12 @@ export const DUCKDB = {
   },
 };
 
+/**
+ * Added to a DOUBLE log2 before floor(): far above its rounding error (~1e-14 for x < 2^40) and far below the
+ * distance from log2(2^k − 1) to k (1.44·2^−k > 1e-10 for k < 33, objects under 8 TiB).
+ */
+const LOG2_NUDGE = 1e-10;
+
 /** @type {SqlDialect} */
 export const POSTGRES = {
   name: 'postgres',
@@ -36,8 +42,9 @@ export const POSTGRES = {
   // PostgreSQL 15 has no any_value (16 has); min of a constant is that constant.
   anyValue: (x) => `min(${x})`,
   extremes: (v, by, n, where) => `(array_agg(${v} ORDER BY ${by} DESC) FILTER (WHERE ${where}))[1:${n}]`,
-  // NUMERIC log is exact at powers of two, where a DOUBLE ln(x)/ln(2) can land just below an integer.
-  log2: (x) => `log(2, (${x})::NUMERIC)`,
+  // ln(x)/ln(2) can land a rounding error below an exact power of two; LOG2_NUDGE lifts it back. NUMERIC log
+  // would be exact but costs ~0.3 ms a row (14 s for a 20k-record boxplot).
+  log2: (x) => `(ln((${x})::DOUBLE PRECISION) / ln(2.0) + ${LOG2_NUDGE})`,
   types: {
     uuid: 'UUID', varchar: 'VARCHAR', timestamptz: 'TIMESTAMPTZ', integer: 'INTEGER', bigint: 'BIGINT',
     double: 'DOUBLE PRECISION', boolean: 'BOOLEAN', json: 'JSON', 'varchar[]': 'VARCHAR[]',
