@@ -38,6 +38,41 @@ async function until(check, ms, what) {
   }
 }
 
+/**
+ * Two posters like the extension's log queue: batches of fresh records, a batch not acked re-sent to the
+ * next Origo until one takes it. stop() resolves with every id sent.
+ * @param {() => string[]} urls  the Origos, read at each attempt (a restarted one keeps its URL)
+ */
+function startPosting(urls) {
+  /** @type {string[]} */
+  const sent = [];
+  let stopped = false;
+  const state = { acked: 0, failovers: 0, stop: async () => { stopped = true; await Promise.all(loops); return sent; } };
+  const poster = async (/** @type {number} */ first) => {
+    let target = first;
+    while (!stopped) {
+      const batch = Array.from({ length: 25 }, () => clientRecord());
+      sent.push(...batch.map((r) => r.id));
+      for (;;) {
+        const list = urls();
+        const res = await postLogs(list[target % list.length], batch).catch(() => null);
+        if (res?.status === 200) { state.acked += res.body.stored.length + res.body.duplicates.length; break; }
+        target++;
+        state.failovers++;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
+  const loops = [poster(0), poster(1)];
+  return state;
+}
+
+/** How many of `ids` are not stored. @param {string} db @param {string[]} ids */
+async function missingIds(db, ids) {
+  return Number((await queryOne(db, `SELECT count(*) AS m FROM unnest('{${ids.join(',')}}'::UUID[]) AS s(id)
+    WHERE NOT EXISTS (SELECT 1 FROM client_records c WHERE c.id = s.id)`)).m);
+}
+
 describe('integration: two Origo processes on one PostgreSQL', function () {
   this.timeout(180_000);
   const server = usePostgres();
@@ -98,34 +133,14 @@ describe('integration: two Origo processes on one PostgreSQL', function () {
   it('Origo A SIGKILLed mid-ingest: clients post on through B, proxies fail over to B; nothing lost, nothing doubled', async () => {
     const [a, b] = origos;
     const before = Number((await queryOne(db, 'SELECT count(*) AS c FROM client_records')).c);
-    /** @type {string[]} */
-    const sent = [];
-    let acked = 0;
-    let failovers = 0;
-    let stop = false;
-    // Two posters like the extension's log queue: a batch not acked is re-sent, to the other Origo when one fails.
-    const poster = async (/** @type {number} */ first) => {
-      let target = first;
-      while (!stop) {
-        const batch = Array.from({ length: 25 }, () => clientRecord());
-        sent.push(...batch.map((r) => r.id));
-        for (;;) {
-          const res = await postLogs(origos[target].url, batch).catch(() => null);
-          if (res?.status === 200) { acked += res.body.stored.length + res.body.duplicates.length; break; }
-          target = 1 - target;
-          failovers++;
-        }
-      }
-    };
-    const posting = [poster(0), poster(1)];
-    await until(async () => acked >= 300, 60_000, 'ingest under way');
+    const posting = startPosting(() => origos.map((o) => o.url));
+    await until(async () => posting.acked >= 300, 60_000, 'ingest under way');
     a.child.kill('SIGKILL');
     await a.exited;
-    const ackedAtKill = acked;
-    await until(async () => acked >= ackedAtKill + 300, 60_000, 'ingest continues through B');
-    stop = true;
-    await Promise.all(posting);
-    assert.ok(failovers >= 1, 'the poster aimed at A moved to B');
+    const ackedAtKill = posting.acked;
+    await until(async () => posting.acked >= ackedAtKill + 300, 60_000, 'ingest continues through B');
+    const sent = await posting.stop();
+    assert.ok(posting.failovers >= 1, 'the poster aimed at A moved to B');
 
     // The proxies that were on A reconnected to B (they hold B's rows now), and a download through B works in a MUTP mode.
     await until(async () => {
@@ -145,10 +160,32 @@ describe('integration: two Origo processes on one PostgreSQL', function () {
 
     const row = await queryOne(db, `SELECT count(*) AS c, count(DISTINCT id) AS d FROM client_records`);
     assert.equal(Number(row.c), before + sent.length + 1, 'every posted record stored (+1 download)');
-    const missing = await queryOne(db, `SELECT count(*) AS m FROM unnest('{${sent.join(',')}}'::UUID[]) AS s(id)
-      WHERE NOT EXISTS (SELECT 1 FROM client_records c WHERE c.id = s.id)`);
-    assert.equal(Number(missing.m), 0, 'no posted id missing');
+    assert.equal(await missingIds(db, sent), 0, 'no posted id missing');
     const proxyRows = await queryOne(db, 'SELECT count(*) AS p, count(DISTINCT download_id) AS d FROM proxy_records');
     assert.equal(Number(proxyRows.p), (MODES.length + 1) * PROXIES, 'proxy records once each across the failover');
+  });
+
+  it('a rolling restart of both (A back, then B, then A again) while posting: nothing lost, nothing doubled, the fleet stays offered', async () => {
+    const ports = origos.map((o) => Number(new URL(o.url).port));
+    const restart = async (/** @type {number} */ i) => {
+      const o = origos[i];
+      if (o.child.exitCode === null && o.child.signalCode === null) o.child.kill('SIGTERM');
+      await o.exited;
+      origos[i] = await spawnOrigo({ port: ports[i], db, secret, adminPassword: 'a-long-test-admin-password' });
+    };
+    const before = Number((await queryOne(db, 'SELECT count(*) AS c FROM client_records')).c);
+    const posting = startPosting(() => origos.map((o) => o.url));
+    await restart(0);
+    await waitForProxies(origos[0].url, PROXIES);
+    for (const i of [1, 0]) {
+      const at = posting.acked;
+      await restart(i);
+      await until(async () => posting.acked >= at + 100, 60_000, `ingest continues across the restart of Origo ${i}`);
+    }
+    const sent = await posting.stop();
+    assert.equal(await missingIds(db, sent), 0, 'no posted id missing');
+    const row = await queryOne(db, 'SELECT count(*) AS c FROM client_records');
+    assert.equal(Number(row.c), before + sent.length, 'each stored once');
+    for (const o of origos) await waitForProxies(o.url, PROXIES);
   });
 });
