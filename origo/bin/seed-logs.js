@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Fills an Origo store with synthetic, paper-shaped client records (origo/src/seed/synthetic-records.js).
 // Usage: npm run seed-logs -- --records 1300000 [--db ./.data/origo.duckdb] [--seed 1] [--timelines 500]
-// Origo must not be running on the same file (DuckDB allows one writing process).
+// Origo must not be running on the same DuckDB file (DuckDB allows one writing process); PostgreSQL does not mind.
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { openDuckDbStore } from '../index.js';
+import { openStore } from '../index.js';
 import { DEFAULT_DB } from '../src/cli-config.js';
 import { syntheticRecord } from '../src/seed/synthetic-records.js';
 
@@ -17,7 +17,7 @@ const RECEIVED_SPREAD_MS = 60 * 60 * 1000;
 
 const USAGE = `Usage: seed-logs --records <n> [--db <path>] [--seed <n>] [--timeline-every <n>]
   --records         how many client records to add (the paper had 1,300,000)
-  --db              DuckDB file (default ${DEFAULT_DB}, or ORIGO_DB)
+  --db              DuckDB file (default ${DEFAULT_DB}, or ORIGO_DB), or a postgres:// URL
   --seed            PRNG seed; the same seed gives the same records (default: random)
   --timeline-every  one record in n gets a packet log (default ${DEFAULT_TIMELINE_EVERY}; 0 = none)`;
 
@@ -43,7 +43,7 @@ if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || !Number.
 }
 const path = values.db ?? process.env.ORIGO_DB ?? DEFAULT_DB;
 
-const store = await openDuckDbStore({ path });
+const store = await openStore(path);
 const bar = process.stderr.isTTY
   ? new cliProgress.SingleBar({ format: 'seed-logs [{bar}] {percentage}% | {value}/{total} records | {rate} rec/s | ETA {eta_formatted}' }, cliProgress.Presets.shades_classic)
   : null;

@@ -15,7 +15,8 @@ export const USAGE = `Usage: origo [options]            start the Origo server
 Options (flag, or environment variable):
   --port <n>            ORIGO_PORT           TCP port (default ${DEFAULT_PORT}; 0 = any free port)
   --host <addr>         ORIGO_HOST           address to bind (default ${DEFAULT_HOST})
-  --db <path>           ORIGO_DB             DuckDB file, or :memory: (default ${DEFAULT_DB})
+  --db <path|url>       ORIGO_DB             DuckDB file, or :memory: (default ${DEFAULT_DB}), or postgres://… to
+                                             share one PostgreSQL between several Origos (docs/deploy.md)
   --proxy-secret <s>    ORIGO_PROXY_SECRET   secret for proxy tokens, >= ${MIN_SECRET_CHARS} characters (required)
   --trust-proxy <v>     ORIGO_TRUST_PROXY    Express 'trust proxy' behind a reverse proxy: a hop count,
                                              'loopback', or an address list (default off)

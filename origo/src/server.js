@@ -16,14 +16,16 @@ import { createLogger } from '@mutp/common/logger';
 import { ProxyRegistry } from './registry/proxy-registry.js';
 import { warnAboutNotOffered } from './registry/public-url-policy.js';
 import { mountProxyNamespace } from './socket/proxy-namespace.js';
-import { openDuckDbStore } from './store/duckdb-store.js';
+import { openStore } from './store/open-store.js';
+import { isPostgresUrl, redactDbUrl } from './store/pg-store.js';
+import { joinPgCluster } from './cluster/pg-cluster.js';
 
 /**
  * @typedef {object} OrigoConfig
  * @property {string} proxySecret          HMAC key for proxy tokens (required)
  * @property {number} [port]               default 8080; 0 picks a free port
  * @property {string} [host]               default 127.0.0.1
- * @property {string} [db]                 DuckDB file path or ':memory:' (default)
+ * @property {string} [db]                 DuckDB file path or ':memory:' (default), or a postgres:// URL (several Origos, one database)
  * @property {import('./store/store-interface.js').Store} [store]  use this store instead of opening `db` (the caller closes it)
  * @property {boolean | number | string} [trustProxy]  Express 'trust proxy' (default false)
  * @property {number} [rateLimitPerMinute] per client address on /api; 0 disables (default 1200)
@@ -67,10 +69,13 @@ export async function startOrigo(config) {
   const sessions = adminOn ? createSessionManager({ secure: config.secureCookies ?? tls !== null }) : null;
 
   const ownsStore = !config.store;
-  const store = config.store ?? (await openDuckDbStore({ path: db }));
+  const store = config.store ?? (await openStore(db, { logger }));
   const urlPolicy = { allowPlainHttp: config.allowPlainHttpProxies === true };
-  const registry = new ProxyRegistry(urlPolicy);
   const events = new EventEmitter();
+  // Origos on one PostgreSQL share the proxy registry and the live view (cluster/pg-cluster.js).
+  const cluster = ownsStore && isPostgresUrl(db)
+    ? await joinPgCluster({ url: db, pool: /** @type {any} */ (store).pool, events, policy: urlPolicy, logger }) : null;
+  const registry = cluster?.registry ?? new ProxyRegistry(urlPolicy);
   const fleet = new FleetView(urlPolicy);
   warnAboutNotOffered(events, urlPolicy, logger);
   if (adminOn && typeof store.latestProxyStatus === 'function') fleet.seed(await store.latestProxyStatus());
@@ -96,12 +101,13 @@ export async function startOrigo(config) {
     });
   } catch (err) {
     io.close();
+    await cluster?.close();
     if (ownsStore) await store.close();
     throw codedError('ERR_LISTEN', `cannot listen on ${host}:${port}: ${err.message}`, { cause: err });
   }
   const address = /** @type {import('node:net').AddressInfo} */ (httpServer.address());
   const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  logger.info('origo listening', { url, db: ownsStore ? db : '(given store)' });
+  logger.info('origo listening', { url, db: ownsStore ? redactDbUrl(db) : '(given store)' });
 
   let closing = null;
   const close = () => (closing ??= (async () => {
@@ -109,6 +115,7 @@ export async function startOrigo(config) {
     await new Promise((resolve) => io.close(() => resolve(undefined)));
     proxyNsp.close();
     httpServer.closeAllConnections();
+    await cluster?.close();
     if (ownsStore) await store.close();
     logger.info('origo stopped', { url });
   })());

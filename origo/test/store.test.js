@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openDuckDbStore } from '../index.js';
 import { clientRecord, connectGoodProxy, emitWithAck, postLogs, proxyRecord, startTestOrigo } from './helpers.js';
 
+// What only the DuckDB file store does (a file, reopened); the Store contract is in store-contract.test.js.
 describe('origo: DuckDB store', () => {
   /** @type {string} */
   let dir;
@@ -52,30 +53,5 @@ describe('origo: DuckDB store', () => {
     } finally {
       await reopened.close();
     }
-  });
-
-  it('answers grouped quantiles of a metric, leaving out failed downloads', async () => {
-    const store = await openDuckDbStore();
-    try {
-      const recs = [1, 2, 3, 4].map((s) => clientRecord({ mode: 'coded', n: 2, netBytes: 1000 * s, durationMs: 1000 }));
-      recs.push(clientRecord({ mode: 'uncoded', n: 4, netBytes: 500, durationMs: 1000 }));
-      recs.push(clientRecord({ mode: 'coded', n: 2, netBytes: 1e9, durationMs: 1000, error: { code: 'ERR_X' } }));
-      await store.insertClientRecords(recs);
-      const rows = await store.quantilesByGroup({ metric: 'goodput_bps', groupBy: ['mode', 'n'], quantiles: [0, 0.5, 1] });
-      assert.deepEqual(rows, [
-        { mode: 'coded', n: 2, count: 4, quantiles: [1000, 2500, 4000] },
-        { mode: 'uncoded', n: 4, count: 1, quantiles: [500, 500, 500] },
-      ]);
-      await assert.rejects(store.quantilesByGroup({ metric: 'goodput_bps; DROP TABLE client_records', groupBy: [] }), { code: 'ERR_BAD_QUERY' });
-      await assert.rejects(store.quantilesByGroup({ metric: 'goodput_bps', groupBy: ['mode', '1=1'] }), { code: 'ERR_BAD_QUERY' });
-    } finally {
-      await store.close();
-    }
-  });
-
-  it('a closed store refuses writes with ERR_STORE_CLOSED', async () => {
-    const store = await openDuckDbStore();
-    await store.close();
-    await assert.rejects(store.insertClientRecords([clientRecord()]), { code: 'ERR_STORE_CLOSED' });
   });
 });

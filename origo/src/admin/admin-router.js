@@ -103,12 +103,13 @@ export function createAdminRouter({ store, logger, sessions, verifier, fleet, lo
     res.sendFile(file);
   });
 
-  /** Wraps a handler: ERR_BAD_QUERY → 400, anything else → 500 with a log line. @param {(req: import('express').Request, res: import('express').Response) => Promise<unknown>} fn */
+  /** Wraps a handler: ERR_BAD_QUERY → 400, ERR_EXPORT_UNSUPPORTED (Parquet on PostgreSQL) → 501, anything else → 500 with a log line. @param {(req: import('express').Request, res: import('express').Response) => Promise<unknown>} fn */
   const handle = (fn) => async (/** @type {import('express').Request} */ req, /** @type {import('express').Response} */ res) => {
     try {
       await fn(req, res);
     } catch (err) {
       if (err?.code === 'ERR_BAD_QUERY') return sendError(res, 400, 'ERR_BAD_QUERY', err.message);
+      if (err?.code === 'ERR_EXPORT_UNSUPPORTED') return sendError(res, 501, 'ERR_EXPORT_UNSUPPORTED', err.message);
       logger.error('admin request failed', { path: req.path, code: err?.code, message: err?.message });
       if (!res.headersSent) sendError(res, 500, 'ERR_INTERNAL', 'internal error');
     }

@@ -1,7 +1,11 @@
-// SQL for the admin dashboard (DuckDB dialect). Inputs come from admin/dashboard-filter.js, which
-// admits only finite numbers, integers and fixed list members; those are the only values inlined.
+// SQL for the admin dashboard, for DuckDB and PostgreSQL (their differences are in sql-dialect.js). Inputs come
+// from admin/dashboard-filter.js, which admits only finite numbers, integers and fixed list members; those are
+// the only values inlined.
 import { CLIENT_MODES } from '../schema/common.js';
 import { METRICS } from '../admin/dashboard-filter.js';
+import { DUCKDB } from './sql-dialect.js';
+import { codedError } from '@mutp/common/errors';
+import { CLIENT_RECORD_COLUMNS } from './tables.js';
 
 /** IQR multiple for the whiskers (paper V.C: "whiskers at Q1 − 1.5·IQR and Q3 + 1.5·IQR"). */
 export const WHISKER_IQR = 1.5;
@@ -35,8 +39,11 @@ export function whereSql(f) {
   return and.length ? `WHERE ${and.join(' AND ')}` : '';
 }
 
-/** Columns of the downloads table (paper FIGURE 6); no JSON columns, so a page is a narrow top-N scan. */
-export const DOWNLOAD_ROW_SQL = `id::VARCHAR AS id, epoch_ms(started_at) AS started_at, epoch_ms(received_at) AS received_at,
+/**
+ * Columns of the downloads table (paper FIGURE 6); no JSON columns, so a page is a narrow top-N scan.
+ * @param {import('./sql-dialect.js').SqlDialect} [d]
+ */
+export const downloadRowSql = (d = DUCKDB) => `id::VARCHAR AS id, ${d.epochMs('started_at')} AS started_at, ${d.epochMs('received_at')} AS received_at,
   mode, n, proxy_ids, rate_mix, object_bytes, gross_bytes, net_bytes, first_packet_ms, server_fetch_ms, duration_ms,
   throughput_bps, goodput_bps, normalized_goodput, loss_estimate, param_window, param_generation_size, param_feedback_every,
   error_code, error_message, packet_log IS NOT NULL AS has_timeline`;
@@ -54,13 +61,14 @@ export const DOWNLOAD_ORDER_SQL = 'ORDER BY client_records.received_at DESC, cli
  * compare cheaply; NULL is a group of its own). `grp` (label, never null) and `ord` (sort order) are computed from
  * the key aliases k1, k2 on the aggregated rows only, so 1.3M rows never build strings.
  * Chunk buckets are powers of two in KiB (paper FIGURE 12); loss buckets follow FIGURE 15.
- * @type {Record<string, { keys: string[], grp: string, ord: string }>}
+ * @param {import('./sql-dialect.js').SqlDialect} d
+ * @returns {Record<string, { keys: string[], grp: string, ord: string }>}
  */
-const GROUP_SQL = {
+const groupSql = (d) => ({
   n: { keys: ['n'], grp: 'k1::VARCHAR', ord: 'k1' },
   nRate: { keys: ['n', 'rate_mix'], grp: `k1::VARCHAR || '|' || coalesce(k2, '?')`, ord: 'k1' },
   chunk: {
-    keys: ['CASE WHEN object_bytes IS NULL THEN NULL WHEN object_bytes < 1024 THEN -1 ELSE floor(log2(object_bytes / 1024)) END'],
+    keys: [`CASE WHEN object_bytes IS NULL THEN NULL WHEN object_bytes < 1024 THEN -1 ELSE floor(${d.log2('object_bytes / 1024')}) END`],
     grp: `CASE WHEN k1 IS NULL THEN 'none' ELSE k1::INTEGER::VARCHAR END`,
     ord: 'coalesce(k1, -1e9)',
   },
@@ -73,24 +81,25 @@ const GROUP_SQL = {
     grp: `coalesce(k1::VARCHAR, 'none')`,
     ord: 'coalesce(k1, -1e9)',
   },
-};
+});
 
 /**
  * One row per (mode, group): count, quantiles (quantile_cont), whiskers at the most extreme data within
  * 1.5·IQR of the box, and the outliers beyond (the OUTLIERS_PER_BOX most extreme, plus their count).
  * Two scans of the typed columns: quartiles per group, then whiskers and outliers joined on the group's fences.
  * @param {{ metric: keyof typeof METRICS, groupBy: string, filter: import('../admin/dashboard-filter.js').DashboardFilter }} q
+ * @param {import('./sql-dialect.js').SqlDialect} [d]
  */
-export function boxplotSql({ metric, groupBy, filter }) {
+export function boxplotSql({ metric, groupBy, filter }, d = DUCKDB) {
   const column = METRICS[metric];
-  const g = GROUP_SQL[groupBy];
+  const g = groupSql(d)[groupBy];
   if (!column || !g) throw new TypeError('unknown metric or grouping');
   const where = whereSql(filter);
   const keys = g.keys.map((k, i) => `${k} AS k${i + 1}`).join(', ');
   const keyNames = g.keys.map((_, i) => `k${i + 1}`);
   const rows = `SELECT mode, ${keys}, ${column} AS v FROM client_records ${where ? `${where} AND` : 'WHERE'} ${column} IS NOT NULL`;
   return `WITH stats AS (
-      SELECT mode, ${keyNames.join(', ')}, count(*) AS cnt, quantile_cont(v, [0.25, 0.5, 0.75]) AS q FROM (${rows}) GROUP BY mode, ${keyNames.join(', ')}
+      SELECT mode, ${keyNames.join(', ')}, count(*) AS cnt, ${d.quantiles('v', [0.25, 0.5, 0.75])} AS q FROM (${rows}) r GROUP BY mode, ${keyNames.join(', ')}
     ),
     fences AS (
       SELECT mode, ${keyNames.join(', ')}, cnt, q[1] AS q1, q[2] AS median, q[3] AS q3,
@@ -98,11 +107,11 @@ export function boxplotSql({ metric, groupBy, filter }) {
       FROM stats
     ),
     boxes AS (
-      SELECT f.mode, ${keyNames.map((k) => `f.${k}`).join(', ')}, any_value(f.cnt) AS count, any_value(f.q1) AS q1, any_value(f.median) AS median, any_value(f.q3) AS q3,
+      SELECT f.mode, ${keyNames.map((k) => `f.${k}`).join(', ')}, ${['cnt', 'q1', 'median', 'q3'].map((c) => `${d.anyValue(`f.${c}`)} AS ${c === 'cnt' ? 'count' : c}`).join(', ')},
         min(b.v) FILTER (WHERE b.v >= f.low_fence) AS whisker_low,
         max(b.v) FILTER (WHERE b.v <= f.high_fence) AS whisker_high,
         count(*) FILTER (WHERE b.v < f.low_fence OR b.v > f.high_fence) AS outlier_count,
-        arg_max(b.v, abs(b.v - f.median), ${OUTLIERS_PER_BOX}) FILTER (WHERE b.v < f.low_fence OR b.v > f.high_fence) AS outliers
+        ${d.extremes('b.v', 'abs(b.v - f.median)', OUTLIERS_PER_BOX, 'b.v < f.low_fence OR b.v > f.high_fence')} AS outliers
       FROM (${rows}) b JOIN fences f ON b.mode = f.mode AND ${keyNames.map((k) => `b.${k} IS NOT DISTINCT FROM f.${k}`).join(' AND ')}
       GROUP BY f.mode, ${keyNames.map((k) => `f.${k}`).join(', ')}
     )
@@ -115,3 +124,21 @@ export const EXPORT_SQL = `id::VARCHAR AS id, client_id, started_at, received_at
   object_bytes, param_window, param_generation_size, param_feedback_every, param_payload_size, param_surplus,
   gross_bytes, net_bytes, duration_ms, first_packet_ms, server_fetch_ms, packets, duplicates, loss_estimate,
   throughput_bps, goodput_bps, normalized_goodput, error_code, error_message`;
+
+/**
+ * Quantiles of one client-record metric per group, e.g. `{ metric: 'goodput_bps', groupBy: ['mode', 'n'] }`.
+ * Column names are checked against the schema (ERR_BAD_QUERY), so only known names are inlined.
+ * @param {{ metric: string, groupBy: string[], quantiles?: number[], includeFailed?: boolean }} q
+ * @param {import('./sql-dialect.js').SqlDialect} d
+ */
+export function quantilesByGroupSql({ metric, groupBy, quantiles = [0.05, 0.25, 0.5, 0.75, 0.95], includeFailed = false }, d) {
+  const known = new Set(CLIENT_RECORD_COLUMNS.filter((c) => c.kind !== 'json').map((c) => c.name));
+  const numeric = new Set(CLIENT_RECORD_COLUMNS.filter((c) => ['integer', 'bigint', 'double'].includes(c.kind)).map((c) => c.name));
+  if (!numeric.has(metric)) throw codedError('ERR_BAD_QUERY', `not a numeric column: ${metric}`);
+  for (const g of groupBy) if (!known.has(g)) throw codedError('ERR_BAD_QUERY', `not a column: ${g}`);
+  if (!quantiles.every((x) => typeof x === 'number' && x >= 0 && x <= 1)) throw codedError('ERR_BAD_QUERY', 'quantiles must be in [0, 1]');
+  const groups = groupBy.join(', ');
+  return `SELECT ${groups ? `${groups}, ` : ''}count(*) AS count, ${d.quantiles(metric, quantiles)} AS quantiles
+    FROM client_records ${includeFailed ? '' : 'WHERE error_code IS NULL'}
+    ${groups ? `GROUP BY ${groups} ORDER BY ${groups}` : ''}`;
+}

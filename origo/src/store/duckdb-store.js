@@ -2,14 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DuckDBInstance, LIST, VARCHAR, listValue } from '@duckdb/node-api';
 import { codedError } from '@mutp/common/errors';
-import { DOWNLOAD_ORDER_SQL, DOWNLOAD_ROW_SQL, EXPORT_SQL, boxplotSql, whereSql } from './dashboard-sql.js';
+import { DOWNLOAD_ORDER_SQL, EXPORT_SQL, boxplotSql, downloadRowSql, quantilesByGroupSql, whereSql } from './dashboard-sql.js';
+import { boxRow, downloadRow, page, rowToRecord, selectExpr, statusRow, withExtra } from './rows.js';
+import { DUCKDB } from './sql-dialect.js';
 import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, DDL, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
 
-/** Default page size of the list methods, rows. */
-const DEFAULT_LIST_LIMIT = 100;
-/** Largest page the list methods return, rows: they are for inspection and tests, not bulk export. */
-const MAX_LIST_LIMIT = 10_000;
 const VARCHAR_LIST = LIST(VARCHAR);
+const DOWNLOAD_ROW_SQL_DUCKDB = downloadRowSql(DUCKDB);
+const select = (/** @type {Column} */ c) => selectExpr(c, DUCKDB);
 
 /** @typedef {import('./tables.js').Column} Column */
 /** @typedef {import('./store-interface.js').Store} Store */
@@ -33,65 +33,6 @@ function appendCell(appender, column, value) {
     case 'timestamptz': return appender.appendVarchar(value instanceof Date ? value.toISOString() : new Date(/** @type {string} */ (value)).toISOString());
     default: return appender.appendVarchar(String(value));
   }
-}
-
-/** SELECT expression for reading a column back in a JSON-friendly form. */
-function selectExpr(/** @type {Column} */ c) {
-  if (c.kind === 'uuid') return `${c.name}::VARCHAR AS ${c.name}`;
-  if (c.kind === 'timestamptz') return `epoch_ms(${c.name}) AS ${c.name}`;
-  if (c.kind === 'json') return `${c.name}::VARCHAR AS ${c.name}`;
-  return c.name;
-}
-
-/** @param {Column} c @param {unknown} v */
-function fromCell(c, v) {
-  if (v === null || v === undefined) return null;
-  if (c.kind === 'timestamptz') return new Date(Number(v)).toISOString();
-  if (c.kind === 'bigint') return Number(v);
-  if (c.kind === 'json') return JSON.parse(/** @type {string} */ (v));
-  return v;
-}
-
-/** A downloads-table row: BIGINTs and timestamps as plain numbers. @param {Record<string, any>} r */
-function downloadRow(r) {
-  const out = { ...r };
-  for (const k of ['started_at', 'received_at', 'object_bytes', 'gross_bytes', 'net_bytes']) if (out[k] !== null) out[k] = Number(out[k]);
-  return out;
-}
-
-/** Sets a dotted path, creating objects on the way. */
-function setPath(/** @type {any} */ obj, /** @type {string} */ key, /** @type {unknown} */ value) {
-  const parts = key.split('.');
-  let o = obj;
-  for (const p of parts.slice(0, -1)) o = o[p] ??= {};
-  o[parts[parts.length - 1]] = value;
-}
-
-/** Row object → record: nested objects whose fields are all null become null (error, params, location). */
-function rowToRecord(/** @type {Column[]} */ columns, /** @type {Record<string, unknown>} */ row) {
-  /** @type {any} */
-  const rec = {};
-  for (const c of columns) if (c.key) setPath(rec, c.key, fromCell(c, row[c.name]));
-  for (const [k, v] of Object.entries(rec)) {
-    if (v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => x === null)) rec[k] = null;
-  }
-  return rec;
-}
-
-/** Puts back the keys kept in the `extra` JSON column (unknown top-level keys and unknown params). */
-function withExtra(/** @type {any} */ rec, /** @type {unknown} */ extraJson) {
-  if (typeof extraJson !== 'string') return rec;
-  const { params, ...rest } = JSON.parse(extraJson);
-  Object.assign(rec, rest);
-  if (params) rec.params = { ...(rec.params ?? {}), ...params };
-  return rec;
-}
-
-/** @param {unknown} limit @param {unknown} offset */
-function page(limit = DEFAULT_LIST_LIMIT, offset = 0) {
-  const l = Math.min(Math.max(1, Math.trunc(Number(limit)) || DEFAULT_LIST_LIMIT), MAX_LIST_LIMIT);
-  const o = Math.max(0, Math.trunc(Number(offset)) || 0);
-  return { l, o };
 }
 
 /**
@@ -244,12 +185,12 @@ export class DuckDbStore {
   async listClientRecords({ limit, offset } = {}) {
     const { l, o } = page(limit, offset);
     const reader = await this.#reader.runAndReadAll(
-      `SELECT ${CLIENT_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM client_records ${DOWNLOAD_ORDER_SQL} LIMIT ${l} OFFSET ${o}`,
+      `SELECT ${CLIENT_RECORD_COLUMNS.map(select).join(', ')} FROM client_records ${DOWNLOAD_ORDER_SQL} LIMIT ${l} OFFSET ${o}`,
     );
     const records = reader.getRowObjectsJS().map((row) => withExtra(rowToRecord(CLIENT_RECORD_COLUMNS, row), row.extra));
     if (records.length === 0) return records;
     const proxies = await this.#reader.runAndReadAll(
-      `SELECT ${CLIENT_RECORD_PROXY_COLUMNS.map(selectExpr).join(', ')} FROM client_record_proxies
+      `SELECT ${CLIENT_RECORD_PROXY_COLUMNS.map(select).join(', ')} FROM client_record_proxies
        WHERE record_id IN (SELECT unnest($ids::VARCHAR[])::UUID) ORDER BY record_id, source_index`,
       { ids: listValue(records.map((r) => r.id)) },
     );
@@ -269,7 +210,7 @@ export class DuckDbStore {
     const { l, o } = page(limit, offset);
     const where = proxyId === undefined ? '' : 'WHERE proxy_id = $proxyId';
     const reader = await this.#reader.runAndReadAll(
-      `SELECT ${PROXY_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM proxy_records ${where}
+      `SELECT ${PROXY_RECORD_COLUMNS.map(select).join(', ')} FROM proxy_records ${where}
        ORDER BY proxy_records.received_at DESC, proxy_records.started_at DESC, proxy_records.id LIMIT ${l} OFFSET ${o}`,
       proxyId === undefined ? undefined : { proxyId },
     );
@@ -289,17 +230,8 @@ export class DuckDbStore {
    * `{ metric: 'goodput_bps', groupBy: ['mode', 'n'] }`. Column names are checked against the schema.
    * @param {{ metric: string, groupBy: string[], quantiles?: number[], includeFailed?: boolean }} q
    */
-  async quantilesByGroup({ metric, groupBy, quantiles = [0.05, 0.25, 0.5, 0.75, 0.95], includeFailed = false }) {
-    const known = new Set(CLIENT_RECORD_COLUMNS.filter((c) => c.kind !== 'json').map((c) => c.name));
-    const numeric = new Set(CLIENT_RECORD_COLUMNS.filter((c) => ['integer', 'bigint', 'double'].includes(c.kind)).map((c) => c.name));
-    if (!numeric.has(metric)) throw codedError('ERR_BAD_QUERY', `not a numeric column: ${metric}`);
-    for (const g of groupBy) if (!known.has(g)) throw codedError('ERR_BAD_QUERY', `not a column: ${g}`);
-    if (!quantiles.every((x) => typeof x === 'number' && x >= 0 && x <= 1)) throw codedError('ERR_BAD_QUERY', 'quantiles must be in [0, 1]');
-    const groups = groupBy.join(', ');
-    const sql = `SELECT ${groups ? `${groups}, ` : ''}count(*) AS count,
-        quantile_cont(${metric}, [${quantiles.join(', ')}]) AS quantiles
-      FROM client_records ${includeFailed ? '' : 'WHERE error_code IS NULL'}
-      ${groups ? `GROUP BY ${groups} ORDER BY ${groups}` : ''}`;
+  async quantilesByGroup({ metric, groupBy, quantiles, includeFailed }) {
+    const sql = quantilesByGroupSql({ metric, groupBy, quantiles, includeFailed }, DUCKDB);
     const reader = await this.#reader.runAndReadAll(sql);
     return reader.getRowObjectsJS().map((row) => ({ ...row, count: Number(row.count) }));
   }
@@ -312,7 +244,7 @@ export class DuckDbStore {
   async listDownloads({ filter, limit, offset }) {
     const where = whereSql(filter);
     const [page, total] = await Promise.all([
-      this.#reader.runAndReadAll(`SELECT ${DOWNLOAD_ROW_SQL} FROM client_records ${where} ${DOWNLOAD_ORDER_SQL}
+      this.#reader.runAndReadAll(`SELECT ${DOWNLOAD_ROW_SQL_DUCKDB} FROM client_records ${where} ${DOWNLOAD_ORDER_SQL}
         LIMIT ${Math.trunc(limit)} OFFSET ${Math.trunc(offset)}`),
       this.#reader.runAndReadAll(`SELECT count(*) AS c FROM client_records ${where}`),
     ]);
@@ -326,7 +258,7 @@ export class DuckDbStore {
   async downloadsByIds(ids) {
     if (ids.length === 0) return [];
     const reader = await this.#reader.runAndReadAll(
-      `SELECT ${DOWNLOAD_ROW_SQL} FROM client_records WHERE id IN (SELECT unnest($ids::VARCHAR[])::UUID) ${DOWNLOAD_ORDER_SQL}`,
+      `SELECT ${DOWNLOAD_ROW_SQL_DUCKDB} FROM client_records WHERE id IN (SELECT unnest($ids::VARCHAR[])::UUID) ${DOWNLOAD_ORDER_SQL}`,
       { ids: listValue(ids) },
     );
     return reader.getRowObjectsJS().map(downloadRow);
@@ -338,13 +270,13 @@ export class DuckDbStore {
    */
   async getClientRecord(id) {
     const reader = await this.#reader.runAndReadAll(
-      `SELECT ${CLIENT_RECORD_COLUMNS.map(selectExpr).join(', ')} FROM client_records WHERE id = $id::UUID`, { id },
+      `SELECT ${CLIENT_RECORD_COLUMNS.map(select).join(', ')} FROM client_records WHERE id = $id::UUID`, { id },
     );
     const [row] = reader.getRowObjectsJS();
     if (!row) return null;
     const record = withExtra(rowToRecord(CLIENT_RECORD_COLUMNS, row), row.extra);
     const proxies = await this.#reader.runAndReadAll(
-      `SELECT ${CLIENT_RECORD_PROXY_COLUMNS.map(selectExpr).join(', ')} FROM client_record_proxies WHERE record_id = $id::UUID ORDER BY source_index`, { id },
+      `SELECT ${CLIENT_RECORD_PROXY_COLUMNS.map(select).join(', ')} FROM client_record_proxies WHERE record_id = $id::UUID ORDER BY source_index`, { id },
     );
     const perProxy = proxies.getRowObjectsJS().map((r) => rowToRecord(CLIENT_RECORD_PROXY_COLUMNS, r));
     record.perProxy = perProxy.length ? perProxy : null;
@@ -358,11 +290,8 @@ export class DuckDbStore {
    */
   async boxplot(q) {
     const reader = await this.#reader.runAndReadAll(boxplotSql(q));
-    return reader.getRowObjectsJS().map((r) => ({
-      mode: r.mode, group: r.grp, order: Number(r.ord), count: Number(r.count),
-      q1: r.q1, median: r.median, q3: r.q3, whiskerLow: r.whisker_low, whiskerHigh: r.whisker_high,
-      outlierCount: Number(r.outlier_count), outliers: /** @type {number[] | null} */ (r.outliers) ?? [],
-    }));
+    return reader.getRowObjectsJS().map(boxRow);
+
   }
 
   /**
@@ -383,11 +312,8 @@ export class DuckDbStore {
          arg_max(active_sessions, received_at) AS active_sessions, arg_max(bytes_sent, received_at) AS bytes_sent, arg_max(cpu, received_at) AS cpu
        FROM proxy_status GROUP BY proxy_id ORDER BY proxy_id`,
     );
-    return reader.getRowObjectsJS().map((r) => ({
-      proxyId: r.proxy_id, receivedAt: Number(r.received_at), publicUrl: r.public_url,
-      location: r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon },
-      uploadRateBps: r.upload_rate_bps, activeSessions: Number(r.active_sessions), bytesSent: Number(r.bytes_sent), cpu: r.cpu,
-    }));
+    return reader.getRowObjectsJS().map(statusRow);
+
   }
 
   /** Waits for queued writes, checkpoints the file, releases it. Safe to call twice. */

@@ -2,6 +2,7 @@
 // JSON only for the per-packet logs and for fields this version does not know yet (`extra`).
 import { CLIENT_RECORD_KEYS } from '../schema/client-record.schema.js';
 import { PARAM_KEYS } from '../schema/common.js';
+import { DUCKDB } from './sql-dialect.js';
 
 /**
  * kind picks the appender call and the read-back conversion.
@@ -9,18 +10,6 @@ import { PARAM_KEYS } from '../schema/common.js';
  * @typedef {{ name: string, sql: string, kind: ColumnKind, get: (record: any, ctx: any) => unknown, key: string | null }} Column
  */
 
-/** @type {Record<ColumnKind, string>} */
-const SQL_TYPE = {
-  uuid: 'UUID',
-  varchar: 'VARCHAR',
-  timestamptz: 'TIMESTAMPTZ',
-  integer: 'INTEGER',
-  bigint: 'BIGINT',
-  double: 'DOUBLE',
-  boolean: 'BOOLEAN',
-  json: 'JSON',
-  'varchar[]': 'VARCHAR[]',
-};
 
 /**
  * @param {string} name @param {ColumnKind} kind @param {string | null} key  dotted path in the record (null: not read back)
@@ -30,7 +19,7 @@ const SQL_TYPE = {
 function col(name, kind, key, get) {
   const path = key ? key.split('.') : [];
   const read = get ?? ((r) => path.reduce((v, k) => (v == null ? undefined : v[k]), r));
-  return { name, sql: SQL_TYPE[kind], kind, key, get: read };
+  return { name, sql: DUCKDB.types[kind], kind, key, get: read };
 }
 
 /** @param {number} num @param {number} den */
@@ -171,15 +160,20 @@ export const PROXY_STATUS_COLUMNS = [
   col('cpu', 'double', 'cpu'),
 ];
 
-/** @param {string} table @param {Column[]} columns @param {string} [tail] */
-const createTable = (table, columns, tail = '') =>
-  `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.map((c) => `${c.name} ${c.sql}`).join(',\n  ')}${tail}\n)`;
+/** The record tables, as both engines create them (with today's columns). */
+const TABLES = [
+  { table: 'client_records', columns: CLIENT_RECORD_COLUMNS, tail: ',\n  PRIMARY KEY (id)' },
+  { table: 'client_record_proxies', columns: CLIENT_RECORD_PROXY_COLUMNS, tail: '' },
+  { table: 'proxy_records', columns: PROXY_RECORD_COLUMNS, tail: ',\n  PRIMARY KEY (id)' },
+  { table: 'proxy_status', columns: PROXY_STATUS_COLUMNS, tail: '' },
+];
+
+/** CREATE TABLE statements of the record tables in one dialect. @param {import('./sql-dialect.js').SqlDialect} d */
+export const createTablesSql = (d) => TABLES.map(({ table, columns, tail }) =>
+  `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.map((c) => `${c.name} ${d.types[c.kind]}`).join(',\n  ')}${tail}\n)`);
 
 export const DDL = [
-  createTable('client_records', CLIENT_RECORD_COLUMNS, ',\n  PRIMARY KEY (id)'),
-  createTable('client_record_proxies', CLIENT_RECORD_PROXY_COLUMNS),
-  createTable('proxy_records', PROXY_RECORD_COLUMNS, ',\n  PRIMARY KEY (id)'),
-  createTable('proxy_status', PROXY_STATUS_COLUMNS),
+  ...createTablesSql(DUCKDB),
   // Migrations: columns appended since the first release, so an older database file keeps opening.
   // Appended at the end in both places, so the appender's column order still matches the table.
   'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS rate_mix VARCHAR',

@@ -18,6 +18,7 @@ Options (flag / environment variable):
   --id ID               PROXY_ID            proxy id (default: random)
   --token HEX           PROXY_TOKEN         HMAC-SHA256(ORIGO_PROXY_SECRET, id) in hex
   --origo URL           ORIGO_URL           Origo base URL, e.g. http://127.0.0.1:8080 (none: standalone)
+                                            several Origos of one service: comma-separated, tried in turn
   --public-url URL      PROXY_PUBLIC_URL    URL clients use to reach this proxy (default http(s)://host:port)
   --tls-cert FILE       PROXY_TLS_CERT      serve HTTPS with this certificate chain (PEM); reloaded when it changes
   --tls-key FILE        PROXY_TLS_KEY       its private key (PEM); give both or neither (docs/deploy.md, "TLS")

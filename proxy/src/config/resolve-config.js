@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { codedError } from '@mutp/common/errors';
+import { origoUrlList } from '../origo/origo-urls.js';
 import { DEFAULT_ALLOWED_HOSTS, parseHostPattern } from '../ssrf/host-allowlist.js';
 import { pickTlsFiles } from '@mutp/tls';
 import { parseByteSize, parseRate } from '@mutp/common/units';
@@ -66,7 +67,7 @@ export function resolveConfig(input = {}) {
   const rate = input.uploadRateBps ?? (input.uploadRate != null ? Math.round(parseRate(input.uploadRate, BAD_CONFIG)) : null);
   const extra = input.allowedHosts ?? [];
   for (const h of extra) parseHostPattern(h); // throws ERR_BAD_CONFIG on a bad entry
-  for (const u of [input.origoUrl, input.publicUrl]) {
+  for (const u of [...(input.origoUrl == null ? [] : origoUrlList(input.origoUrl)), input.publicUrl]) {
     if (u != null && !/^https?:\/\//.test(u)) throw codedError('ERR_BAD_CONFIG', `not an http(s) URL: ${u}`);
   }
   const originTimeoutMs = input.originTimeoutMs ?? DEFAULT_ORIGIN_TIMEOUT_MS;

@@ -1,5 +1,6 @@
 import { io as connectSocket } from 'socket.io-client';
 import { backoffDelayMs } from '@mutp/common/backoff';
+import { origoUrlList } from './origo-urls.js';
 
 // Paper III: proxies report "periodically"; a few seconds keeps Origo's live list fresh.
 export const STATUS_EVERY_MS = 5000;
@@ -21,6 +22,8 @@ export const LOG_FLUSH_DELAY_MS = 100;
 /**
  * The proxy's socket.io link to Origo (namespace /proxy): register with id + token, send
  * status, ship log records with acks, re-send unacked records after reconnecting.
+ * `origoUrl` may list several Origos of one service, comma-separated: the link holds one at a time and
+ * moves to the next when it is lost or refuses.
  * @param {{ origoUrl: string, proxyId: string, token: string | null, queue: LogQueue,
  *           getStatus: () => object, logger: Logger, statusEveryMs?: number,
  *           reconnectBaseMs?: number, reconnectMaxMs?: number, ackTimeoutMs?: number }} opts
@@ -31,14 +34,27 @@ export function createOrigoLink(opts) {
   const baseMs = opts.reconnectBaseMs ?? RECONNECT_BASE_MS;
   const maxMs = opts.reconnectMaxMs ?? RECONNECT_MAX_MS;
   const ackTimeoutMs = opts.ackTimeoutMs ?? LOGS_ACK_TIMEOUT_MS;
-  const nsUrl = new URL('/proxy', opts.origoUrl).href;
+  const nsUrls = origoUrlList(opts.origoUrl).map((u) => new URL('/proxy', u).href);
+  let current = 0;
+  let nsUrl = nsUrls[current];
   const socket = connectSocket(nsUrl, {
     auth: { proxyId: opts.proxyId, token: opts.token ?? '' },
     transports: ['websocket'],
     reconnectionDelay: baseMs,
     reconnectionDelayMax: maxMs,
     randomizationFactor: RECONNECT_JITTER,
+    // Its own connection: failing over rewrites the manager's URL, which must not be shared.
+    forceNew: nsUrls.length > 1,
   });
+  // Several Origos (one service on PostgreSQL): every reconnect attempt, on socket.io's backoff, tries the next one.
+  const failOver = () => {
+    if (nsUrls.length < 2) return;
+    current = (current + 1) % nsUrls.length;
+    nsUrl = nsUrls[current];
+    /** @type {any} */ (socket.io).uri = nsUrl;
+    logger.info('trying the next Origo', { origo: nsUrl });
+  };
+  socket.io.on('reconnect_attempt', failOver);
 
   let closed = false;
   let sending = false;
@@ -88,7 +104,9 @@ export function createOrigoLink(opts) {
     logger[level](msg, { code, retryInMs: delay });
     retryTimer = setTimeout(() => {
       retryTimer = null;
-      if (!closed && !socket.connected) socket.connect();
+      if (closed || socket.connected) return;
+      failOver();
+      socket.connect();
     }, delay);
   }
 

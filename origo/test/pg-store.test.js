@@ -1,0 +1,85 @@
+// What only the PostgreSQL store does: versioned migrations, several stores (Origos) on one database,
+// CSV-only export, selection by a postgres:// db setting. The Store contract is in store-contract.test.js.
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { openPostgresStore, openStore } from '../index.js';
+import { MIGRATIONS } from '../src/store/pg-migrations.js';
+import { parseFilter } from '../src/admin/dashboard-filter.js';
+import { clientRecord, postLogs, startTestOrigo } from './helpers.js';
+import { usePostgres } from '@mutp/testkit/postgres';
+
+describe('origo: PostgreSQL store', function () {
+  this.timeout(60_000);
+  const server = usePostgres();
+
+  it('runs its migrations once, in order, recorded by version, also when two Origos start together', async () => {
+    const url = await server.freshDatabase();
+    const [a, b] = await Promise.all([openPostgresStore({ url }), openPostgresStore({ url })]);
+    await Promise.all([a.close(), b.close()]);
+    const again = await openPostgresStore({ url });
+    await again.close();
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT version FROM schema_migrations ORDER BY version');
+      assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
+      assert.deepEqual(MIGRATIONS.map((m) => m.version), MIGRATIONS.map((_, i) => i + 1), 'versions are 1, 2, … with no gap');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('two stores on one database writing the same records concurrently store each exactly once', async () => {
+    const url = await server.freshDatabase();
+    const [a, b] = await Promise.all([openPostgresStore({ url }), openPostgresStore({ url })]);
+    try {
+      const recs = Array.from({ length: 200 }, () => clientRecord());
+      const batches = [];
+      for (let i = 0; i < recs.length; i += 20) batches.push(recs.slice(i, i + 20));
+      const results = await Promise.all(batches.flatMap((batch) => [a.insertClientRecords(batch), b.insertClientRecords([...batch].reverse())]));
+      const stored = results.flatMap((r) => r.stored);
+      assert.equal(stored.length, recs.length);
+      assert.equal(new Set(stored).size, recs.length);
+      assert.equal(results.flatMap((r) => r.duplicates).length, recs.length);
+      assert.deepEqual(await b.counts(), { clientRecords: 200, proxyRecords: 0, proxyStatus: 0 });
+      const perProxyRows = (await a.listClientRecords({ limit: 1000 })).reduce((sum, r) => sum + r.perProxy.length, 0);
+      assert.equal(perProxyRows, 400, 'per-proxy rows written once per stored record');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('exports CSV; Parquet is refused with ERR_EXPORT_UNSUPPORTED (it needs DuckDB)', async () => {
+    const store = await openPostgresStore({ url: await server.freshDatabase() });
+    try {
+      await assert.rejects(store.exportRecords({ filter: parseFilter({}), format: 'parquet', path: '/tmp/never.parquet' }), { code: 'ERR_EXPORT_UNSUPPORTED' });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('an unreachable database fails the start with ERR_STORE_OPEN, without the password in the message', async () => {
+    const url = server.url.replace('mutp@', 'mutp:hunter2@').replace(/:\d+\//, ':1/');
+    const err = await openStore(url).then(() => null, (e) => e);
+    assert.equal(err?.code, 'ERR_STORE_OPEN');
+    assert.ok(!err.message.includes('hunter2'), err.message);
+  });
+
+  it('Origo picks PostgreSQL for a postgres:// db setting: what one Origo stores, another reads', async () => {
+    const url = await server.freshDatabase();
+    const first = await startTestOrigo({ db: url });
+    const c = clientRecord();
+    try {
+      assert.equal((await postLogs(first.url, [c])).status, 200);
+    } finally {
+      await first.close();
+    }
+    const second = await startTestOrigo({ db: url.replace(/^postgres:/, 'postgresql:') });
+    try {
+      assert.deepEqual(await second.store.counts(), { clientRecords: 1, proxyRecords: 0, proxyStatus: 0 });
+      assert.equal((await postLogs(second.url, [c])).body.duplicates.length, 1, 'a re-post through the other Origo is a duplicate');
+    } finally {
+      await second.close();
+    }
+  });
+});
