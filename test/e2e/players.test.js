@@ -14,6 +14,7 @@ import { buildExtension, setOptions, tabStats, waitForRecords, EXT_DIST } from '
 
 const PLAY_SECONDS = 6; // three 2 s segments per track played
 const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
+const REUSE_PLAY_SECONDS = 4; // two segments per track: the warm-up's connections carry MUTP downloads
 const MIN_FLEET_SHARE = 0.95; // the issue's target for default settings on a site the project did not write
 const CASES = [
   { player: 'hls', src: 'hls/index.m3u8', what: 'HLS fMP4, one file, EXT-X-MAP + EXT-X-BYTERANGE' },
@@ -70,4 +71,41 @@ describe('extension e2e: real players from npm, default settings (Chromium)', fu
       }
     });
   }
+
+  it('a second page load reuses the WebRTC connections the first one opened (the fleet client outlives the page)', async () => {
+    await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'coded', n: 2 });
+    const url = `${site.url}/play.html?player=dash&src=${encodeURIComponent(`${site.url}/media/dash/stream.mpd`)}`;
+    /** One page load played for a while; the fleet host's pooled connection counters after it. */
+    const play = async () => {
+      const page = await chrome.browser.newPage();
+      try {
+        await page.goto(url);
+        await page.waitForFunction((s) => document.querySelector('video').currentTime >= s || /** @type {any} */ (window).__play.errors.length > 0,
+          { timeout: PLAY_TIMEOUT_MS, polling: 250 }, REUSE_PLAY_SECONDS);
+        const st = await page.evaluate(() => /** @type {any} */ (window).__play);
+        assert.deepEqual(st.errors, [], 'the player saw errors');
+        assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
+      } finally {
+        await page.close();
+      }
+      return fleetHostConnections(chrome.browser);
+    };
+    const first = await play();
+    assert.ok(first.connects >= 1, `the first page opened no WebRTC connection: ${JSON.stringify(first)}`);
+    const second = await play();
+    console.log(`      pooled connections after the first page ${JSON.stringify(first)}, after the second ${JSON.stringify(second)}`);
+    assert.equal(second.connects, first.connects, `the second page opened new WebRTC connections: ${JSON.stringify({ first, second })}`);
+    assert.ok(second.reuses > first.reuses, `the second page's downloads used no kept connection: ${JSON.stringify({ first, second })}`);
+  });
 });
+
+/**
+ * The pooled WebRTC connection counters of the extension's fleet host (its offscreen document).
+ * @param {import('puppeteer-core').Browser} browser
+ * @returns {Promise<{connects: number, reuses: number, deadReplaced: number, idle: number}>}
+ */
+async function fleetHostConnections(browser) {
+  const target = await browser.waitForTarget((t) => t.url().endsWith('/offscreen.html'), { timeout: 10_000 });
+  const host = await target.asPage();
+  return host.evaluate(() => /** @type {any} */ (window).__mutpFleetHost.connections());
+}
