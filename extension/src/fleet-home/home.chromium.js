@@ -44,5 +44,5 @@ export function ensureHome() {
 /** The service worker hosts nothing: the offscreen document listens for frames itself (fleet-page.js). */
 export function serveHome() {}
 
-/** The service worker cannot read the offscreen document's counters (a test reads them there). @returns {null} */
+/** The service worker cannot read the offscreen document's counters and warm-up (a test reads them there). @returns {null} */
 export const hostConnections = () => null;

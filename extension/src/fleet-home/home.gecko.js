@@ -33,5 +33,8 @@ export function serveHome() {
   });
 }
 
-/** The host's pooled connection counters (background.js answers an extension page with them). @returns {object | null} */
-export const hostConnections = () => /** @type {any} */ (window)[FLEET_HOST_KEY]?.connections() ?? null;
+/** The host's pooled connection counters and last warm-up (background.js answers an extension page with them). @returns {object | null} */
+export function hostConnections() {
+  const host = /** @type {any} */ (window)[FLEET_HOST_KEY];
+  return host ? { ...host.connections(), lastWarmUp: host.lastWarmUp() } : null;
+}

@@ -54,14 +54,18 @@ export function createFleetHost({ underMixedContentRule, shared = null, logger =
   function configure(raw, id) {
     const next = parseSettings(raw).settings;
     if (typeof id === 'string' && id.length > 0 && id.length <= CLIENT_ID_CHARS) cid = id;
-    const before = settings?.origoUrl;
+    const before = settings;
     settings = next;
     matches = compilePatterns(next.patterns);
-    if (client === null || next.origoUrl !== before) {
+    if (client === null || next.origoUrl !== before?.origoUrl) {
       retire();
       client?.close();
       client = makeClient({ origo: next.origoUrl, clientId: cid, logger, fetch: fetchWatched, blocked });
-      if (before !== undefined) proxies.invalidate();
+    }
+    // new settings (not another page's copy of the same): every fleet path gets a fresh try
+    if (before !== null && JSON.stringify(before) !== JSON.stringify(next)) {
+      breakers.reset();
+      proxies.invalidate();
     }
   }
 
@@ -111,6 +115,8 @@ export function createFleetHost({ underMixedContentRule, shared = null, logger =
       return now;
     },
     pages: () => pages.size,
+    /** The last warm-up round: when, and per connection whether the pool had it already (a test reads it). */
+    lastWarmUp: () => warmUp.last(),
   };
 }
 
