@@ -1,7 +1,8 @@
-// Phase 2: the frame → page byte path. Measured in the real extension context: the download
+// Phase 2: the extension → page byte path. Measured in the real extension context: the download
 // frame the extension itself inserts into a page (chrome-extension://…/frame.html, an
-// out-of-process frame), sending to the page over a MessageChannel with each ArrayBuffer
-// transferred, exactly as frame.js sends `data`. The product's own port is a module-private
+// out-of-process frame in the extension's process, where the offscreen fleet host that sends
+// `data` also runs), sending to the page over a MessageChannel with each ArrayBuffer
+// transferred, as the fleet host does. The product's own port is a module-private
 // constant, so the bench opens a second channel of the same kind from inside that frame
 // (puppeteer evaluates there); no product change is needed.
 import { summary } from './stats.js';

@@ -21,6 +21,8 @@ const src = (p) => path.join(root, 'src', p);
 const TARGETS = /** @type {const} */ (['chrome', 'firefox']);
 const BROWSER_TARGETS = ['chrome111', 'firefox142']; // the manifests' minimum versions
 const STATIC = ['frame/frame.html', 'options/options.html', 'options/options.css', 'popup/popup.html', 'popup/popup.css'];
+// the page that hosts the fleet client (fleet-host.js): Chrome's offscreen document, Firefox's background page (build/manifest.js)
+const FLEET_HOME_PAGE = { chrome: 'fleet-home/offscreen.html', firefox: 'fleet-home/background.html' };
 
 const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
 const noZip = process.argv.includes('--no-zip');
@@ -56,12 +58,13 @@ for (const target of TARGETS) {
       { in: src('popup/popup.js'), out: 'popup' },
     ],
   });
-  // the frame is a module page. ProxyClientLib loads its MUTP transport with import('./mutp/index.js')
+  // the frame and the fleet host are module pages. ProxyClientLib loads its MUTP transport with import('./mutp/index.js')
   // relative to the frame bundle, so the transport is its own entry at that path.
   await build({
     ...common, format: 'esm', splitting: true, outdir: out, chunkNames: 'chunks/[name]-[hash]',
     entryPoints: [
       { in: src('frame/frame.js'), out: 'frame' },
+      { in: src('frame/fleet-page.js'), out: 'fleet-host' },
       { in: fileURLToPath(import.meta.resolve('@mutp/proxyclientlib/mutp')), out: 'mutp/index' },
     ],
   });
@@ -69,7 +72,7 @@ for (const target of TARGETS) {
   await mkdir(path.join(out, 'wasm'), { recursive: true });
   const wasmDir = path.dirname(fileURLToPath(import.meta.resolve('@mutp/rlnc/wasm/rlnc-simd.wasm')));
   for (const f of await readdir(wasmDir)) if (f.endsWith('.wasm')) await copyFile(path.join(wasmDir, f), path.join(out, 'wasm', f));
-  for (const f of STATIC) await copyFile(src(f), path.join(out, path.basename(f)));
+  for (const f of [...STATIC, FLEET_HOME_PAGE[target]]) await copyFile(src(f), path.join(out, path.basename(f)));
   await writeFile(path.join(out, 'manifest.json'), JSON.stringify(manifest(target, version, { testBuild: baked !== null }), null, 2) + '\n');
   if (!noZip) {
     const webExt = path.join(root, '..', 'node_modules', '.bin', 'web-ext');

@@ -1,5 +1,6 @@
 // One manifest source, two browsers (MV3 both). Differences: Chrome's background is a service
-// worker; Firefox's is an event page and needs an add-on id.
+// worker, and the fleet client lives in an offscreen document (permission `offscreen`);
+// Firefox's background is an event page that hosts the fleet client itself, and needs an add-on id.
 
 export const NAME = 'MUTP Proxy client';
 export const GECKO_ID = 'mutp-proxy-client@mutp.example'; // fixed: Firefox keys storage and the test's UUID map by it
@@ -32,11 +33,11 @@ export function manifest(target, version, { testBuild = false } = {}) {
     content_security_policy: { extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'" },
   };
   if (target === 'chrome') {
-    return { ...m, background: { service_worker: 'background.js' }, minimum_chrome_version: MIN_CHROME };
+    return { ...m, permissions: [...m.permissions, 'offscreen'], background: { service_worker: 'background.js' }, minimum_chrome_version: MIN_CHROME };
   }
   return {
     ...m,
-    background: { scripts: ['background.js'] },
+    background: { page: 'background.html' }, // background.js and the fleet host (fleet-host.js, a module)
     browser_specific_settings: {
       gecko: {
         id: GECKO_ID, strict_min_version: MIN_FIREFOX,

@@ -9,6 +9,7 @@ import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
 import { downloadParallelHttp } from './http/parallel-http.js';
 import { downloadRangeHttp } from './http/range-http.js';
+import { createDigestCache } from './http/digest-cache.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
 import { downloadWindow } from './mutp/window-choice.js';
@@ -70,6 +71,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
   const logs = origo ? createLogSender({ origo, fetch, logger, ...logOpts }) : null;
   // the paper's ProxyClientLib kept its proxy connections: a download reuses them (no signalling, ICE, DTLS)
   const peerPool = keepConnections ? createPeerPool() : null;
+  const digestCache = createDigestCache(); // an object's other ranges vote at once (HLS byte ranges, DASH SegmentBase)
 
   /** @param {{n?: number, lat?: number, lon?: number, signal?: AbortSignal}} [q] */
   async function proxies(q = {}) {
@@ -118,7 +120,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       startedAt = new Date().toISOString();
       t0 = performance.now();
       const proxiesOut = list.map((p) => ({ id: p.id, url: p.url, uploadRateBps: p.uploadRateBps ?? null }));
-      const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, logger };
+      const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, digestCache, logger };
       let result;
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
       else if (mode === 'range-http') result = await downloadRangeHttp(common);

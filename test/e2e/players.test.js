@@ -14,6 +14,7 @@ import { buildExtension, setOptions, tabStats, waitForRecords, EXT_DIST } from '
 
 const PLAY_SECONDS = 6; // three 2 s segments per track played
 const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
+const REUSE_PLAY_SECONDS = 4; // two segments per track: the warm-up's connections carry MUTP downloads
 const MIN_FLEET_SHARE = 0.95; // the target for default settings on a site the project did not write
 const CASES = [
   { player: 'hls', src: 'hls/index.m3u8', what: 'HLS fMP4, one file, EXT-X-MAP + EXT-X-BYTERANGE' },
@@ -70,4 +71,47 @@ describe('extension e2e: real players from npm, default settings (Chromium)', fu
       }
     });
   }
+
+  it('a second page load reuses the WebRTC connections the first one opened (the fleet client outlives the page)', async () => {
+    // N = 4 of 4 proxies: the second page uses the same proxies whatever order Origo lists them in
+    await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'coded', n: 4 });
+    const url = `${site.url}/play.html?player=dash&src=${encodeURIComponent(`${site.url}/media/dash/stream.mpd`)}`;
+    /** One page load played for a while; the fleet host's pool counters and last warm-up after it. */
+    const play = async () => {
+      const page = await chrome.browser.newPage();
+      try {
+        await page.goto(url);
+        await page.waitForFunction((s) => document.querySelector('video').currentTime >= s || /** @type {any} */ (window).__play.errors.length > 0,
+          { timeout: PLAY_TIMEOUT_MS, polling: 250 }, REUSE_PLAY_SECONDS);
+        const st = await page.evaluate(() => /** @type {any} */ (window).__play);
+        assert.deepEqual(st.errors, [], 'the player saw errors');
+        assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
+      } finally {
+        await page.close();
+      }
+      return fleetHostConnections(chrome.browser);
+    };
+    const first = await play();
+    assert.ok(first.connects >= 1, `the first page opened no WebRTC connection: ${JSON.stringify(first)}`);
+    const second = await play();
+    console.log(`      after the first page ${JSON.stringify(first)}, after the second ${JSON.stringify(second)}`);
+    // the second page's own warm-up found connections the first page's left open
+    assert.ok(second.lastWarmUp && second.lastWarmUp.at > (first.lastWarmUp?.at ?? -1), `the second page ran no warm-up: ${JSON.stringify(second.lastWarmUp)}`);
+    assert.ok(second.lastWarmUp.outcomes.some((/** @type {any} */ o) => o.ok && o.reused), `the second page's warm-up found no kept connection: ${JSON.stringify(second.lastWarmUp)}`);
+    assert.ok(second.reuses > first.reuses, `the second page's downloads used no kept connection: ${JSON.stringify({ first, second })}`);
+  });
 });
+
+/**
+ * The extension's fleet host (its offscreen document): pooled WebRTC connection counters and its last warm-up.
+ * @param {import('puppeteer-core').Browser} browser
+ * @returns {Promise<{connects: number, reuses: number, idle: number, lastWarmUp: {at: number, outcomes: {id: string, ok: boolean, reused: boolean}[]} | null}>}
+ */
+async function fleetHostConnections(browser) {
+  const target = await browser.waitForTarget((t) => t.url().endsWith('/offscreen.html'), { timeout: 10_000 });
+  const host = await target.asPage();
+  return host.evaluate(() => {
+    const h = /** @type {any} */ (window).__mutpFleetHost;
+    return { ...h.connections(), lastWarmUp: h.lastWarmUp() };
+  });
+}

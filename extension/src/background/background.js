@@ -1,9 +1,11 @@
 // Background (Chrome service worker, Firefox event page): receives the frame's records and
-// fallback reports, keeps per-tab stats for the popup, and ships records to Origo.
+// fallback reports, keeps per-tab stats for the popup, ships records to Origo, and makes the
+// fleet host page on a frame's request (#fleet-home).
 import browser from '../shared/api.js';
 import { loadSettings, clientId } from '../shared/storage.js';
 import { createLogQueue, RETRY_ALARM } from './log-queue.js';
 import { emptyStats, addRecord, addFallback, addSeen } from './tab-stats.js';
+import { ensureHome, serveHome, hostConnections, ENSURE_HOME } from '#fleet-home';
 
 const FRAME_URL = browser.runtime.getURL('frame.html');
 const EXTENSION_ORIGIN = browser.runtime.getURL('');
@@ -42,6 +44,7 @@ browser.runtime.onMessage.addListener((msg, sender) => {
   if (!msg || typeof msg !== 'object') return undefined;
   const fromFrame = fromOwnPage(sender) && sender.url.startsWith(FRAME_URL);
   const tabId = sender.tab?.id;
+  if (msg.t === ENSURE_HOME && fromFrame) return ensureHome(); // the fleet host page, made once
   if (msg.t === 'record' && fromFrame && msg.record && typeof msg.record.id === 'string') {
     if (Number.isInteger(tabId)) updateStats(tabId, (s) => addRecord(s, msg.record));
     return logs.add(msg.record).then(() => undefined);
@@ -62,6 +65,7 @@ browser.runtime.onMessage.addListener((msg, sender) => {
     return Promise.all([statsChain.then(() => statsArea.get(statsKey(statsTab))), pageUrl])
       .then(([got, url]) => ({ stats: got[statsKey(statsTab)] ?? emptyStats(), pageUrl: url }));
   }
+  if (msg.t === 'fleet-connections' && fromOwnPage(sender)) return Promise.resolve(hostConnections());
   if (msg.t === 'log-status' && fromOwnPage(sender)) {
     return logs.pending().then((pending) => ({ pending, counters: logs.counters }));
   }
@@ -72,3 +76,4 @@ browser.tabs.onRemoved.addListener((tabId) => { statsArea.remove(statsKey(tabId)
 browser.alarms.onAlarm.addListener((a) => { if (a.name === RETRY_ALARM) logs.flush(); });
 browser.runtime.onInstalled.addListener(() => { clientId(); });
 logs.flush(); // records left from before a restart
+serveHome();

@@ -36,6 +36,10 @@ export function createBreakers({ baseMs = BREAKER_BASE_MS, maxMs = BREAKER_MAX_M
       const s = state.get(key);
       return s && now < s.openUntil ? s.code : null;
     },
+    /** Forget every failure (the settings changed: each path gets a fresh try). */
+    reset() {
+      state.clear();
+    },
     /** @param {number} now */
     snapshot(now) {
       return [...state].filter(([, s]) => now < s.openUntil).map(([key, s]) => ({ key, code: s.code, failures: s.failures, msLeft: Math.round(s.openUntil - now) }));

@@ -55,12 +55,12 @@ function rtcUnusable(e) {
  * @param {{warn: (...a: unknown[]) => void}} o.logger
  * @param {() => number} [o.now]  ms clock for the heartbeat and the breakers
  * @param {ReturnType<typeof createOriginHeads>} [o.heads]
+ * @param {ReturnType<typeof createBreakers>} [o.breakers]  shared by the pages one fleet host serves: what failed for one page is skipped for the next
+ * @param {ReturnType<typeof createWarmUp>} [o.warmUp]  shared likewise: a second page finds the connections open
  */
-export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now(), heads = createOriginHeads() }) {
+export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now(), heads = createOriginHeads(), breakers = createBreakers(), warmUp = createWarmUp({ proxies: () => state().proxies, client: () => state().client, breakers, now, logger }) }) {
   /** @type {Map<number, AbortController>} */
   const active = new Map();
-  const breakers = createBreakers();
-  const warmUp = createWarmUp({ proxies: () => state().proxies, client: () => state().client, breakers, now, logger });
 
   /** @param {unknown} data  a message from the page */
   function onPageMessage(data) {
@@ -272,5 +272,10 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     if (per.length) state().proxies?.invalidate();
   }
 
-  return { onPageMessage, active: () => active.size, breakers: () => breakers.snapshot(now()), warmUp: () => warmUp.last() };
+  /** The page is gone: stop its downloads (their proxies serve the next page). @param {string} code */
+  function close(code) {
+    for (const ctrl of active.values()) ctrl.abort(Object.assign(new Error('the page went away'), { code }));
+  }
+
+  return { onPageMessage, close, active: () => active.size, breakers: () => breakers.snapshot(now()), warmUp: () => warmUp.last() };
 }

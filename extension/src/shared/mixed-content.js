@@ -1,9 +1,10 @@
-// Plain-HTTP endpoints the browser refuses to the extension. Chromium applies the mixed-content
-// rule to the download frame when it is embedded in an HTTPS page (the extension's service worker
-// and its own tabs are exempt): every request to a plain-HTTP Origo or proxy on a non-loopback
-// host is blocked. Decided here up front, without trying, so the fallback carries a clear,
-// counted code instead of a generic network error. Firefox allows these requests from its
-// moz-extension: frame, but they cross the network in clear text (tickets too).
+// Plain-HTTP endpoints the browser refuses to the extension. The fleet client normally runs in a
+// top-level extension document (Chrome's offscreen document, Firefox's background page), which no
+// page's mixed-content rule reaches: there plain-HTTP Origo and proxies are allowed, in clear
+// text (tickets too). Only where that document cannot be had does the download frame host the
+// fleet, and Chromium applies the rule to that frame inside an HTTPS page: every request to a
+// plain-HTTP Origo or proxy on a non-loopback host is blocked. Decided here up front, without
+// trying, so the fallback carries a clear, counted code instead of a generic network error.
 import { EXTENSION_FRAMES_UNDER_MIXED_CONTENT, ENGINE_NAME } from '#engine-rules';
 
 export const MIXED_CONTENT_CODE = 'ERR_MIXED_CONTENT_BLOCKED';
@@ -51,14 +52,13 @@ export function mixedContentGuard(underRule) {
 }
 
 /**
- * What the options page and popup say about plain-HTTP endpoints: one line per endpoint.
+ * What the options page and popup say about plain-HTTP endpoints: one line per endpoint. The fleet
+ * client runs outside the page (fleet-host.js), so the browser allows them.
  * @param {{ origoUrl: string, proxyUrls: string[] }} o
  * @returns {string[]}
  */
 export function insecureEndpointNotes({ origoUrl, proxyUrls }) {
-  const effect = EXTENSION_FRAMES_UNDER_MIXED_CONTENT
-    ? `${ENGINE_NAME} blocks it on HTTPS pages (mixed content), so their chunks go direct (${MIXED_CONTENT_CODE})`
-    : `${ENGINE_NAME} allows it, but tickets and video URLs cross the network in clear text`;
+  const effect = `${ENGINE_NAME} allows it, but tickets and video URLs cross the network in clear text`;
   const notes = [];
   if (isInsecureUrl(origoUrl)) notes.push(`Origo ${new URL(origoUrl).origin} is plain HTTP: ${effect}.`);
   const proxies = [...new Set(proxyUrls.filter(isInsecureUrl).map((u) => new URL(u).origin))];

@@ -1,5 +1,5 @@
 // Verified delivery for the HTTP modes: every proxy's digest list of the object is fetched
-// alongside the body, the block vote (@mutp/protocol createBlockVote) decides which digest each
+// alongside the body (or taken from a recent download of the same object, digest-cache.js), the block vote (@mutp/protocol createBlockVote) decides which digest each
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
 import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockSpan, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol';
@@ -25,8 +25,9 @@ export function blockAligned(range) {
  * @param {(p: import('./parallel-http.js').HttpProgress) => void} [o.onProgress]
  * @param {(v: {source: number, code: string, message: string}) => void} o.onLiar
  * @param {{warn: (...a: unknown[]) => void}} o.logger
+ * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  lists of earlier downloads, per proxy and URL
  */
-export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger }) {
+export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger, digestCache = null }) {
   const vote = createBlockVote({ sources: n });
   const report = safeProgress(onProgress, logger);
   const pieces = createPieceSet();
@@ -47,6 +48,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
   /** @type {() => void} */
   let completed = () => {};
   const done = new Promise((resolve) => { completed = () => resolve(undefined); });
+  let forgetLists = () => {}; // a liar found: its cached list (and the others of that URL) are not kept
   /** @type {() => void} */
   let sized = () => {};
   const sizeKnown = new Promise((resolve) => { sized = () => resolve(undefined); });
@@ -131,6 +133,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     do {
       pending = pending.filter((p) => !settle(p));
       liars = vote.pollLiars();
+      if (liars.length) forgetLists();
       for (const v of liars) onLiar(v);
     } while (liars.length > 0);
   }
@@ -153,7 +156,14 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
      *   onError: (i: number, err: {code: string, message: string}) => void}} o
      */
     fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError }) {
+      forgetLists = () => digestCache?.forget(url);
       return Promise.all(proxies.map(async (p, i) => {
+        const kept = digestCache?.get(p.url, url);
+        if (kept) {
+          vote.addList(i, kept);
+          afterVote();
+          return;
+        }
         try {
           const res = await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} });
           const parsed = decodeDigestList(res.bytes);
@@ -162,6 +172,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
             throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);
           }
           vote.addList(i, parsed.list);
+          if (!vote.isLiar(i)) digestCache?.set(p.url, url, parsed.list);
         } catch (err) {
           vote.fail(i);
           onError(i, errorInfo(err));

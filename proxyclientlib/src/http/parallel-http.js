@@ -57,10 +57,11 @@ import { blockAligned, createBlockDelivery } from './block-delivery.js';
  * @param {(p: HttpProgress) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records (the client record's id)
+ * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  digest lists of recent downloads
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
  * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED or ERR_INTEGRITY_UNRESOLVED (err.perProxy set)
  */
-export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, logger = console }) {
+export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, digestCache = null, logger = console }) {
   const n = proxies.length;
   const losersAbort = new AbortController();
   const outer = signal ? AbortSignal.any([signal, losersAbort.signal]) : losersAbort.signal;
@@ -78,7 +79,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   /** @type {number[]} */
   const serverFetchMs = [];
   const delivery = createBlockDelivery({
-    n, range, grossBytes: () => grossBytes, onProgress, logger,
+    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache,
     onLiar: (v) => {
       perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
       each[v.source].abort(codedError(v.code, v.message));

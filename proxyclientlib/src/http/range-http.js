@@ -24,11 +24,12 @@ const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least th
  * @param {(p: import('./parallel-http.js').HttpProgress) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records
+ * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  digest lists of recent downloads
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
  * @param {object} [o.schedulerOptions]  passed to createRangeScheduler, sizes in bytes (rounded up to whole blocks)
  * @returns {Promise<import('./parallel-http.js').HttpTransferResult>}
  */
-export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {}, logger = console }) {
+export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {}, digestCache = null, logger = console }) {
   const n = proxies.length;
   /** @type {import('./parallel-http.js').PerProxyStats[]} */
   const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
@@ -56,7 +57,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     notify();
   };
   const delivery = createBlockDelivery({
-    n, range, grossBytes: () => grossBytes, onProgress, logger,
+    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache,
     onLiar: (v) => {
       perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
       if (current[v.source]) current[v.source]?.abort(codedError(v.code, v.message)); // its worker fails it

@@ -31,7 +31,7 @@ const MIN_CHUNKS = 3; // 10 s of a 2 Mbit/s video is more than two 1 MiB chunks
 const POPUP_WAIT_MS = 10_000; // the popup refreshes its stats every second; the record reaches the background in ms
 const POPUP_HEIGHT_PX = 360; // the popup's content with four proxy rows, Options link included
 const BIND_ADDR = process.env.MUTP_E2E_NETNS_ADDR;
-const LOOPBACK_PAGES = 2; // each page has its own download frame, breakers and connections: each may pay one WebRTC failure
+const LOOPBACK_PAGES = 2; // each page may pay one WebRTC failure (with the fleet host in the background page, the second finds the breaker open)
 const LOOPBACK_PLAY_SECONDS = 10; // chunks after the warm-up's ~1.2 s too (the player buffers 8 s ahead in 1 MiB chunks)
 
 describe('extension e2e: headless Firefox ESR in a network namespace', function () {
@@ -114,6 +114,35 @@ describe('extension e2e: headless Firefox ESR in a network namespace', function 
       const records = await playThroughFleet([mode], MUTP_PLAY_SECONDS);
       assert.ok(records.some((r) => r.mode === mode) && records.every((r) => r.n >= 1), JSON.stringify(records.map((r) => [r.mode, r.n, r.modeWhy])));
     });
+  }
+
+  // The fleet client lives in the background page: the second page's MUTP downloads use the
+  // connections the first page opened (or its warm-up did), and open none.
+  it('a second page load reuses the WebRTC connections of the first (the fleet client lives in the background page)', async () => {
+    await playThroughFleet(['coded'], MUTP_PLAY_SECONDS);
+    const first = await fleetHostConnections();
+    assert.ok(first.connects >= 1, `no WebRTC connection opened: ${JSON.stringify(first)}`);
+    await playThroughFleet(['coded'], MUTP_PLAY_SECONDS);
+    const second = await fleetHostConnections();
+    console.log(`      after the first page ${JSON.stringify(first)}, after the second ${JSON.stringify(second)}`);
+    // the second page's own warm-up found connections the first page's left open
+    assert.ok(second.lastWarmUp && second.lastWarmUp.at > (first.lastWarmUp?.at ?? -1), `the second page ran no warm-up: ${JSON.stringify(second.lastWarmUp)}`);
+    assert.ok(second.lastWarmUp.outcomes.some((/** @type {any} */ o) => o.ok && o.reused), `the second page's warm-up found no kept connection: ${JSON.stringify(second.lastWarmUp)}`);
+    assert.ok(second.reuses > first.reuses, `the second page's downloads used no kept connection: ${JSON.stringify({ first, second })}`);
+  });
+
+  /** The background page's fleet host's pooled connection counters, asked from a framed extension page. */
+  async function fleetHostConnections() {
+    const page = await ff.browser.newPage();
+    try {
+      await page.goto(`${site.url}/plain.html`);
+      const frame = await frameExtensionPage(page, ff.base, 'options.html');
+      const got = await frame.evaluate(() => /** @type {any} */ (globalThis).browser.runtime.sendMessage({ t: 'fleet-connections' }));
+      assert.ok(got && Number.isInteger(got.connects), `no fleet host in the background page: ${JSON.stringify(got)}`);
+      return got;
+    } finally {
+      await page.close();
+    }
   }
 
   // Proxies whose WebRTC listens on 127.0.0.1 only: Firefox offers no loopback candidate, so no

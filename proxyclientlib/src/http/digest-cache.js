@@ -1,0 +1,39 @@
+// Proxies' digest lists kept per proxy and object URL for a short while: the next download of the
+// same object (another byte range of one file, as HLS EXT-X-BYTERANGE and DASH SegmentBase streams
+// ask) votes at once instead of waiting for the lists again. Each cached list still counts only
+// as its own proxy's vote, and a list whose proxy the vote outvotes is forgotten with its URL.
+
+export const DIGEST_CACHE_TTL_MS = 30_000; // a media object does not change while it plays; short, as an origin may replace a file
+export const DIGEST_CACHE_ENTRIES = 256; // lists of 8-byte digests: a 100 MB object's is ~12 KiB
+
+/** @param {{now?: () => number}} [o] */
+export function createDigestCache({ now = () => performance.now() } = {}) {
+  /** @type {Map<string, {at: number, list: {objectBytes: number, digests: Uint8Array}}>} */
+  const kept = new Map();
+  const key = (/** @type {string} */ proxyUrl, /** @type {string} */ url) => `${proxyUrl}\n${url}`;
+  return {
+    /** @param {string} proxyUrl @param {string} url */
+    get(proxyUrl, url) {
+      const k = key(proxyUrl, url);
+      const e = kept.get(k);
+      if (!e) return null;
+      if (now() - e.at > DIGEST_CACHE_TTL_MS) {
+        kept.delete(k);
+        return null;
+      }
+      return e.list;
+    },
+    /** @param {string} proxyUrl @param {string} url @param {{objectBytes: number, digests: Uint8Array}} list */
+    set(proxyUrl, url, list) {
+      const k = key(proxyUrl, url);
+      kept.delete(k);
+      kept.set(k, { at: now(), list });
+      if (kept.size > DIGEST_CACHE_ENTRIES) kept.delete(/** @type {string} */ (kept.keys().next().value));
+    },
+    /** Every proxy's list of this object (a vote found a liar, or the object changed). @param {string} url */
+    forget(url) {
+      for (const k of [...kept.keys()]) if (k.endsWith(`\n${url}`)) kept.delete(k);
+    },
+    size: () => kept.size,
+  };
+}
