@@ -111,10 +111,13 @@ export async function startOrigo(config) {
 
   let closing = null;
   const close = () => (closing ??= (async () => {
-    // io.close() disconnects every socket and closes the HTTP server; idle keep-alive sockets are dropped too.
-    await new Promise((resolve) => io.close(() => resolve(undefined)));
+    // io.close() disconnects every socket and closes the HTTP server, whose close waits for every
+    // open connection: a client posting over keep-alive would hold it open for ever, so they are
+    // all dropped at once (a cut POST is retried by its sender; inserts are idempotent by id).
+    const serverClosed = new Promise((resolve) => io.close(() => resolve(undefined)));
     proxyNsp.close();
     httpServer.closeAllConnections();
+    await serverClosed;
     await cluster?.close();
     if (ownsStore) await store.close();
     logger.info('origo stopped', { url });

@@ -123,11 +123,14 @@ describe('integration: two Origo processes on one PostgreSQL', function () {
     }
     await until(async () => proxies.every((p) => p.queue.size === 0), 20_000, 'proxies drained their logs');
     const row = await queryOne(db, `SELECT (SELECT count(*) FROM client_records) AS c, (SELECT count(DISTINCT download_id) FROM proxy_records) AS d,
-      (SELECT count(*) FROM proxy_records) AS p, (SELECT count(DISTINCT proxy_id) FROM proxy_records) AS pp`);
+      (SELECT count(DISTINCT proxy_id) FROM proxy_records) AS pp,
+      (SELECT count(*) FROM (SELECT DISTINCT download_id, proxy_id FROM proxy_records) AS x) AS dp`);
     assert.equal(Number(row.c), MODES.length);
     assert.equal(Number(row.d), MODES.length, 'proxy records of every download');
     assert.equal(Number(row.pp), PROXIES, 'every proxy (on A and on B) served and logged');
-    assert.equal(Number(row.p), MODES.length * PROXIES, 'one proxy record per source per download, none doubled');
+    assert.equal(Number(row.dp), MODES.length * PROXIES, 'every source of every download logged');
+    // not an exact count: a proxy may serve one download twice (Range-split HTTP re-assigns a range), one record
+    // per request; a record re-sent after a failover keeps its id, the primary key, so it cannot be stored twice
   });
 
   it('Origo A SIGKILLed mid-ingest: clients post on through B, proxies fail over to B; nothing lost, nothing doubled', async () => {
@@ -161,8 +164,8 @@ describe('integration: two Origo processes on one PostgreSQL', function () {
     const row = await queryOne(db, `SELECT count(*) AS c, count(DISTINCT id) AS d FROM client_records`);
     assert.equal(Number(row.c), before + sent.length + 1, 'every posted record stored (+1 download)');
     assert.equal(await missingIds(db, sent), 0, 'no posted id missing');
-    const proxyRows = await queryOne(db, 'SELECT count(*) AS p, count(DISTINCT download_id) AS d FROM proxy_records');
-    assert.equal(Number(proxyRows.p), (MODES.length + 1) * PROXIES, 'proxy records once each across the failover');
+    const proxyRows = await queryOne(db, 'SELECT count(DISTINCT (download_id, proxy_id)) AS dp FROM proxy_records');
+    assert.equal(Number(proxyRows.dp), (MODES.length + 1) * PROXIES, 'every source of every download logged across the failover');
   });
 
   it('a rolling restart of both (A back, then B, then A again) while posting: nothing lost, nothing doubled, the fleet stays offered', async () => {

@@ -14,6 +14,7 @@ import { createBreakers } from './breaker.js';
 import { createOriginHeads, HEAD_WAIT_MS } from './origin-heads.js';
 import { MIXED_CONTENT_CODE } from '../shared/mixed-content.js';
 import { createWarmUp, WARMING } from './warm-up.js';
+import { codedError } from '@mutp/common/errors';
 
 const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
 const MUTP_MODES = ['coded', 'uncoded'];
@@ -66,7 +67,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
   function onPageMessage(data) {
     const m = parsePageMessage(data);
     if (m.t === 'bad') return logger.warn(`ignoring a page message: ${m.why}`);
-    if (m.t === 'abort') return active.get(m.id)?.abort(Object.assign(new Error(m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request'), { code: m.code }));
+    if (m.t === 'abort') return active.get(m.id)?.abort(codedError(m.code, m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request'));
     if (m.t === 'warm') return warm();
     if (m.t === 'seen') return toBackground({ t: 'seen', kind: m.kind, url: m.url, segments: m.segments, templates: m.templates });
     if (m.t === 'fallback') {
@@ -154,7 +155,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       try {
         const all = await st.proxies.list(where(settings));
         const usable = all.filter((p) => breakers.allows(`proxy:${p.id}`, now()));
-        if (usable.length === 0) throw Object.assign(new Error(`all ${all.length} listed proxies failed recently`), { code: all.length ? 'ERR_FLEET_SKIPPED' : 'ERR_NO_PROXIES' });
+        if (usable.length === 0) throw codedError(all.length ? 'ERR_FLEET_SKIPPED' : 'ERR_NO_PROXIES', `all ${all.length} listed proxies failed recently`);
         const drawn = chooseN(settings, usable.length); // only an N these proxies can serve
         n = drawn.n;
         if (drawn.nWhy) nNote = { nWanted: drawn.nWanted, nWhy: drawn.nWhy };
@@ -274,7 +275,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
 
   /** The page is gone: stop its downloads (their proxies serve the next page). @param {string} code */
   function close(code) {
-    for (const ctrl of active.values()) ctrl.abort(Object.assign(new Error('the page went away'), { code }));
+    for (const ctrl of active.values()) ctrl.abort(codedError(code, 'the page went away'));
   }
 
   return { onPageMessage, close, active: () => active.size, breakers: () => breakers.snapshot(now()), warmUp: () => warmUp.last() };

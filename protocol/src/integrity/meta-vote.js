@@ -7,6 +7,7 @@
 //   the unit is accepted if it matches one of the tied values, and those who gave another
 //   value for it are reported as liars then (pollLiars).
 import { CHECKSUM_ENTRY_BYTES, checksumOf } from './checksums.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Meta fields that define the object's layout: all proxies must agree on them. */
 export const LAYOUT_FIELDS = /** @type {const} */ (['mode', 'totalSize', 'payloadSize', 'packetCount', 'generationSize', 'generationCount']);
@@ -27,7 +28,7 @@ const NO_VERDICTS = /** @type {any} */ (Object.freeze([]));
  *   pollLiars: () => Verdict[], admit: (entry: { source: number, meta: any, table: Uint8Array }) => Verdict | null }}
  */
 export function createMetaVote(entries) {
-  if (entries.length === 0) throw Object.assign(new Error('no meta to vote on'), { code: 'ERR_BAD_PARAMS' });
+  if (entries.length === 0) throw codedError('ERR_BAD_PARAMS', 'no meta to vote on');
   const key = (/** @type {any} */ m) => LAYOUT_FIELDS.map((f) => m[f]).join('/');
   /** @type {Map<string, typeof entries>} */
   const groups = new Map();

@@ -4,6 +4,7 @@
 
 import { createInflightLimit, inflightFloorPackets } from '@mutp/protocol';
 import { createChannelSender } from './channel-sender.js';
+import { codedError } from '@mutp/common/errors';
 import {
   BLOCKED_RECHECK_MS, INFLIGHT_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
 } from './limits.js';
@@ -201,7 +202,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         sinceYield = 0;
         continue;
       }
-      if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw Object.assign(new Error(`packet of ${bytes.length} bytes`), { code: 'ERR_PACKET_TOO_LARGE' });
+      if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw codedError('ERR_PACKET_TOO_LARGE', `packet of ${bytes.length} bytes`);
       if (!send(bytes)) continue; // closed: the loop ends above
       dl.packetsSent++; // = the sender's seq of this packet (1, 2, …)
       dl.inflight.onSent(dl.packetsSent, now());
@@ -274,7 +275,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
 export function sliceRange(bytes, range) {
   if (!range) return bytes;
   if (range.start >= bytes.byteLength) {
-    throw Object.assign(new Error(`range starts at ${range.start}, the object has ${bytes.byteLength} bytes`), { code: 'ERR_RANGE_NOT_SATISFIABLE' });
+    throw codedError('ERR_RANGE_NOT_SATISFIABLE', `range starts at ${range.start}, the object has ${bytes.byteLength} bytes`);
   }
   return bytes.subarray(range.start, Math.min(range.end, bytes.byteLength - 1) + 1);
 }
