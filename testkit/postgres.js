@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './origo-process.js';
 import { skipOrFail } from './require-tool.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Where Debian puts the server binaries: /usr/lib/postgresql/<major>/bin. */
 const DEBIAN_PG_ROOT = '/usr/lib/postgresql';
@@ -38,7 +39,7 @@ export function postgresBinDir() {
  */
 export async function startPostgres({ durable = false } = {}) {
   const bin = postgresBinDir();
-  if (!bin) throw Object.assign(new Error('PostgreSQL is not installed (apt-get install postgresql)'), { code: 'ERR_NO_POSTGRES' });
+  if (!bin) throw codedError('ERR_NO_POSTGRES', 'PostgreSQL is not installed (apt-get install postgresql)');
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   const dir = await mkdtemp(join(tmpdir(), 'mutp-pg-'));
   const data = join(dir, 'data');
@@ -64,7 +65,7 @@ export async function startPostgres({ durable = false } = {}) {
     if (started) try { run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']); } catch { /* already down */ }
     await rm(dir, { recursive: true, force: true });
     const stderr = /** @type {any} */ (err).stderr?.toString() ?? '';
-    throw Object.assign(new Error(`cannot start PostgreSQL: ${err.message} ${stderr}`), { code: 'ERR_NO_POSTGRES', cause: err });
+    throw codedError('ERR_NO_POSTGRES', `cannot start PostgreSQL: ${err.message} ${stderr}`, { cause: err });
   }
   let stopping = null;
   const stop = () => (stopping ??= (async () => {

@@ -177,8 +177,11 @@ export const ERROR_CODES = Object.freeze({
   ERR_BENCH: 'a bench run failed for a reason without its own code',
   ERR_BENCH_BYTES: 'a bench download returned wrong bytes or status',
   ERR_BENCH_SETUP: 'a bench comparison would be void (its setup is not as intended)',
+  ERR_CLUSTER_LISTEN: 'an Origo lost its PostgreSQL LISTEN connection for the shared registry (logged; the periodic reload covers it)',
+  ERR_CLUSTER_WRITE: 'an Origo could not write the shared proxy registry in PostgreSQL (logged; the periodic reload repairs it)',
   ERR_DELAYLINE_BUILD: 'the delay line helper cannot be built',
   ERR_DELAYLINE_START: 'the delay line helper cannot be started',
+  ERR_EXPORT_UNSUPPORTED: 'the log store cannot export in that format (Parquet needs the DuckDB store)',
   ERR_FLEET_NOT_READY: 'fewer proxies than started registered with Origo in time',
   ERR_FUZZ_5XX: 'a fuzzed request got a 5xx answer',
   ERR_FUZZ_BAD_ACK: 'a fuzzed socket event got an acknowledgement of the wrong shape',
@@ -199,4 +202,7 @@ export const ERROR_CODES = Object.freeze({
 
   // --- set by Node ---
   ERR_MODULE_NOT_FOUND: '(Node) an import cannot be resolved',
+  ERR_NO_POSTGRES: 'tests: PostgreSQL is not installed or does not start',
+  ERR_PAGE_GONE: 'the page that asked for a download went away (closed or navigated), so the fleet host stopped it',
+  ERR_STORE_CONNECTION: 'a pooled PostgreSQL connection of the log store was lost (logged; the pool opens another)',
 });
