@@ -107,6 +107,22 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     });
   }
 
+  it('each download\'s meta carries the checksum table of the bytes it serves, also when the object was hashed before', async () => {
+    const params = normalizeParams({}, 'coded');
+    const body = testBytes(50_000, 9);
+    const cases = [{ range: null, id: 21 }, { range: { start: 1000, end: 29_999 }, id: 22 }, { range: null, id: 23 }, { range: { start: 1000, end: 29_999 }, id: 24 }];
+    for (const c of cases) {
+      const data = c.range ? body.subarray(c.range.start, c.range.end + 1) : body;
+      const twin = await createSender({ mode: 'coded', data, params, sourceIndex: 0, sourceCount: 1, seed: 1, downloadId: c.id });
+      const meta = nextMessage(link.channel, 'meta');
+      link.channel.send(request({ mode: 'coded', params, range: c.range, downloadId: c.id }));
+      const m = await meta;
+      assert.equal(m.totalSize, data.byteLength);
+      assert.deepEqual(m.checksums.values, twin.metaMessages()[0].checksums.values, `download ${c.id}`);
+      twin.close();
+    }
+  });
+
   it('bad request parameters answer with a code', async () => {
     const err = nextMessage(link.channel, 'error');
     link.channel.send(request({ range: { start: 10_000_000, end: 10_000_010 }, downloadId: 11 }));

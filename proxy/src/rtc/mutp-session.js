@@ -2,7 +2,8 @@
 // sender, pump its packets as fast as the channel's capped queue allows, apply feedback,
 // stop on `done`, and write one proxy record per download.
 
-import { createInflightLimit, inflightFloorPackets } from '@mutp/protocol';
+import { checksumTable, computeLayout, createInflightLimit, inflightFloorPackets, normalizeParams } from '@mutp/protocol';
+import { checksumTableOf } from '../objects/digest-cache.js';
 import { createChannelSender } from './channel-sender.js';
 import { codedError } from '@mutp/common/errors';
 import {
@@ -159,9 +160,12 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     dl.fromCache = obj.fromCache;
     const data = sliceRange(obj.bytes, req.range);
     dl.objectBytes = data.byteLength;
+    const params = normalizeParams(req.params, req.mode);
+    const tableKey = `${req.mode} ${req.range ? `${req.range.start}-${req.range.end}` : 'all'} ${params.payloadSize} ${params.generationSize}`;
+    const checksums = checksumTableOf(obj.bytes, tableKey, () => checksumTable(data, computeLayout(req.mode, data.byteLength, params)));
     dl.sender = await createSender({
-      mode: req.mode, data, params: req.params, sourceIndex: req.sourceIndex, sourceCount: req.sourceCount,
-      seed: req.seed, downloadId: req.downloadId,
+      mode: req.mode, data, params, sourceIndex: req.sourceIndex, sourceCount: req.sourceCount,
+      seed: req.seed, downloadId: req.downloadId, checksums,
     });
     if (dl.ended) return;
     dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery), path, pacing });
