@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25]`
+// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25] [--same-url]`
 // The live-speed reference: each box's testbed alone, one download at a time, the median goodput
 // of the warm downloads (the first opens the connections) against what the links allow, the
 // median time breakdown, the machine's load, and the simulator's prediction for the same box.
+// Each download asks for a URL of its own, as a video's segments are (--same-url: one URL again and
+// again, which the proxies' object cache and the client's per-URL digest lists then serve).
 // Prints a Markdown report (stdout) and one JSON line per box and mode (--json FILE).
 import { parseArgs } from 'node:util';
 import { appendFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     tag: { type: 'string', default: 'ref' },
     subnet: { type: 'string', default: '10.219.9' },
     json: { type: 'string' },
+    'same-url': { type: 'boolean', default: false },
   },
 });
 checkPrerequisites();
@@ -41,6 +44,8 @@ const boxes = values.boxes.split(';').map((b) => {
 });
 
 const kib = (/** @type {number} */ bps) => Math.round(bps / 1024);
+/** Distinct URLs across the whole run, so no mode meets a URL another mode already fetched. */
+let segments = 0;
 const rows = [];
 console.log('| box | mode | warm median (KiB/s) | RTT ceiling | share | sim (KiB/s) | sim ÷ testbed | dup | ' +
   TIME_BREAKDOWN_PARTS.map((p) => p.replace(/Ms$/, '')).join(' | ') + ' | load |');
@@ -57,7 +62,8 @@ for (const box of boxes) {
       const load0 = loadavg()[0];
       const warm = [];
       for (let i = 0; i < downloads; i++) {
-        const r = await tb.download({ url: tb.objectUrl(sizeKiB), mode, proxies: tb.proxies.map(clientProxy) });
+        const segment = values['same-url'] ? undefined : segments++;
+        const r = await tb.download({ url: tb.objectUrl(sizeKiB, segment), mode, proxies: tb.proxies.map(clientProxy) });
         process.stderr.write(`${box.rates} ${mode} ${i + 1}/${downloads}${r.error ? ` ${r.error.code}` : ''}\r`);
         if (i > 0 && !r.error && r.stats) warm.push(r.stats);
       }
@@ -71,6 +77,7 @@ for (const box of boxes) {
       const row = {
         box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
         duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load: [load0, load1], rtcBuild: tb.proxies[0].rtcBuild?.summary ?? null,
+        urls: values['same-url'] ? 'same' : 'distinct',
       };
       rows.push(row);
       if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);

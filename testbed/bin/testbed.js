@@ -23,6 +23,7 @@ const USAGE = `Usage: npm run testbed -- [options]   (needs root)
   --dir DIR          process logs and Origo's DuckDB   [test-artifacts/testbed]
   --tag T            namespace tag (a stale testbed with the same tag is removed)   [tb]
   --subnet S         private /24 (first three octets)   [10.219.0]
+  --distinct-urls    each download a URL of its own, as a video's segments (default: one URL, cached after the first)
   -h, --help`;
 
 let values;
@@ -32,7 +33,7 @@ try {
       rates: { type: 'string', default: '4x896KiB' }, loss: { type: 'string', default: '0' }, 'delay-ms': { type: 'string' }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC },
       downloads: { type: 'string' }, mode: { type: 'string', default: 'coded' }, proxies: { type: 'string' }, size: { type: 'string', default: '1536' },
       dir: { type: 'string', default: join('test-artifacts', 'testbed') }, tag: { type: 'string', default: 'tb' }, subnet: { type: 'string', default: '10.219.0' },
-      help: { type: 'boolean', short: 'h' },
+      'distinct-urls': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     },
   }));
 } catch (err) {
@@ -73,7 +74,7 @@ if (values.downloads) {
   const n = Number(values.downloads);
   const use = values.proxies ? tb.proxies.slice(0, Number(values.proxies)) : tb.proxies;
   for (let i = 0; i < n; i++) {
-    const r = await tb.download({ url: tb.objectUrl(size), mode: values.mode, proxies: use.map(clientProxy) });
+    const r = await tb.download({ url: tb.objectUrl(size, values['distinct-urls'] ? i : undefined), mode: values.mode, proxies: use.map(clientProxy) });
     const s = r.stats ?? {};
     console.log(r.error
       ? `download ${i + 1}: ${r.error.code} ${r.error.message}`

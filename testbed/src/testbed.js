@@ -127,8 +127,13 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
       delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe, pid: delay.pid } : null,
       tcpCongestion,
-      /** URL of a deterministic demo object of `kib` KiB on the origin. @param {number} kib */
-      objectUrl: (kib) => `${originUrl}/media/demo-${kib}KB.bin`,
+      /**
+       * URL of a deterministic demo object of `kib` KiB on the origin. With `segment`, a URL of its own
+       * (the origin ignores the query) as each segment of a video has: no cache on the way (the
+       * proxies' object cache, the client's per-URL digest lists) has seen it before.
+       * @param {number} kib @param {number} [segment]
+       */
+      objectUrl: (kib, segment) => `${originUrl}/media/demo-${kib}KB.bin${segment === undefined ? '' : `?segment=${segment}`}`,
       /**
        * One download by the client. Resolves with {stats, error?, clientCpuSeconds, wallMs}.
        * @param {{url: string, mode: string, proxies: {id: string, url: string, uploadRateBps?: number}[], window?: number, generationSize?: number}} req
