@@ -125,8 +125,10 @@ export function createInflightLimit(o = {}) {
         probeAt = now;
         ok = true;
       }
-      if (!ok && heldSince < 0) heldSince = now;
-      if (ok && heldSince >= 0) {
+      // a hold is the cap's: waiting for the pacer's next slot is the link's rate, not idle time
+      const holding = !ok && !pacedOut;
+      if (holding && heldSince < 0) heldSince = now;
+      if (!holding && heldSince >= 0) {
         heldMs += now - heldSince;
         heldSince = -1;
       }

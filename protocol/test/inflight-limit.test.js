@@ -192,4 +192,12 @@ describe('in-flight limit', () => {
     assert.equal(lim.allows(40), true); // released at 40
     assert.equal(lim.heldMs(100), 40);
   });
+
+  it('waiting for the pacer is not a hold: only the cap holds the sender', () => {
+    const paced = createInflightLimit({ path: { rate: 0.8, minRttMs: 50 }, pacing: true });
+    const s = { seq: 0 };
+    for (let t = 1000; t <= 1020; t += 0.5) sendAll(paced, s, t); // paced out between slots, far below the cap
+    assert.ok(s.seq < paced.cap());
+    assert.equal(paced.heldMs(1020), 0);
+  });
 });

@@ -47,6 +47,17 @@ describe('computeTimeBreakdown', () => {
     near(partsSum(b), 250, 'sum of the parts');
   });
 
+  it('a shaper\'s token-bucket burst at the start does not set the steady rate: no stall is invented', () => {
+    // 1 packet/ms from 50 ms for 400 ms, plus 10 extra packets in the first 10 ms (htb's burst after idle time)
+    const ts = [...every(50, 10, 0.5), ...every(55, 395)].sort((a, b) => a - b);
+    const b = computeTimeBreakdown(record([ts], { durationMs: 450 }));
+    assert.equal(b.perSource?.[0].steadyRateBps, 1_000_000);
+    // the burst's extra packets ran above r_i: a small negative stall, never an invented positive one
+    const stall = /** @type {number} */ (b.stallMs);
+    assert.ok(stall <= 0 && stall >= -10, `stall ${stall}`);
+    near(partsSum(b), 450, 'sum of the parts');
+  });
+
   it('a source that starts at 10 packets per 50 ms bin and doubles: ramp ends at the first 100 ms span at ≥ 90% of its steady rate', () => {
     // bins of 50 ms from 100 ms: 10, 20, 40 packets, then 50 per bin (1 packet/ms) until 600 ms
     const ts = [...every(100, 10, 5), ...every(150, 20, 2.5), ...every(200, 40, 1.25), ...every(250, 350)];
