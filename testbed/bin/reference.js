@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25] [--same-url]`
+// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25] [--same-url] [--settle-ms 300]`
 // The live-speed reference: each box's testbed alone, one download at a time, the median goodput
 // of the warm downloads (the first opens the connections) against what the links allow, the
 // median time breakdown, the machine's load, and the simulator's prediction for the same box.
 // Each download asks for a URL of its own, as a video's segments are (--same-url: one URL again and
 // again, which the proxies' object cache and the client's per-URL digest lists then serve).
+// Between downloads the client's log record is flushed to Origo and the machine left --settle-ms
+// quiet (a player's pause between segments): Origo ingesting a record (~130 ms of its CPU for a
+// 1.5 MB coded download's packet log) and the proxies posting theirs then do not share the 2 cores
+// with the next download, as on a deployment where Origo has a machine of its own.
 // Prints a Markdown report (stdout) and one JSON line per box and mode (--json FILE).
 import { parseArgs } from 'node:util';
 import { appendFileSync } from 'node:fs';
@@ -31,12 +35,15 @@ const { values } = parseArgs({
     subnet: { type: 'string', default: '10.219.9' },
     json: { type: 'string' },
     'same-url': { type: 'boolean', default: false },
+    'settle-ms': { type: 'string', default: '300' },
   },
 });
 checkPrerequisites();
 const downloads = Number(values.downloads);
 const sizeKiB = Number(values.size);
 const delayMs = Number(values['delay-ms']);
+const settleMs = Number(values['settle-ms']);
+if (!(Number.isInteger(settleMs) && settleMs >= 0)) throw Object.assign(new Error('--settle-ms must be an integer ≥ 0'), { code: 'ERR_BAD_OPTION' });
 if (!(Number.isInteger(downloads) && downloads >= 2)) throw Object.assign(new Error('--downloads must be ≥ 2 (the first is cold)'), { code: 'ERR_BAD_OPTION' });
 const boxes = values.boxes.split(';').map((b) => {
   const [rates, modes] = b.split(':');
@@ -65,6 +72,8 @@ for (const box of boxes) {
         const segment = values['same-url'] ? undefined : segments++;
         const r = await tb.download({ url: tb.objectUrl(sizeKiB, segment), mode, proxies: tb.proxies.map(clientProxy) });
         process.stderr.write(`${box.rates} ${mode} ${i + 1}/${downloads}${r.error ? ` ${r.error.code}` : ''}\r`);
+        await tb.flushLogs();
+        await new Promise((res) => setTimeout(res, settleMs));
         if (i > 0 && !r.error && r.stats) warm.push(r.stats);
       }
       const load1 = loadavg()[0];
@@ -77,7 +86,7 @@ for (const box of boxes) {
       const row = {
         box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
         duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load: [load0, load1], rtcBuild: tb.proxies[0].rtcBuild?.summary ?? null,
-        urls: values['same-url'] ? 'same' : 'distinct',
+        urls: values['same-url'] ? 'same' : 'distinct', settleMs,
       };
       rows.push(row);
       if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);
