@@ -364,8 +364,8 @@ export class DownloadController {
     if (this.finished || !this.receiver) return;
     this.applyIntegrityVerdicts();
     if (this.finished) return;
-    const fb = this.receiver.pollFeedback(now);
-    if (fb) this.broadcast(encodeMessage({ ...fb, downloadId: this.downloadId }));
+    const fb = this.receiver.pollFeedbackFor(now);
+    if (fb) this.sendToOpen(fb.sources, encodeMessage({ ...fb.message, downloadId: this.downloadId }));
     const chunks = this.receiver.pollDelivered();
     if (chunks.length > 0) {
       for (const c of chunks) this.netBytes += c.bytes.length;
@@ -392,9 +392,12 @@ export class DownloadController {
     }
   }
 
-  /** @param {Uint8Array} bytes */
-  broadcast(bytes) {
-    for (const s of this.sources) if (s.state === 'open') this.out.push({ type: 'send', source: s.index, bytes });
+  /** @param {number[]} indexes @param {Uint8Array} bytes */
+  sendToOpen(indexes, bytes) {
+    for (const i of indexes) {
+      const s = this.sources[i];
+      if (s?.state === 'open') this.out.push({ type: 'send', source: s.index, bytes });
+    }
   }
 
   stallFrom() {
@@ -426,7 +429,7 @@ export class DownloadController {
 
   complete() {
     const data = this.receiver.data();
-    this.broadcast(encodeMessage({ type: 'done', downloadId: this.downloadId }));
+    this.sendToOpen(this.sources.map((s) => s.index), encodeMessage({ type: 'done', downloadId: this.downloadId }));
     this.end();
     this.out.push({ type: 'complete', data });
   }

@@ -64,6 +64,14 @@ export class ReceiverBase {
     this.lastFeedbackAt = this.startedAt;
     this.feedbackSeq = 0;
     this.packetsSinceFeedback = 0;
+    // Feedback cadence per source: each source hears after every feedbackEvery packets of its own
+    // (as on one path), not after every feedbackEvery packets from all N; every WebRTC message
+    // costs the client a send and the path an SCTP ack, and with N = 4 a broadcast every 8
+    // packets in all was 4× the sends for the same news.
+    /** packets from each source since it was last sent feedback */
+    this.sinceFeedbackBySource = new Uint32Array(this.sourceCount);
+    /** when each source was last sent feedback (ms) */
+    this.lastFeedbackAtBySource = new Float64Array(this.sourceCount).fill(this.startedAt);
     this.urgentFeedback = false;
     this.doneSent = false;
     this.dofTotal = 0;
@@ -109,36 +117,69 @@ export class ReceiverBase {
     if (!useful && !this.rejected) { c.duplicates++; s.duplicates++; }
     if (Number.isNaN(this.firstPacketAt)) this.firstPacketAt = now;
     this.packetsSinceFeedback++;
+    this.sinceFeedbackBySource[sourceIndex]++;
     this.receivedLog.add(now, sourceIndex, useful, this.dofTotal);
     if (useful && this.complete && Number.isNaN(this.completedAt)) this.completedAt = now;
     return useful ? USEFUL : NOT_USEFUL;
   }
 
   /**
-   * The feedback (or done) message to send to every source now, or null. Feedback goes out
-   * after `feedbackEvery` packets (useful or not: duplicates mean the senders lack news), at
-   * once when a generation completes, and after feedbackMaxDelayMs if packets arrived since.
+   * The feedback (or done) message due now, or null; to which sources: pollFeedbackFor().
    * @param {number} now
    */
   pollFeedback(now) {
-    const due = this.packetsSinceFeedback >= this.params.feedbackEvery || this.urgentFeedback ||
-      (this.packetsSinceFeedback > 0 && now >= this.lastFeedbackAt + this.params.feedbackMaxDelayMs); // same sum as wakeAt()
-    if (this.complete) {
-      if (this.doneSent && !due) return null;
-      // done again if packets keep coming: the earlier done was lost
-      this.doneSent = true;
-      this.c.doneSent++;
-      this.markFeedbackSent(now);
-      return { type: 'done', downloadId: this.downloadId };
-    }
-    if (!due) return null;
-    this.markFeedbackSent(now);
-    this.c.feedbackSent++;
-    return this.buildFeedback(++this.feedbackSeq);
+    return this.pollFeedbackFor(now)?.message ?? null;
   }
 
-  /** @param {number} now */
-  markFeedbackSent(now) {
+  /**
+   * The feedback (or done) message to send now and the sources it is due to, or null. A source is
+   * due after `feedbackEvery` packets of its own (useful or not: duplicates mean it lacks news),
+   * or feedbackMaxDelayMs after its last feedback if its packets arrived since; every source is
+   * due at once when a generation completes (so none keeps sending it) and for the first done.
+   * @param {number} now
+   * @returns {{ message: any, sources: number[] } | null}
+   */
+  pollFeedbackFor(now) {
+    const due = this.dueSources(now);
+    if (this.complete) {
+      if (this.doneSent && due.length === 0) return null;
+      // done to all, then again to a source whose packets keep coming: the earlier done was lost
+      const sources = this.doneSent ? due : this.allSources();
+      this.doneSent = true;
+      this.c.doneSent++;
+      this.markFeedbackSent(now, sources);
+      return { message: { type: 'done', downloadId: this.downloadId }, sources };
+    }
+    if (due.length === 0) return null;
+    this.markFeedbackSent(now, due);
+    this.c.feedbackSent++;
+    return { message: this.buildFeedback(++this.feedbackSeq), sources: due };
+  }
+
+  /** @param {number} now @returns {number[]} the sources feedback is due to now */
+  dueSources(now) {
+    if (this.urgentFeedback) return this.allSources();
+    const every = this.params.feedbackEvery;
+    const maxDelay = this.params.feedbackMaxDelayMs;
+    /** @type {number[]} */
+    const due = [];
+    for (let i = 0; i < this.sourceCount; i++) {
+      const since = this.sinceFeedbackBySource[i];
+      if (since >= every || (since > 0 && now >= this.lastFeedbackAtBySource[i] + maxDelay)) due.push(i); // same sum as wakeAt()
+    }
+    return due;
+  }
+
+  allSources() {
+    return Array.from({ length: this.sourceCount }, (_, i) => i);
+  }
+
+  /** @param {number} now @param {number[]} sources */
+  markFeedbackSent(now, sources) {
+    for (const i of sources) {
+      this.sinceFeedbackBySource[i] = 0;
+      this.lastFeedbackAtBySource[i] = now;
+    }
     this.packetsSinceFeedback = 0;
     this.urgentFeedback = false;
     this.lastFeedbackAt = now;
@@ -148,7 +189,11 @@ export class ReceiverBase {
   /** When pollFeedback() will have something to send without another packet (Infinity: never). */
   wakeAt() {
     if (this.urgentFeedback || (this.complete && !this.doneSent)) return this.lastFeedbackAt;
-    return this.packetsSinceFeedback > 0 ? this.lastFeedbackAt + this.params.feedbackMaxDelayMs : Infinity;
+    let t = Infinity;
+    for (let i = 0; i < this.sourceCount; i++) {
+      if (this.sinceFeedbackBySource[i] > 0) t = Math.min(t, this.lastFeedbackAtBySource[i] + this.params.feedbackMaxDelayMs);
+    }
+    return t;
   }
 
   /** @param {number} unit */

@@ -158,6 +158,34 @@ describe('state machines under bad input', () => {
     assert.notEqual(a.seed, b.seed);
   });
 
+  it('feedback is due to each source after feedbackEvery packets of its own; a completed generation tells all', async () => {
+    const data = new Uint8Array(30_000).map((_, i) => i & 0xff);
+    const senders = await Promise.all([0, 1, 2, 3].map((i) => createSender({ mode: 'coded', data, seed: 5, sourceIndex: i, sourceCount: 4 })));
+    const r = await createReceiver({ meta: senders[0].meta(), params: { feedbackEvery: 4, feedbackMaxDelayMs: 1000 }, sourceCount: 4, now: 0 });
+    /** @type {any[]} */
+    const polls = [];
+    const take = (/** @type {number} */ src, /** @type {number} */ t) => {
+      const pkt = senders[src].nextPacket(t);
+      assert.ok(pkt, `source ${src} has a packet at ${t}`);
+      r.handlePacket(pkt, src, t);
+      const fb = r.pollFeedbackFor(t);
+      if (!fb) return;
+      polls.push({ t, type: fb.message.type, sources: fb.sources });
+      for (const i of fb.sources) senders[i].handleFeedback(fb.message, t);
+    };
+    for (let k = 0; k < 3; k++) for (let src = 0; src < 4; src++) take(src, 1 + k * 4 + src); // 12 packets, 3 each: none due
+    assert.deepEqual(polls, [], 'three packets of each of four sources: no source has had feedbackEvery of its own');
+    take(2, 20);
+    assert.deepEqual(polls, [{ t: 20, type: 'feedback', sources: [2] }], 'only the source that sent its fourth packet');
+    // source 0 alone until the first generation (g = 24) completes: feedback to it every 4 of its packets, then to all
+    for (let t = 21; !polls.some((p) => p.sources.length > 1) && t < 100; t++) take(0, t);
+    const all = polls.findIndex((p) => p.sources.length > 1);
+    assert.deepEqual(polls[all]?.sources, [0, 1, 2, 3], `the completed generation goes to every source (${JSON.stringify(polls)})`);
+    assert.ok(all >= 3 && polls.slice(1, all).every((p) => p.sources.join() === '0'), JSON.stringify(polls));
+    for (const snd of senders) snd.close();
+    r.close();
+  });
+
   it('receivedLog records every packet and feedback time', async () => {
     const data = new Uint8Array(12000).fill(2);
     const s = await createSender({ mode: 'uncoded', data, seed: 1 });
