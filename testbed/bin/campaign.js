@@ -15,8 +15,7 @@ import { runCampaign, feasibleCompositions } from '../src/campaign-run.js';
 import { calibrate } from '../src/calibrate.js';
 import { writeReport } from '../src/report.js';
 import { createProgress } from '../src/progress.js';
-import { joinInflightHeld } from '../src/held-join.js';
-import { openDuckDbStore } from '@mutp/origo';
+import { joinHeldFromStore } from '../src/held-join.js';
 
 const USAGE = `Usage: npm run campaign -- [options]
 
@@ -118,7 +117,7 @@ const rows = await runCampaign({
 const flush = await testbed.flushLogs();
 const origoUrl = testbed.origoUrl;
 await testbed.close();
-const heldJoin = await joinHeldFromStore(join(dir, 'origo.duckdb'), rows);
+const heldJoin = await joinHeldFromStore(join(dir, 'origo.duckdb'), rows, 'campaign');
 if (heldJoin) writeFileSync(resultsFile, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
 
 let commit = 'unknown';
@@ -138,28 +137,3 @@ console.log(`${claims}\n`);
 for (const t of targets) console.log(`target: ${t.ok === null ? 'no data' : t.ok ? 'met   ' : 'MISSED'}  ${t.name}`);
 console.log(`\nreport: ${join(dir, 'README.md')} (${rows.length} downloads, ${failed} failed, ${meta.elapsedMin.toFixed(1)} min)`);
 
-/**
- * Each MUTP row's time breakdown with its proxies' in-flight holds, from Origo's database (closed by now).
- * @param {string} path @param {any[]} rows
- */
-async function joinHeldFromStore(path, rows) {
-  /** Origo's process just died: its file lock can outlive it for a moment. */
-  const OPEN_ATTEMPTS = 10;
-  const OPEN_RETRY_MS = 300;
-  for (let i = 0; i < OPEN_ATTEMPTS; i++) {
-    try {
-      const store = await openDuckDbStore({ path });
-      try {
-        const r = await joinInflightHeld(store, rows);
-        console.error(`campaign: in-flight holds joined from the proxies' records: ${r.heldFound} of ${r.sources} sources in ${r.joined} MUTP downloads`);
-        return r;
-      } finally {
-        await store.close();
-      }
-    } catch (err) {
-      if (i === OPEN_ATTEMPTS - 1) console.error(`campaign: could not join the proxies' in-flight holds: ${err.message}`);
-      else await new Promise((r) => setTimeout(r, OPEN_RETRY_MS));
-    }
-  }
-  return null;
-}

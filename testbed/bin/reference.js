@@ -18,6 +18,7 @@ import { median, TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS } from '@mutp/sim';
 import { parseRates } from '../src/rates.js';
 import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
+import { joinHeldFromStore } from '../src/held-join.js';
 
 /** The issue's target boxes and their comparison modes. */
 const DEFAULT_BOXES = '4x896KiB:coded,range-http;1x1792KiB,3x896KiB:coded,range-http;1x1792KiB:coded,parallel-http;6x896KiB:coded,range-http';
@@ -62,9 +63,13 @@ for (const box of boxes) {
   const sumBps = rates.reduce((a, r) => a + r.bps, 0);
   const bytes = sizeKiB * 1024;
   const ceilingBps = bytes / (bytes / sumBps + (2 * delayMs) / 1000);
-  const tb = await startTestbed({ rates, dir: resolve(values.dir, box.rates.replace(/,/g, '+')), tag: values.tag, subnet: values.subnet, delayMs });
+  const dir = resolve(values.dir, box.rates.replace(/,/g, '+'));
+  const tb = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs });
+  const maxBurst = tb.proxies[0].rtcBuild?.maxBurst ?? 10;
+  const rtcBuild = tb.proxies[0].rtcBuild?.summary ?? null;
+  /** @type {{ mode: string, warm: any[], load: number[] }[]} */
+  const runs = [];
   try {
-    const maxBurst = tb.proxies[0].rtcBuild?.maxBurst ?? 10;
     for (const mode of box.modes) {
       const load0 = loadavg()[0];
       const warm = [];
@@ -76,25 +81,31 @@ for (const box of boxes) {
         await new Promise((res) => setTimeout(res, settleMs));
         if (i > 0 && !r.error && r.stats) warm.push(r.stats);
       }
-      const load1 = loadavg()[0];
-      const goodput = median(warm.map((s) => s.netBytes / (s.durationMs / 1000)));
-      const parts = Object.fromEntries(TIME_BREAKDOWN_PARTS.map((p) => [p, median(warm.map((s) => s.timeBreakdown?.[p]).filter((v) => typeof v === 'number'))]));
-      const sim = await simulateConfig({
-        mode: /** @type {any} */ (mode), rates: rates.map((r) => r.bps), delayMs, loss: 0, startDelayMs: 0, downCapBps: Infinity, size: bytes, params: {},
-        seeds: SIM_SEEDS, overheadBytes: CAMPAIGN_OVERHEAD_BYTES, maxBurst, kept: true, queueMs: TESTBED_QUEUE_MS,
-      });
-      const row = {
-        box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
-        duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load: [load0, load1], rtcBuild: tb.proxies[0].rtcBuild?.summary ?? null,
-        urls: values['same-url'] ? 'same' : 'distinct', settleMs,
-      };
-      rows.push(row);
-      if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);
-      const fmt = (/** @type {number | null} */ v) => (v === null || Number.isNaN(v) ? '' : v.toFixed(0));
-      console.log(`| ${box.rates} | ${mode} | ${kib(goodput)} | ${kib(ceilingBps)} | ${row.share.toFixed(2)} | ${kib(sim.goodputBps)} | ${(sim.goodputBps / goodput).toFixed(2)} | ${row.duplicates} | ` +
-        `${TIME_BREAKDOWN_PARTS.map((p) => fmt(parts[p])).join(' | ')} | ${load0.toFixed(1)} → ${load1.toFixed(1)} |`);
+      runs.push({ mode, warm, load: [load0, loadavg()[0]] });
     }
   } finally {
     await tb.close();
+  }
+  // the proxies' own in-flight holds, from their records in this box's Origo (closed by now)
+  const joinRows = runs.flatMap((run) => run.warm.map((s) => ({ recordId: s.id ?? null, mode: run.mode, ok: true, timeBreakdown: s.timeBreakdown ?? null })));
+  await joinHeldFromStore(join(dir, 'origo.duckdb'), joinRows, 'reference');
+  for (const { mode, warm, load } of runs) {
+    const breakdowns = joinRows.filter((r) => r.mode === mode).map((r) => /** @type {any} */ (r.timeBreakdown));
+    const goodput = median(warm.map((s) => s.netBytes / (s.durationMs / 1000)));
+    const parts = Object.fromEntries(TIME_BREAKDOWN_PARTS.map((p) => [p, median(breakdowns.map((b) => b?.[p]).filter((v) => typeof v === 'number'))]));
+    const sim = await simulateConfig({
+      mode: /** @type {any} */ (mode), rates: rates.map((r) => r.bps), delayMs, loss: 0, startDelayMs: 0, downCapBps: Infinity, size: bytes, params: {},
+      seeds: SIM_SEEDS, overheadBytes: CAMPAIGN_OVERHEAD_BYTES, maxBurst, kept: true, queueMs: TESTBED_QUEUE_MS,
+    });
+    const row = {
+      box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
+      duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load, rtcBuild,
+      urls: values['same-url'] ? 'same' : 'distinct', settleMs,
+    };
+    rows.push(row);
+    if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);
+    const fmt = (/** @type {number | null} */ v) => (v === null || Number.isNaN(v) ? '' : v.toFixed(0));
+    console.log(`| ${box.rates} | ${mode} | ${kib(goodput)} | ${kib(ceilingBps)} | ${row.share.toFixed(2)} | ${kib(sim.goodputBps)} | ${(sim.goodputBps / goodput).toFixed(2)} | ${row.duplicates} | ` +
+      `${TIME_BREAKDOWN_PARTS.map((p) => fmt(parts[p])).join(' | ')} | ${load[0].toFixed(1)} → ${load[1].toFixed(1)} |`);
   }
 }

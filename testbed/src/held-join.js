@@ -3,11 +3,15 @@
 // the record. Proxy and client records are joined by proxy, source index, mode and time: on the
 // testbed a proxy serves one download at a time.
 import { computeTimeBreakdown } from '@mutp/protocol';
+import { openDuckDbStore } from '@mutp/origo';
 
 /** A proxy starts serving after the client's request left; this much clock slack either way (ms): one machine, one clock. */
 const JOIN_SLACK_MS = 1000;
 /** Page size when reading every proxy record (the store's list limit). */
 const PAGE_ROWS = 10_000;
+/** Origo's process just died: its file lock can outlive it for a moment. */
+const OPEN_ATTEMPTS = 10;
+const OPEN_RETRY_MS = 300;
 
 /**
  * @param {import('@mutp/origo').openDuckDbStore extends (...a: any) => Promise<infer S> ? S : never} store
@@ -46,4 +50,27 @@ export async function joinInflightHeld(store, rows) {
     joined++;
   }
   return { joined, sources, heldFound };
+}
+
+/**
+ * Each MUTP row's time breakdown with its proxies' in-flight holds, from Origo's database (closed by now).
+ * @param {string} path @param {any[]} rows  changed in place @param {string} who  names the caller in its log lines
+ */
+export async function joinHeldFromStore(path, rows, who) {
+  for (let i = 0; i < OPEN_ATTEMPTS; i++) {
+    try {
+      const store = await openDuckDbStore({ path });
+      try {
+        const r = await joinInflightHeld(store, rows);
+        console.error(`${who}: in-flight holds joined from the proxies' records: ${r.heldFound} of ${r.sources} sources in ${r.joined} MUTP downloads`);
+        return r;
+      } finally {
+        await store.close();
+      }
+    } catch (err) {
+      if (i === OPEN_ATTEMPTS - 1) console.error(`${who}: could not join the proxies' in-flight holds: ${/** @type {Error} */ (err).message}`);
+      else await new Promise((r) => setTimeout(r, OPEN_RETRY_MS));
+    }
+  }
+  return null;
 }
