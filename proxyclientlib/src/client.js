@@ -55,12 +55,15 @@ export const SPARE_PROXIES = 4;
  *                                       loopback when the proxies are on loopback; none in browsers)
  * @param {boolean} [o.keepConnections]  keep proxy connections open between MUTP downloads (default true;
  *                                       idle ones close after POOL_IDLE_TIMEOUT_MS; close() closes the rest)
+ * @param {boolean} [o.keepDigestLists]  keep each object's digest lists (HTTP modes) for DIGEST_CACHE_TTL_MS, so its
+ *                                       other ranges vote at once (default true; false: every download asks for them,
+ *                                       as for an object this client never saw)
  * @param {(url: string) => {code: string, message: string} | null} [o.blocked]  URLs this context may not fetch
  *   (e.g. plain HTTP from a frame under an HTTPS page): never tried; proxies at such URLs are left out, and a
  *   download with no other way fails with that code, logged to Origo
  */
 export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {}, rtcConfig,
-  keepConnections = true, blocked = () => null } = {}) {
+  keepConnections = true, keepDigestLists = true, blocked = () => null } = {}) {
   if (origo !== null) {
     try {
       new URL(origo);
@@ -71,7 +74,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
   const logs = origo ? createLogSender({ origo, fetch, logger, ...logOpts }) : null;
   // the paper's ProxyClientLib kept its proxy connections: a download reuses them (no signalling, ICE, DTLS)
   const peerPool = keepConnections ? createPeerPool() : null;
-  const digestCache = createDigestCache(); // an object's other ranges vote at once (HLS byte ranges, DASH SegmentBase)
+  const digestCache = keepDigestLists ? createDigestCache() : null; // an object's other ranges vote at once (HLS byte ranges, DASH SegmentBase)
 
   /** @param {{n?: number, lat?: number, lon?: number, signal?: AbortSignal}} [q] */
   async function proxies(q = {}) {

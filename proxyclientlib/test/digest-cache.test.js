@@ -61,6 +61,26 @@ describe('HTTP modes: digest lists kept per proxy and URL', function () {
     });
   }
 
+  it('keepDigestLists: false asks every proxy for its list on every download, still byte-exact and verified', async () => {
+    /** @type {string[]} */
+    const asked = [];
+    const f = /** @type {typeof fetch} */ ((input, init) => { asked.push(String(input)); return fetch(input, init); });
+    const client = createClient({ origo: null, logger: quiet, fetch: f, keepDigestLists: false });
+    const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
+    const lists = () => asked.filter((u) => /[?&]digests=1/.test(u)).length;
+    try {
+      await client.download(`${originUrl}/a.bin`, { mode: 'range-http', proxies: ps, range: { start: 0, end: 300_000 } });
+      const afterFirst = lists();
+      assert.ok(afterFirst >= 1);
+      const second = await client.download(`${originUrl}/a.bin`, { mode: 'range-http', proxies: ps, range: { start: 0, end: 300_000 } });
+      assert.deepEqual(Buffer.from(second.data), Buffer.from(a.subarray(0, 300_001)));
+      assert.equal(/** @type {any} */ (second.stats).verified, true);
+      assert.ok(lists() - afterFirst >= Math.floor(ps.length / 2) + 1, `the second download asked ${lists() - afterFirst} lists again`);
+    } finally {
+      client.close();
+    }
+  });
+
   it('a kept list ages out after the TTL; the oldest goes past the size limit; forget drops a URL', () => {
     let t = 0;
     const c = createDigestCache({ now: () => t });

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25] [--same-url] [--settle-ms 300]`
+// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25] [--segments popular|new|repeat] [--settle-ms 300]`
 // The live-speed reference: each box's testbed alone, one download at a time, the median goodput
 // of the warm downloads (the first opens the connections) against what the links allow, the
 // median time breakdown, the machine's load, and the simulator's prediction for the same box.
-// Each download asks for a URL of its own, as a video's segments are (--same-url: one URL again and
-// again, which the proxies' object cache and the client's per-URL digest lists then serve).
+// Segments (--segments): 'popular' (default) asks for one URL again and again, so the proxies serve it
+// from their object cache as they would a segment many viewers watch, while the client asks for
+// each download's digest lists, as a viewer meets each segment once; 'new' gives each download a
+// URL of its own (the proxies fetch it from the origin first); 'repeat' is one URL with the
+// client's per-URL digest lists kept (Range-split HTTP then skips its digest round trip).
 // Between downloads the client's log record is flushed to Origo and the machine left --settle-ms
 // quiet (a player's pause between segments): Origo ingesting a record (~130 ms of its CPU for a
 // 1.5 MB coded download's packet log) and the proxies posting theirs then do not share the 2 cores
@@ -35,7 +38,7 @@ const { values } = parseArgs({
     tag: { type: 'string', default: 'ref' },
     subnet: { type: 'string', default: '10.219.9' },
     json: { type: 'string' },
-    'same-url': { type: 'boolean', default: false },
+    segments: { type: 'string', default: 'popular' },
     'settle-ms': { type: 'string', default: '300' },
   },
 });
@@ -43,6 +46,8 @@ checkPrerequisites();
 const downloads = Number(values.downloads);
 const sizeKiB = Number(values.size);
 const delayMs = Number(values['delay-ms']);
+const SEGMENT_KINDS = ['popular', 'new', 'repeat'];
+if (!SEGMENT_KINDS.includes(values.segments)) throw Object.assign(new Error(`--segments must be one of ${SEGMENT_KINDS.join(', ')}`), { code: 'ERR_BAD_OPTION' });
 const settleMs = Number(values['settle-ms']);
 if (!(Number.isInteger(settleMs) && settleMs >= 0)) throw Object.assign(new Error('--settle-ms must be an integer ≥ 0'), { code: 'ERR_BAD_OPTION' });
 if (!(Number.isInteger(downloads) && downloads >= 2)) throw Object.assign(new Error('--downloads must be ≥ 2 (the first is cold)'), { code: 'ERR_BAD_OPTION' });
@@ -64,7 +69,7 @@ for (const box of boxes) {
   const bytes = sizeKiB * 1024;
   const ceilingBps = bytes / (bytes / sumBps + (2 * delayMs) / 1000);
   const dir = resolve(values.dir, box.rates.replace(/,/g, '+'));
-  const tb = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs });
+  const tb = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs, freshDigestLists: values.segments === 'popular' });
   const maxBurst = tb.proxies[0].rtcBuild?.maxBurst ?? 10;
   const rtcBuild = tb.proxies[0].rtcBuild?.summary ?? null;
   /** @type {{ mode: string, warm: any[], load: number[] }[]} */
@@ -74,7 +79,7 @@ for (const box of boxes) {
       const load0 = loadavg()[0];
       const warm = [];
       for (let i = 0; i < downloads; i++) {
-        const segment = values['same-url'] ? undefined : segments++;
+        const segment = values.segments === 'new' ? segments++ : undefined;
         const r = await tb.download({ url: tb.objectUrl(sizeKiB, segment), mode, proxies: tb.proxies.map(clientProxy) });
         process.stderr.write(`${box.rates} ${mode} ${i + 1}/${downloads}${r.error ? ` ${r.error.code}` : ''}\r`);
         await tb.flushLogs();
@@ -100,7 +105,7 @@ for (const box of boxes) {
     const row = {
       box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
       duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load, rtcBuild,
-      urls: values['same-url'] ? 'same' : 'distinct', settleMs,
+      segments: values.segments, settleMs,
     };
     rows.push(row);
     if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);

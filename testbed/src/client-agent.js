@@ -11,7 +11,10 @@ const FLEET_POLL_MS = 200; // Origo registration is a socket.io handshake: a few
 const LOG_FLUSH_TIMEOUT_MS = 10_000; // at the end, give Origo this long to ack the records
 
 const origo = process.argv[2];
-const client = createClient({ origo, logger: { warn: (...a) => process.stderr.write(`agent warn: ${a.map(String).join(' ')}\n`) } });
+// --fresh-digest-lists: each download asks the proxies for its digest lists, as a viewer's client does
+// for each new segment, even when the testbed asks for one URL again and again
+const keepDigestLists = !process.argv.includes('--fresh-digest-lists');
+const client = createClient({ origo, keepDigestLists, logger: { warn: (...a) => process.stderr.write(`agent warn: ${a.map(String).join(' ')}\n`) } });
 
 /** @param {object} msg */
 const reply = (msg) => process.stdout.write(`${JSON.stringify(msg)}\n`);

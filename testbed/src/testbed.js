@@ -66,8 +66,10 @@ export function clientProxy(p) {
  * @param {number} [o.delayMs]      one-way delay on every packet to or from the client (0: none); netem, else shaping/delayline
  * @param {boolean} [o.forceDelayLine]  the delay line even where netem exists (its own test)
  * @param {string} [o.tcpCongestion]  TCP congestion control of every host (links.js: why cubic)
+ * @param {boolean} [o.freshDigestLists]  the client asks for each download's digest lists (HTTP modes) instead of
+ *                                 reusing a URL's from its last download: a viewer meets each segment once
  */
-export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC }) {
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false }) {
   checkPrerequisites();
   mkdirSync(dir, { recursive: true });
   const topo = planTopology({ tag, subnet, proxyCount: rates.length });
@@ -106,7 +108,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       children.push(child);
       return { id, url: `http://${p.ip}:${PORTS.proxy}`, ip: p.ip, ns: p.ns, rateBps: rates[i].bps, rateText: rates[i].text, pid: child.pid ?? 0, logFile };
     });
-    const agentChild = spawnInNs({ ns: topo.client.ns, script: ENTRY.agent, args: [origoUrl], logFile: join(dir, 'client.log'), pipeStdio: true });
+    const agentChild = spawnInNs({ ns: topo.client.ns, script: ENTRY.agent, args: [origoUrl, ...(freshDigestLists ? ['--fresh-digest-lists'] : [])], logFile: join(dir, 'client.log'), pipeStdio: true });
     children.push(agentChild);
     const agent = createAgentRpc(agentChild);
     await agent.call({ cmd: 'waitFleet', count: proxies.length, timeoutMs: FLEET_READY_BASE_MS + FLEET_READY_PER_PROXY_MS * proxies.length });
