@@ -29,17 +29,21 @@ const SEND_TIME_RING = 8192;
  */
 
 /**
- * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean }} [o]
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, echoLagPackets?: number }} [o]
  *   path: the previous download's estimate on this channel (a kept connection): the cap starts
  *   there instead of at initialPackets, so a download does not ramp up from scratch each time.
  *   pacing: also space the packets at INFLIGHT_PACING_GAIN × the delivery rate (once one is
  *   known), for a transport that would send whatever it is given at once.
+ *   echoLagPackets: packets the client may have received before it echoes them (it answers a source
+ *   every feedbackEvery of its packets): counted in flight here though off the path, so the cap
+ *   allows them on top of what the path holds.
  */
 export function createInflightLimit(o = {}) {
   const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
   const floorPackets = o.floorPackets ?? INFLIGHT_FLOOR_PACKETS;
   const initialPackets = o.initialPackets ?? INFLIGHT_INITIAL_PACKETS;
   const stallMs = o.stallMs ?? INFLIGHT_STALL_MS;
+  const echoLagPackets = o.echoLagPackets ?? 0;
   const sendTimes = new Float64Array(SEND_TIME_RING);
   let lastSeq = 0;
   let echo = 0;
@@ -106,7 +110,7 @@ export function createInflightLimit(o = {}) {
     cap() {
       if (rate === 0) return initialPackets;
       const rtt = Number.isFinite(minRttMs) ? minRttMs : 0;
-      const steady = rate * (rtt + queueTargetMs);
+      const steady = rate * (rtt + queueTargetMs) + echoLagPackets;
       return Math.max(floorPackets, Math.ceil(startup ? Math.max(steady, INFLIGHT_STARTUP_GAIN * rate * rtt) : steady));
     },
     /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */

@@ -193,6 +193,14 @@ describe('in-flight limit', () => {
     assert.equal(lim.heldMs(100), 40);
   });
 
+  it('allows the packets the client holds before it echoes them on top of the path\'s', () => {
+    const path = { rate: 0.8, minRttMs: 50 };
+    const queueTargetMs = 100; // steady cap above the start-up one, which does not add the lag
+    const plain = createInflightLimit({ path, queueTargetMs });
+    const lagged = createInflightLimit({ path, queueTargetMs, echoLagPackets: 8 });
+    assert.equal(lagged.cap(), plain.cap() + 8);
+  });
+
   it('waiting for the pacer is not a hold: only the cap holds the sender', () => {
     const paced = createInflightLimit({ path: { rate: 0.8, minRttMs: 50 }, pacing: true });
     const s = { seq: 0 };

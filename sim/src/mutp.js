@@ -121,7 +121,7 @@ export async function runMutp(net, job) {
   const proxies = senders.map((sender, i) => ({
     sender, started: false, dropped: false, seq: 0, pumpAt: Infinity,
     inflight: createInflightLimit({
-      floorPackets: inflightFloorPackets(ctl.params.feedbackEvery),
+      floorPackets: inflightFloorPackets(ctl.params.feedbackEvery), echoLagPackets: ctl.params.feedbackEvery,
       path: job.kept ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
       pacing: !(maxBurst > 0 && Number.isFinite(maxBurst)), // as the live proxy: paced when SCTP's max burst is off
     }),

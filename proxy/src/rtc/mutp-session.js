@@ -168,7 +168,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       seed: req.seed, downloadId: req.downloadId, checksums,
     });
     if (dl.ended) return;
-    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(dl.sender.params.feedbackEvery), path, pacing });
+    const feedbackEvery = dl.sender.params.feedbackEvery;
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path, pacing });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);
