@@ -284,7 +284,8 @@ export class CodedSender extends SenderBase {
     if (!Number.isInteger(msg.base) || msg.base > G || !d || d.length > G - msg.base) return false;
     const c = msg.contrib;
     if (!c || c.length !== d.length * this.sourceCount) return false;
-    for (let i = 0; i < c.length; i++) if (!Number.isInteger(c[i]) || c[i] < 0 || c[i] > 255) return false;
+    // decoded feedback carries a Uint8Array: every entry is an integer 0..255 already
+    if (!(c instanceof Uint8Array)) for (let i = 0; i < c.length; i++) if (!Number.isInteger(c[i]) || c[i] < 0 || c[i] > 255) return false;
     for (let i = 0; i < d.length; i++) {
       const v = d[i];
       if (!Number.isInteger(v) || v < 0 || v > this.generationSize(msg.base + i)) return false;
