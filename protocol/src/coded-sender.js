@@ -119,10 +119,11 @@ export class CodedSender extends SenderBase {
     if (excess === 0) return mine;
     // charged before me: sources with a smaller quota, or an equal one earlier in the k-rotation
     // (rank q·n + rotation position: no closure, this runs for every source and generation per feedback)
+    // (position in the k-rotation: j + rot wraps at most once, so a subtraction, not a modulo)
     const rot = n - (k % n);
-    const myRank = q[row + me] * n + ((me + rot) % n);
+    const myRank = q[row + me] * n + (me + rot >= n ? me + rot - n : me + rot);
     for (let j = 0; j < n; j++) {
-      if (j === me || q[row + j] * n + ((j + rot) % n) > myRank) continue;
+      if (j === me || q[row + j] * n + (j + rot >= n ? j + rot - n : j + rot) > myRank) continue;
       const d = q[row + j] - c[row + j];
       if (d <= 0) continue;
       excess -= Math.min(excess, d);
