@@ -34,22 +34,27 @@ function readU32(b, o) {
 const TRACKED_SYMBOL_BYTES = 1;
 /** Idle trackers kept per generation size: a run has about a window of generations open at once. */
 const POOL_MAX_PER_SIZE = 64;
-/** @type {Map<string, import('@mutp/rlnc').Decoder[]>} idle trackers by implementation and g, reset */
-const idleTrackers = new Map();
+/** @type {WeakMap<import('@mutp/rlnc').CodecFactory, import('@mutp/rlnc').Decoder[][]>} idle trackers by codec, then g; reset */
+const idleTrackers = new WeakMap();
+
+/** The idle trackers of `factory` for g. @param {import('@mutp/rlnc').CodecFactory} factory @param {number} g */
+function idleOf(factory, g) {
+  let bySize = idleTrackers.get(factory);
+  if (!bySize) idleTrackers.set(factory, bySize = []);
+  return (bySize[g] ??= []);
+}
 
 /**
  * A rank tracker for g coefficients: a decoder of 1-byte symbols, from the pool or new.
  * @param {import('@mutp/rlnc').CodecFactory} factory @param {number} g
  */
 function takeTracker(factory, g) {
-  return idleTrackers.get(`${factory.impl}/${g}`)?.pop() ?? factory.createDecoder({ symbols: g, symbolSize: TRACKED_SYMBOL_BYTES });
+  return idleOf(factory, g).pop() ?? factory.createDecoder({ symbols: g, symbolSize: TRACKED_SYMBOL_BYTES });
 }
 
 /** @param {import('@mutp/rlnc').CodecFactory} factory @param {import('@mutp/rlnc').Decoder} dec */
 function returnTracker(factory, dec) {
-  const key = `${factory.impl}/${dec.symbolCount}`;
-  let idle = idleTrackers.get(key);
-  if (!idle) idleTrackers.set(key, idle = []);
+  const idle = idleOf(factory, dec.symbolCount);
   if (idle.length >= POOL_MAX_PER_SIZE) {
     dec.dispose();
     return;
