@@ -46,6 +46,8 @@ export class CodedSender extends SenderBase {
     this.owe = new Int32Array(G);
     /** 'share', per window slot: others' owed packets a helper may take (computeStealable) */
     this.stealable = new Float64Array(wg);
+    /** computeStealable's scratch: per source, packets it is committed to send within the horizon */
+    this.committed = new Float64Array(n);
     /** 'share': generations below this have quotas. The whole first window gets them now, with equal weights;
      * a generation entering later is split by the weights of the feedback before it. */
     this.assignedEnd = 0;
@@ -98,30 +100,48 @@ export class CodedSender extends SenderBase {
    * @param {number} [me] the source whose debt to compute
    */
   owed(k, me = this.sourceIndex) {
+    return this.owedWithExcess(k, me, -1);
+  }
+
+  /**
+   * owed(k, me), given the excess of k's row when known (≥ 0; the same for every `me`: a caller
+   * asking for every source computes it once), or -1 to compute it here.
+   * @param {number} k @param {number} me @param {number} rowExcess
+   */
+  owedWithExcess(k, me, rowExcess) {
     const n = this.sourceCount;
     const row = (k % this.layout.windowGenerations) * n;
     const q = this.quotas;
     const c = this.contrib;
     const mine = q[row + me] - c[row + me];
     if (mine <= 0) return 0;
-    let excess = 0;
-    for (let j = 0; j < n; j++) {
-      const d = c[row + j] - q[row + j];
-      if (d > 0) excess += d;
-    }
+    let excess = rowExcess >= 0 ? rowExcess : this.excess(row);
     if (excess === 0) return mine;
     // charged before me: sources with a smaller quota, or an equal one earlier in the k-rotation
     // (rank q·n + rotation position: no closure, this runs for every source and generation per feedback)
+    // (position in the k-rotation: j + rot wraps at most once, so a subtraction, not a modulo)
     const rot = n - (k % n);
-    const myRank = q[row + me] * n + ((me + rot) % n);
+    const myRank = q[row + me] * n + (me + rot >= n ? me + rot - n : me + rot);
     for (let j = 0; j < n; j++) {
-      if (j === me || q[row + j] * n + ((j + rot) % n) > myRank) continue;
+      if (j === me || q[row + j] * n + (j + rot >= n ? j + rot - n : j + rot) > myRank) continue;
       const d = q[row + j] - c[row + j];
       if (d <= 0) continue;
       excess -= Math.min(excess, d);
       if (excess === 0) return mine;
     }
     return Math.max(0, mine - excess);
+  }
+
+  /** Useful packets the sources delivered beyond their quotas, in the ring row starting at `row`. @param {number} row */
+  excess(row) {
+    const q = this.quotas;
+    const c = this.contrib;
+    let excess = 0;
+    for (let j = 0; j < this.sourceCount; j++) {
+      const d = c[row + j] - q[row + j];
+      if (d > 0) excess += d;
+    }
+    return excess;
   }
 
   /**
@@ -135,18 +155,25 @@ export class CodedSender extends SenderBase {
   computeStealable() {
     const n = this.sourceCount;
     const me = this.sourceIndex;
+    const wg = this.layout.windowGenerations;
     const horizon = HELP_HORIZON_RTTS * this.transit.length / this.weights[me];
+    const committed = this.committed;
+    for (let j = 0; j < n; j++) committed[j] = horizon * this.weights[j];
     this.stealable.fill(0);
-    for (let j = 0; j < n; j++) {
-      if (j === me) continue;
-      let committed = horizon * this.weights[j];
-      for (let k = this.gmin; k < this.gend; k++) {
-        if (this.dof[k] >= this.generationSize(k)) continue;
-        const o = this.owed(k, j);
-        const c = Math.min(o, committed);
-        committed -= c;
-        this.stealable[k % this.layout.windowGenerations] += o - c;
+    // generation by generation (each source's commitment is spent lowest generation first, and a
+    // slot sums the sources in index order, as source by source would): k's excess is computed once
+    for (let k = this.gmin; k < this.gend; k++) {
+      if (this.dof[k] >= this.generationSize(k)) continue;
+      const excess = this.excess((k % wg) * n);
+      let s = this.stealable[k % wg];
+      for (let j = 0; j < n; j++) {
+        if (j === me) continue;
+        const o = this.owedWithExcess(k, j, excess);
+        const c = Math.min(o, committed[j]);
+        committed[j] -= c;
+        s += o - c;
       }
+      this.stealable[k % wg] = s;
     }
   }
 
@@ -258,7 +285,8 @@ export class CodedSender extends SenderBase {
     if (!Number.isInteger(msg.base) || msg.base > G || !d || d.length > G - msg.base) return false;
     const c = msg.contrib;
     if (!c || c.length !== d.length * this.sourceCount) return false;
-    for (let i = 0; i < c.length; i++) if (!Number.isInteger(c[i]) || c[i] < 0 || c[i] > 255) return false;
+    // decoded feedback carries a Uint8Array: every entry is an integer 0..255 already
+    if (!(c instanceof Uint8Array)) for (let i = 0; i < c.length; i++) if (!Number.isInteger(c[i]) || c[i] < 0 || c[i] > 255) return false;
     for (let i = 0; i < d.length; i++) {
       const v = d[i];
       if (!Number.isInteger(v) || v < 0 || v > this.generationSize(msg.base + i)) return false;

@@ -33,18 +33,21 @@ export class RankTracker {
     if (this.rank === g) return false;
     const v = this._v;
     const rows = this._rows;
+    const pivot = this._pivot;
     for (let i = 0; i < g; i++) v[i] = source[offset + i];
     let lead = -1;
     for (let c = 0; c < g; c++) {
       const f = v[c];
       if (f === 0) continue;
-      if (this._pivot[c] === 0) {
+      if (pivot[c] === 0) {
         if (lead < 0) lead = c;
         continue;
       }
+      // v -= f·row c; entry c becomes 0 (row c has a 1 there), so the pass starts after it
+      v[c] = 0;
       const m = f << 8;
       const r = c * g;
-      for (let j = c; j < g; j++) v[j] ^= MUL[m | rows[r + j]];
+      for (let j = c + 1; j < g; j++) v[j] ^= MUL[m | rows[r + j]];
     }
     if (lead < 0) return false;
     // entries before `lead` are zero now: earlier non-pivot columns held zeros, pivot ones were cleared
@@ -52,7 +55,7 @@ export class RankTracker {
     const r = lead * g;
     for (let j = 0; j < lead; j++) rows[r + j] = 0;
     for (let j = lead; j < g; j++) rows[r + j] = MUL[s | v[j]];
-    this._pivot[lead] = 1;
+    pivot[lead] = 1;
     this.rank++;
     return true;
   }

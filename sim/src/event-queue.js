@@ -21,13 +21,21 @@ export class EventQueue {
    * @param {() => void} fn
    */
   at(t, fn) {
-    const { times, seqs, fns } = this;
-    let k = times.length;
+    const k = this.times.length;
     const time = t < this.now ? this.now : t;
     const seq = this.seq++;
-    times.push(time);
-    seqs.push(seq);
-    fns.push(fn);
+    this.times.push(time);
+    this.seqs.push(seq);
+    this.fns.push(fn);
+    this.siftUp(k, time, seq, fn);
+  }
+
+  /**
+   * Put the entry (time, seq, fn) at the hole k or above it, moving later parents down.
+   * @param {number} k @param {number} time @param {number} seq @param {() => void} fn
+   */
+  siftUp(k, time, seq, fn) {
+    const { times, seqs, fns } = this;
     while (k > 0) {
       const p = (k - 1) >> 1;
       if (times[p] < time || (times[p] === time && seqs[p] < seq)) break;
@@ -52,21 +60,20 @@ export class EventQueue {
     const lastS = /** @type {number} */ (seqs.pop());
     const lastF = /** @type {() => void} */ (fns.pop());
     if (n > 1) {
-      let k = 0;
+      // bottom-up: walk the hole down to a leaf along the smaller children (one comparison a
+      // level), then sift the last entry up from there; it usually belonged near the bottom
       const m = n - 1;
+      let k = 0;
       for (;;) {
         let c = 2 * k + 1;
         if (c >= m) break;
         if (c + 1 < m && (times[c + 1] < times[c] || (times[c + 1] === times[c] && seqs[c + 1] < seqs[c]))) c++;
-        if (lastT < times[c] || (lastT === times[c] && lastS < seqs[c])) break;
         times[k] = times[c];
         seqs[k] = seqs[c];
         fns[k] = fns[c];
         k = c;
       }
-      times[k] = lastT;
-      seqs[k] = lastS;
-      fns[k] = lastF;
+      this.siftUp(k, lastT, lastS, lastF);
     }
     this.now = t0;
     fn0();

@@ -9,6 +9,15 @@
 import { createSctpPath, SCTP_MAX_BURST_STOCK, SCTP_PACKET_OVERHEAD_BYTES, DTLS_RECORD_OVERHEAD_BYTES } from './sctp.js';
 import { createRankCodec } from './rank-codec.js';
 import { createSlabAllocator } from './slab.js';
+import { loadCodec } from '@mutp/rlnc';
+
+/** @type {Promise<import('@mutp/rlnc').CodecFactory> | null} */
+let rankFactoryPromise = null;
+/** The codec whose decoders keep the rank codec's ranks: the fastest implementation, loaded once. */
+function rankFactory() {
+  rankFactoryPromise ??= loadCodec();
+  return rankFactoryPromise;
+}
 
 /** Simulated time after which a run that has not completed is called stalled, ms. */
 const STALL_LIMIT_MS = 600_000;
@@ -94,7 +103,7 @@ export async function runMutp(net, job) {
   const n = net.sources.length;
   const downloadId = (seed * 2654435761) >>> 0;
   const seeds = Array.from({ length: n }, (_, i) => (seed * 7919 + i) >>> 0);
-  const rankCodec = mode === 'coded' && (job.codec ?? 'rank') === 'rank' ? createRankCodec() : null;
+  const rankCodec = mode === 'coded' && (job.codec ?? 'rank') === 'rank' ? createRankCodec(await rankFactory()) : null;
   // The rank codec hands a complete decoder the encoders' source symbols, whatever the payloads
   // carried, so the client's integrity check of a generation cannot fail there: it is skipped
   // (its SHA-256 was ~8% of a run). With the exact codec the client checks every generation.

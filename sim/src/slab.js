@@ -3,7 +3,8 @@
 // faults on first touch: together ~10% of a run. Slabs therefore go back to a shared pool when
 // the run is over (release()), and the next run writes over them: no datagram outlives its run
 // (the sender, the SCTP model and the client that hold them are dropped with it). A view's old
-// bytes do not matter: nextDatagram() writes every byte of the buffer it is given.
+// bytes do not matter: nextDatagram() writes the header and the payload, except that the rank
+// codec leaves the payload bytes after its source id as they were (nothing reads them).
 
 /** Bytes per slab: ~56 datagrams of ≤ 1200 bytes. */
 const SLAB_BYTES = 64 * 1024;
