@@ -20,7 +20,7 @@ const rangeKey = (header) => (header ? /^bytes=(\d+-\d+)$/.exec(header.trim())?.
 
 /**
  * Each hop's duration (ms) for the segments whose record and page response match (same URL and
- * range; the first unmatched response of that pair).
+ * range; the first unmatched response of that pair), and when the page asked for it (`pageStart`, wall clock ms).
  * @param {{url: string, hops?: Record<string, any>}[]} records
  * @param {{url: string, range: string | null, startAt?: number, endAt?: number}[]} responses
  * @returns {Record<string, number>[]}
@@ -42,6 +42,7 @@ export function hopDurations(records, responses) {
     const d = {};
     for (const [name, from, to] of HOPS) if (at[from] !== undefined && at[to] !== undefined) d[name] = /** @type {number} */ (at[to]) - /** @type {number} */ (at[from]);
     if (at.pageStart !== undefined && at.pageEnd !== undefined) d.total = at.pageEnd - at.pageStart;
+    if (at.pageStart !== undefined) d.pageStart = at.pageStart;
     out.push(d);
   }
   return out;
