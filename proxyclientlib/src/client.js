@@ -248,18 +248,16 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     const [{ RTCPeerConnection, defaultRtcConfig }] = await Promise.all([import('#rtc'), loadMutp().catch(() => null)]);
     const access = createProxyAccess({ proxies: list, fetch, logger });
     const config = rtcConfig ?? defaultRtcConfig(list.map((p) => p.url));
-    const one = async (/** @type {ProxyRef} */ p) => {
+    // the pool opens what is missing and keeps it idle: a download meanwhile takes a kept connection
+    const per = await Promise.all(list.map(async (p) => {
       try {
-        const peer = await peerPool.acquire({ url: p.url, RTCPeerConnection, rtcConfig: config, fetch: access.fetch, signal });
-        return { peer, outcome: { id: p.id, ok: true, code: null, reused: peer.reused } };
+        const got = await peerPool.fill({ url: p.url, RTCPeerConnection, rtcConfig: config, fetch: access.fetch, signal }, perProxy);
+        return got.map((g) => ({ id: p.id, ok: g.error === null, code: g.error ? errorInfo(g.error).code : null, reused: g.reused }));
       } catch (err) {
-        return { peer: null, outcome: { id: p.id, ok: false, code: errorInfo(/** @type {Error} */ (err)).code, reused: false } };
+        return [{ id: p.id, ok: false, code: errorInfo(/** @type {Error} */ (err)).code, reused: false }];
       }
-    };
-    // all held at once, then given back: each acquire of one proxy opens its own connection
-    const held = await Promise.all(list.flatMap((p) => Array.from({ length: perProxy }, () => one(p))));
-    for (const h of held) h.peer?.close();
-    return held.map((h) => h.outcome);
+    }));
+    return per.flat();
   }
 
   return {
