@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { demoBytes, demoSize } from '@mutp/demo/media';
 import { parseRangeHeader } from '@mutp/demo/origin';
-import { digestList, encodeDigestList } from '@mutp/protocol';
+import { digestList, encodeDigestList, DIGEST_LIST_HEADER } from '@mutp/protocol';
 
 const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob cuts mid-body
 
@@ -14,6 +14,7 @@ const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob 
  * @param {{status: number, code: string}} [o.error]  answer every request with this JSON error
  * @param {boolean} [o.ignoreRange]    answer 200 with the whole object even when a Range was asked
  * @param {number} [o.holdAfterBytes]  send this many body bytes of each response, then hold the rest until release()
+ * @param {boolean} [o.inlineDigests]  a body response carries the digest list in its head, as the real proxy's does for small lists
  */
 export async function startFakeProxy(o = {}) {
   const requests = [];
@@ -43,7 +44,8 @@ export async function startFakeProxy(o = {}) {
       return;
     }
     const body = r ? all.subarray(r.start, r.end + 1) : all;
-    const headers = { 'content-length': String(body.byteLength), 'server-timing': 'fetch;dur=12.5' };
+    const headers = { 'content-length': String(body.byteLength), 'server-timing': 'fetch;dur=12.5',
+      ...(o.inlineDigests && all === object ? { [DIGEST_LIST_HEADER]: Buffer.from(encodeDigestList(digestList(object))).toString('base64') } : {}) };
     if (r) res.writeHead(206, { ...headers, 'content-range': `bytes ${r.start}-${r.end}/${size}` });
     else res.writeHead(200, headers);
     if (o.stall) { res.flushHeaders(); return; }

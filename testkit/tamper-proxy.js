@@ -1,9 +1,13 @@
 // A man in the middle on loopback in front of one real proxy: forwards every HTTP request and
 // tampers with what passes, so a test gets a lying proxy without any fault flag in the proxy's
 // own code. It may rewrite the origin URL a request names (the proxy then serves, and digests,
-// another object) and change response bytes on the way back (a body, or a digest list).
+// another object) and change response bytes on the way back (a body, or a digest list: asked
+// for, or carried in a body response's header).
 import http from 'node:http';
 import { once } from 'node:events';
+import { DIGEST_LIST_HEADER } from '@mutp/protocol';
+
+const INLINE_DIGESTS = DIGEST_LIST_HEADER.toLowerCase(); // as node:http names response headers
 
 /**
  * @typedef {object} Tamper
@@ -26,6 +30,13 @@ export async function startTamperProxy({ upstream, tamper }) {
     if (target && tamper.rewriteUrl) u.searchParams.set('url', tamper.rewriteUrl(target, isDigests));
     const forward = () => {
       const out = http.request({ host: up.hostname, port: up.port, method: req.method, path: u.pathname + u.search, headers: { ...req.headers, host: up.host } }, (pres) => {
+        const inline = pres.headers[INLINE_DIGESTS];
+        if (typeof inline === 'string' && tamper.digests) {
+          // the list a body response carries lies as the asked one does
+          const list = Buffer.from(inline, 'base64');
+          tamper.digests(list);
+          pres.headers[INLINE_DIGESTS] = list.toString('base64');
+        }
         res.writeHead(pres.statusCode ?? 502, pres.headers);
         if (isDigests && tamper.digests) {
           /** @type {Buffer[]} */

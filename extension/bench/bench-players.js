@@ -6,7 +6,8 @@
 //     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded]
 // Each sample is a fresh browser profile: a first page load, then a second load of the same
 // page. Measured: time to first frame (navigation → first video frame) and the time each media
-// segment takes as the player sees it (request → whole body), medians over the samples.
+// segment takes as the player sees it (request → whole body), medians over the samples, and
+// where that time goes, hop by hop (the extension's marks, settings.hopTiming; bench/hops.js).
 // A bench, not a test: it prints numbers and counts wrong bytes and direct fetches.
 import { parseArgs } from 'node:util';
 import os from 'node:os';
@@ -18,6 +19,7 @@ import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/browsers';
 import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 import { median, round } from './stats.js';
+import { HOPS, hopDurations } from './hops.js';
 import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
 
@@ -63,7 +65,8 @@ async function measureLoad(browser, url, playSeconds) {
       { timeout: LOAD_TIMEOUT_MS, polling: 100 }, playSeconds);
     const st = await page.evaluate(() => /** @type {any} */ (window).__play);
     if (st.errors.length) throw codedError('ERR_PLAYER', `player errors: ${st.errors.join('; ')}`);
-    return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses };
+    const first = (/** @type {string} */ k) => Math.min(...st.responses.map((/** @type {any} */ r) => r[k]));
+    return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses, firstRequestMs: first('atMs'), firstBodyMs: first('doneMs') };
   } finally {
     await page.close();
   }
@@ -103,9 +106,9 @@ async function main() {
   const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
   onShutdown(() => fleet.close());
 
-  /** @type {Record<string, {firstFrameMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[], libraryMs: number[], modes: Record<string, number>}>} */
+  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[]}>} */
   const cells = {};
-  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], segmentMs: [], segments: 0, direct: 0, wrong: [], libraryMs: [], modes: {} });
+  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [] });
   const seenRecords = new Set();
   // interleaved (repeat → player → config): drift in the machine's load hits every config alike
   for (let r = 0; r < repeats; r++) {
@@ -115,28 +118,44 @@ async function main() {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
         const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : path.join(EXT_DIST, 'chrome')));
         try {
-          if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n });
+          if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
           /** @type {number[]} */
           const bounds = [];
+          /** @type {Record<string, any[]>} the page's responses of each load */
+          const pageResponses = {};
           for (const which of LOADS) {
             const hitsBefore = site.hits.length;
             bounds.push(Date.now());
             const m = await measureLoad(chrome.browser, url, playSeconds);
             const c = cell(`${player}|${config}|${which}`);
             c.firstFrameMs.push(m.firstFrameMs);
+            c.firstRequestMs.push(m.firstRequestMs);
+            c.firstBodyMs.push(m.firstBodyMs);
             c.segmentMs.push(...m.segmentMs);
             c.segments += m.responses.length;
+            pageResponses[which] = m.responses;
             c.direct += config === 'none' ? 0 : site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path)).length;
             c.wrong.push(...await wrongResponses(mediaDir, m.responses));
           }
           if (config !== 'none') {
             // ProxyClientLib's own time per download, and the modes the downloads ran in (and why, when not the one asked)
+            /** @type {Record<string, any[]>} */
+            const recordsOf = { first: [], second: [] };
             for (const r of await newRecords(fleet.origo, seenRecords)) {
               const which = Date.parse(r.startedAt) >= bounds[1] ? 'second' : 'first';
               const c = cell(`${player}|${config}|${which}`);
+              if (r.error === null) recordsOf[which].push(r);
               if (r.error === null) c.libraryMs.push(r.durationMs);
               const key = `${r.mode}${r.modeWhy ? ` (${r.modeWhy})` : ''}${r.error ? ` ${r.error.code}` : ''}`;
               c.modes[key] = (c.modes[key] ?? 0) + 1;
+            }
+            for (const which of LOADS) {
+              const c = cell(`${player}|${config}|${which}`);
+              const got = hopDurations(recordsOf[which], pageResponses[which] ?? []);
+              c.hops.push(...got);
+              // the load's first segment: what a first frame waits for
+              const first = got.filter((d) => Number.isFinite(d.pageStart)).sort((a, b) => a.pageStart - b.pageStart)[0];
+              if (first) c.firstHops.push(first);
             }
           }
         } finally {
@@ -156,9 +175,10 @@ async function main() {
         const seg = median(c.segmentMs);
         rows.push({
           player, config, load: which, firstFrameMs: round(ff), segmentMs: round(seg),
+          firstRequestMs: round(median(c.firstRequestMs)), firstBodyMs: round(median(c.firstBodyMs)),
           addedFirstFrameMs: base && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
           addedSegmentMs: base && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
-          libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes,
+          libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }
@@ -169,6 +189,17 @@ async function main() {
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
   return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, playSeconds, shaping: 'none (loopback)' }, rows };
+}
+
+/** Each hop's median (ms) over the matched segments, null where none. @param {Record<string, number>[]} list */
+function hopMedians(list) {
+  /** @type {Record<string, number | null>} */
+  const out = {};
+  for (const name of [...HOPS.map((h) => h[0]), 'total']) {
+    const xs = list.map((d) => d[name]).filter((x) => Number.isFinite(x));
+    out[name] = xs.length ? round(median(xs)) : null;
+  }
+  return out;
 }
 
 /** @param {any} r */
@@ -184,6 +215,19 @@ function format(r) {
     const modes = Object.entries(x.modes).map(([k, v]) => `${k}: ${v}`).join(', ');
     lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstFrameMs.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
     if (x.wrongFirst) lines.push(`        wrong: ${x.wrongFirst}`);
+  }
+  lines.push('', 'the first frame\'s way (ms since navigation, medians): the first media request, the first whole media response, the first frame');
+  lines.push('player  mode           load    1st request  1st response  first frame');
+  for (const x of r.rows) lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstRequestMs.toFixed(0), 12)} ${pad(x.firstBodyMs.toFixed(0), 13)} ${pad(x.firstFrameMs.toFixed(0), 12)}`);
+  const names = [...HOPS.map((h) => h[0]), 'total'];
+  lines.push('', 'where a segment\'s time goes (ms, median per hop over the segments matched to their record; hops do not add up to the total\'s median)');
+  lines.push(`player  mode           load   segs ${names.map((nm) => nm.padStart(Math.max(8, nm.length))).join(' ')}`);
+  for (const x of r.rows.filter((y) => y.hopSegments > 0)) {
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.hopSegments, 4)} ${names.map((nm) => pad(x.hops[nm]?.toFixed(1), Math.max(8, nm.length))).join(' ')}`);
+  }
+  lines.push('', 'the same for the first segment of each load (median over the samples): what the first frame waits for');
+  for (const x of r.rows.filter((y) => y.firstHopSamples > 0)) {
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstHopSamples, 4)} ${names.map((nm) => pad(x.firstHops[nm]?.toFixed(1), Math.max(8, nm.length))).join(' ')}`);
   }
   return `${lines.join('\n')}\n`;
 }

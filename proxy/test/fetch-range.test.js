@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startProxy } from '../index.js';
 import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
-import { decodeDigestList, digestList } from '@mutp/protocol';
+import { decodeDigestList, digestList, DIGEST_LIST_HEADER } from '@mutp/protocol';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 const SIZE = 1_000_003; // odd size: ranges do not line up with anything
@@ -80,6 +80,18 @@ describe('proxy /fetch: Range', () => {
     const bad = await get(undefined, `${target}&digests=2`);
     assert.equal(bad.res.status, 400);
     assert.equal(JSON.parse(Buffer.from(bad.bytes).toString()).error.code, 'ERR_BAD_QUERY');
+  });
+
+  it('a body response carries the same digest list in its head (DIGEST_LIST_HEADER), readable cross-origin', async () => {
+    const { res } = await get('bytes=70000-140000');
+    assert.equal(res.status, 206);
+    const inline = res.headers.get(DIGEST_LIST_HEADER);
+    assert.ok(inline, 'no inline list');
+    const parsed = decodeDigestList(new Uint8Array(Buffer.from(inline, 'base64')));
+    assert.ok(parsed.ok);
+    assert.equal(parsed.list.objectBytes, SIZE);
+    assert.deepEqual([...parsed.list.digests], [...digestList(data).digests]);
+    assert.ok(String(res.headers.get('access-control-expose-headers')).split(/,\s*/).includes(DIGEST_LIST_HEADER));
   });
 
   it('answers a range past the end with 416 and Content-Range bytes */size', async () => {

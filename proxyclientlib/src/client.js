@@ -22,6 +22,10 @@ export const SPARE_PROXIES = 4;
 /**
  * @typedef {{id: string, url: string, ticket?: string | null, uploadRateBps?: number | null}} ProxyRef  ticket: Origo's, attached to the proxy's requests; uploadRateBps: Origo's (bytes/s, advertised)
  * @typedef {{start: number, end: number}} ByteRange  end inclusive, like HTTP Range
+ * @typedef {{calledAt: number, listedAt: number | null, sentAt: number | null, firstByteAt: number | null, doneAt: number | null}} DownloadTiming
+ *   where one download's time went (performance.now() ms of this context): download() called; proxies and tickets in hand;
+ *   the request sent to the proxies (MUTP: after the connections were taken from the pool or opened); first body byte
+ *   from any proxy; the whole body verified. A few clock reads per download: always kept, never logged.
  */
 
 /**
@@ -97,6 +101,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     let startedAt = new Date().toISOString();
     let t0 = performance.now();
     const elapsed = () => performance.now() - t0;
+    /** @type {DownloadTiming} */
+    const timing = { calledAt: t0, listedAt: null, sentAt: null, firstByteAt: null, doneAt: null };
 
     /** @type {ProxyRef[]} */
     let list = [];
@@ -122,18 +128,22 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       // the clock starts at the chunk request, as in the paper: the Origo lookup is not part of a download
       startedAt = new Date().toISOString();
       t0 = performance.now();
+      timing.listedAt = t0;
       const proxiesOut = list.map((p) => ({ id: p.id, url: p.url, uploadRateBps: p.uploadRateBps ?? null }));
       const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, digestCache, logger };
       let result;
+      if (mode === 'parallel-http' || mode === 'range-http') timing.sentAt = performance.now(); // the HTTP modes ask every proxy at once
       if (mode === 'parallel-http') result = await downloadParallelHttp(common);
       else if (mode === 'range-http') result = await downloadRangeHttp(common);
       else {
         const downloadMutp = await loadMutp();
         // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
         const { defaultRtcConfig } = await import('#rtc');
-        result = await downloadMutp({ ...common, mode, clientId, logger, peerPool, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
+        result = await downloadMutp({ ...common, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
           params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
       }
+      timing.doneAt = performance.now();
+      if (result.firstPacketMs !== null) timing.firstByteAt = t0 + result.firstPacketMs;
       // a source that moved off a busy proxy is logged under the proxy that served it
       list = access.used();
       result = { ...result, perProxy: access.relabel(result.perProxy) };
@@ -146,7 +156,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         packetLog: result.packetLog, feedbackLog: result.feedbackLog, verified: result.verified, error: null,
       });
       if (opts.log !== false) logs?.enqueue(stats);
-      return { data: result.data, stats };
+      return { data: result.data, stats, timing };
     } catch (err) {
       const e = /** @type {Error & {code?: string, perProxy?: any, grossBytes?: number, firstPacketMs?: number, stats?: object}} */ (
         err && typeof err === 'object' ? err : codedError('ERR_UNKNOWN', String(err)));
@@ -241,18 +251,16 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     const [{ RTCPeerConnection, defaultRtcConfig }] = await Promise.all([import('#rtc'), loadMutp().catch(() => null)]);
     const access = createProxyAccess({ proxies: list, fetch, logger });
     const config = rtcConfig ?? defaultRtcConfig(list.map((p) => p.url));
-    const one = async (/** @type {ProxyRef} */ p) => {
+    // the pool opens what is missing and keeps it idle: a download meanwhile takes a kept connection
+    const per = await Promise.all(list.map(async (p) => {
       try {
-        const peer = await peerPool.acquire({ url: p.url, RTCPeerConnection, rtcConfig: config, fetch: access.fetch, signal });
-        return { peer, outcome: { id: p.id, ok: true, code: null, reused: peer.reused } };
+        const got = await peerPool.fill({ url: p.url, RTCPeerConnection, rtcConfig: config, fetch: access.fetch, signal }, perProxy);
+        return got.map((g) => ({ id: p.id, ok: g.error === null, code: g.error ? errorInfo(g.error).code : null, reused: g.reused }));
       } catch (err) {
-        return { peer: null, outcome: { id: p.id, ok: false, code: errorInfo(/** @type {Error} */ (err)).code, reused: false } };
+        return [{ id: p.id, ok: false, code: errorInfo(/** @type {Error} */ (err)).code, reused: false }];
       }
-    };
-    // all held at once, then given back: each acquire of one proxy opens its own connection
-    const held = await Promise.all(list.flatMap((p) => Array.from({ length: perProxy }, () => one(p))));
-    for (const h of held) h.peer?.close();
-    return held.map((h) => h.outcome);
+    }));
+    return per.flat();
   }
 
   return {

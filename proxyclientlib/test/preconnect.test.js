@@ -31,6 +31,27 @@ describe('ProxyClientLib preconnect (loopback WebRTC)', function () {
     }
   });
 
+  it('a download during a preconnect that opens more takes a kept connection (the preconnect holds none)', async () => {
+    const proxies = await Promise.all(['p0', 'p1'].map((id) => startTestProxy({ id, objects: memoryObjects(new Map([[URL_A, body]])) })));
+    const client = createClient({ origo: null, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } });
+    try {
+      const refs = proxies.map((p) => p.ref);
+      await client.preconnect(refs, { perProxy: 1 });
+      const more = client.preconnect(refs, { perProxy: 2 }); // a warm-up's second round, not awaited
+      const got = await client.download(URL_A, { mode: 'coded', proxies: refs, log: false });
+      assert.equal(sha256(got.data), sha256(body));
+      const out = await more;
+      assert.deepEqual(out.map((o) => [o.id, o.ok]), [['p0', true], ['p0', true], ['p1', true], ['p1', true]]);
+      const c = client.connectionCounters();
+      assert.equal(c.connects, 4, 'one per proxy, then one more each: the download opened none');
+      assert.equal(c.reuses, 2);
+      assert.equal(c.idle, 4);
+    } finally {
+      client.close();
+      for (const p of proxies) p.kill();
+    }
+  });
+
   it('a proxy that is not there: an outcome with its code, the others connect', async () => {
     const p0 = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map([[URL_A, body]])) });
     const client = createClient({ origo: null, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } });

@@ -4,7 +4,7 @@
 // csrc/rlnc.c (draw_coefficients) is the same generator for the WASM builds; an encoder keeps
 // the state in codec memory (STATE_BYTES at a 4-byte aligned pointer) so either can draw.
 
-/** fmix32 constants from MurmurHash3: a bijection, so distinct seeds give distinct states. */
+/** fmix32 constants from MurmurHash3: a bijection, so distinct seeds give distinct states (s0 from the low word, then s1 from the high word). */
 const FMIX_MUL_1 = 0x85ebca6b;
 const FMIX_MUL_2 = 0xc2b2ae35;
 /** Distinct salts per state word; SALT_0 !== -SALT_2 so the state is never all zero. */
@@ -50,7 +50,10 @@ export class CoefficientGenerator {
     const lo = seed >>> 0;
     const hi = Math.floor(seed / TWO_POW_32) >>> 0;
     this.s0 = fmix32(lo ^ SALT_0);
-    this.s1 = fmix32(hi ^ SALT_1);
+    // the first output is drawn from s1 alone: it must depend on the low word too, or every u32
+    // seed (all the protocol's) starts with the same 4 coefficients, and at g <= 4 each source's
+    // first packet of a generation is the same packet (non-innovative from all sources but one)
+    this.s1 = fmix32(hi ^ SALT_1 ^ this.s0);
     this.s2 = fmix32((lo + SALT_2) >>> 0);
     this.s3 = fmix32((hi + SALT_3) >>> 0);
   }

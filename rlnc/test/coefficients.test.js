@@ -47,4 +47,16 @@ describe('rlnc coefficient generator', () => {
     }
     assert.ok(redraws > 0, 'the test saw at least one all-zero draw');
   });
+
+  it('the first vector depends on every bit of a 32-bit seed (sources seeded apart code apart from their first packet)', () => {
+    for (const g of [1, 2, 4, 24]) {
+      const firsts = new Set();
+      for (let seed = 1; seed <= 64; seed++) {
+        const out = new Uint8Array(g);
+        new CoefficientGenerator(seed * 0x9e3779b1 >>> 0).fill(out, 0, g);
+        firsts.add(out.join(','));
+      }
+      assert.ok(firsts.size >= (g === 1 ? 40 : 64), `g=${g}: ${firsts.size} distinct first vectors of 64 seeds`);
+    }
+  });
 });

@@ -29,9 +29,10 @@ describe('rlnc cross-check: SIMD WASM, scalar WASM and JS agree byte for byte', 
   }
 
   it('a fixed seed gives a fixed coefficient stream (wire compatibility across versions)', async () => {
-    // pinned output of xoshiro128** seeded by fmix32 (src/coefficients.js); a change here
-    // breaks interop between proxies and clients of different versions
-    const expected = [165, 41, 36, 118, 160, 153, 99, 227];
+    // pinned output of xoshiro128** seeded by fmix32 (src/coefficients.js). Coefficients travel
+    // with each coded packet, so proxies and clients of different versions still interoperate;
+    // the pin keeps the builds (and the simulator's runs) drawing one stream
+    const expected = [123, 67, 213, 250, 65, 87, 185, 252];
     for (const impl of ALL_IMPLS) {
       const enc = await createEncoder({ symbols: 8, symbolSize: 1, seed: 1, impl });
       enc.setSymbols(new Uint8Array(8));
@@ -42,16 +43,16 @@ describe('rlnc cross-check: SIMD WASM, scalar WASM and JS agree byte for byte', 
 
   it('pinned coefficient streams: every build draws the same 600 vectors per seed and g (g=1 includes redraws)', async () => {
     // SHA-256 (first 8 bytes) of the coefficients of packets 1..600, taken from the JS generator
-    // when it was the only one; the WASM builds now draw them in C (csrc/rlnc.c). Large seeds set
-    // the high word; at g=1 every seed here meets 2-4 all-zero draws, which must be redrawn.
+    // (seeding since s1 mixes in the low word); the WASM builds draw them in C (csrc/rlnc.c). Large
+    // seeds set the high word; at g=1 a seed meets a few all-zero draws in 600, which must be redrawn.
     /** @type {Array<[number, number, string]>} seed, g, digest */
     const PINNED = [
-      [0, 1, 'dbcc08ffdaae7224'], [0, 3, '0106d1a9a3b17850'], [0, 24, 'a39dc8c928d12be1'], [0, 255, 'ed5b7eb569b5de11'],
-      [1, 1, 'dfad4a9fd7accd0e'], [1, 3, 'a27177084c82f527'], [1, 24, 'd82473519420c2a1'], [1, 255, 'a14982e0af16aa1e'],
-      [2 ** 32 + 5, 1, '935961e05f8f13b9'], [2 ** 32 + 5, 3, '9aceb16dcc31a00e'], [2 ** 32 + 5, 24, 'b7bf8a6cb946a841'],
-      [2 ** 32 + 5, 255, '40031818378bda68'], [Number.MAX_SAFE_INTEGER, 1, '067c45230a5835a1'],
-      [Number.MAX_SAFE_INTEGER, 3, 'c7b6c7c0e30fc423'], [Number.MAX_SAFE_INTEGER, 24, 'a5f9b2b396496bae'],
-      [Number.MAX_SAFE_INTEGER, 255, '1c99e6a2cf456968'],
+      [0, 1, '1d961b67100c9f28'], [0, 3, '422d1f5de245dde5'], [0, 24, 'afe97d673170a52f'], [0, 255, '2f07f8df146a349b'],
+      [1, 1, '5bfb5d35f7d28fba'], [1, 3, 'ae72c1258a028437'], [1, 24, '484cba2de4f15e8d'], [1, 255, 'c420f28226438c86'],
+      [2 ** 32 + 5, 1, 'a39beb587cf139a6'], [2 ** 32 + 5, 3, '84ff3aea462c9297'], [2 ** 32 + 5, 24, '843cc98c81c0c535'],
+      [2 ** 32 + 5, 255, '328a7cf7c046a843'], [Number.MAX_SAFE_INTEGER, 1, '80f3105bfb0c470a'],
+      [Number.MAX_SAFE_INTEGER, 3, '67c66e2204613c9c'], [Number.MAX_SAFE_INTEGER, 24, '4b4a8eadab6bb9be'],
+      [Number.MAX_SAFE_INTEGER, 255, 'a6acd4c3e83738c0'],
     ];
     for (const impl of ALL_IMPLS) {
       for (const [seed, g, digest] of PINNED) {

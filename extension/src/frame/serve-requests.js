@@ -15,6 +15,7 @@ import { createOriginHeads, HEAD_WAIT_MS } from './origin-heads.js';
 import { MIXED_CONTENT_CODE } from '../shared/mixed-content.js';
 import { createWarmUp, WARMING } from './warm-up.js';
 import { codedError } from '@mutp/common/errors';
+import { createHops } from './hop-timing.js';
 
 const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
 const MUTP_MODES = ['coded', 'uncoded'];
@@ -26,7 +27,7 @@ const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
  * @typedef {object} FrameState  read at each request: the settings can change meanwhile
  * @property {import('../shared/settings.js').Settings} settings
  * @property {(url: string) => boolean} matches
- * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object}>,
+ * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object, timing?: Record<string, number | null>}>,
  *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>,
  *   connectedTo?: (list: {url: string}[]) => boolean}} client
  * @property {string} [clientId]
@@ -122,6 +123,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       return;
     }
     toBackground({ t: 'seen', kind: 'segment', how });
+    const hops = createHops(() => performance.now());
     const startedAt = new Date();
     const t0 = now();
     if (!warmUp.started()) warm(); // no warm-up message from the page (a pattern match, another wrapper)
@@ -203,7 +205,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           });
         }
         try {
-          const { data, stats } = await client.download(url, {
+          hops.mark('libraryAt');
+          const { data, stats, timing } = await client.download(url, {
             mode, proxies, range, signal: ctrl.signal, log: false, ...where(settings),
             onProgress: (/** @type {{objectBytes: number | null, chunks?: {offset: number, bytes: Uint8Array}[]}} */ p) => {
               const t = now();
@@ -214,16 +217,19 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
               if (Number.isSafeInteger(p.objectBytes)) head.total = p.objectBytes;
               // every mode streams: pieces (offset in the body, each byte once, any order) go to the page in order
               if (Array.isArray(p.chunks)) for (const c of p.chunks) order.push(c.offset, c.bytes);
+              if (p.chunks?.length) hops.mark('firstChunkAt');
             },
           });
           head.total = data.byteLength;
           order.finish(data);
           await gate;
           port.postMessage({ t: 'end', id });
+          hops.mark('endAt');
+          hops.library(timing);
           for (const key of ['origo', `host:${host}`, ...(MUTP_MODES.includes(mode) ? ['rtc'] : []), ...(/** @type {any} */ (stats).proxyIds ?? []).map((p) => `proxy:${p}`)]) breakers.succeed(key);
           const got = /** @type {any} */ (stats).n;
           if (Number.isInteger(got) && got < n && !nNote.nWhy) nNote = { nWanted: n, nWhy: FEW_PROXIES }; // Origo listed fewer
-          record({ ...stats, ...notes() });
+          record({ ...stats, ...notes(), ...(settings.hopTiming ? { hops: hops.record(range) } : {}) });
           st.proxies?.worked?.();
           return;
         } catch (err) {

@@ -34,6 +34,7 @@ export const MAX_N = MAX_PROXIES; // ProxyClientLib's own cap
  * @property {number} noProgressTimeoutMs
  * @property {boolean} proximity        send the coarse location to Origo (paper III.C)
  * @property {{lat: number, lon: number} | null} location
+ * @property {boolean} [hopTiming]     each segment's record carries where its time went (`hops`, docs/extension-testing.md): for the bench
  */
 
 /** @returns {Settings} */
@@ -41,7 +42,7 @@ export function defaultSettings() {
   return {
     enabled: true, origoUrl: DEFAULT_ORIGO_URL, mode: 'random', randomModes: [...CAMPAIGN_MODES],
     n: 'random', randomN: [...CAMPAIGN_N], patterns: [...DEFAULT_PATTERNS], detect: 'all-sites', sites: [], denySites: [],
-    noProgressTimeoutMs: DEFAULT_NO_PROGRESS_MS, proximity: false, location: null,
+    noProgressTimeoutMs: DEFAULT_NO_PROGRESS_MS, proximity: false, location: null, hopTiming: false,
   };
 }
 
@@ -76,6 +77,7 @@ export function parseSettings(raw) {
   take('denySites', (v) => Array.isArray(v) && v.length <= MAX_SITES && v.every(isSite), 'must be a list of host names');
   take('noProgressTimeoutMs', (v) => Number.isInteger(v) && v >= MIN_NO_PROGRESS_MS && v <= MAX_NO_PROGRESS_MS, `must be an integer ${MIN_NO_PROGRESS_MS}..${MAX_NO_PROGRESS_MS} ms`);
   take('proximity', (v) => typeof v === 'boolean', 'must be true or false');
+  take('hopTiming', (v) => typeof v === 'boolean', 'must be true or false');
   take('location', (v) => v === null || (v && Number.isFinite(v.lat) && Number.isFinite(v.lon) && Math.abs(v.lat) <= 90 && Math.abs(v.lon) <= 180), 'must be null or {lat, lon}');
   s.randomModes = [...s.randomModes];
   s.randomN = [...s.randomN];

@@ -23,6 +23,15 @@ export const DIGEST_HEADER_BYTES = 12;
 export const MAX_DIGEST_LIST_BYTES = DIGEST_HEADER_BYTES + Math.ceil(MAX_OBJECT_BYTES / BLOCK_BYTES) * CHECKSUM_ENTRY_BYTES;
 
 /**
+ * A proxy's body response (GET /fetch) also carries its digest list, base64, in this header when
+ * the list is at most MAX_INLINE_DIGEST_LIST_BYTES: the client votes from the first byte on,
+ * without a second request per proxy and object.
+ */
+export const DIGEST_LIST_HEADER = 'X-MUTP-Digests';
+/** 2 KiB: the list of a 16 MiB object (256 entries), ~2.7 KB of header in base64; larger lists are asked for (`&digests=1`). */
+export const MAX_INLINE_DIGEST_LIST_BYTES = DIGEST_HEADER_BYTES + 256 * CHECKSUM_ENTRY_BYTES;
+
+/**
  * @typedef {{ objectBytes: number, digests: Uint8Array }} DigestList  digests: blockCount(objectBytes) entries
  */
 

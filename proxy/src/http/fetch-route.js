@@ -2,6 +2,8 @@ import parseRange from 'range-parser';
 import { MAX_SOURCES } from '@mutp/protocol';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
+import { encodedDigestsOf } from '../objects/digest-cache.js';
+import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
 const HTTP_MODES = new Set(['parallel-http', 'range-http']);
@@ -11,7 +13,8 @@ const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * GET /fetch?url=…[&downloadId=…&mode=parallel-http|range-http&sourceIndex=i&n=N]
  * Serves the proxy's copy of the object, honouring one `Range` (206 / 416).
- * With `&digests=1`: the digest list of the whole object instead (digest-answer.js).
+ * With `&digests=1`: the digest list of the whole object instead (digest-answer.js). A small list
+ * also rides along with the body (DIGEST_LIST_HEADER).
  * @param {{ objects: ReturnType<typeof import('../objects/object-store.js').createObjectStore>,
  *           logs: { record: (r: object) => void }, stats: { bytesSent: number },
  *           proxyId: string }} deps
@@ -46,6 +49,9 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     res.setHeader('X-MUTP-Proxy-Id', proxyId);
     res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
     res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
+    // the digest list with the body: the client's vote needs no second request (hashed once per cached copy)
+    const list = encodedDigestsOf(obj.bytes);
+    if (list.byteLength <= MAX_INLINE_DIGEST_LIST_BYTES) res.setHeader(DIGEST_LIST_HEADER, Buffer.from(list).toString('base64'));
     let start = 0;
     let end = size - 1;
     const range = req.headers.range;

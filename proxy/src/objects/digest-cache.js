@@ -1,4 +1,5 @@
-// The encoded digest list of each cached object (GET /fetch?…&digests=1), computed once per
+// The encoded digest list of each cached object (GET /fetch?…&digests=1, and the X-MUTP-Digests
+// header of a body response), computed once per
 // object copy: clients of every HTTP download ask for it. Keyed by the object's bytes, so it
 // lives exactly as long as the cache entry.
 import { digestList, encodeDigestList } from '@mutp/protocol';

@@ -150,12 +150,14 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
 
   return {
     /**
-     * Ask every proxy for its digest list (GET /fetch?url=…&digests=1), in parallel with the bodies.
-     * Settles when every answer is in; a proxy that cannot give one no longer counts in the vote.
+     * Every proxy's digest list: the one its body response carried (`inline`, when given: resolves
+     * with the encoded list from the response's head, or null when there was none), else asked for
+     * (GET /fetch?url=…&digests=1), in parallel with the bodies. Settles when every list is in; a
+     * proxy that cannot give one no longer counts in the vote.
      * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
-     *   onError: (i: number, err: {code: string, message: string}) => void}} o
+     *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>}} o
      */
-    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError }) {
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline }) {
       forgetLists = () => digestCache?.forget(url);
       return Promise.all(proxies.map(async (p, i) => {
         const kept = digestCache?.get(p.url, url);
@@ -165,8 +167,9 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
           return;
         }
         try {
-          const res = await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} });
-          const parsed = decodeDigestList(res.bytes);
+          const carried = inline ? await inline(i) : null;
+          const bytes = carried ?? (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} })).bytes;
+          const parsed = decodeDigestList(bytes);
           if ('error' in parsed) {
             logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
             throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);

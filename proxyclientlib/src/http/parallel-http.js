@@ -88,6 +88,10 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   // blocks are aligned to the object's start: ask whole blocks, deliver the asked part
   const asked = range ? blockAligned(range) : null;
   const from = asked ? asked.start : 0;
+  // each response's head may carry its proxy's digest list: then no list request to that proxy
+  /** @type {((list: Uint8Array | null) => void)[]} */
+  const gotHead = [];
+  const inlineLists = proxies.map((_, i) => new Promise((resolve) => { gotHead[i] = resolve; }));
 
   const attempts = proxies.map(async (proxy, i) => {
     const blocks = delivery.assembler(i, from);
@@ -95,6 +99,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
       fetch, proxyUrl: proxy.url, url, range: asked, signal: bodySignal(i), stallTimeoutMs,
       tags: tagsFor('parallel-http', downloadId, i, n),
       onHead: (size, head) => {
+        gotHead[i](head.digests);
         if (size !== null) blocks.setEnd(from + size);
         if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs);
         if (head.total !== null) delivery.claimSize(i, head.total); // a size vote while its list is on the way
@@ -111,10 +116,11 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
     blocks.finish();
     delivery.flush();
   });
+  for (const [i, a] of attempts.entries()) a.finally(() => gotHead[i](null)).catch(() => {}); // no head: the list is asked for
 
-  // the lists are asked after the bodies, so the bodies are on their way while each proxy hashes its copy
+  // a list not in its response's head is asked for after that head, when the proxy has the object
   const digests = delivery.fetchDigests({
-    fetch, proxies, url, signal: outer, stallTimeoutMs,
+    fetch, proxies, url, signal: outer, stallTimeoutMs, inline: (i) => inlineLists[i],
     onError: (i, err) => { digestErrors[i] = err; },
   }).then(() => { if (!done) delivery.flush(); });
   const settled = Promise.allSettled([...attempts, digests]);

@@ -1,6 +1,7 @@
 // One HTTP request to one proxy's `GET /fetch?url=…`, with the response checked at the edge:
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
 import { codedError } from '@mutp/common/errors';
+import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
 
 export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
@@ -60,9 +61,10 @@ export function parseContentRange(header) {
  * @param {(n: number, piece: BodyPiece | null) => void} o.onBytes  called for every received body chunk: its size
  *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
  *   (null when none, or when the chunk overran the announced size)
- * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null}) => void} [o.onHead]  called once
- *   the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's origin fetch
- *   time and the object's full size when the proxy said it
+ * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null, digests: Uint8Array | null}) => void} [o.onHead]
+ *   called once the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's
+ *   origin fetch time, the object's full size when the proxy said it, and the proxy's encoded digest list when it sent one
+ *   (DIGEST_LIST_HEADER, unchecked beyond its size: decodeDigestList judges it)
  * @param {number} [o.stallTimeoutMs]
  * @param {number} [o.maxBytes]
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
@@ -110,7 +112,8 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     if (expected !== null && expected > maxBytes) throw codedError('ERR_PROXY_TOO_LARGE', `${proxyUrl}: ${expected} bytes exceeds the ${maxBytes} byte cap`);
     const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
     // a 200 to a Range request is cut to the range below
-    onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start), { serverFetchMs, total });
+    onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start),
+      { serverFetchMs, total, digests: parseInlineDigests(res.headers.get(DIGEST_LIST_HEADER)) });
 
     const chunks = [];
     let received = 0;
@@ -202,6 +205,22 @@ async function proxyErrorFromResponse(res, proxyUrl) {
 export function parseServerFetchMs(header) {
   if (!header || !/^\d{1,9}(\.\d{1,6})?$/.test(header.trim())) return null;
   return Number(header.trim());
+}
+
+const MAX_INLINE_DIGEST_CHARS = 4 * Math.ceil(MAX_INLINE_DIGEST_LIST_BYTES / 3); // base64 of the largest inline list
+
+/**
+ * The proxy's inline digest list (base64) as bytes; null when absent, too long or not base64.
+ * @param {string | null} header
+ * @returns {Uint8Array | null}
+ */
+export function parseInlineDigests(header) {
+  if (!header || header.length > MAX_INLINE_DIGEST_CHARS || !/^[A-Za-z0-9+/]+={0,2}$/.test(header)) return null;
+  try {
+    return Uint8Array.from(atob(header), (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
 }
 
 /**

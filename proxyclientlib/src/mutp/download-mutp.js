@@ -35,6 +35,7 @@ const MIN_TIMER_MS = 1;
  * @property {number} [connectTimeoutMs]
  * @property {number} [noProgressTimeoutMs]
  * @property {string} [clientId]        for the stats record
+ * @property {{sentAt: number | null}} [timing]  sentAt is set (performance.now()) when the first request goes to a proxy
  * @property {ReturnType<typeof import('../rtc/peer-pool.js').createPeerPool> | null} [peerPool]
  *   open connections kept between downloads (createClient's); without one each download connects and closes
  */
@@ -156,6 +157,7 @@ export function downloadMutp(o) {
     for (const a of actions) {
       switch (a.type) {
         case 'send':
+          if (o.timing && o.timing.sentAt === null) o.timing.sentAt = performance.now();
           sendTo(links[a.source], a.bytes);
           break;
         case 'warn':

@@ -24,12 +24,16 @@ export const POOL_MAX_IDLE_PER_PROXY = 2;
  *   close(): gives the connection back (the caller removed its listeners); discard(): closes it (suspect or failed)
  */
 
+/** @typedef {{ reused: boolean, error: Error | null }} FillOutcome  one connection of fill(): kept already, or opened (error: why not) */
+
 /**
  * @param {{ idleTimeoutMs?: number, maxIdlePerProxy?: number }} [o]
  */
 export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePerProxy = POOL_MAX_IDLE_PER_PROXY } = {}) {
   /** @type {Map<string, { pc: RTCPeerConnection, channel: RTCDataChannel, timer: ReturnType<typeof setTimeout> }[]>} */
   const idle = new Map();
+  /** @type {Map<string, Promise<FillOutcome>[]>} connections fill() is opening, per proxy */
+  const opening = new Map();
   let closed = false;
   const counters = { connects: 0, reuses: 0, discarded: 0 };
 
@@ -52,6 +56,41 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
     const peer = await connectPeer(opts);
     counters.connects++;
     return lease(key, peer.pc, peer.channel, false);
+  }
+
+  /**
+   * Have `count` connections to opts.url idle, opening only the missing ones, each kept idle once
+   * open. Lends none: the kept ones stay free for a download meanwhile (a warm-up that held them
+   * while it opened more made the download beside it connect on its own). One outcome per
+   * connection counted: the idle ones (reused), the ones already opening, the new ones.
+   * @param {Parameters<typeof connectPeer>[0]} opts @param {number} count
+   * @returns {Promise<FillOutcome[]>}
+   */
+  async function fill(opts, count) {
+    if (closed) throw codedError('ERR_POOL_CLOSED', 'the client was closed');
+    const key = opts.url;
+    const alive = (idle.get(key) ?? []).filter((e) => e.pc.connectionState === 'connected' && e.channel.readyState === 'open').length;
+    const kept = Array.from({ length: Math.min(alive, count) }, () => Promise.resolve(/** @type {FillOutcome} */ ({ reused: true, error: null })));
+    const pending = opening.get(key) ?? [];
+    const already = pending.slice(0, Math.max(0, count - kept.length));
+    const fresh = Array.from({ length: Math.max(0, count - kept.length - already.length) }, () => {
+      const p = connectPeer(opts).then((peer) => {
+        counters.connects++;
+        if (closed) closePeer(peer.pc, peer.channel);
+        else putIdle(key, peer.pc, peer.channel);
+        return /** @type {FillOutcome} */ ({ reused: false, error: null });
+      }, (/** @type {Error} */ error) => ({ reused: false, error }));
+      const list = opening.get(key) ?? [];
+      list.push(p);
+      opening.set(key, list);
+      p.finally(() => {
+        const l = opening.get(key) ?? [];
+        l.splice(l.indexOf(p), 1);
+        if (l.length === 0) opening.delete(key);
+      });
+      return p;
+    });
+    return Promise.all([...kept, ...already, ...fresh]);
   }
 
   /** @param {string} key */
@@ -103,6 +142,7 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
 
   return {
     acquire,
+    fill,
     /** idle connections, all proxies */
     get idleCount() {
       let n = 0;

@@ -10,7 +10,9 @@ const hex = async (buf) => [...new Uint8Array(await crypto.subtle.digest('SHA-25
 
 async function note(url, range, status, type, contentRange, buf, startMs) {
   const endMs = performance.now();
-  state.responses.push({ url, range, status, type, contentRange, bytes: buf.byteLength, sha: await hex(buf), ms: endMs - startMs });
+  // atMs/doneMs: since navigation; startAt/endAt: on the wall clock's time origin, so a bench lines them up with the extension's own marks
+  state.responses.push({ url, range, status, type, contentRange, bytes: buf.byteLength, sha: await hex(buf), ms: endMs - startMs,
+    atMs: startMs, doneMs: endMs, startAt: performance.timeOrigin + startMs, endAt: performance.timeOrigin + endMs });
 }
 
 const pageFetch = window.fetch;
