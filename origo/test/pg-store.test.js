@@ -84,6 +84,19 @@ describe('origo: PostgreSQL store', function () {
       assert.ok(byN.some((b) => b.outlierCount > OUTLIERS_PER_BOX && b.outliers.length === OUTLIERS_PER_BOX), 'a box with more outliers than it ships');
       const byChunk = await pgStore.boxplot(parseBoxplotQuery({ groupBy: 'chunk', metric: 'goodput' }));
       assert.ok(byChunk.some((b) => b.group === 'none'), 'records without objectBytes form their own group');
+      // Small boxes full of ties (n = 7…46, one box each): zero IQRs, whiskers next to the quartiles, few values.
+      const ties = [];
+      for (let n = 7; n < 47; n++) {
+        for (let k = 0; k < 2 + ((n * 7) % 11); k++) ties.push(clientRecord({ n, durationMs: 1000, netBytes: [0, 10, 10, 10, 10, 11, 30, 10, 2][(n * k + k) % 9] * 1000 }));
+      }
+      // n = 47: q1 = 67.5 between 0 and 90, fence 18.75, so the low whisker (90) is the value just above q1.
+      for (const v of [0, 0, 90, 100, 100, 100, 100, 100]) ties.push(clientRecord({ n: 47, durationMs: 1000, netBytes: v * 1000 }));
+      await Promise.all([duck.insertClientRecords(ties), pgStore.insertClientRecords(ties)]);
+      const q = parseBoxplotQuery({ groupBy: 'n', metric: 'goodput' });
+      const [d, p] = await Promise.all([duck.boxplot(q), pgStore.boxplot(q)]);
+      assert.equal(d.filter((b) => b.order >= 7).length, 41);
+      assert.equal(p.find((b) => b.order === 47)?.whiskerLow, 90000);
+      assert.deepEqual(p.map(sortedOutliers), d.map(sortedOutliers), 'boxes of ties');
     } finally {
       await Promise.all([duck.close(), pgStore.close()]);
     }

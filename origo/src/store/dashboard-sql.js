@@ -129,11 +129,14 @@ function duckdbBoxesSql(rows, keyNames) {
     )`;
 }
 
+/** quantile p's fractional 0-based position among cnt sorted values, as percentile_cont computes it. @param {number} p */
+const pgPosition = (p) => `((cnt - 1) * ${num(p)}::DOUBLE PRECISION)`;
+/** 1-based index of the sorted value at or below quantile p. @param {number} p */
+const pgIndexAt = (p) => `(floor(${pgPosition(p)})::INTEGER + 1)`;
 /** Linear interpolation at quantile p of a sorted 1-based array a of cnt values: quantile_cont's definition. @param {number} p */
 const pgQuantileAt = (p) => {
-  const h = `((cnt - 1) * ${num(p)}::DOUBLE PRECISION)`;
-  const lo = `(floor(${h})::INTEGER + 1)`;
-  return `a[${lo}] + (a[least(cnt, ${lo} + 1)] - a[${lo}]) * (${h} - floor(${h}))`;
+  const i = pgIndexAt(p);
+  return `a[${i}] + (a[least(cnt, ${i} + 1)] - a[${i}]) * (${pgPosition(p)} - floor(${pgPosition(p)}))`;
 };
 
 /**
@@ -142,6 +145,8 @@ const pgQuantileAt = (p) => {
  * parallel worker re-ran the quartile CTE, and percentile_cont and array_agg(… ORDER BY) each sorted all rows.
  * Instead each group's values are collected by a hash aggregate, sorted once as a DOUBLE array, and the
  * quartiles (same interpolation as percentile_cont), whiskers and outliers are read from that array.
+ * Only its two tails are scanned for whiskers and outliers: the low whisker is at most one past the value
+ * below q1 (index i1 + 1), the high one at or above the value below q3 (i3), and every outlier is beyond them.
  * MATERIALIZED: inlined, every a[i] would re-sort or re-copy the array once per use.
  * @param {string} rows @param {string} keyNames
  */
@@ -153,8 +158,10 @@ function pgBoxesSql(rows, keyNames) {
       SELECT mode, ${keyNames}, (SELECT array_agg(x ORDER BY x) FROM unnest(u) x) AS a FROM grouped
     ),
     fences AS MATERIALIZED (
-      SELECT mode, ${keyNames}, cnt, a, q1, median, q3, q1 - ${WHISKER_IQR} * (q3 - q1) AS low_fence, q3 + ${WHISKER_IQR} * (q3 - q1) AS high_fence
-      FROM (SELECT mode, ${keyNames}, cnt, a, ${pgQuantileAt(0.25)} AS q1, ${pgQuantileAt(0.5)} AS median, ${pgQuantileAt(0.75)} AS q3
+      SELECT mode, ${keyNames}, cnt, q1, median, q3, q1 - ${WHISKER_IQR} * (q3 - q1) AS low_fence, q3 + ${WHISKER_IQR} * (q3 - q1) AS high_fence,
+        a[1:least(i1 + 1, i3 - 1)] || a[i3:cnt] AS tails
+      FROM (SELECT mode, ${keyNames}, cnt, a, ${pgIndexAt(0.25)} AS i1, ${pgIndexAt(0.75)} AS i3,
+          ${pgQuantileAt(0.25)} AS q1, ${pgQuantileAt(0.5)} AS median, ${pgQuantileAt(0.75)} AS q3
         FROM (SELECT mode, ${keyNames}, cardinality(a) AS cnt, a FROM sorted) c) s
     ),
     boxes AS (
@@ -163,7 +170,7 @@ function pgBoxesSql(rows, keyNames) {
         SELECT min(x) FILTER (WHERE x >= f.low_fence) AS whisker_low, max(x) FILTER (WHERE x <= f.high_fence) AS whisker_high,
           count(*) FILTER (WHERE x < f.low_fence OR x > f.high_fence) AS outlier_count,
           (array_agg(x ORDER BY abs(x - f.median) DESC) FILTER (WHERE x < f.low_fence OR x > f.high_fence))[1:${OUTLIERS_PER_BOX}] AS outliers
-        FROM unnest(f.a) x) t
+        FROM unnest(f.tails) x) t
     )`;
 }
 
