@@ -177,7 +177,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_BENCH: 'a bench run failed for a reason without its own code',
   ERR_BENCH_BYTES: 'a bench download returned wrong bytes or status',
   ERR_BENCH_SETUP: 'a bench comparison would be void (its setup is not as intended)',
-  ERR_CLUSTER_LISTEN: 'an Origo lost its PostgreSQL LISTEN connection for the shared registry (logged; the periodic reload covers it)',
+  ERR_CLUSTER_LISTEN: 'an Origo lost its PostgreSQL LISTEN connection for the shared registry, or a try to reopen it failed (logged; it reconnects with backoff and re-reads the registry)',
   ERR_CLUSTER_WRITE: 'an Origo could not write the shared proxy registry in PostgreSQL (logged; the periodic reload repairs it)',
   ERR_DELAYLINE_BUILD: 'the delay line helper cannot be built',
   ERR_DELAYLINE_START: 'the delay line helper cannot be started',

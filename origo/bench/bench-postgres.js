@@ -4,7 +4,7 @@
 // with A, how long until B offers it); the dashboard's boxplot query on PostgreSQL at 1.3M records.
 // PostgreSQL is a throw-away server started here with fsync on (testkit/postgres.js).
 // Prints numbers and `uptime`; asserts nothing. The machine may be shared and busy: numbers are noisy.
-// Usage: npm run bench:postgres -- [--seconds 10] [--posters 8] [--records 1300000] [--base 130000] [--runs 3] [--skip-boxplot]
+// Usage: npm run bench:postgres -- [--seconds 10] [--posters 8] [--records 1300000] [--base 130000] [--runs 3] [--skip-boxplot | --only-boxplot]
 //   --base: records seeded through the store; the rest up to --records are SQL copies of them with new ids
 //   (same values, so the same quantiles and the same work per row as distinct records).
 import { execFileSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import { freePort, spawnOrigo } from '@mutp/testkit/origo-process';
 const { values } = parseArgs({ options: {
   seconds: { type: 'string', default: '10' }, posters: { type: 'string', default: '8' }, records: { type: 'string', default: '1300000' },
   base: { type: 'string', default: '130000' }, runs: { type: 'string', default: '3' }, 'skip-boxplot': { type: 'boolean', default: false },
+  'only-boxplot': { type: 'boolean', default: false },
   'latency-samples': { type: 'string', default: '20' },
 } });
 const SECONDS = Number(values.seconds);
@@ -111,7 +112,7 @@ async function timed(fn) {
 const server = await startPostgres({ durable: true });
 console.log(`PostgreSQL (fsync on) at ${server.url}; posters ${POSTERS} x ${POST_BATCH} records per POST, ${SECONDS} s per run`);
 try {
-  for (const n of [1, 2]) {
+  for (const n of values['only-boxplot'] ? [] : [1, 2]) {
     const db = await createDatabase(server.url, `ingest${n}`);
     const origos = await startOrigos(db, n);
     try {
@@ -122,13 +123,15 @@ try {
     }
   }
 
-  const latDb = await createDatabase(server.url, 'latency');
-  const pair = await startOrigos(latDb, 2);
-  try {
-    const lat = await registrationLatency(pair[0].url, pair[1].url, Number(values['latency-samples']));
-    console.log(`registration (status to A) to offered by B: median ${lat.medianMs} ms, p95 ${lat.p95Ms} ms, max ${lat.maxMs} ms (poll every ${POLL_MS} ms)  | ${uptime()}`);
-  } finally {
-    await stopOrigos(pair);
+  if (!values['only-boxplot']) {
+    const latDb = await createDatabase(server.url, 'latency');
+    const pair = await startOrigos(latDb, 2);
+    try {
+      const lat = await registrationLatency(pair[0].url, pair[1].url, Number(values['latency-samples']));
+      console.log(`registration (status to A) to offered by B: median ${lat.medianMs} ms, p95 ${lat.p95Ms} ms, max ${lat.maxMs} ms (poll every ${POLL_MS} ms)  | ${uptime()}`);
+    } finally {
+      await stopOrigos(pair);
+    }
   }
 
   if (!values['skip-boxplot']) {

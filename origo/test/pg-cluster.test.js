@@ -2,6 +2,7 @@
 // with a ticket the proxy accepts; it is withdrawn by both when it goes; the admin live view hears
 // records posted to the other Origo.
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { io as connectSocket } from 'socket.io-client';
 import { proxyToken } from '../index.js';
 import { createTicketVerifier } from '@mutp/proxy/tickets';
@@ -15,8 +16,9 @@ describe('origo: two Origos on one PostgreSQL', function () {
   const server = usePostgres();
   /** @type {any} */ let a;
   /** @type {any} */ let b;
+  /** @type {string} */ let db;
   beforeEach(async () => {
-    const db = await server.freshDatabase();
+    db = await server.freshDatabase();
     a = await startTestOrigo({ db });
     b = await startTestOrigo({ db, adminPassword: ADMIN_PASSWORD });
   });
@@ -41,20 +43,52 @@ describe('origo: two Origos on one PostgreSQL', function () {
     assert.equal((await getProxies(a.url, '?n=8')).body.proxies.length, 0);
   });
 
-  it('a proxy that moves from A to B stays listed once, and A\'s old connection closing does not withdraw it', async () => {
+  it('a proxy that moves from A to B while its socket on A is open: A closes that socket, both list it once, via B', async () => {
     const first = await connectGoodProxy(a.url, 'px-2');
+    const firstClosed = new Promise((resolve) => first.once('disconnect', resolve));
     first.emit('status', proxyStatus('px-2'));
     await eventually(async () => (await getProxies(b.url)).body.proxies.length === 1);
     const second = await connectGoodProxy(b.url, 'px-2');
     try {
       second.emit('status', proxyStatus('px-2', { activeSessions: 3 }));
+      assert.equal(await firstClosed, 'io server disconnect', 'A closed the old socket itself');
       await eventually(async () => (await getProxies(a.url)).body.proxies[0]?.activeSessions === 3);
-      first.close();
+      assert.ok(a.logger.lines.some((/** @type {any} */ l) => l.msg === 'proxy moved to another origo' && l.fields.proxyId === 'px-2'));
       await new Promise((r) => setTimeout(r, 300));
-      for (const o of [a, b]) assert.deepEqual((await getProxies(o.url)).body.proxies.map((/** @type {any} */ p) => p.id), ['px-2']);
+      for (const o of [a, b]) assert.deepEqual((await getProxies(o.url)).body.proxies.map((/** @type {any} */ p) => [p.id, p.activeSessions]), [['px-2', 3]]);
+      const { rows } = await a.store.pool.query('SELECT origo_id FROM live_proxies');
+      assert.equal(rows.length, 1, 'B\'s row is kept when A\'s old socket closes');
+      assert.ok(second.connected);
     } finally {
       first.close();
       second.close();
+    }
+  });
+
+  it('A\'s LISTEN connection killed (pg_terminate_backend): A warns, reconnects, re-reads what it missed and hears B again', async () => {
+    const origoId = a.logger.lines.find((/** @type {any} */ l) => l.msg === 'origo joined the cluster').fields.origoId;
+    const admin = new pg.Client(db);
+    await admin.connect();
+    /** @type {import('socket.io-client').Socket[]} */
+    const sockets = [];
+    try {
+      const killed = await admin.query('SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1', [`origo-listen-${origoId}`]);
+      assert.deepEqual(killed.rows.map((r) => r.ok), [true]);
+      // Registered with B while A has no listener: only the re-read after reconnecting brings it to A.
+      sockets.push(await connectGoodProxy(b.url, 'px-missed'));
+      sockets[0].emit('status', proxyStatus('px-missed'));
+      await eventually(async () => a.logger.lines.some((/** @type {any} */ l) => l.msg === 'cluster listener reconnected'));
+      const lost = a.logger.lines.find((/** @type {any} */ l) => l.msg === 'cluster listener lost');
+      assert.equal(lost.fields.code, 'ERR_CLUSTER_LISTEN');
+      const again = await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [`origo-listen-${origoId}`]);
+      assert.equal(again.rows.length, 1);
+      assert.notEqual(again.rows[0].pid, killed.rows[0].pid);
+      sockets.push(await connectGoodProxy(b.url, 'px-after'));
+      sockets[1].emit('status', proxyStatus('px-after'));
+      await eventually(async () => (await getProxies(a.url, '?n=8')).body.proxies.length === 2);
+    } finally {
+      for (const s of sockets) s.close();
+      await admin.end();
     }
   });
 

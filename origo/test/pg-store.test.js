@@ -2,11 +2,21 @@
 // CSV-only export, selection by a postgres:// db setting. The Store contract is in store-contract.test.js.
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { openPostgresStore, openStore } from '../index.js';
+import { openDuckDbStore, openPostgresStore, openStore } from '../index.js';
 import { MIGRATIONS } from '../src/store/pg-migrations.js';
-import { parseFilter } from '../src/admin/dashboard-filter.js';
+import { OUTLIERS_PER_BOX } from '../src/store/dashboard-sql.js';
+import { GROUPINGS, METRICS, parseBoxplotQuery, parseFilter } from '../src/admin/dashboard-filter.js';
+import { syntheticRecord } from '../src/seed/synthetic-records.js';
 import { clientRecord, postLogs, startTestOrigo } from './helpers.js';
 import { usePostgres } from '@mutp/testkit/postgres';
+
+/**
+ * A box with its outliers in value order: both engines pick the most extreme ones, but list equally distant
+ * values in no fixed order. Quantiles compared to 1e-9 relative (the engines interpolate in doubles).
+ * @param {any} b
+ */
+const sortedOutliers = (b) => ({ ...b, outliers: [...b.outliers].sort((x, y) => x - y),
+  ...Object.fromEntries(['q1', 'median', 'q3'].map((k) => [k, b[k] === null ? null : Number(b[k].toPrecision(12))])) });
 
 describe('origo: PostgreSQL store', function () {
   this.timeout(60_000);
@@ -46,6 +56,49 @@ describe('origo: PostgreSQL store', function () {
       assert.equal(perProxyRows, 400, 'per-proxy rows written once per stored record');
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('the boxplot (PostgreSQL reads sorted arrays, DuckDB joins fences) answers what DuckDB answers, for every grouping and metric', async () => {
+    // Synthetic records span modes, n, chunk sizes, g/w (null for uncoded), loss buckets and rate mixes; a few
+    // huge goodputs make more outliers than a box ships, and records without objectBytes make a null group.
+    const records = Array.from({ length: 3000 }, (_, i) => syntheticRecord(i, { seed: 5 }));
+    for (let i = 0; i < 50; i++) Object.assign(records[i], { mode: records[0].mode, n: records[0].n, netBytes: records[i].netBytes * (1000 + i) });
+    for (let i = 50; i < 80; i++) delete records[i].objectBytes;
+    const duck = await openDuckDbStore();
+    const pgStore = await openPostgresStore({ url: await server.freshDatabase() });
+    try {
+      await duck.insertClientRecords(records);
+      await pgStore.insertClientRecords(records);
+      let boxes = 0;
+      for (const groupBy of GROUPINGS) {
+        for (const metric of Object.keys(METRICS)) {
+          const q = parseBoxplotQuery({ groupBy, metric, errors: 'include' });
+          const [d, p] = await Promise.all([duck.boxplot(q), pgStore.boxplot(q)]);
+          assert.deepEqual(p.map(sortedOutliers), d.map(sortedOutliers), `${metric} by ${groupBy}`);
+          boxes += d.length;
+        }
+      }
+      assert.ok(boxes > 100, `compared ${boxes} boxes`);
+      const byN = await pgStore.boxplot(parseBoxplotQuery({ groupBy: 'n', metric: 'goodput' }));
+      assert.ok(byN.some((b) => b.outlierCount > OUTLIERS_PER_BOX && b.outliers.length === OUTLIERS_PER_BOX), 'a box with more outliers than it ships');
+      const byChunk = await pgStore.boxplot(parseBoxplotQuery({ groupBy: 'chunk', metric: 'goodput' }));
+      assert.ok(byChunk.some((b) => b.group === 'none'), 'records without objectBytes form their own group');
+      // Small boxes full of ties (n = 7…46, one box each): zero IQRs, whiskers next to the quartiles, few values.
+      const ties = [];
+      for (let n = 7; n < 47; n++) {
+        for (let k = 0; k < 2 + ((n * 7) % 11); k++) ties.push(clientRecord({ n, durationMs: 1000, netBytes: [0, 10, 10, 10, 10, 11, 30, 10, 2][(n * k + k) % 9] * 1000 }));
+      }
+      // n = 47: q1 = 67.5 between 0 and 90, fence 18.75, so the low whisker (90) is the value just above q1.
+      for (const v of [0, 0, 90, 100, 100, 100, 100, 100]) ties.push(clientRecord({ n: 47, durationMs: 1000, netBytes: v * 1000 }));
+      await Promise.all([duck.insertClientRecords(ties), pgStore.insertClientRecords(ties)]);
+      const q = parseBoxplotQuery({ groupBy: 'n', metric: 'goodput' });
+      const [d, p] = await Promise.all([duck.boxplot(q), pgStore.boxplot(q)]);
+      assert.equal(d.filter((b) => b.order >= 7).length, 41);
+      assert.equal(p.find((b) => b.order === 47)?.whiskerLow, 90000);
+      assert.deepEqual(p.map(sortedOutliers), d.map(sortedOutliers), 'boxes of ties');
+    } finally {
+      await Promise.all([duck.close(), pgStore.close()]);
     }
   });
 

@@ -15,6 +15,10 @@ export const HEARTBEAT_MS = 2000;
 export const ORIGO_DEAD_AFTER_MS = 10_000;
 /** How often each Origo reloads the whole registry, ms: repairs anything a lost notification left out. */
 const RESYNC_MS = 10_000;
+/** First wait before reconnecting a lost LISTEN connection, ms; doubled after each failed try. */
+export const LISTEN_RETRY_MS = 100;
+/** Longest wait between reconnection tries, ms: a restarted PostgreSQL is back within seconds. */
+const LISTEN_RETRY_MAX_MS = 5000;
 /** Ids per 'client-records' notification: NOTIFY payloads are limited to 8,000 bytes (37-byte UUIDs). */
 const IDS_PER_NOTIFY = 150;
 
@@ -68,13 +72,23 @@ class SharedRegistry extends ProxyRegistry {
     else if (m.op === 'status') super.updateStatus(m.id, m.connectionId, m.status, m.at);
   }
 
-  /** Replaces the whole fleet with the table's rows. @param {any[]} rows */
+  /**
+   * Replaces the whole fleet with the table's rows.
+   * @param {any[]} rows
+   * @returns {import('../registry/proxy-registry.js').LiveProxy[]} the connections a newer one in the table replaced
+   */
   load(rows) {
-    for (const p of this.all()) super.disconnect(p.id, p.connectionId);
+    const before = new Map(this.all().map((p) => [p.id, p]));
+    for (const p of before.values()) super.disconnect(p.id, p.connectionId);
+    const replaced = [];
     for (const r of rows) {
-      super.connect(r.proxy_id, r.connection_id, r.remote_address, Number(r.connected_at));
+      const at = Number(r.connected_at);
+      super.connect(r.proxy_id, r.connection_id, r.remote_address, at);
       if (r.status) super.updateStatus(r.proxy_id, r.connection_id, JSON.parse(r.status), Number(r.status_at));
+      const old = before.get(r.proxy_id);
+      if (old && old.connectionId !== r.connection_id && old.connectedAt <= at) replaced.push(old);
     }
+    return replaced;
   }
 }
 
@@ -119,27 +133,77 @@ export async function joinPgCluster({ url, pool, events, policy, logger }) {
     try { events.emit(name, arg); } finally { relaying = false; }
   };
 
-  const listener = new pg.Client({ connectionString: url });
-  listener.on('error', (err) => logger.warn('cluster listener lost', { code: 'ERR_CLUSTER_LISTEN', message: err.message }));
-  listener.on('notification', (n) => {
+  /** @param {import('pg').Notification} n */
+  const onNotification = (n) => {
     let m;
     try { m = JSON.parse(n.payload ?? ''); } catch { return; }
     if (!m || m.origo === origoId) return;
     if (m.op === 'records') return relay('client-records', m.ids);
-    const wasLive = registry.all().some((p) => p.id === m.id);
+    const before = registry.all().find((p) => p.id === m.id);
     registry.apply(m);
-    if (m.op === 'connect') relay('proxy-connected', m.id);
-    else if (m.op === 'status') relay('proxy-status', m.status);
-    else if (m.op === 'disconnect' && wasLive && !registry.all().some((p) => p.id === m.id)) relay('proxy-disconnected', m.id);
-  });
-  await listener.connect();
-  await listener.query(`LISTEN ${CHANNEL}`);
+    if (m.op === 'connect') {
+      // The proxy moved to another Origo: a socket this Origo still holds for it is closed (proxy-namespace.js).
+      if (before && before.connectionId !== m.connectionId && before.connectedAt <= m.at) relay('proxy-replaced', before);
+      relay('proxy-connected', m.id);
+    } else if (m.op === 'status') relay('proxy-status', m.status);
+    else if (m.op === 'disconnect' && before && !registry.all().some((p) => p.id === m.id)) relay('proxy-disconnected', m.id);
+  };
 
   const snapshot = () => serial(async () => {
     const { rows } = await pool.query(`SELECT proxy_id, connection_id, remote_address, status::VARCHAR AS status,
       (extract(epoch FROM connected_at) * 1000)::BIGINT AS connected_at, (extract(epoch FROM status_at) * 1000)::BIGINT AS status_at FROM live_proxies`);
-    registry.load(rows);
+    for (const old of registry.load(rows)) relay('proxy-replaced', old);
   });
+
+  // The LISTEN connection: when it drops (server restart, pg_terminate_backend) it is opened again with
+  // backoff, and the registry is re-read, as notifications sent meanwhile are lost.
+  /** @type {import('pg').Client | null} */
+  let listener = null;
+  /** @type {NodeJS.Timeout | null} */
+  let retryTimer = null;
+  let retryMs = LISTEN_RETRY_MS;
+  /** Opens, subscribes and only then becomes `listener`, so a failed try's events are ignored. */
+  const listen = async () => {
+    // application_name: an operator (or a test) can find this Origo's listener in pg_stat_activity.
+    const client = new pg.Client({ connectionString: url, application_name: `origo-listen-${origoId}` });
+    client.on('notification', onNotification);
+    client.on('error', (err) => lost(client, err.message));
+    client.on('end', () => lost(client, 'connection ended'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
+    listener = client;
+  };
+  /** @param {import('pg').Client} client @param {string} message */
+  const lost = (client, message) => {
+    if (closed || client !== listener) return;
+    listener = null;
+    client.end().catch(() => {});
+    logger.warn('cluster listener lost', { code: 'ERR_CLUSTER_LISTEN', message, retryInMs: retryMs });
+    reconnectLater();
+  };
+  const reconnectLater = () => {
+    retryTimer = setTimeout(async () => {
+      retryTimer = null;
+      if (closed) return;
+      try {
+        await listen();
+      } catch (err) {
+        retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MAX_MS);
+        logger.warn('cluster listener reconnect failed', { code: 'ERR_CLUSTER_LISTEN', message: err.message, retryInMs: retryMs });
+        return reconnectLater();
+      }
+      if (closed) return void listener?.end().catch(() => {});
+      retryMs = LISTEN_RETRY_MS;
+      logger.info('cluster listener reconnected', { origoId });
+      snapshot();
+    }, retryMs);
+  };
+  await listen();
   // Beat, then drop the proxies of Origos that stopped beating (the database's clock, so hosts' clocks do not matter).
   const beat = () => serial(async () => {
     await pool.query(`INSERT INTO origo_instances (origo_id, seen_at) VALUES ($1, now()) ON CONFLICT (origo_id) DO UPDATE SET seen_at = now()`, [origoId]);
@@ -172,7 +236,8 @@ export async function joinPgCluster({ url, pool, events, policy, logger }) {
         await pool.query('DELETE FROM origo_instances WHERE origo_id = $1', [origoId]);
       });
       closed = true;
-      await listener.end().catch(() => {});
+      if (retryTimer) clearTimeout(retryTimer);
+      await listener?.end().catch(() => {});
     },
   };
 }

@@ -30,7 +30,7 @@ function authError(code) {
  *           store: import('../store/store-interface.js').Store, logger: import('@mutp/common/logger').Logger, now?: () => number,
  *           events?: import('node:events').EventEmitter, allowPrivateProxyUrls?: boolean,
  *           eventsPerSecond?: number, eventsBurst?: number }} deps
- *   events: 'proxy-connected' (id), 'proxy-status' (clean status), 'proxy-disconnected' (id);
+ *   events: emits 'proxy-connected' (id), 'proxy-status' (clean status), 'proxy-disconnected' (id); hears 'proxy-replaced';
  *   allowPrivateProxyUrls: accept loopback/private publicUrls (local fleets); eventsPerSecond 0 turns the flood limit off
  * @returns {{ nsp: import('socket.io').Namespace, close: () => void }}
  */
@@ -61,6 +61,15 @@ export function mountProxyNamespace({ io, secret, registry, store, logger, now =
     cooldownUntil.delete(proxyId);
     socket.data.proxyId = proxyId;
     next();
+  });
+
+  // Another Origo now holds this proxy (cluster/pg-cluster.js): an old socket here is closed, as a local
+  // replacement's is. Its disconnect then removes nothing: the registry and the table hold the new connection.
+  events?.on('proxy-replaced', (/** @type {{ id: string, connectionId: string }} */ old) => {
+    const socket = nsp.sockets.get(old.connectionId);
+    if (!socket) return;
+    logger.info('proxy moved to another origo', { proxyId: old.id });
+    socket.disconnect(true);
   });
 
   nsp.on('connection', (socket) => {

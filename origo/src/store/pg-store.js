@@ -17,6 +17,11 @@ const POOL_SIZE = 10;
 const MAX_BIND_PARAMS = 65_535;
 /** Rows per FETCH of the CSV export: bounded memory whatever the table's size. */
 const EXPORT_FETCH_ROWS = 5000;
+/**
+ * work_mem for the boxplot query: its hash aggregate holds every matching value in arrays (8 bytes each plus
+ * overhead: 14 MB at 1.3M records), over the default 4 MB it would spill to disk.
+ */
+const BOXPLOT_WORK_MEM = '128MB';
 /** How long a new connection may take, ms, before a write fails with ERR_STORE_WRITE instead of hanging. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -296,7 +301,21 @@ export class PostgresStore {
 
   /** @param {Parameters<typeof boxplotSql>[0]} q */
   async boxplot(q) {
-    return (await this.#read(boxplotSql(q, POSTGRES))).map(boxRow);
+    if (this.#closed) throw codedError('ERR_STORE_CLOSED', 'the store is closed');
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN READ ONLY');
+      // JIT compiling the expressions costs ~0.3 s, more than it saves on this query's few expressions per row.
+      await client.query(`SET LOCAL work_mem = '${BOXPLOT_WORK_MEM}'; SET LOCAL jit = off`);
+      const { rows } = await client.query(boxplotSql(q, POSTGRES));
+      await client.query('COMMIT');
+      return rows.map(boxRow);
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   /**

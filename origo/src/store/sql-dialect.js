@@ -6,9 +6,6 @@
  * @property {'duckdb' | 'postgres'} name
  * @property {(x: string) => string} epochMs  a TIMESTAMPTZ as whole milliseconds since the epoch
  * @property {(v: string, qs: number[]) => string} quantiles  an aggregate: the continuous quantiles of v, as an array
- * @property {(x: string) => string} anyValue  an aggregate: one value of a column that is constant in the group
- * @property {(v: string, by: string, n: number, where: string) => string} extremes  an aggregate: up to n values of v
- *           with the largest `by`, over the rows matching `where`
  * @property {(x: string) => string} log2
  * @property {Record<import('./tables.js').ColumnKind, string>} types  column types
  */
@@ -18,8 +15,6 @@ export const DUCKDB = {
   name: 'duckdb',
   epochMs: (x) => `epoch_ms(${x})`,
   quantiles: (v, qs) => `quantile_cont(${v}, [${qs.join(', ')}])`,
-  anyValue: (x) => `any_value(${x})`,
-  extremes: (v, by, n, where) => `arg_max(${v}, ${by}, ${n}) FILTER (WHERE ${where})`,
   log2: (x) => `log2(${x})`,
   types: {
     uuid: 'UUID', varchar: 'VARCHAR', timestamptz: 'TIMESTAMPTZ', integer: 'INTEGER', bigint: 'BIGINT',
@@ -39,9 +34,6 @@ export const POSTGRES = {
   epochMs: (x) => `(extract(epoch FROM ${x}) * 1000)::BIGINT`,
   // percentile_cont with an array argument: every quantile from one sort of the group.
   quantiles: (v, qs) => `percentile_cont(ARRAY[${qs.join(', ')}]::DOUBLE PRECISION[]) WITHIN GROUP (ORDER BY ${v})`,
-  // PostgreSQL 15 has no any_value (16 has); min of a constant is that constant.
-  anyValue: (x) => `min(${x})`,
-  extremes: (v, by, n, where) => `(array_agg(${v} ORDER BY ${by} DESC) FILTER (WHERE ${where}))[1:${n}]`,
   // ln(x)/ln(2) can land a rounding error below an exact power of two; LOG2_NUDGE lifts it back. NUMERIC log
   // would be exact but costs ~0.3 ms a row (14 s for a 20k-record boxplot).
   log2: (x) => `(ln((${x})::DOUBLE PRECISION) / ln(2.0) + ${LOG2_NUDGE})`,
