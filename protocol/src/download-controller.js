@@ -392,7 +392,12 @@ export class DownloadController {
     }
   }
 
-  /** @param {number[]} indexes @param {Uint8Array} bytes */
+  /** @param {Uint8Array} bytes */
+  broadcast(bytes) {
+    for (const s of this.sources) if (s.state === 'open') this.out.push({ type: 'send', source: s.index, bytes });
+  }
+
+  /** @param {readonly number[]} indexes @param {Uint8Array} bytes */
   sendToOpen(indexes, bytes) {
     for (const i of indexes) {
       const s = this.sources[i];
@@ -429,7 +434,7 @@ export class DownloadController {
 
   complete() {
     const data = this.receiver.data();
-    this.sendToOpen(this.sources.map((s) => s.index), encodeMessage({ type: 'done', downloadId: this.downloadId }));
+    this.broadcast(encodeMessage({ type: 'done', downloadId: this.downloadId }));
     this.end();
     this.out.push({ type: 'complete', data });
   }

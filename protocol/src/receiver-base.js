@@ -63,7 +63,6 @@ export class ReceiverBase {
     this.startedAt = opts.now ?? 0;
     this.lastFeedbackAt = this.startedAt;
     this.feedbackSeq = 0;
-    this.packetsSinceFeedback = 0;
     // Feedback cadence per source: each source hears after every feedbackEvery packets of its own
     // (as on one path), not after every feedbackEvery packets from all N; every WebRTC message
     // costs the client a send and the path an SCTP ack, and with N = 4 a broadcast every 8
@@ -72,6 +71,8 @@ export class ReceiverBase {
     this.sinceFeedbackBySource = new Uint32Array(this.sourceCount);
     /** when each source was last sent feedback (ms) */
     this.lastFeedbackAtBySource = new Float64Array(this.sourceCount).fill(this.startedAt);
+    /** every source index, for feedback due to all */
+    this.everySource = Object.freeze(Array.from({ length: this.sourceCount }, (_, i) => i));
     this.urgentFeedback = false;
     this.doneSent = false;
     this.dofTotal = 0;
@@ -116,7 +117,6 @@ export class ReceiverBase {
     s.bytes += payloadBytes;
     if (!useful && !this.rejected) { c.duplicates++; s.duplicates++; }
     if (Number.isNaN(this.firstPacketAt)) this.firstPacketAt = now;
-    this.packetsSinceFeedback++;
     this.sinceFeedbackBySource[sourceIndex]++;
     this.receivedLog.add(now, sourceIndex, useful, this.dofTotal);
     if (useful && this.complete && Number.isNaN(this.completedAt)) this.completedAt = now;
@@ -137,14 +137,14 @@ export class ReceiverBase {
    * or feedbackMaxDelayMs after its last feedback if its packets arrived since; every source is
    * due at once when a generation completes (so none keeps sending it) and for the first done.
    * @param {number} now
-   * @returns {{ message: any, sources: number[] } | null}
+   * @returns {{ message: any, sources: readonly number[] } | null}
    */
   pollFeedbackFor(now) {
     const due = this.dueSources(now);
     if (this.complete) {
       if (this.doneSent && due.length === 0) return null;
       // done to all, then again to a source whose packets keep coming: the earlier done was lost
-      const sources = this.doneSent ? due : this.allSources();
+      const sources = this.doneSent ? due : this.everySource;
       this.doneSent = true;
       this.c.doneSent++;
       this.markFeedbackSent(now, sources);
@@ -156,31 +156,29 @@ export class ReceiverBase {
     return { message: this.buildFeedback(++this.feedbackSeq), sources: due };
   }
 
-  /** @param {number} now @returns {number[]} the sources feedback is due to now */
+  /**
+   * @param {number} now
+   * @returns {readonly number[]} the sources feedback is due to now (runs after every packet: allocates only when one is due)
+   */
   dueSources(now) {
-    if (this.urgentFeedback) return this.allSources();
+    if (this.urgentFeedback) return this.everySource;
     const every = this.params.feedbackEvery;
     const maxDelay = this.params.feedbackMaxDelayMs;
-    /** @type {number[]} */
-    const due = [];
+    /** @type {number[] | null} */
+    let due = null;
     for (let i = 0; i < this.sourceCount; i++) {
       const since = this.sinceFeedbackBySource[i];
-      if (since >= every || (since > 0 && now >= this.lastFeedbackAtBySource[i] + maxDelay)) due.push(i); // same sum as wakeAt()
+      if (since >= every || (since > 0 && now >= this.lastFeedbackAtBySource[i] + maxDelay)) (due ??= []).push(i); // same sum as wakeAt()
     }
-    return due;
+    return due ?? NOTHING;
   }
 
-  allSources() {
-    return Array.from({ length: this.sourceCount }, (_, i) => i);
-  }
-
-  /** @param {number} now @param {number[]} sources */
+  /** @param {number} now @param {readonly number[]} sources */
   markFeedbackSent(now, sources) {
     for (const i of sources) {
       this.sinceFeedbackBySource[i] = 0;
       this.lastFeedbackAtBySource[i] = now;
     }
-    this.packetsSinceFeedback = 0;
     this.urgentFeedback = false;
     this.lastFeedbackAt = now;
     this.receivedLog.feedback.push(now);

@@ -20,7 +20,7 @@ const DIGEST_LIST_VERSION = 1;
 /** Bytes before the entries. */
 export const DIGEST_HEADER_BYTES = 12;
 /** Largest digest list a client accepts: one for a MAX_OBJECT_BYTES object (128 KiB of entries). */
-export const MAX_DIGEST_LIST_BYTES = DIGEST_HEADER_BYTES + Math.ceil(MAX_OBJECT_BYTES / BLOCK_BYTES) * CHECKSUM_ENTRY_BYTES;
+export const MAX_DIGEST_LIST_BYTES = digestListBytes(MAX_OBJECT_BYTES);
 
 /**
  * A proxy's body response (GET /fetch) also carries its digest list, base64, in this header when
@@ -29,7 +29,12 @@ export const MAX_DIGEST_LIST_BYTES = DIGEST_HEADER_BYTES + Math.ceil(MAX_OBJECT_
  */
 export const DIGEST_LIST_HEADER = 'X-MUTP-Digests';
 /** 2 KiB: the list of a 16 MiB object (256 entries), ~2.7 KB of header in base64; larger lists are asked for (`&digests=1`). */
-export const MAX_INLINE_DIGEST_LIST_BYTES = DIGEST_HEADER_BYTES + 256 * CHECKSUM_ENTRY_BYTES;
+export const MAX_INLINE_DIGEST_LIST_BYTES = digestListBytes(16 * 1024 * 1024);
+
+/** Bytes of the encoded digest list of an object of `objectBytes` (known before hashing it). @param {number} objectBytes */
+export function digestListBytes(objectBytes) {
+  return DIGEST_HEADER_BYTES + blockCount(objectBytes) * CHECKSUM_ENTRY_BYTES;
+}
 
 /**
  * @typedef {{ objectBytes: number, digests: Uint8Array }} DigestList  digests: blockCount(objectBytes) entries
@@ -93,7 +98,7 @@ export function decodeDigestList(bytes) {
   if (v.getUint8(3) !== BLOCK_SHIFT) return bad(`digest block size 2^${v.getUint8(3)}, not 2^${BLOCK_SHIFT}`);
   const objectBytes = v.getUint32(4) * 2 ** 32 + v.getUint32(8);
   if (objectBytes > MAX_OBJECT_BYTES) return bad(`object of ${objectBytes} bytes exceeds ${MAX_OBJECT_BYTES}`);
-  const want = DIGEST_HEADER_BYTES + blockCount(objectBytes) * CHECKSUM_ENTRY_BYTES;
+  const want = digestListBytes(objectBytes);
   if (bytes.byteLength !== want) return bad(`digest list of ${bytes.byteLength} bytes, ${want} expected for ${objectBytes} object bytes`);
   return { ok: true, list: { objectBytes, digests: bytes.slice(DIGEST_HEADER_BYTES) } };
 }

@@ -1,9 +1,8 @@
 import parseRange from 'range-parser';
-import { MAX_SOURCES } from '@mutp/protocol';
+import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, digestListBytes } from '@mutp/protocol';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
 import { encodedDigestsOf } from '../objects/digest-cache.js';
-import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
 const HTTP_MODES = new Set(['parallel-http', 'range-http']);
@@ -50,8 +49,10 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
     res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
     // the digest list with the body: the client's vote needs no second request (hashed once per cached copy)
-    const list = encodedDigestsOf(obj.bytes);
-    if (list.byteLength <= MAX_INLINE_DIGEST_LIST_BYTES) res.setHeader(DIGEST_LIST_HEADER, Buffer.from(list).toString('base64'));
+    // (a list too long to carry is not hashed here: the client asks for it with &digests=1)
+    if (digestListBytes(obj.bytes.byteLength) <= MAX_INLINE_DIGEST_LIST_BYTES) {
+      res.setHeader(DIGEST_LIST_HEADER, Buffer.from(encodedDigestsOf(obj.bytes)).toString('base64'));
+    }
     let start = 0;
     let end = size - 1;
     const range = req.headers.range;
