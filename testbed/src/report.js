@@ -8,6 +8,7 @@ import { median } from './stats.js';
 import { MODES, MUTP_MODES, COMPOSITIONS, MIX, MAIN_BIN, SIZE_BINS, DEFAULT_WINDOW, DEFAULT_GENERATION, SLOW_BPS, TARGET_COMPOSITIONS } from './campaign-plan.js';
 import { inferLoss, lossBin, LOSS_BINS, INFER_WINDOW_MS } from './fig15-paper.js';
 import { breakdownTable } from './time-report.js';
+import { TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 
 const KIB = 1024;
 const HTTP_MODES = ['parallel-http', 'range-http'];
@@ -189,6 +190,15 @@ export function writeReport({ rows, dir, meta }) {
   const targetRows = [];
   /** Load average per core above which every process waits for a CPU (1 = exactly busy; noise around it is not starvation). */
   const OVERSUBSCRIBED_LOAD_PER_CORE = 1.5;
+  /** The largest parts of a box's time breakdown besides the transfer itself: where its time went. @param {typeof rows} s */
+  const lostText = (s) => {
+    const withTb = s.filter((r) => r.ok && r.timeBreakdown);
+    if (!withTb.length) return '';
+    const parts = TIME_BREAKDOWN_PARTS.filter((p) => p !== 'transferMs')
+      .map((p) => ({ p, ms: median(withTb.map((r) => /** @type {any} */ (r.timeBreakdown)[p]).filter((v) => typeof v === 'number')) }))
+      .filter((x) => x.ms > 0).sort((a, b) => b.ms - a.ms).slice(0, 3);
+    return parts.length ? `; the median download lost most to ${parts.map((x) => `${x.p.replace(/Ms$/, '')} ${num(x.ms, 0)} ms`).join(', ')} (see "Where the time goes")` : '';
+  };
   const why = (/** @type {string} */ c, /** @type {string} */ m) => {
     const s = select(rows, base(c, m));
     if (!s.length) return '';
@@ -210,7 +220,7 @@ export function writeReport({ rows, dir, meta }) {
     return `${rttPart}busiest proxy CPU ${pct(pc)}, client CPU ${pct(cc)} of a core, load average ${num(la, 1)} on ${meta.cores} cores; ${pct(dup)} of the received bytes were not useful` +
       (bound.length ? ` → CPU-bound: ${bound.join(', ')}` : starved
         ? ' → the machine was oversubscribed (load > cores): every process waits for a CPU, so feedback reaches the proxies late and they keep sending packets the client no longer needs (the non-useful share above); the processes\' own CPU shares are low because they were waiting, not idle'
-        : ' → not CPU-bound: the shortfall is in the transport and protocol. Each download restarts the data channel\'s SCTP window at ~10 packets per proxy and doubles it per round trip (measured on this testbed: 10, then 21 packets in the first two 50 ms bins, full rate from the third), and packets picked while queued behind that window arrive after others completed their generation (the non-useful share above); see docs/results');
+        : ` → not CPU-bound: the shortfall is in the transport and protocol${lostText(s)}`);
   };
   const target = (/** @type {string} */ name, /** @type {number} */ value, /** @type {number} */ goal, /** @type {string} */ shown, /** @type {string} */ c) => {
     const ok = Number.isFinite(value) ? value >= goal : null;

@@ -66,6 +66,8 @@ describe('testbed: report with time breakdowns, load and the paper\'s FIGURE 15'
     assert.match(markdown, /## Where the time goes/);
     // the Coded mix box: n = 3, median ramp 100 of 90/100/110
     assert.match(markdown, /\| 1x1792\+3x896 \| Coded MUTP \| 240 \| 24 \| 0% \| 1-2MB \| 3 \| 500 \| 60 \| 2 \| 100 \| 5 \| 3 \| 20 \| 30 \| 400 \|/);
+    // a missed target names the box's largest parts besides the transfer
+    assert.match(markdown, /lost most to ramp 100 ms, request 60 ms, tail 30 ms/);
     assert.match(markdown, /ran alone; 1-min load average at their ends: median 2\.0, max 3\.0 on 2 cores/);
     assert.match(markdown, /\| alone \| 2\.0 \/ 3\.0 \| 0\.8 \| 5% \|/);
     assert.ok(existsSync(join(dir, 'fig15-paper-goodput.svg')));
