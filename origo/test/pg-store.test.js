@@ -5,6 +5,7 @@ import pg from 'pg';
 import { openDuckDbStore, openPostgresStore, openStore } from '../index.js';
 import { MIGRATIONS } from '../src/store/pg-migrations.js';
 import { OUTLIERS_PER_BOX } from '../src/store/dashboard-sql.js';
+import { BOXPLOT_TABLE } from '../src/store/tables.js';
 import { GROUPINGS, METRICS, parseBoxplotQuery, parseFilter } from '../src/admin/dashboard-filter.js';
 import { syntheticRecord } from '../src/seed/synthetic-records.js';
 import { clientRecord, postLogs, startTestOrigo } from './helpers.js';
@@ -39,6 +40,31 @@ describe('origo: PostgreSQL store', function () {
     }
   });
 
+  it('the migration to the boxplot\'s narrow copy copies the records stored before it', async () => {
+    const url = await server.freshDatabase();
+    const records = Array.from({ length: 300 }, (_, i) => syntheticRecord(i, { seed: 3 }));
+    const store = await openPostgresStore({ url });
+    await store.insertClientRecords(records);
+    const q = parseBoxplotQuery({ groupBy: 'nRate', metric: 'throughput', errors: 'include' });
+    const before = await store.boxplot(q);
+    await store.close();
+    const c = new pg.Client(url);
+    await c.connect();
+    try {
+      // back to version 2: no copy, no trigger
+      await c.query(`DROP TABLE ${BOXPLOT_TABLE}; DROP FUNCTION ${BOXPLOT_TABLE}_copy() CASCADE; DELETE FROM schema_migrations WHERE version >= 3`);
+      const again = await openPostgresStore({ url });
+      try {
+        assert.ok(before.length > 5);
+        assert.deepEqual(await again.boxplot(q), before);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await c.end();
+    }
+  });
+
   it('two stores on one database writing the same records concurrently store each exactly once', async () => {
     const url = await server.freshDatabase();
     const [a, b] = await Promise.all([openPostgresStore({ url }), openPostgresStore({ url })]);
@@ -54,6 +80,14 @@ describe('origo: PostgreSQL store', function () {
       assert.deepEqual(await b.counts(), { clientRecords: 200, proxyRecords: 0, proxyStatus: 0 });
       const perProxyRows = (await a.listClientRecords({ limit: 1000 })).reduce((sum, r) => sum + r.perProxy.length, 0);
       assert.equal(perProxyRows, 400, 'per-proxy rows written once per stored record');
+      const c = new pg.Client(url);
+      await c.connect();
+      try {
+        const { rows } = await c.query(`SELECT count(*)::INTEGER AS n FROM ${BOXPLOT_TABLE}`);
+        assert.equal(rows[0].n, 200, 'the boxplot\'s copy holds each stored record once');
+      } finally {
+        await c.end();
+      }
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
@@ -97,6 +131,17 @@ describe('origo: PostgreSQL store', function () {
       assert.equal(d.filter((b) => b.order >= 7).length, 41);
       assert.equal(p.find((b) => b.order === 47)?.whiskerLow, 90000);
       assert.deepEqual(p.map(sortedOutliers), d.map(sortedOutliers), 'boxes of ties');
+      // every filter at once: PostgreSQL reads the narrow copy, which must hold every column the filter uses
+      const filtered = { from: '2018-09-01', to: '2019-02-01T12:00:00Z',
+        minBytes: '300000', maxBytes: '1800000', mode: 'coded,uncoded', n: '2,4,6', w: '240,480', g: '24', feedbackEvery: '8', errors: 'exclude' };
+      let filteredBoxes = 0;
+      for (const groupBy of GROUPINGS) {
+        const fq = parseBoxplotQuery({ groupBy, metric: 'goodput', ...filtered });
+        const [fd, fp] = await Promise.all([duck.boxplot(fq), pgStore.boxplot(fq)]);
+        assert.deepEqual(fp.map(sortedOutliers), fd.map(sortedOutliers), `filtered, by ${groupBy}`);
+        filteredBoxes += fd.length;
+      }
+      assert.ok(filteredBoxes > 0, 'the filter leaves some boxes');
     } finally {
       await Promise.all([duck.close(), pgStore.close()]);
     }

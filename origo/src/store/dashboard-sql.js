@@ -88,15 +88,16 @@ const groupSql = (d) => ({
  * 1.5·IQR of the box, and the outliers beyond (the OUTLIERS_PER_BOX most extreme, plus their count).
  * @param {{ metric: keyof typeof METRICS, groupBy: string, filter: import('../admin/dashboard-filter.js').DashboardFilter }} q
  * @param {import('./sql-dialect.js').SqlDialect} [d]
+ * @param {string} [table] client_records, or a table holding its BOXPLOT_COLUMN_NAMES (tables.js)
  */
-export function boxplotSql({ metric, groupBy, filter }, d = DUCKDB) {
+export function boxplotSql({ metric, groupBy, filter }, d = DUCKDB, table = 'client_records') {
   const column = METRICS[metric];
   const g = groupSql(d)[groupBy];
   if (!column || !g) throw new TypeError('unknown metric or grouping');
   const where = whereSql(filter);
   const keys = g.keys.map((k, i) => `${k} AS k${i + 1}`).join(', ');
   const keyNames = g.keys.map((_, i) => `k${i + 1}`).join(', ');
-  const rows = `SELECT mode, ${keys}, ${column} AS v FROM client_records ${where ? `${where} AND` : 'WHERE'} ${column} IS NOT NULL`;
+  const rows = `SELECT mode, ${keys}, ${column} AS v FROM ${table} ${where ? `${where} AND` : 'WHERE'} ${column} IS NOT NULL`;
   const boxes = d.name === 'postgres' ? pgBoxesSql(rows, keyNames) : duckdbBoxesSql(rows, keyNames);
   return `WITH ${boxes}
     SELECT mode, ${g.grp} AS grp, ${g.ord} AS ord, count, q1, median, q3, whisker_low, whisker_high, outlier_count, outliers

@@ -2,7 +2,7 @@
 // schema_migrations; several Origo processes starting together serialise on an advisory lock.
 // A released migration is never edited: a change is a new version appended to the list.
 import { POSTGRES } from './sql-dialect.js';
-import { createTablesSql } from './tables.js';
+import { BOXPLOT_COLUMN_NAMES, BOXPLOT_TABLE, CLIENT_RECORD_COLUMNS, createTablesSql } from './tables.js';
 
 /** pg_advisory_xact_lock key for migrations: any constant shared by every Origo ("mutp" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x6d757470;
@@ -42,7 +42,34 @@ export const MIGRATIONS = [
       )`,
     ],
   },
+  {
+    version: 3,
+    name: 'narrow copy of the boxplot columns',
+    sql: boxplotCopySql(),
+  },
 ];
+
+/**
+ * The boxplot's columns copied into a narrow table by a statement trigger, in the inserting transaction (so
+ * a batch and its copy commit together, and a record skipped by ON CONFLICT is not in NEW TABLE), and the
+ * rows stored before this version copied once.
+ */
+function boxplotCopySql() {
+  const columns = BOXPLOT_COLUMN_NAMES.map((name) => {
+    const c = CLIENT_RECORD_COLUMNS.find((col) => col.name === name);
+    if (!c) throw new Error(`no client_records column ${name}`);
+    return c;
+  });
+  const names = columns.map((c) => c.name).join(', ');
+  return [
+    `CREATE TABLE ${BOXPLOT_TABLE} (${columns.map((c) => `${c.name} ${POSTGRES.types[c.kind]}`).join(', ')})`,
+    `CREATE FUNCTION ${BOXPLOT_TABLE}_copy() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO ${BOXPLOT_TABLE} (${names}) SELECT ${names} FROM new_records; RETURN NULL; END $$`,
+    `CREATE TRIGGER ${BOXPLOT_TABLE}_copy AFTER INSERT ON client_records REFERENCING NEW TABLE AS new_records
+      FOR EACH STATEMENT EXECUTE FUNCTION ${BOXPLOT_TABLE}_copy()`,
+    `INSERT INTO ${BOXPLOT_TABLE} (${names}) SELECT ${names} FROM client_records`,
+  ];
+}
 
 /**
  * Brings the database to the newest version, in one transaction.

@@ -9,7 +9,7 @@ import { DOWNLOAD_ORDER_SQL, EXPORT_SQL, boxplotSql, downloadRowSql, quantilesBy
 import { migrate } from './pg-migrations.js';
 import { boxRow, downloadRow, page, rowToRecord, selectExpr, statusRow, withExtra } from './rows.js';
 import { POSTGRES } from './sql-dialect.js';
-import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
+import { BOXPLOT_TABLE, CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
 
 /** Connections per Origo: writes of concurrent batches, dashboard reads and the registry run side by side. */
 const POOL_SIZE = 10;
@@ -307,7 +307,7 @@ export class PostgresStore {
       await client.query('BEGIN READ ONLY');
       // JIT compiling the expressions costs ~0.3 s, more than it saves on this query's few expressions per row.
       await client.query(`SET LOCAL work_mem = '${BOXPLOT_WORK_MEM}'; SET LOCAL jit = off`);
-      const { rows } = await client.query(boxplotSql(q, POSTGRES));
+      const { rows } = await client.query(boxplotSql(q, POSTGRES, BOXPLOT_TABLE));
       await client.query('COMMIT');
       return rows.map(boxRow);
     } catch (err) {

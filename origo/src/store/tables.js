@@ -110,6 +110,17 @@ export const CLIENT_RECORD_COLUMNS = [
   col('verified', 'boolean', 'verified'),
 ];
 
+/**
+ * What the dashboard's boxplot filters, groups and measures by (dashboard-sql.js whereSql, groupSql, METRICS).
+ * PostgreSQL keeps a narrow copy of these columns (pg-migrations.js, BOXPLOT_TABLE): the boxplot scans every
+ * matching record, and client_records' rows are wide (packet logs, URLs, time breakdowns), so the scan read
+ * ~3× the pages it needed.
+ */
+export const BOXPLOT_COLUMN_NAMES = ['started_at', 'mode', 'n', 'rate_mix', 'object_bytes', 'param_window', 'param_generation_size',
+  'param_feedback_every', 'error_code', 'loss_estimate', 'throughput_bps', 'goodput_bps', 'normalized_goodput'];
+/** The narrow copy's table on PostgreSQL (DuckDB scans its columns directly). */
+export const BOXPLOT_TABLE = 'client_record_boxes';
+
 /** One row per (record, proxy): per-proxy bytes for the heterogeneous-rate figures (paper FIGURE 11). */
 export const CLIENT_RECORD_PROXY_COLUMNS = [
   col('record_id', 'uuid', null, (_p, ctx) => ctx.recordId),
