@@ -61,8 +61,10 @@ export const DOWNLOAD_ORDER_SQL = 'ORDER BY client_records.received_at DESC, cli
  * compare cheaply; NULL is a group of its own). `grp` (label, never null) and `ord` (sort order) are computed from
  * the key aliases k1, k2 on the aggregated rows only, so 1.3M rows never build strings.
  * Chunk buckets are powers of two in KiB (paper FIGURE 12); loss buckets follow FIGURE 15.
+ * `stored`: for keys computed from a column, the column of the boxplot's narrow copy on PostgreSQL that holds it
+ * (STORED_KEYS), so the scan does not compute it per row.
  * @param {import('./sql-dialect.js').SqlDialect} d
- * @returns {Record<string, { keys: string[], grp: string, ord: string }>}
+ * @returns {Record<string, { keys: string[], grp: string, ord: string, stored?: string[] }>}
  */
 const groupSql = (d) => ({
   n: { keys: ['n'], grp: 'k1::VARCHAR', ord: 'k1' },
@@ -71,6 +73,7 @@ const groupSql = (d) => ({
     keys: [`CASE WHEN object_bytes IS NULL THEN NULL WHEN object_bytes < 1024 THEN -1 ELSE floor(${d.log2('object_bytes / 1024')}) END`],
     grp: `CASE WHEN k1 IS NULL THEN 'none' ELSE k1::INTEGER::VARCHAR END`,
     ord: 'coalesce(k1, -1e9)',
+    stored: ['chunk_key'],
   },
   g: { keys: ['param_generation_size'], grp: `coalesce(k1::VARCHAR, 'none')`, ord: 'coalesce(k1, -1e9)' },
   w: { keys: ['param_window'], grp: `coalesce(k1::VARCHAR, 'none')`, ord: 'coalesce(k1, -1e9)' },
@@ -80,8 +83,23 @@ const groupSql = (d) => ({
       WHEN loss_estimate <= 0.005 THEN 2 WHEN loss_estimate <= 0.01 THEN 3 WHEN loss_estimate <= 0.02 THEN 4 ELSE 5 END`],
     grp: `coalesce(k1::VARCHAR, 'none')`,
     ord: 'coalesce(k1, -1e9)',
+    stored: ['loss_key'],
   },
 });
+
+/**
+ * The computed group keys the boxplot's narrow copy stores (generated columns, pg-migrations.js): column name and
+ * the expression it holds. A changed expression needs a new migration that redefines the column.
+ * @param {import('./sql-dialect.js').SqlDialect} d
+ * @returns {{ column: string, type: string, expr: string }[]}
+ */
+export function storedGroupKeys(d) {
+  const g = groupSql(d);
+  return [
+    { column: 'chunk_key', type: d.types.double, expr: g.chunk.keys[0] },
+    { column: 'loss_key', type: d.types.integer, expr: g.loss.keys[0] },
+  ];
+}
 
 /**
  * One row per (mode, group): count, quantiles (quantile_cont), whiskers at the most extreme data within
@@ -95,7 +113,7 @@ export function boxplotSql({ metric, groupBy, filter }, d = DUCKDB, table = 'cli
   const g = groupSql(d)[groupBy];
   if (!column || !g) throw new TypeError('unknown metric or grouping');
   const where = whereSql(filter);
-  const keys = g.keys.map((k, i) => `${k} AS k${i + 1}`).join(', ');
+  const keys = (table !== 'client_records' && g.stored ? g.stored : g.keys).map((k, i) => `${k} AS k${i + 1}`).join(', ');
   const keyNames = g.keys.map((_, i) => `k${i + 1}`).join(', ');
   const rows = `SELECT mode, ${keys}, ${column} AS v FROM ${table} ${where ? `${where} AND` : 'WHERE'} ${column} IS NOT NULL`;
   const boxes = d.name === 'postgres' ? pgBoxesSql(rows, keyNames) : duckdbBoxesSql(rows, keyNames);

@@ -2,6 +2,7 @@
 // schema_migrations; several Origo processes starting together serialise on an advisory lock.
 // A released migration is never edited: a change is a new version appended to the list.
 import { POSTGRES } from './sql-dialect.js';
+import { storedGroupKeys } from './dashboard-sql.js';
 import { BOXPLOT_COLUMN_NAMES, BOXPLOT_TABLE, CLIENT_RECORD_COLUMNS, createTablesSql } from './tables.js';
 
 /** pg_advisory_xact_lock key for migrations: any constant shared by every Origo ("mutp" in ASCII). */
@@ -50,7 +51,7 @@ export const MIGRATIONS = [
 ];
 
 /**
- * The boxplot's columns copied into a narrow table by a statement trigger, in the inserting transaction (so
+ * The boxplot's columns copied into a narrow table by a statement trigger, with its computed group keys stored, in the inserting transaction (so
  * a batch and its copy commit together, and a record skipped by ON CONFLICT is not in NEW TABLE), and the
  * rows stored before this version copied once.
  */
@@ -62,7 +63,8 @@ function boxplotCopySql() {
   });
   const names = columns.map((c) => c.name).join(', ');
   return [
-    `CREATE TABLE ${BOXPLOT_TABLE} (${columns.map((c) => `${c.name} ${POSTGRES.types[c.kind]}`).join(', ')})`,
+    `CREATE TABLE ${BOXPLOT_TABLE} (${[...columns.map((c) => `${c.name} ${POSTGRES.types[c.kind]}`),
+      ...storedGroupKeys(POSTGRES).map((k) => `${k.column} ${k.type} GENERATED ALWAYS AS (${k.expr}) STORED`)].join(', ')})`,
     `CREATE FUNCTION ${BOXPLOT_TABLE}_copy() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN INSERT INTO ${BOXPLOT_TABLE} (${names}) SELECT ${names} FROM new_records; RETURN NULL; END $$`,
     `CREATE TRIGGER ${BOXPLOT_TABLE}_copy AFTER INSERT ON client_records REFERENCING NEW TABLE AS new_records
