@@ -114,7 +114,14 @@ export async function joinPgCluster({ url, pool, events, policy, logger }) {
   /** @param {object} message */
   const notify = (message) => pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ origo: origoId, ...message })]);
 
+  /**
+   * Registry changes made while a snapshot's read is out (this Origo's own, whose writes queue behind it, and the
+   * others' notifications), replayed on the rows it read: the read may predate them. Null when no read is out.
+   * @type {object[] | null}
+   */
+  let duringSnapshot = null;
   const registry = new SharedRegistry(policy, origoId, (op, sql, params) => {
+    duringSnapshot?.push(op);
     serial(async () => {
       await pool.query(sql, params);
       await notify(op);
@@ -140,6 +147,7 @@ export async function joinPgCluster({ url, pool, events, policy, logger }) {
     if (!m || m.origo === origoId) return;
     if (m.op === 'records') return relay('client-records', m.ids);
     const before = registry.all().find((p) => p.id === m.id);
+    duringSnapshot?.push(m);
     registry.apply(m);
     if (m.op === 'connect') {
       // The proxy moved to another Origo: a socket this Origo still holds for it is closed (proxy-namespace.js).
@@ -150,9 +158,19 @@ export async function joinPgCluster({ url, pool, events, policy, logger }) {
   };
 
   const snapshot = () => serial(async () => {
-    const { rows } = await pool.query(`SELECT proxy_id, connection_id, remote_address, status::VARCHAR AS status,
-      (extract(epoch FROM connected_at) * 1000)::BIGINT AS connected_at, (extract(epoch FROM status_at) * 1000)::BIGINT AS status_at FROM live_proxies`);
-    for (const old of registry.load(rows)) relay('proxy-replaced', old);
+    duringSnapshot = [];
+    let rows;
+    try {
+      ({ rows } = await pool.query(`SELECT proxy_id, connection_id, remote_address, status::VARCHAR AS status,
+        (extract(epoch FROM connected_at) * 1000)::BIGINT AS connected_at, (extract(epoch FROM status_at) * 1000)::BIGINT AS status_at FROM live_proxies`));
+    } finally {
+      const changes = duringSnapshot;
+      duringSnapshot = null;
+      if (rows) {
+        for (const old of registry.load(rows)) relay('proxy-replaced', old);
+        for (const m of changes) registry.apply(m);
+      }
+    }
   });
 
   // The LISTEN connection: when it drops (server restart, pg_terminate_backend) it is opened again with
