@@ -15,7 +15,7 @@ export { UncodedReceiver } from './src/uncoded-receiver.js';
 export { CodedReceiver } from './src/coded-receiver.js';
 export { ReceivedLog } from './src/received-log.js';
 export { deriveRates, median } from './src/metrics.js';
-export { createRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES } from './src/range-scheduler.js';
+export { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES } from './src/range-scheduler.js';
 export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integrity/meta-vote.js';
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';

@@ -25,6 +25,8 @@
 //   s.wakeAt();                         // when an idle source should ask again (ms) or Infinity
 //   s.isComplete();
 
+import { BLOCK_BYTES } from './integrity/block-digests.js';
+
 const KIB = 1024;
 /** MSPlayer's default initial chunk size, 256 KB (their Section 5 picked it over 1 MB). */
 export const INITIAL_RANGE_BYTES = 256 * KIB;
@@ -382,4 +384,19 @@ export function createRangeScheduler(options) {
     /** Harmonic-mean rate estimate of source i in bytes/s (0 before its first range). */
     estimate: (/** @type {number} */ i) => source(i).estimate,
   };
+}
+
+/**
+ * The range scheduler as the live client runs it: in whole digest blocks (BLOCK_BYTES), so each range's
+ * blocks are verified as they come. Byte sizes in `options` are rounded up to whole blocks, at least one.
+ * @param {number} blocks  blocks of the part of the object to fetch
+ * @param {number} sourceCount
+ * @param {Partial<RangeSchedulerOptions>} [options]  sizes in bytes
+ */
+export function createBlockRangeScheduler(blocks, sourceCount, options = {}) {
+  const toBlocks = (/** @type {number} */ bytes) => Math.max(1, Math.ceil(bytes / BLOCK_BYTES));
+  return createRangeScheduler({
+    ...options, size: blocks, sourceCount,
+    initialRangeBytes: toBlocks(options.initialRangeBytes ?? INITIAL_RANGE_BYTES), minRangeBytes: toBlocks(options.minRangeBytes ?? MIN_RANGE_BYTES),
+  });
 }

@@ -1,11 +1,13 @@
-// Range-split HTTP baseline as the live client runs it: first a 1-byte probe to every proxy at
-// once (it tells the size and makes every proxy fetch the origin); on the first answer the
+// Range-split HTTP baseline as the live client runs it: first a digest-list request to every proxy
+// at once (it tells the size and makes every proxy fetch the origin; modelled as a 1-byte probe);
+// once a strict majority answered (the live client's size vote, createBlockVote: no proxy alone
+// sets the size) the
 // protocol's range scheduler (MSPlayer harmonic-mean sizing, tail duplication) hands out byte
 // ranges; every range is one HTTP request on the source's connection and pays one RTT, and the
 // connection's TCP window (tcp-stream.js) carries over from range to range. The client
 // assembles the winning copy of each range and checks it byte for byte.
 
-import { createRangeScheduler } from '@mutp/protocol';
+import { BLOCK_BYTES, blockCount, createBlockRangeScheduler, createBlockVote } from '@mutp/protocol';
 import { startTcpStream, createTcpConn } from './tcp-stream.js';
 
 /**
@@ -16,7 +18,9 @@ import { startTcpStream, createTcpConn } from './tcp-stream.js';
 export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOptions }) {
   const q = net.queue;
   const n = net.sources.length;
-  const sched = createRangeScheduler({ size, sourceCount: n, ...schedulerOptions });
+  // in whole digest blocks, as the live client: a range [b, e) of blocks is bytes [b·BLOCK, min(e·BLOCK, size))
+  const sched = createBlockRangeScheduler(blockCount(size), n, schedulerOptions);
+  const bytesOf = (/** @type {{start: number, end: number}} */ r) => ({ start: r.start * BLOCK_BYTES, end: Math.min(r.end * BLOCK_BYTES, size) });
   const out = new Uint8Array(size);
   /** Accepted ranges, to check they tile the object exactly once. @type {Array<[number, number]>} */
   const written = [];
@@ -31,6 +35,8 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   const fetchedAt = net.sources.map((l) => l.delayMs + l.startDelayMs);
   const conns = net.sources.map(() => createTcpConn());
   let probed = false;
+  /** the live client's size vote: the size is known once a strict majority of the proxies said it */
+  const sizeVote = createBlockVote({ sources: n });
   let wakeScheduled = Infinity;
 
   /** @param {number} i */
@@ -40,7 +46,8 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
     if (!range) return;
     requests++;
     const link = net.sources[i];
-    const len = range.end - range.start;
+    const bytes = bytesOf(range);
+    const len = bytes.end - bytes.start;
     const slot = { range, got: 0, stream: /** @type {{cancel: () => void}} */ (/** @type {unknown} */ (null)) };
     slot.stream = startTcpStream(net, i, len, Math.max(q.now + link.delayMs, fetchedAt[i]), (_offset, count) => {
       if (doneMs !== null || active[i] !== slot) return;
@@ -58,9 +65,9 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
    */
   function onDone(i, slot) {
     active[i] = null;
-    const { accepted, cancel } = sched.onRangeDone(i, slot.range, slot.got, q.now);
+    const { accepted, cancel } = sched.onRangeDone(i, slot.range, slot.range.end - slot.range.start, q.now);
     if (accepted) {
-      const { start, end } = slot.range;
+      const { start, end } = bytesOf(slot.range);
       out.set(data.subarray(start, end), start);
       written.push([start, end]);
     }
@@ -87,11 +94,12 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   }
 
   if (size === 0) return { ok: true, error: null, durationMs: 0, grossBytes: 0, netBytes: 0, ttfbMs: null, duplicates: 0, packets: 0, verified: true };
-  // the probe: one byte from every proxy; the ranges start with the first answer
+  // the probe: one byte from every proxy; the ranges start once a majority answered
   for (let i = 0; i < n; i++) {
     startTcpStream(net, i, 1, fetchedAt[i], () => {
       grossBytes += 1;
-      if (probed) return;
+      sizeVote.claimSize(i, size);
+      if (probed || sizeVote.size() === null) return;
       probed = true;
       pollIdle();
     }, overheadBytes, conns[i]);
@@ -113,6 +121,6 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
     duplicates: copiesLost,
     packets: requests,
     verified: exact,
-    ranges: sched.completedRanges(),
+    ranges: sched.completedRanges().map(([b, e]) => [b * BLOCK_BYTES, Math.min(e * BLOCK_BYTES, size)]),
   };
 }

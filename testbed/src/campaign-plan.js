@@ -54,12 +54,15 @@ export function condition(c) {
   return { window: DEFAULT_WINDOW, generationSize: DEFAULT_GENERATION, lossPct: 0, sizeBin: MAIN_BIN, ...c };
 }
 
-/** The boxes the targets are measured on (FIGURE 11 at 4×896 and on the mix, every mode): they run alone, so they measure the protocol, not the machine. */
-export const TARGET_COMPOSITIONS = /** @type {const} */ (['4x896', MIX]);
-
-/** Is this one of the target boxes (runs one download at a time)? @param {Condition} c */
-export function isTargetBox(c) {
-  return (/** @type {readonly string[]} */ (TARGET_COMPOSITIONS)).includes(c.composition) && conditionKey(c) === conditionKey(condition({ composition: c.composition, mode: c.mode }));
+/**
+ * Does this box run one download at a time? FIGURE 11's boxes do (every composition and mode at the default
+ * w, g, no loss, 1–2 MB): the targets are measured on them and the simulator is compared with them
+ * (sim:compare), so they must measure the protocol, not the machine: concurrent downloads share the client's
+ * delay line and the CPU.
+ * @param {Condition} c
+ */
+export function runsAlone(c) {
+  return conditionKey(c) === conditionKey(condition({ composition: c.composition, mode: c.mode }));
 }
 
 export const PRESETS = /** @type {const} */ ({

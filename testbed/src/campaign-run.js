@@ -1,11 +1,11 @@
 // Runs a campaign's downloads on a started testbed: up to `concurrency` downloads at a time,
 // each on its own proxies (disjoint sets, so every proxy's shaped uplink serves one download),
-// with loss set on exactly the links a download uses. The target boxes (isTargetBox) run alone:
+// with loss set on exactly the links a download uses. FIGURE 11's boxes (runsAlone) run alone:
 // the others drain first and wait, so those boxes measure the protocol, not a crowded machine.
 // One JSON line per download, with the machine's load while it ran.
 import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey, isTargetBox } from './campaign-plan.js';
+import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey, runsAlone } from './campaign-plan.js';
 import { busyCores, machineCpu } from './proc-cpu.js';
 import { clientProxy } from './testbed.js';
 
@@ -73,7 +73,7 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
   function takeNext() {
     if (aloneRunning) return null;
     for (let i = 0; i < queue.length; i++) {
-      const alone = isTargetBox(queue[i].condition);
+      const alone = runsAlone(queue[i].condition);
       if (alone && inFlight > 0) {
         if (i === 0) return null;
         continue;

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { boxplotSvg, modeName } from './charts.js';
 import { median } from './stats.js';
-import { MODES, MUTP_MODES, COMPOSITIONS, MIX, MAIN_BIN, SIZE_BINS, DEFAULT_WINDOW, DEFAULT_GENERATION, SLOW_BPS, TARGET_COMPOSITIONS } from './campaign-plan.js';
+import { MODES, MUTP_MODES, COMPOSITIONS, MIX, MAIN_BIN, SIZE_BINS, DEFAULT_WINDOW, DEFAULT_GENERATION, SLOW_BPS } from './campaign-plan.js';
 import { inferLoss, lossBin, LOSS_BINS, INFER_WINDOW_MS } from './fig15-paper.js';
 import { breakdownTable } from './time-report.js';
 import { TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
@@ -46,7 +46,7 @@ const ratio = (/** @type {number} */ a, /** @type {number} */ b) => (Number.isFi
 const verdict = (/** @type {boolean | null} */ ok) => (ok === null ? 'no data' : ok ? 'holds' : 'does not hold');
 
 /**
- * The load the target boxes ran at, and the delay line's cost there.
+ * The load FIGURE 11's boxes (which run alone) ran at, and the delay line's cost there.
  * @param {Row[]} rows @param {number} cores
  */
 function loadLine(rows, cores) {
@@ -54,7 +54,7 @@ function loadLine(rows, cores) {
   if (!alone.length) return '';
   const loads = alone.map((r) => r.loadavg1).filter(Number.isFinite);
   const dl = alone.filter((r) => r.composition === '4x896' && r.mode === 'coded').map((r) => r.delaylineCpu).filter((v) => Number.isFinite(v));
-  return `The target boxes' ${alone.length} downloads ran alone; 1-min load average at their ends: median ${num(median(loads), 1)}, max ${num(Math.max(...loads), 1)} on ${cores} cores (the machine is shared; the average lags a minute behind), busy cores during them: median ${num(median(alone.map((r) => /** @type {number} */ (r.busyCores)).filter(Number.isFinite)), 1)}.` +
+  return `FIGURE 11's ${alone.length} downloads ran alone; 1-min load average at their ends: median ${num(median(loads), 1)}, max ${num(Math.max(...loads), 1)} on ${cores} cores (the machine is shared; the average lags a minute behind), busy cores during them: median ${num(median(alone.map((r) => /** @type {number} */ (r.busyCores)).filter(Number.isFinite)), 1)}.` +
     (dl.length ? ` The delay line used ${pct(median(/** @type {number[]} */ (dl)))} of a core (median, max ${pct(Math.max(.../** @type {number[]} */ (dl)))}) during the Coded 4×896 downloads.` : '');
 }
 
@@ -290,7 +290,7 @@ export function writeReport({ rows, dir, meta }) {
     '',
     '## Every box',
     '',
-    `Load: the 1-min load average when each download ended (median / max over the box), on ${meta.cores} cores; busy cores: the whole machine's CPU use during the download (/proc/stat), which, unlike the 1-min average, does not lag behind. "alone": the box's downloads ran one at a time (the target boxes: ${TARGET_COMPOSITIONS.join(', ')} at w=240, g=24, no loss, 1–2 MB). Delay line: its CPU per download (a fraction of one core; shared by whatever ran at the same time).`,
+    `Load: the 1-min load average when each download ended (median / max over the box), on ${meta.cores} cores; busy cores: the whole machine's CPU use during the download (/proc/stat), which, unlike the 1-min average, does not lag behind. "alone": the box's downloads ran one at a time (FIGURE 11's boxes: every composition and mode at w=240, g=24, no loss, 1–2 MB). Delay line: its CPU per download (a fraction of one core; shared by whatever ran at the same time).`,
     '',
     '| proxies | mode | w | g | loss | chunk | ok/all | goodput | throughput | normalized | busiest proxy CPU | client CPU | downloads at once | load median / max | busy cores | delay line CPU |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',

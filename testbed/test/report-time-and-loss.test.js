@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inferLoss, lossBin, INFER_WINDOW_MS } from '../src/fig15-paper.js';
 import { writeReport } from '../src/report.js';
-import { condition, conditionKey, isTargetBox, MIX } from '../src/campaign-plan.js';
+import { condition, conditionKey, runsAlone, MIX } from '../src/campaign-plan.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 /** @param {object} o */
@@ -36,13 +36,14 @@ describe('testbed: FIGURE 15 the paper\'s way', () => {
   });
 });
 
-describe('testbed: the target boxes run alone', () => {
-  it('FIGURE 11\'s base conditions at 4×896 and on the mix, every mode; nothing else', () => {
-    assert.ok(isTargetBox(condition({ composition: '4x896', mode: 'coded' })));
-    assert.ok(isTargetBox(condition({ composition: MIX, mode: 'parallel-http' })));
-    assert.ok(!isTargetBox(condition({ composition: '2x896', mode: 'coded' })));
-    assert.ok(!isTargetBox(condition({ composition: MIX, mode: 'coded', lossPct: 1 })));
-    assert.ok(!isTargetBox(condition({ composition: MIX, mode: 'coded', window: 480 })));
+describe('testbed: FIGURE 11\'s boxes run alone', () => {
+  it('FIGURE 11\'s base conditions, every composition and mode; nothing else', () => {
+    assert.ok(runsAlone(condition({ composition: '4x896', mode: 'coded' })));
+    assert.ok(runsAlone(condition({ composition: MIX, mode: 'parallel-http' })));
+    assert.ok(runsAlone(condition({ composition: '2x896', mode: 'coded' })), 'every FIGURE 11 box');
+    assert.ok(!runsAlone(condition({ composition: MIX, mode: 'coded', lossPct: 1 })));
+    assert.ok(!runsAlone(condition({ composition: MIX, mode: 'coded', window: 480 })));
+    assert.ok(!runsAlone(condition({ composition: '6x896', mode: 'uncoded', sizeBin: '256-512KB' })));
   });
 });
 
@@ -76,34 +77,37 @@ describe('testbed: report with time breakdowns, load and the paper\'s FIGURE 15'
   });
 });
 
-describe('testbed: the scheduler runs target boxes alone', () => {
-  it('no target-box download overlaps another; the rest run up to the concurrency', async () => {
+describe('testbed: the scheduler runs FIGURE 11\'s boxes alone', () => {
+  it('no FIGURE 11 download overlaps another; the rest (here: with loss, small chunks) run up to the concurrency', async () => {
     const { runCampaign } = await import('../src/campaign-run.js');
     const { planDownloads, planConditions, PRESETS } = await import('../src/campaign-plan.js');
     const { mkdtempSync: mk } = await import('node:fs');
     const proxies = [...Array.from({ length: 10 }, (_, i) => ({ id: `s${i}`, rateBps: 896 * 1024, pid: 0 })), ...Array.from({ length: 2 }, (_, i) => ({ id: `f${i}`, rateBps: 1792 * 1024, pid: 0 }))];
-    /** @type {{start: number, end: number, req: any}[]} */
+    /** @type {{start: number, end: number, lossy: boolean, small: boolean}[]} */
     const spans = [];
     let clock = 0;
+    /** proxies whose links have loss set now */
+    const lossy = new Set();
     const testbed = /** @type {any} */ ({
-      proxies, delay: null, setLoss() {}, cpuSeconds: () => 0, objectUrl: () => 'http://o/x',
+      proxies, delay: null, cpuSeconds: () => 0, objectUrl: (/** @type {number} */ kib) => `http://o/${kib}`,
+      setLoss(/** @type {number} */ pct, /** @type {any[]} */ ps) { for (const p of ps) (pct > 0 ? lossy.add(p.id) : lossy.delete(p.id)); },
       async download(/** @type {any} */ req) {
-        const span = { start: clock++, end: Infinity, req };
+        const span = { start: clock++, end: Infinity, lossy: req.proxies.some((/** @type {any} */ p) => lossy.has(p.id)), small: Number(req.url.split('/').pop()) < 1000 };
         spans.push(span);
         await new Promise((r) => setTimeout(r, 2));
         span.end = clock++;
         return { stats: { netBytes: 1, grossBytes: 1, durationMs: 1 }, clientCpuSeconds: 0 };
       },
     });
-    const items = planDownloads(planConditions({ ...PRESETS.smoke, compositions: ['2x896', '4x896', MIX] }), 3, seededRandomFor());
+    const items = planDownloads(planConditions({ ...PRESETS.smoke, loss: [1, 2], sizeBins: ['256-512KB'], compositions: ['2x896', '4x896', MIX] }), 3, seededRandomFor());
     const rows = await runCampaign({ testbed, items, concurrency: 3, resultsFile: join(mk(join(tmpdir(), 'mtb-run-')), 'r.jsonl'), random: seededRandomFor() });
     assert.equal(rows.length, items.length);
-    assert.equal(rows.filter((r) => /** @type {any} */ (r).alone).length, 24, 'every 4x896 and mix base download is marked alone');
+    assert.equal(rows.filter((r) => /** @type {any} */ (r).alone).length, 36, 'every base download (3 compositions × 4 modes × 3) is marked alone');
+    assert.ok(spans.some((s) => s.lossy) && spans.some((s) => s.small), 'some downloads ran with loss, some with small chunks');
     for (const s of spans) {
-      if (s.req.proxies.length !== 4) continue; // 4 proxies: 4x896 or the mix, both target boxes here
-
+      if (s.lossy || s.small) continue; // the rest: FIGURE 11's boxes here
       const overlapping = spans.filter((o) => o !== s && o.start < s.end && s.start < o.end);
-      assert.deepEqual(overlapping, [], 'a target-box download ran with another');
+      assert.deepEqual(overlapping, [], 'a FIGURE 11 download ran with another');
     }
     assert.ok(Math.max(...rows.map((r) => /** @type {any} */ (r).concurrent)) > 1, 'the other boxes still overlap');
   });

@@ -4,7 +4,7 @@
 // counts in blocks): every block streams to onProgress once it matches the digest a strict
 // majority of the proxies published (block-delivery.js), each byte once. A proxy whose bytes or
 // digests are outvoted is excluded and named (ERR_INTEGRITY), and its range goes back to the pool.
-import { BLOCK_BYTES, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES, createRangeScheduler } from '@mutp/protocol';
+import { BLOCK_BYTES, createBlockRangeScheduler } from '@mutp/protocol';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
@@ -26,7 +26,7 @@ const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least th
  * @param {string} [o.downloadId]  tags the proxies' log records
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  digest lists of recent downloads
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
- * @param {object} [o.schedulerOptions]  passed to createRangeScheduler, sizes in bytes (rounded up to whole blocks)
+ * @param {object} [o.schedulerOptions]  passed to createBlockRangeScheduler, sizes in bytes (rounded up to whole blocks)
  * @returns {Promise<import('./parallel-http.js').HttpTransferResult>}
  */
 export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {}, digestCache = null, logger = console }) {
@@ -47,7 +47,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   let wake = () => {};
   let changed = new Promise((r) => { wake = r; });
   const notify = () => { const w = wake; changed = new Promise((r) => { wake = r; }); w(); };
-  /** @type {ReturnType<typeof createRangeScheduler> | null} */
+  /** @type {ReturnType<typeof createBlockRangeScheduler> | null} */
   let sched = null;
   /** @param {number} i */
   const failSource = (i) => {
@@ -121,12 +121,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     };
 
     // 2. Ranges of whole blocks, driven by the scheduler. One worker per proxy; all share it.
-    const toBlocks = (/** @type {number | undefined} */ bytes) => (bytes === undefined ? undefined : Math.max(1, Math.ceil(bytes / BLOCK_BYTES)));
-    const opts = /** @type {Record<string, number | undefined>} */ (schedulerOptions);
-    const s = createRangeScheduler({
-      ...schedulerOptions, size: endBlock - firstBlock, sourceCount: n,
-      initialRangeBytes: toBlocks(opts.initialRangeBytes ?? INITIAL_RANGE_BYTES), minRangeBytes: toBlocks(opts.minRangeBytes ?? MIN_RANGE_BYTES),
-    });
+    const s = createBlockRangeScheduler(endBlock - firstBlock, n, schedulerOptions);
     sched = s;
     for (let i = 0; i < n; i++) if (failed[i]) s.onSourceFailed(i, elapsed());
 
