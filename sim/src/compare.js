@@ -35,17 +35,19 @@ export const DEFAULT_PER_BOX = 20;
 /**
  * Read a campaign folder (results.jsonl, meta.json).
  * @param {string} dir
- * @returns {{ records: CampaignRecord[], delayMs: number }}
+ * @returns {{ records: CampaignRecord[], delayMs: number, maxBurst: number | null }}
+ *   maxBurst: the proxies' SCTP max burst in the simulator's terms (0: off), null when the campaign did not record it
  */
 export function readCampaign(dir) {
   const records = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-  let delayMs = 0;
+  let meta = {};
   try {
-    delayMs = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')).delayMs ?? 0;
+    meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8'));
   } catch {
     // an older campaign without meta.json ran without added delay
   }
-  return { records, delayMs };
+  const burst = meta.sctpMaxBurst;
+  return { records, delayMs: meta.delayMs ?? 0, maxBurst: typeof burst === 'number' ? Math.max(0, burst) : null };
 }
 
 /** FIGURE 11's boxes: 1–2 MB chunks, w=240, g=24, no loss. @param {CampaignRecord} r */

@@ -130,6 +130,9 @@ const meta = {
   preset: values.preset, fleet: rates.map((r) => r.text).join(','), concurrency, perBox, seed, startedAt, finishedAt: new Date().toISOString(),
   elapsedMin: (Date.now() - t0) / 60000, cores: cpus().length, commit, calibration: calibration?.text ?? null, calibrationChecks: calibration?.checks ?? null,
   origoUrl, logsFlushed: flush, heldJoin, delayMs, delayMethod: testbed.delay?.describe ?? null, tcpCongestion: testbed.tcpCongestion,
+  // the proxies' WebRTC build and SCTP max burst (packets, < 0: off): sim:compare models the same transport
+  rtcBuilds: [...new Set(testbed.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown'))],
+  sctpMaxBurst: sameMaxBurst(testbed.proxies),
 };
 writeFileSync(join(dir, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
 const { claims, targets } = writeReport({ rows, dir, meta });
@@ -137,3 +140,9 @@ console.log(`${claims}\n`);
 for (const t of targets) console.log(`target: ${t.ok === null ? 'no data' : t.ok ? 'met   ' : 'MISSED'}  ${t.name}`);
 console.log(`\nreport: ${join(dir, 'README.md')} (${rows.length} downloads, ${failed} failed, ${meta.elapsedMin.toFixed(1)} min)`);
 
+/** The proxies' common SCTP max burst, or null when they differ or did not say. @param {{rtcBuild?: {maxBurst?: number} | null}[]} proxies */
+function sameMaxBurst(proxies) {
+  const values = new Set(proxies.map((p) => p.rtcBuild?.maxBurst ?? null));
+  const [only] = values;
+  return values.size === 1 && typeof only === 'number' ? only : null;
+}

@@ -21,7 +21,7 @@ import { codedError } from '@mutp/common/errors';
 import { median, TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS } from '@mutp/sim';
 import { parseRates } from '../src/rates.js';
-import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
+import { startTestbed, checkPrerequisites, clientProxy, SETTLE_MS } from '../src/testbed.js';
 import { joinHeldFromStore } from '../src/held-join.js';
 
 /** The target boxes and their comparison modes. */
@@ -40,7 +40,7 @@ const { values } = parseArgs({
     subnet: { type: 'string', default: '10.219.9' },
     json: { type: 'string' },
     segments: { type: 'string', default: 'popular' },
-    'settle-ms': { type: 'string', default: '300' },
+    'settle-ms': { type: 'string', default: String(SETTLE_MS) },
   },
 });
 checkPrerequisites();

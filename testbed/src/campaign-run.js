@@ -7,7 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey, runsAlone } from './campaign-plan.js';
 import { busyCores, machineCpu } from './proc-cpu.js';
-import { clientProxy } from './testbed.js';
+import { clientProxy, SETTLE_MS } from './testbed.js';
 
 const WAIT_FOR_PROXIES_MS = 20; // poll period while every fitting proxy is busy
 
@@ -34,9 +34,10 @@ export function feasibleCompositions(proxies) {
  * @param {string} o.resultsFile   JSON lines appended here
  * @param {() => number} o.random
  * @param {(done: number, total: number, last: object) => void} [o.onProgress]
+ * @param {number} [o.settleMs]  quiet time before each download that runs alone, once the logs reached Origo
  * @returns {Promise<object[]>} the result rows
  */
-export async function runCampaign({ testbed, items, concurrency, resultsFile, random, onProgress }) {
+export async function runCampaign({ testbed, items, concurrency, resultsFile, random, onProgress, settleMs = SETTLE_MS }) {
   const busy = new Set();
   const queue = [...items];
   const rows = [];
@@ -98,6 +99,12 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
       inFlight++;
       try {
         if (c.lossPct > 0) testbed.setLoss(c.lossPct, proxies);
+        if (alone) {
+          // the earlier downloads' records reach Origo first: its ingest (~0.1 s of CPU per MUTP
+          // record) would otherwise run during this download
+          await testbed.flushLogs();
+          await new Promise((res) => setTimeout(res, settleMs));
+        }
         const cpu0 = proxies.map((p) => testbed.cpuSeconds(p.pid));
         const delay0 = delayPid ? testbed.cpuSeconds(delayPid) : null;
         const machine0 = machineCpu();

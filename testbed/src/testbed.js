@@ -47,6 +47,12 @@ export function checkPrerequisites() {
 }
 
 /**
+ * Quiet time before a measured download, ms, once the client's log records reached Origo: the machine
+ * (2 cores) then runs the download alone, not Origo's ingest of the previous records.
+ */
+export const SETTLE_MS = 300;
+
+/**
  * A testbed proxy as Origo's list gives it to a client (id, URL, advertised upload rate).
  * @param {{ id: string, url: string, rateBps: number }} p
  * @returns {{ id: string, url: string, uploadRateBps: number }}
