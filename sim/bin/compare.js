@@ -22,7 +22,9 @@ if (positionals.length !== 1) {
 }
 const { records, delayMs, maxBurst } = readCampaign(positionals[0]);
 const rows = await compareCampaign(records, {
-  delayMs, perBox: Number(values['per-box']), maxBurst: values['max-burst'] !== undefined ? Number(values['max-burst']) : maxBurst ?? SCTP_MAX_BURST_STOCK, // a campaign that did not record its build: stock overheadBytes: Number(values['overhead-bytes']),
+  delayMs, perBox: Number(values['per-box']), overheadBytes: Number(values['overhead-bytes']),
+  // the campaign's max burst; one that did not record its WebRTC build ran the stock one
+  maxBurst: values['max-burst'] !== undefined ? Number(values['max-burst']) : maxBurst ?? SCTP_MAX_BURST_STOCK,
   filter: values.all ? () => true : undefined, onBox: (b) => process.stderr.write(`${b}\n`),
 });
 if (values.json) {

@@ -1,11 +1,11 @@
 // Range-split HTTP baseline as the live client runs it: first a digest-list request to every proxy
 // at once (it tells the size and makes every proxy fetch the origin; modelled as a 1-byte probe);
 // once a strict majority answered (the live client's size vote, createBlockVote: no proxy alone
-// sets the size) the
-// protocol's range scheduler (MSPlayer harmonic-mean sizing, tail duplication) hands out byte
-// ranges; every range is one HTTP request on the source's connection and pays one RTT, and the
-// connection's TCP window (tcp-stream.js) carries over from range to range. The client
-// assembles the winning copy of each range and checks it byte for byte.
+// sets the size) the protocol's block range scheduler (MSPlayer harmonic-mean sizing, tail
+// duplication, whole 64 KiB digest blocks) hands out ranges; every range is one HTTP request on
+// the source's connection and pays one RTT, and the connection's TCP window (tcp-stream.js)
+// carries over from range to range. The client assembles the winning copy of each range and
+// checks it byte for byte.
 
 import { BLOCK_BYTES, blockCount, createBlockRangeScheduler, createBlockVote } from '@mutp/protocol';
 import { startTcpStream, createTcpConn } from './tcp-stream.js';

@@ -62,7 +62,7 @@ export const DOWNLOAD_ORDER_SQL = 'ORDER BY client_records.received_at DESC, cli
  * the key aliases k1, k2 on the aggregated rows only, so 1.3M rows never build strings.
  * Chunk buckets are powers of two in KiB (paper FIGURE 12); loss buckets follow FIGURE 15.
  * `stored`: for keys computed from a column, the column of the boxplot's narrow copy on PostgreSQL that holds it
- * (STORED_KEYS), so the scan does not compute it per row.
+ * (storedGroupKeys), so the scan does not compute it per row.
  * @param {import('./sql-dialect.js').SqlDialect} d
  * @returns {Record<string, { keys: string[], grp: string, ord: string, stored?: string[] }>}
  */

@@ -51,9 +51,9 @@ export const MIGRATIONS = [
 ];
 
 /**
- * The boxplot's columns copied into a narrow table by a statement trigger, with its computed group keys stored, in the inserting transaction (so
- * a batch and its copy commit together, and a record skipped by ON CONFLICT is not in NEW TABLE), and the
- * rows stored before this version copied once.
+ * The boxplot's columns copied into a narrow table, with its computed group keys stored: a statement trigger
+ * copies each insert in the inserting transaction (a batch and its copy commit together, and a record skipped
+ * by ON CONFLICT is not in NEW TABLE); the rows stored before this version are copied once.
  */
 function boxplotCopySql() {
   const columns = BOXPLOT_COLUMN_NAMES.map((name) => {
