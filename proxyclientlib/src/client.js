@@ -242,12 +242,13 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
    * Open WebRTC connections to these proxies now and keep them in the pool, so the MUTP downloads
    * that follow start without signalling, ICE or DTLS (a page about to play video warms up with
    * this). Also loads the MUTP transport. Never rejects: one outcome per connection.
-   * @param {ProxyRef[]} list  with their tickets (the proxy checks one at signalling)
+   * @param {ProxyRef[]} refs  the proxy checks a ticket at signalling: those without one get it from Origo
    * @param {{perProxy?: number, signal?: AbortSignal}} [o]  perProxy: connections per proxy (concurrent downloads, e.g. audio and video)
    * @returns {Promise<{id: string, ok: boolean, code: string | null, reused: boolean}[]>}
    */
-  async function preconnect(list, { perProxy = 1, signal } = {}) {
+  async function preconnect(refs, { perProxy = 1, signal } = {}) {
     if (!peerPool) return [];
+    const list = await withTickets(refs, signal);
     const [{ RTCPeerConnection, defaultRtcConfig }] = await Promise.all([import('#rtc'), loadMutp().catch(() => null)]);
     const access = createProxyAccess({ proxies: list, fetch, logger });
     const config = rtcConfig ?? defaultRtcConfig(list.map((p) => p.url));

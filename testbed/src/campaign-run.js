@@ -100,6 +100,9 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
       try {
         if (c.lossPct > 0) testbed.setLoss(c.lossPct, proxies);
         if (alone) {
+          // warm connections, as the simulator's comparison assumes (kept: true) and a playing client
+          // has: a proxy may have been idle past the pool's 20 s since its last MUTP download
+          if (c.mode === 'uncoded' || c.mode === 'coded') await testbed.preconnect(proxies.map(clientProxy));
           // the earlier downloads' records reach Origo first: its ingest (~0.1 s of CPU per MUTP
           // record) would otherwise run during this download
           await testbed.flushLogs();

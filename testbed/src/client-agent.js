@@ -44,6 +44,10 @@ const commands = {
       return { stats: slim(err.stats ?? null), error: { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) }, clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0 };
     }
   },
+  /** Open (or keep) a WebRTC connection to each of these proxies, as a player about to play does. */
+  async preconnect({ proxies }) {
+    return client.preconnect(proxies);
+  },
   async flush() {
     return { flushed: await client.flushLogs(LOG_FLUSH_TIMEOUT_MS), counters: client.logCounters(), pending: client.pendingLogs() };
   },

@@ -157,6 +157,12 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       cpuSeconds,
       /** Waits until the client's log records reached Origo. */
       flushLogs: () => agent.call({ cmd: 'flush' }),
+      /**
+       * Opens the client's WebRTC connections to these proxies (kept ones stay), so the next MUTP
+       * download starts on warm connections: the client's pool closes one idle for 20 s.
+       * @param {ReturnType<typeof clientProxy>[]} list
+       */
+      preconnect: (list) => agent.call({ cmd: 'preconnect', proxies: list }),
       async close() {
         if (closed) return;
         closed = true;

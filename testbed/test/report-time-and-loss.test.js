@@ -87,10 +87,11 @@ describe('testbed: the scheduler runs FIGURE 11\'s boxes alone', () => {
     const spans = [];
     let clock = 0;
     let flushes = 0;
+    let preconnects = 0;
     /** proxies whose links have loss set now */
     const lossy = new Set();
     const testbed = /** @type {any} */ ({
-      proxies, delay: null, cpuSeconds: () => 0, objectUrl: (/** @type {number} */ kib) => `http://o/${kib}`, flushLogs: async () => { flushes++; },
+      proxies, delay: null, cpuSeconds: () => 0, objectUrl: (/** @type {number} */ kib) => `http://o/${kib}`, flushLogs: async () => { flushes++; }, preconnect: async () => { preconnects++; },
       setLoss(/** @type {number} */ pct, /** @type {any[]} */ ps) { for (const p of ps) (pct > 0 ? lossy.add(p.id) : lossy.delete(p.id)); },
       async download(/** @type {any} */ req) {
         const span = { start: clock++, end: Infinity, lossy: req.proxies.some((/** @type {any} */ p) => lossy.has(p.id)), small: Number(req.url.split('/').pop()) < 1000 };
@@ -105,6 +106,7 @@ describe('testbed: the scheduler runs FIGURE 11\'s boxes alone', () => {
     assert.equal(rows.length, items.length);
     assert.equal(rows.filter((r) => /** @type {any} */ (r).alone).length, 36, 'every base download (3 compositions × 4 modes × 3) is marked alone');
     assert.equal(flushes, 36, 'each alone download starts once the logs reached Origo');
+    assert.equal(preconnects, 18, '…and its MUTP ones on warm connections');
     assert.ok(spans.some((s) => s.lossy) && spans.some((s) => s.small), 'some downloads ran with loss, some with small chunks');
     for (const s of spans) {
       if (s.lossy || s.small) continue; // the rest: FIGURE 11's boxes here
