@@ -24,6 +24,7 @@ export { computeTimeBreakdown, TIME_BREAKDOWN_PARTS, STEADY_WINDOW_MS, RAMP_REAC
 export { createDownloadController, DownloadController } from './src/download-controller.js';
 export * from './src/download-constants.js';
 export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
+export { createPathCache } from './src/path-cache.js';
 export * from './src/inflight-constants.js';
 export { BLOCK_BYTES, DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, blockCount, blockSpan, digestList, digestListBytes, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
 export { createBlockVote } from './src/integrity/block-vote.js';

@@ -44,9 +44,9 @@ export function memoryObjects(map, refused = {}) {
 }
 
 /**
- * @param {{ id: string, objects: any, protocol?: any, config?: object }} o
+ * @param {{ id: string, objects: any, protocol?: any, config?: object, pathCache?: any }} o  pathCache: the proxy's paths to its clients (mountRtc's own when omitted)
  */
-export async function startTestProxy({ id, objects, protocol, config = {} }) {
+export async function startTestProxy({ id, objects, protocol, config = {}, pathCache }) {
   const app = express();
   /** @type {any[]} */
   const records = [];
@@ -55,7 +55,7 @@ export async function startTestProxy({ id, objects, protocol, config = {} }) {
   const stats = { activeSessions: 0, bytesSent: 0 };
   const logger = { info() {}, warn: (/** @type {string} */ m) => warnings.push(m), error: (/** @type {string} */ m) => warnings.push(m) };
   const rtc = mountRtc(app, {
-    objects, logs: { record: (r) => records.push(r) }, stats, logger, protocol,
+    objects, logs: { record: (r) => records.push(r) }, stats, logger, protocol, pathCache,
     config: { id, host: '127.0.0.1', ...config },
   });
   const server = http.createServer(app);

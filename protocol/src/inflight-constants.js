@@ -52,3 +52,15 @@ export const INFLIGHT_PACING_BURST_PACKETS = 4;
 
 /** With no new echo for this long (ms) one probe packet passes the cap (the protocol's minRtoMs): feedback or all our packets were lost. */
 export const INFLIGHT_STALL_MS = 200;
+
+/**
+ * A source remembers what its last download to a client measured (delivery rate, min RTT) for this
+ * long (ms), so that download's next connection starts paced at that rate instead of ramping up
+ * from INFLIGHT_INITIAL_PACKETS (as TCP keeps a destination's metrics for its next connection). A
+ * viewer's client reconnects within seconds to minutes (a new page load, a one-off download); a
+ * path older than this may have changed and is measured again.
+ */
+export const PATH_CACHE_MAX_AGE_MS = 5 * 60_000;
+
+/** Clients whose path a source remembers (count; the least recently used is forgotten): bounds a proxy's memory. */
+export const PATH_CACHE_MAX_ENTRIES = 4096;

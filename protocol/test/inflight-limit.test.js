@@ -121,6 +121,16 @@ describe('in-flight limit', () => {
     assert.ok(unpaced.cap() > 3 * INFLIGHT_PACING_BURST_PACKETS);
   });
 
+  it('the path estimate for the next download is no faster than we sent, whatever bunched echoes show', () => {
+    // 100 packets sent at 0.5 per ms; the client's feedback then comes late and echoes them in two bursts
+    const lim = createInflightLimit({ initialPackets: 1000, stallMs: 10_000 });
+    for (let seq = 1; seq <= 100; seq++) lim.onSent(seq, (seq - 1) * 2);
+    lim.onEcho(1, 250);
+    lim.onEcho(100, 271); // 99 packets echoed within 21 ms: 4.7 per ms by the echoes alone
+    const next = /** @type {{ rate: number }} */ (lim.pathEstimate()).rate;
+    assert.ok(next > 0.45 && next <= 0.5 + 1e-9, `next download's rate ${next}: the send rate, 0.5 per ms`);
+  });
+
   it('starts with the initial allowance and holds there without feedback', () => {
     const lim = createInflightLimit({ initialPackets: 16, stallMs: 200 });
     const s = { seq: 0 };

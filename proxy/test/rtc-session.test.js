@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
-import { encodeMessage, decodeMessage, normalizeParams, createSender } from '@mutp/protocol';
+import { encodeMessage, decodeMessage, normalizeParams, createSender, createPathCache } from '@mutp/protocol';
 import { startProxy } from '../index.js';
 import { MAX_INBOUND_MESSAGE_BYTES, SCTP_MAX_MESSAGE_BYTES } from '../src/rtc/limits.js';
 import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
@@ -71,6 +71,26 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     assert.ok(proxy.warnings.some((w) => /non-binary/.test(w)));
     assert.ok(proxy.warnings.some((w) => new RegExp(`${MAX_INBOUND_MESSAGE_BYTES + 1}-byte`).test(w)));
     assert.equal(proxy.stats.activeSessions, 1, 'the valid request is being served');
+  });
+
+  it('a client\'s new connection starts from the path its earlier connection measured', async () => {
+    const cache = createPathCache();
+    const got = /** @type {(object | null)[]} */ ([]);
+    const watched = { get: (/** @type {string} */ k, /** @type {number} */ now) => { const p = cache.get(k, now); got.push(p); return p; }, set: cache.set, get size() { return cache.size; } };
+    const px = await startTestProxy({ id: 'p-path', objects: memoryObjects(new Map([[URL1, testBytes(400_000, 3)]])), pathCache: watched });
+    try {
+      for (let i = 0; i < 2; i++) {
+        // a new connection each time (no pool), as a one-off download or a new page load makes
+        const { data } = await downloadMutp({ url: URL1, mode: 'coded', proxies: [px.ref], RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } });
+        assert.equal(sha256(data), sha256(testBytes(400_000, 3)));
+        await waitFor(() => px.records.length === i + 1);
+      }
+      assert.equal(got.length, 2);
+      assert.equal(got[0], null, 'the first connection knows nothing');
+      assert.ok(got[1] && /** @type {any} */ (got[1]).rate > 0 && /** @type {any} */ (got[1]).minRttMs > 0, 'the second starts from the first one\'s estimate');
+    } finally {
+      px.kill();
+    }
   });
 
   it('a refused URL answers with its error code and records it', async () => {

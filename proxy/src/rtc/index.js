@@ -1,7 +1,7 @@
 // The proxy's WebRTC side: POST /rtc/offer signalling and one MUTP session per data channel.
 // Contract (docs/origo-api.md): mountRtc(app, { objects, logs, stats, config, logger }) → { close() }.
 
-import { encodeMessage, decodeMessage, createSender } from '@mutp/protocol';
+import { encodeMessage, decodeMessage, createSender, createPathCache } from '@mutp/protocol';
 import { createSignalling } from './signalling.js';
 import { createMutpSession } from './mutp-session.js';
 import { DEFAULT_MAX_SESSIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
@@ -20,6 +20,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
  *   rtcConfig?: object,                             // merged into every RTCPeerConnection config
  *   protocol?: import('./mutp-session.js').ProtocolApi,
  *   checkTicket?: ((ticket: unknown) => void) | null, // throws a coded error with status when the offer's ticket is refused
+ *   pathCache?: ReturnType<typeof createPathCache>,  // tests may watch it
  * }} deps
  * @returns {{ close(): void, readonly peerCount: number }}
  */
@@ -30,6 +31,8 @@ export function mountRtc(app, deps) {
   // offer only loopback, or the client may try unreachable candidates first.
   const bindAddress = config.rtcBindAddress ?? (LOOPBACK_HOSTS.has(config.host ?? '') ? '127.0.0.1' : undefined);
   const protocol = deps.protocol ?? { encodeMessage, decodeMessage, createSender };
+  // what each client's downloads measured, for its next connection (a page load, a one-off download)
+  const pathCache = deps.pathCache ?? createPathCache();
   if (!deps.RTCPeerConnection) logger.info(`webrtc build: ${describeRtcBuild(wrtc.build)}`, { rtcBuild: wrtc.build });
   const signalling = createSignalling({
     RTCPeerConnection: deps.RTCPeerConnection ?? wrtc.RTCPeerConnection,
@@ -38,7 +41,10 @@ export function mountRtc(app, deps) {
     maxPeers: config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS,
     checkTicket: deps.checkTicket ?? null,
     // with SCTP's max burst off, usrsctp sends what it is given at once: the session paces it
-    onChannel: (channel, peer) => createMutpSession({ channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection && wrtc.build.maxBurst < 0 }),
+    onChannel: (channel, peer) => createMutpSession({
+      channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection && wrtc.build.maxBurst < 0,
+      paths: { cache: pathCache, key: pathKey(peer) },
+    }),
   });
   app.use(signalling.router);
   // Which WebRTC build serves the data channels (tests and the testbed check it).
@@ -51,4 +57,12 @@ export function mountRtc(app, deps) {
       return signalling.peerCount;
     },
   };
+}
+
+/**
+ * Names a client's path: its address (the path) and its ticket's client id (one of several
+ * clients behind one address, each with its own access link). @param {{ remote: string, clientId: string | null }} peer
+ */
+export function pathKey(peer) {
+  return `${peer.remote} ${peer.clientId ?? ''}`;
 }

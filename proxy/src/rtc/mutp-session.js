@@ -36,9 +36,12 @@ const MAX_WARNINGS_PER_SESSION = 10;
  * @param {() => number} [opts.now]  monotonic ms
  * @param {boolean} [opts.pacing]    space packets at the delivery rate (the in-flight limit's pacing): for a
  *   transport that sends whatever it is given at once (the tuned build with SCTP's max burst off)
+ * @param {{ cache: ReturnType<typeof import('@mutp/protocol').createPathCache>, key: string } | null} [opts.paths]  the proxy's paths to its
+ *   clients and this client's key: a download starts from the latest one measured to this client, on any
+ *   of its connections (else from this channel's own last download, else from scratch)
  * @returns {{ stop(reason: string): void }}
  */
-export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false }) {
+export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false, paths = null }) {
   const { encodeMessage, decodeMessage, createSender } = protocol;
   const logger = deps.logger;
   const out = createChannelSender(channel);
@@ -169,7 +172,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     });
     if (dl.ended) return;
     const feedbackEvery = dl.sender.params.feedbackEvery;
-    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path, pacing });
+    const start = paths?.cache.get(paths.key, now()) ?? path;
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);
@@ -240,6 +244,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     if (dl.ended) return;
     dl.ended = true;
     path = dl.inflight.pathEstimate() ?? path;
+    paths?.cache.set(paths.key, path, now());
     dl.abort.abort();
     dl.wake?.();
     try {
