@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Simulator vs testbed: `npm run sim:compare -- docs/results/campaign-paper [--per-box 20] [--max-burst B] [--all] [--json]`
+// Simulator vs testbed: `npm run sim:compare -- docs/results/campaign-paper [--per-box 20] [--max-burst B]
+//   [--connections recorded|new|kept] [--all] [--json]`
 // prints "box, sim median, testbed median, ratio" for FIGURE 11's boxes (every box with --all).
+// --connections: which MUTP downloads started on new WebRTC connections: as each record says
+// (default; a record that does not say counts as kept), or all of them new, or all kept.
 
 import { parseArgs } from 'node:util';
 import { compareCampaign, readCampaign, DEFAULT_PER_BOX, CAMPAIGN_OVERHEAD_BYTES } from '../src/compare.js';
@@ -12,17 +15,23 @@ const { values, positionals } = parseArgs({
     'per-box': { type: 'string', default: String(DEFAULT_PER_BOX) },
     'max-burst': { type: 'string' }, // default: the campaign's (meta.json)
     'overhead-bytes': { type: 'string', default: String(CAMPAIGN_OVERHEAD_BYTES) },
+    connections: { type: 'string', default: 'recorded' },
     all: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
 if (positionals.length !== 1) {
-  process.stderr.write('usage: npm run sim:compare -- CAMPAIGN_DIR [--per-box N] [--max-burst B] [--overhead-bytes H] [--all] [--json]\n');
+  process.stderr.write('usage: npm run sim:compare -- CAMPAIGN_DIR [--per-box N] [--max-burst B] [--overhead-bytes H] [--connections recorded|new|kept] [--all] [--json]\n');
   process.exit(2);
 }
-const { records, delayMs, maxBurst } = readCampaign(positionals[0]);
+if (!['recorded', 'new', 'kept'].includes(values.connections)) {
+  process.stderr.write('sim:compare: --connections must be recorded, new or kept\n');
+  process.exit(2);
+}
+const { records, delayMs, maxBurst, newConnections } = readCampaign(positionals[0]);
 const rows = await compareCampaign(records, {
   delayMs, perBox: Number(values['per-box']), overheadBytes: Number(values['overhead-bytes']),
+  newConnections, connections: /** @type {'recorded' | 'new' | 'kept'} */ (values.connections),
   // the campaign's max burst; one that did not record its WebRTC build ran the stock one
   maxBurst: values['max-burst'] !== undefined ? Number(values['max-burst']) : maxBurst ?? SCTP_MAX_BURST_STOCK,
   filter: values.all ? () => true : undefined, onBox: (b) => process.stderr.write(`${b}\n`),

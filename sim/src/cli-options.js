@@ -31,8 +31,11 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --queue-ms Q        the uplinks' shaper queue in ms of each link's rate (full frames, at least 10
                       packets, as shaping/shape sizes it: the testbed's is 50); a packet that finds
                       it full is dropped (MUTP's SCTP; TCP's loss is modelled apart) (default: unbounded)
-  --kept              MUTP: kept connections, as the extension's and the testbed's downloads after
-                      the first: each proxy's in-flight cap starts from the path it measured
+  --kept              MUTP: kept paths, as the extension's and the testbed's downloads after
+                      the first: each proxy's in-flight cap starts from the path it measured (on
+                      this connection, or on an earlier one of the same client)
+  --start-cwnd P      MUTP: each SCTP association's cwnd at the start, packets (a new connection's:
+                      10, libdatachannel's initial window) (default: a kept association's, unlimited)
   --codec C           coded: rank (default: the same decisions without the payload
                       arithmetic) | exact (the real RLNC encode/decode of every packet)
   --seeds K           runs per configuration, seeds 1..K (20)
@@ -69,6 +72,7 @@ const OPTIONS = /** @type {const} */ ({
   'overhead-bytes': { type: 'string', default: '0' },
   'max-burst': { type: 'string', default: '10' },
   kept: { type: 'boolean', default: false },
+  'start-cwnd': { type: 'string' },
   'queue-ms': { type: 'string' },
   codec: { type: 'string', default: 'rank' },
   seeds: { type: 'string', default: '20' },
@@ -207,6 +211,7 @@ export function parseCli(argv) {
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
     kept: v.kept,
+    startCwnd: v['start-cwnd'] === undefined ? undefined : parseInteger(v['start-cwnd'], 'start-cwnd', 1, 1_000_000),
     queueMs: v['queue-ms'] === undefined ? undefined : parseInteger(v['queue-ms'], 'queue-ms', 1, 60_000),
     codec: v.codec,
     seeds: parseInteger(v.seeds, 'seeds', 1, 100_000),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { median } from '@mutp/protocol';
 import { simulateOnce } from './simulate.js';
 import { parseRates } from './units.js';
+import { SCTP_INITIAL_CWND_PACKETS } from './sctp.js';
 
 /**
  * Lower-layer bytes per packet the campaign's shaped links count besides the transport's own
@@ -33,10 +34,17 @@ export const DEFAULT_PER_BOX = 20;
  */
 
 /**
+ * How a download on new connections starts: each SCTP association's cwnd (packets), and whether
+ * the proxy starts from the path it measured to this client before (its path cache).
+ * @typedef {{ startCwnd: number, pathKept: boolean }} NewConnectionModel
+ */
+
+/**
  * Read a campaign folder (results.jsonl, meta.json).
  * @param {string} dir
- * @returns {{ records: CampaignRecord[], delayMs: number, maxBurst: number | null }}
- *   maxBurst: the proxies' SCTP max burst in the simulator's terms (0: off), null when the campaign did not record it
+ * @returns {{ records: CampaignRecord[], delayMs: number, maxBurst: number | null, newConnections: NewConnectionModel }}
+ *   maxBurst: the proxies' SCTP max burst in the simulator's terms (0: off), null when the campaign did not record it;
+ *   newConnections: libdatachannel's initial cwnd and no path cache when the campaign did not record them
  */
 export function readCampaign(dir) {
   const records = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
@@ -47,7 +55,22 @@ export function readCampaign(dir) {
     // an older campaign without meta.json ran without added delay
   }
   const burst = meta.sctpMaxBurst;
-  return { records, delayMs: meta.delayMs ?? 0, maxBurst: typeof burst === 'number' ? Math.max(0, burst) : null };
+  const newConnections = {
+    startCwnd: typeof meta.sctpInitialCwnd === 'number' && meta.sctpInitialCwnd > 0 ? meta.sctpInitialCwnd : SCTP_INITIAL_CWND_PACKETS,
+    pathKept: meta.pathCache === true,
+  };
+  return { records, delayMs: meta.delayMs ?? 0, maxBurst: typeof burst === 'number' ? Math.max(0, burst) : null, newConnections };
+}
+
+/**
+ * Whether a MUTP download of the campaign started on new connections. 'recorded': as its record
+ * says (connectionsOpened; a record that does not say counts as kept, as the campaign's client
+ * keeps its connections); 'new' / 'kept': every download so.
+ * @param {CampaignRecord & { connectionsOpened?: number | null }} r @param {'recorded' | 'new' | 'kept'} how
+ */
+export function startedOnNewConnections(r, how) {
+  if (how !== 'recorded') return how === 'new';
+  return typeof r.connectionsOpened === 'number' && r.connectionsOpened > 0;
 }
 
 /** FIGURE 11's boxes: 1–2 MB chunks, w=240, g=24, no loss. @param {CampaignRecord} r */
@@ -62,6 +85,8 @@ export function isFigure11(r) {
  * @param {number} [o.perBox]
  * @param {number} [o.maxBurst]
  * @param {number} [o.overheadBytes]
+ * @param {NewConnectionModel} [o.newConnections]   how a download on new connections starts (default: libdatachannel's cwnd, no path cache)
+ * @param {'recorded' | 'new' | 'kept'} [o.connections]  which downloads started on new connections (startedOnNewConnections)
  * @param {(r: CampaignRecord) => boolean} [o.filter]
  * @param {(box: string) => void} [o.onBox]
  * @returns {Promise<{ box: string, simGoodputBps: number, testbedGoodputBps: number, ratio: number, simRuns: number, testbedRuns: number }[]>}
@@ -83,11 +108,15 @@ export async function compareCampaign(records, o) {
     const sim = [];
     for (let k = 0; k < Math.min(perBox, list.length); k++) {
       const r = list[k];
+      const fresh = startedOnNewConnections(r, o.connections ?? 'recorded');
       const config = {
         mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: 0, downCapBps: Infinity,
         size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,
         overheadBytes: o.overheadBytes ?? CAMPAIGN_OVERHEAD_BYTES, maxBurst: o.maxBurst,
-        kept: true, // the campaign's client keeps its connections: every download but the first per proxy is warm
+        // a kept connection: its cwnd and path; a new one: a new association's cwnd, and the path
+        // only where the proxies remember it per client
+        kept: fresh ? (o.newConnections?.pathKept ?? false) : true,
+        ...(fresh ? { startCwnd: o.newConnections?.startCwnd ?? SCTP_INITIAL_CWND_PACKETS } : {}),
         queueMs: TESTBED_QUEUE_MS,
       };
       const s = await simulateOnce(config, k + 1);

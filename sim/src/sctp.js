@@ -12,8 +12,8 @@
 
 /** usrsctp's max burst (packets), sctp_use_cwnd_based_maxburst on: the stock value. */
 export const SCTP_MAX_BURST_STOCK = 10;
-/** Initial cwnd of a new association (packets): usrsctp's sctp_initial_cwnd default. */
-export const SCTP_INITIAL_CWND_PACKETS = 3;
+/** Initial cwnd of a new association (packets): libdatachannel sets usrsctp's sctp_initial_cwnd to 10 (usrsctp's own default is 3). */
+export const SCTP_INITIAL_CWND_PACKETS = 10;
 /** Lowest cwnd after a halving (packets): RFC 4960 7.2.3, 4 MTU. */
 const SCTP_MIN_SSTHRESH_PACKETS = 4;
 /** ssthresh of a fresh association (packets): the peer's receive window, in effect unlimited here. */

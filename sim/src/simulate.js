@@ -200,6 +200,7 @@ export async function simulateConfig(config, hooks = {}) {
     summary.params = config.params;
     summary.maxBurst = config.maxBurst ?? null;
     summary.kept = config.kept ?? false;
+    summary.startCwnd = config.startCwnd ?? null;
     summary.queueMs = config.queueMs ?? null;
   }
   return summary;

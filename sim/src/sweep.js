@@ -59,6 +59,7 @@ export function toSimConfig(o) {
     overheadBytes: o.overheadBytes,
     maxBurst: o.maxBurst,
     kept: o.kept,
+    startCwnd: o.startCwnd,
     queueMs: o.queueMs,
     codec: o.codec,
   };

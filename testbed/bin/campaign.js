@@ -133,6 +133,11 @@ const meta = {
   // the proxies' WebRTC build and SCTP max burst (packets, < 0: off): sim:compare models the same transport
   rtcBuilds: [...new Set(testbed.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown'))],
   sctpMaxBurst: sameMaxBurst(testbed.proxies),
+  // a new association's cwnd (packets; null: libdatachannel's 10), and whether a proxy starts a
+  // client's new connection from the path it measured before (the path cache): how sim:compare
+  // models a download on new connections
+  sctpInitialCwnd: sameField(testbed.proxies, 'initialCwnd'),
+  pathCache: true,
 };
 writeFileSync(join(dir, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`);
 const { claims, targets } = writeReport({ rows, dir, meta });
@@ -140,9 +145,14 @@ console.log(`${claims}\n`);
 for (const t of targets) console.log(`target: ${t.ok === null ? 'no data' : t.ok ? 'met   ' : 'MISSED'}  ${t.name}`);
 console.log(`\nreport: ${join(dir, 'README.md')} (${rows.length} downloads, ${failed} failed, ${meta.elapsedMin.toFixed(1)} min)`);
 
-/** The proxies' common SCTP max burst, or null when they differ or did not say. @param {{rtcBuild?: {maxBurst?: number} | null}[]} proxies */
+/** The proxies' common SCTP max burst, or null when they differ or did not say. @param {{rtcBuild?: Record<string, any> | null}[]} proxies */
 function sameMaxBurst(proxies) {
-  const values = new Set(proxies.map((p) => p.rtcBuild?.maxBurst ?? null));
+  return sameField(proxies, 'maxBurst');
+}
+
+/** A numeric field of the proxies' WebRTC build when all have the same, else null. @param {{rtcBuild?: Record<string, any> | null}[]} proxies @param {string} field */
+function sameField(proxies, field) {
+  const values = new Set(proxies.map((p) => p.rtcBuild?.[field] ?? null));
   const [only] = values;
   return values.size === 1 && typeof only === 'number' ? only : null;
 }

@@ -24,6 +24,7 @@ const USAGE = `Usage: npm run testbed -- [options]   (needs root)
   --tag T            namespace tag (a stale testbed with the same tag is removed)   [tb]
   --subnet S         private /24 (first three octets)   [10.219.0]
   --distinct-urls    each download a URL of its own, as a video's segments (default: one URL, cached after the first)
+  --cold             each MUTP download on new WebRTC connections, as a one-off download (default: kept ones)
   -h, --help`;
 
 let values;
@@ -33,7 +34,7 @@ try {
       rates: { type: 'string', default: '4x896KiB' }, loss: { type: 'string', default: '0' }, 'delay-ms': { type: 'string' }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC },
       downloads: { type: 'string' }, mode: { type: 'string', default: 'coded' }, proxies: { type: 'string' }, size: { type: 'string', default: '1536' },
       dir: { type: 'string', default: join('test-artifacts', 'testbed') }, tag: { type: 'string', default: 'tb' }, subnet: { type: 'string', default: '10.219.0' },
-      'distinct-urls': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+      'distinct-urls': { type: 'boolean', default: false }, cold: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
     },
   }));
 } catch (err) {
@@ -74,11 +75,11 @@ if (values.downloads) {
   const n = Number(values.downloads);
   const use = values.proxies ? tb.proxies.slice(0, Number(values.proxies)) : tb.proxies;
   for (let i = 0; i < n; i++) {
-    const r = await tb.download({ url: tb.objectUrl(size, values['distinct-urls'] ? i : undefined), mode: values.mode, proxies: use.map(clientProxy) });
+    const r = await tb.download({ url: tb.objectUrl(size, values['distinct-urls'] ? i : undefined), mode: values.mode, proxies: use.map(clientProxy), cold: values.cold });
     const s = r.stats ?? {};
     console.log(r.error
       ? `download ${i + 1}: ${r.error.code} ${r.error.message}`
-      : `download ${i + 1}: ${values.mode} N=${use.length} ${s.netBytes} B in ${s.durationMs.toFixed(0)} ms: goodput ${formatRate(s.netBytes / (s.durationMs / 1000))}, normalized ${(s.netBytes / s.grossBytes).toFixed(2)}`);
+      : `download ${i + 1}: ${values.mode} N=${use.length} ${s.netBytes} B in ${s.durationMs.toFixed(0)} ms${typeof s.firstPacketMs === 'number' ? ` (first packet at ${s.firstPacketMs.toFixed(0)})` : ''}: goodput ${formatRate(s.netBytes / (s.durationMs / 1000))}, normalized ${(s.netBytes / s.grossBytes).toFixed(2)}`);
   }
   await tb.close();
   process.exit(0);

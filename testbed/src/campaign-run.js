@@ -99,10 +99,14 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
       inFlight++;
       try {
         if (c.lossPct > 0) testbed.setLoss(c.lossPct, proxies);
+        let preOpened = 0; // connections the preconnect opened for this download: new ones, though the download takes them from the pool
         if (alone) {
           // warm connections, as the simulator's comparison assumes (kept: true) and a playing client
           // has: a proxy may have been idle past the pool's 20 s since its last MUTP download
-          if (c.mode === 'uncoded' || c.mode === 'coded') await testbed.preconnect(proxies.map(clientProxy));
+          if (c.mode === 'uncoded' || c.mode === 'coded') {
+            const outcomes = /** @type {{ ok: boolean, reused: boolean }[]} */ (await testbed.preconnect(proxies.map(clientProxy)));
+            preOpened = outcomes.filter((o) => o.ok && !o.reused).length;
+          }
           // the earlier downloads' records reach Origo first: its ingest (~0.1 s of CPU per MUTP
           // record) would otherwise run during this download
           await testbed.flushLogs();
@@ -133,6 +137,8 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
           proxyCpuMax: Math.max(...proxyCpu), proxyCpuMean: proxyCpu.reduce((a, b) => a + b, 0) / proxyCpu.length,
           clientCpu: r.clientCpuSeconds / wallSec, concurrent: inFlight, alone: Boolean(alone), loadavg1: loadavg()[0], loadavg1Start: load0,
           busyCores: round3(busyCores(machine0, machineCpu(), cores)), delaylineCpu: delaylineCpu === null ? null : round3(delaylineCpu),
+          // MUTP: kept connections this download took and new ones it opened (pool counters; exact when alone)
+          connectionsReused: r.connections ? r.connections.reused - preOpened : null, connectionsOpened: r.connections ? r.connections.opened + preOpened : null,
           recordId: s.id ?? null, startedAt: s.startedAt ?? null, firstPacketMs: s.firstPacketMs ?? null, timeBreakdown: s.timeBreakdown ?? null,
         };
         rows.push(row);

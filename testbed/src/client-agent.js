@@ -34,14 +34,23 @@ const commands = {
       await new Promise((r) => setTimeout(r, FLEET_POLL_MS));
     }
   },
-  async download({ url, mode, proxies, window, generationSize, feedbackEvery }) {
+  /** cold: close the kept connections first, so this download connects anew (a one-off download). */
+  async download({ url, mode, proxies, window, generationSize, feedbackEvery, cold }) {
+    if (cold === true) client.closeIdleConnections();
     const cpu0 = cpuSeconds(process.pid);
+    const c0 = client.connectionCounters();
     const t0 = performance.now();
+    // the pool's counters moved by this download (exact when it ran alone): kept connections it
+    // took, new ones it opened
+    const connections = () => {
+      const c1 = client.connectionCounters();
+      return c0 && c1 ? { reused: c1.reuses - c0.reuses, opened: c1.connects - c0.connects } : null;
+    };
     try {
       const { stats } = await client.download(url, { mode, proxies, window, generationSize, feedbackEvery });
-      return { stats: slim(stats), clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0 };
+      return { stats: slim(stats), clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0, connections: connections() };
     } catch (err) {
-      return { stats: slim(err.stats ?? null), error: { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) }, clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0 };
+      return { stats: slim(err.stats ?? null), error: { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) }, clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0, connections: connections() };
     }
   },
   /** Open (or keep) a WebRTC connection to each of these proxies, as a player about to play does. */

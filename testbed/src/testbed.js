@@ -144,9 +144,10 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       objectUrl: (kib, segment) => `${originUrl}/media/demo-${kib}KB.bin${segment === undefined ? '' : `?segment=${segment}`}`,
       /**
        * One download by the client. Resolves with {stats, error?, clientCpuSeconds, wallMs}.
-       * @param {{url: string, mode: string, proxies: {id: string, url: string, uploadRateBps?: number}[], window?: number, generationSize?: number}} req
+       * @param {{url: string, mode: string, proxies: {id: string, url: string, uploadRateBps?: number}[], window?: number, generationSize?: number, cold?: boolean}} req
        *   proxies: as Origo lists them (clientProxy): with their upload rate, the client sizes the
-       *   MUTP window from the paths and the records carry the rate mix, as a real client's do
+       *   MUTP window from the paths and the records carry the rate mix, as a real client's do;
+       *   cold: the client closes its kept connections first, so a MUTP download connects anew
        */
       download: (req) => agent.call({ cmd: 'download', ...req }),
       /** Loss on the links of the given proxies (all when omitted). @param {number} pct @param {TestbedProxy[]} [which] */

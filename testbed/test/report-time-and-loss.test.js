@@ -88,17 +88,21 @@ describe('testbed: the scheduler runs FIGURE 11\'s boxes alone', () => {
     let clock = 0;
     let flushes = 0;
     let preconnects = 0;
+    const warm = new Set();
     /** proxies whose links have loss set now */
     const lossy = new Set();
     const testbed = /** @type {any} */ ({
-      proxies, delay: null, cpuSeconds: () => 0, objectUrl: (/** @type {number} */ kib) => `http://o/${kib}`, flushLogs: async () => { flushes++; }, preconnect: async () => { preconnects++; },
+      proxies, delay: null, cpuSeconds: () => 0, objectUrl: (/** @type {number} */ kib) => `http://o/${kib}`, flushLogs: async () => { flushes++; },
+      // a proxy's first preconnect opens its connection, later ones find it kept
+      preconnect: async (/** @type {any[]} */ list) => { preconnects++; return list.map((p) => ({ ok: true, reused: warm.has(p.id) || !warm.add(p.id) })); },
       setLoss(/** @type {number} */ pct, /** @type {any[]} */ ps) { for (const p of ps) (pct > 0 ? lossy.add(p.id) : lossy.delete(p.id)); },
       async download(/** @type {any} */ req) {
         const span = { start: clock++, end: Infinity, lossy: req.proxies.some((/** @type {any} */ p) => lossy.has(p.id)), small: Number(req.url.split('/').pop()) < 1000 };
         spans.push(span);
         await new Promise((r) => setTimeout(r, 2));
         span.end = clock++;
-        return { stats: { netBytes: 1, grossBytes: 1, durationMs: 1 }, clientCpuSeconds: 0 };
+        const mutp = req.mode === 'coded' || req.mode === 'uncoded';
+        return { stats: { netBytes: 1, grossBytes: 1, durationMs: 1 }, clientCpuSeconds: 0, connections: { reused: mutp ? req.proxies.length : 0, opened: 0 } };
       },
     });
     const items = planDownloads(planConditions({ ...PRESETS.smoke, loss: [1, 2], sizeBins: ['256-512KB'], compositions: ['2x896', '4x896', MIX] }), 3, seededRandomFor());
@@ -107,6 +111,9 @@ describe('testbed: the scheduler runs FIGURE 11\'s boxes alone', () => {
     assert.equal(rows.filter((r) => /** @type {any} */ (r).alone).length, 36, 'every base download (3 compositions × 4 modes × 3) is marked alone');
     assert.equal(flushes, 36, 'each alone download starts once the logs reached Origo');
     assert.equal(preconnects, 18, '…and its MUTP ones on warm connections');
+    const mutpAlone = rows.filter((/** @type {any} */ r) => r.alone && (r.mode === 'coded' || r.mode === 'uncoded'));
+    assert.equal(mutpAlone.reduce((a, /** @type {any} */ r) => a + r.connectionsOpened, 0), warm.size, 'a connection the preconnect opened counts as new, not as kept');
+    for (const r of /** @type {any[]} */ (mutpAlone)) assert.equal(r.connectionsOpened + r.connectionsReused, r.proxyIds.length);
     assert.ok(spans.some((s) => s.lossy) && spans.some((s) => s.small), 'some downloads ran with loss, some with small chunks');
     for (const s of spans) {
       if (s.lossy || s.small) continue; // the rest: FIGURE 11's boxes here

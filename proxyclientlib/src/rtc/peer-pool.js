@@ -153,16 +153,22 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
     idleFor: (url) => idle.get(url)?.length ?? 0,
     /** {connects, reuses, discarded} since the pool was made (discarded: lent connections closed as failed or suspect) */
     counters: () => ({ ...counters }),
+    /** Close the idle connections now (the next download to a proxy connects anew); the pool stays open. */
+    closeIdle,
     /** Close every idle connection now; leased ones close when their download gives them back. */
     close() {
       closed = true;
-      for (const list of idle.values()) {
-        for (const e of list) {
-          clearTimeout(e.timer);
-          closePeer(e.pc, e.channel);
-        }
-      }
-      idle.clear();
+      closeIdle();
     },
   };
+
+  function closeIdle() {
+    for (const list of idle.values()) {
+      for (const e of list) {
+        clearTimeout(e.timer);
+        closePeer(e.pc, e.channel);
+      }
+    }
+    idle.clear();
+  }
 }
