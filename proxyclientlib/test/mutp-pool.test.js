@@ -99,6 +99,25 @@ describe('MUTP kept connections (peer pool, loopback)', function () {
     }
   });
 
+  it('closeIdle: the kept connections close, the next download connects anew, the pool stays open', async () => {
+    const p0 = await startTestProxy({ id: 'p0', objects: objects() });
+    const pool = createPeerPool();
+    try {
+      await downloadMutp({ ...common, mode: 'coded', proxies: [p0.ref], peerPool: pool });
+      assert.equal(pool.idleCount, 1);
+      pool.closeIdle();
+      assert.equal(pool.idleCount, 0);
+      await waitFor(() => p0.rtc.peerCount === 0);
+      const { data } = await downloadMutp({ ...common, mode: 'coded', proxies: [p0.ref], peerPool: pool });
+      assert.equal(sha256(data), sha256(body));
+      assert.deepEqual(pool.counters(), { connects: 2, reuses: 0, discarded: 0 });
+      assert.equal(pool.idleCount, 1, 'the new connection is kept again');
+    } finally {
+      pool.close();
+      p0.kill();
+    }
+  });
+
   it('closes a connection that stayed idle past its timeout', async () => {
     const p0 = await startTestProxy({ id: 'p0', objects: objects() });
     const pool = createPeerPool({ idleTimeoutMs: 50 });
