@@ -30,8 +30,9 @@ const SEND_TIME_RING = 8192;
 
 /**
  * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, echoLagPackets?: number }} [o]
- *   path: the previous download's estimate on this channel (a kept connection): the cap starts
- *   there instead of at initialPackets, so a download does not ramp up from scratch each time.
+ *   path: the previous download's estimate on this channel (a kept connection), or on an earlier
+ *   connection of the same client (the proxy's path cache): the cap starts there instead of at
+ *   initialPackets, so a download does not ramp up from scratch each time.
  *   pacing: also space the packets at INFLIGHT_PACING_GAIN × the delivery rate (once one is
  *   known), for a transport that would send whatever it is given at once.
  *   echoLagPackets: packets the client may have received before it echoes them (it answers a source

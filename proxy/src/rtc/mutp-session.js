@@ -243,8 +243,11 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   function finish(dl, error) {
     if (dl.ended) return;
     dl.ended = true;
-    path = dl.inflight.pathEstimate() ?? path;
-    paths?.cache.set(paths.key, path, now());
+    const measured = dl.inflight.pathEstimate();
+    if (measured) {
+      path = measured;
+      paths?.cache.set(paths.key, measured, now()); // a download that measured nothing leaves the older one to age
+    }
     dl.abort.abort();
     dl.wake?.();
     try {
