@@ -132,7 +132,7 @@ const meta = {
   origoUrl, logsFlushed: flush, heldJoin, delayMs, delayMethod: testbed.delay?.describe ?? null, tcpCongestion: testbed.tcpCongestion,
   // the proxies' WebRTC build and SCTP max burst (packets, < 0: off): sim:compare models the same transport
   rtcBuilds: [...new Set(testbed.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown'))],
-  sctpMaxBurst: sameMaxBurst(testbed.proxies),
+  sctpMaxBurst: sameField(testbed.proxies, 'maxBurst'),
   // a new association's cwnd (packets; null: libdatachannel's 10), and whether a proxy starts a
   // client's new connection from the path it measured before (the path cache): how sim:compare
   // models a download on new connections
@@ -145,12 +145,7 @@ console.log(`${claims}\n`);
 for (const t of targets) console.log(`target: ${t.ok === null ? 'no data' : t.ok ? 'met   ' : 'MISSED'}  ${t.name}`);
 console.log(`\nreport: ${join(dir, 'README.md')} (${rows.length} downloads, ${failed} failed, ${meta.elapsedMin.toFixed(1)} min)`);
 
-/** The proxies' common SCTP max burst, or null when they differ or did not say. @param {{rtcBuild?: Record<string, any> | null}[]} proxies */
-function sameMaxBurst(proxies) {
-  return sameField(proxies, 'maxBurst');
-}
-
-/** A numeric field of the proxies' WebRTC build when all have the same, else null. @param {{rtcBuild?: Record<string, any> | null}[]} proxies @param {string} field */
+/** A numeric field of the proxies' WebRTC build (max burst, initial cwnd) when all have the same, else null. @param {{rtcBuild?: Record<string, any> | null}[]} proxies @param {string} field */
 function sameField(proxies, field) {
   const values = new Set(proxies.map((p) => p.rtcBuild?.[field] ?? null));
   const [only] = values;

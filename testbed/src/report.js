@@ -273,7 +273,7 @@ export function writeReport({ rows, dir, meta }) {
     '',
     claims,
     '',
-    '## Targets (issue 7)',
+    '## Targets',
     '',
     '| target | measured (median) | result | why (if missed) |',
     '|---|---|---|---|',
