@@ -14,6 +14,15 @@ import { CODED_HEADER_BYTES } from './constants.js';
 /** 'share': a helper leaves to each owner the packets it sends in this many of the helper's RTTs (tuned in the simulator). */
 const HELP_HORIZON_RTTS = 1.5;
 
+/**
+ * 'share': the sources' weights are the packets each sent while the last this-many windows of
+ * generations completed (echo now minus echo then): their recent rates. Totals since the start
+ * lagged for the whole download behind a source that began on a new connection (SCTP slow
+ * start) next to one on a kept connection: live 4×896 KiB/s, 2 kept + 2 new, generation 59 of
+ * 60 was still split 7:8:4:5 between four equal links.
+ */
+const WEIGHT_SPAN_WINDOWS = 1;
+
 export class CodedSender extends SenderBase {
   /**
    * @param {import('./sender-base.js').SenderOptions} opts
@@ -33,11 +42,22 @@ export class CodedSender extends SenderBase {
     // packets over the whole window, so every generation completes at once and the window waits a
     // round trip (simulator, 1×1792 KiB/s, RTT 50 ms, w=240, 4 MiB: 73% of the link; lowest first 94.5%)
     this.shared = this.params.scheduler === 'share';
-    /** per-source weights for 'share': packets delivered (latest echo) + 1 */
+    /** per-source weights for 'share': packets sent in the last WEIGHT_SPAN_WINDOWS (echo deltas) + 1 */
     this.weights = new Float64Array(this.sourceCount).fill(1);
     this.weightTotal = this.sourceCount;
     const wg = this.layout.windowGenerations;
     const n = this.sourceCount;
+    /** 'share': generations the weights look back over */
+    this.weightSpan = WEIGHT_SPAN_WINDOWS * wg;
+    /**
+     * 'share': the echo of each feedback that moved the window, oldest first, as the window base
+     * it moved to and the echo (n entries per mark). Every source hears the feedback that moves
+     * the window (the receiver sends it to all when a generation completes), so all hold the
+     * same marks and compute the same weights.
+     */
+    this.markBase = new Int32Array(this.weightSpan + 2);
+    this.markEcho = new Float64Array((this.weightSpan + 2) * n);
+    this.markCount = 0;
     /** 'share', per (window slot, source), generation k in slot k mod wg: the source's quota of k */
     this.quotas = new Int32Array(wg * n);
     /** 'share', per (window slot, source): useful packets the source gave k (feedback `contrib`) */
@@ -307,11 +327,7 @@ export class CodedSender extends SenderBase {
     let g = Math.max(this.gmin, base);
     while (g < G && this.dof[g] >= this.generationSize(g)) g++;
     for (let k = this.gmin; k < g; k++) this.dropEncoder(k);
-    if (this.shared) {
-      let t = 0;
-      for (let j = 0; j < n; j++) t += (this.weights[j] = msg.echo[j] + 1);
-      this.weightTotal = t;
-    }
+    if (this.shared) this.updateWeights(msg.echo, g);
     // move the window first: generations entering it take over the ring slots of those leaving
     const oldEnd = this.gend;
     this.gmin = g;
@@ -327,6 +343,32 @@ export class CodedSender extends SenderBase {
       for (let j = 0; j < n; j++) this.contrib[row + j] = c[i * n + j];
       this.owe[k] = this.owed(k);
     }
+  }
+
+  /**
+   * 'share': weights from this feedback's echo, less the echo of the latest window move at or
+   * below base g − weightSpan (none yet: since the start); then remember this echo if the window
+   * moves to g.
+   * @param {number[]} echo @param {number} g the window's new base
+   */
+  updateWeights(echo, g) {
+    const n = this.sourceCount;
+    let ref = -1;
+    for (let m = this.markCount - 1; m >= 0; m--) if (this.markBase[m] <= g - this.weightSpan) { ref = m; break; }
+    let t = 0;
+    for (let j = 0; j < n; j++) t += (this.weights[j] = Math.max(0, echo[j] - (ref >= 0 ? this.markEcho[ref * n + j] : 0)) + 1);
+    this.weightTotal = t;
+    if (g <= this.gmin) return;
+    // older marks than the reference are never needed again
+    if (ref > 0 || this.markCount === this.markBase.length) {
+      const drop = Math.max(ref, 1);
+      this.markBase.copyWithin(0, drop, this.markCount);
+      this.markEcho.copyWithin(0, drop * n, this.markCount * n);
+      this.markCount -= drop;
+    }
+    this.markBase[this.markCount] = g;
+    for (let j = 0; j < n; j++) this.markEcho[this.markCount * n + j] = echo[j];
+    this.markCount++;
   }
 
   /** Feedback applied and echoed packets settled: my transit now spans about one RTT. */
