@@ -3,7 +3,8 @@
 //   [--connections recorded|new|kept] [--all] [--json]`
 // prints "box, sim median, testbed median, ratio" for FIGURE 11's boxes (every box with --all).
 // --connections: which MUTP downloads started on new WebRTC connections: as each record says
-// (default; a record that does not say counts as kept), or all of them new, or all kept.
+// (default: as many of its sources as it opened; a record that does not say counts as kept), or
+// all of them new, or all kept.
 
 import { parseArgs } from 'node:util';
 import { compareCampaign, readCampaign, DEFAULT_PER_BOX, CAMPAIGN_OVERHEAD_BYTES } from '../src/compare.js';

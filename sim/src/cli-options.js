@@ -35,7 +35,9 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
                       the first: each proxy's in-flight cap starts from the path it measured (on
                       this connection, or on an earlier one of the same client)
   --start-cwnd P      MUTP: each SCTP association's cwnd at the start, packets (a new connection's:
-                      10, libdatachannel's initial window) (default: a kept association's, unlimited)
+                      10, libdatachannel's initial window), or 'kept' (a kept association's,
+                      unlimited); one value or a comma list per source, e.g. 10,10,kept,kept
+                      for two new connections beside two kept ones (default: kept)
   --codec C           coded: rank (default: the same decisions without the payload
                       arithmetic) | exact (the real RLNC encode/decode of every packet)
   --seeds K           runs per configuration, seeds 1..K (20)
@@ -129,6 +131,16 @@ function parseNumberList(text, name, min, max, maxExclusive) {
   return values.length === 1 ? values[0] : values;
 }
 
+/**
+ * --start-cwnd: packets or 'kept' (Infinity), one value or a comma list per source.
+ * @param {string} text
+ * @returns {number | number[]}
+ */
+function parseStartCwnd(text) {
+  const values = String(text).split(',').map((p) => (p.trim() === 'kept' ? Infinity : parseInteger(p, 'start-cwnd', 1, 1_000_000)));
+  return values.length === 1 ? values[0] : values;
+}
+
 /** Sweep axis -> [flag name, parser of one alternative]. */
 const AXES = {
   mode: ['mode', (/** @type {string} */ v) => parseMode(v)],
@@ -211,7 +223,7 @@ export function parseCli(argv) {
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
     kept: v.kept,
-    startCwnd: v['start-cwnd'] === undefined ? undefined : parseInteger(v['start-cwnd'], 'start-cwnd', 1, 1_000_000),
+    startCwnd: v['start-cwnd'] === undefined ? undefined : parseStartCwnd(v['start-cwnd']),
     queueMs: v['queue-ms'] === undefined ? undefined : parseInteger(v['queue-ms'], 'queue-ms', 1, 60_000),
     codec: v.codec,
     seeds: parseInteger(v.seeds, 'seeds', 1, 100_000),

@@ -63,14 +63,30 @@ export function readCampaign(dir) {
 }
 
 /**
- * Whether a MUTP download of the campaign started on new connections. 'recorded': as its record
+ * How many of a MUTP download's n sources started on new connections. 'recorded': as its record
  * says (connectionsOpened; a record that does not say counts as kept, as the campaign's client
- * keeps its connections); 'new' / 'kept': every download so.
- * @param {CampaignRecord & { connectionsOpened?: number | null }} r @param {'recorded' | 'new' | 'kept'} how
+ * keeps its connections); 'new' / 'kept': all or none.
+ * @param {CampaignRecord & { connectionsOpened?: number | null }} r @param {'recorded' | 'new' | 'kept'} how @param {number} n
  */
-export function startedOnNewConnections(r, how) {
-  if (how !== 'recorded') return how === 'new';
-  return typeof r.connectionsOpened === 'number' && r.connectionsOpened > 0;
+export function newConnectionCount(r, how, n) {
+  if (how !== 'recorded') return how === 'new' ? n : 0;
+  const opened = r.connectionsOpened;
+  return typeof opened === 'number' && opened > 0 ? Math.min(n, Math.floor(opened)) : 0;
+}
+
+/**
+ * The simulator's per-source start of a download with `opened` of its n sources on new
+ * connections: those start with a new association's cwnd (and the kept path only with the path
+ * cache), the others as kept. The record does not say which sources were new: the k-th download
+ * of a box takes sources k, k+1, … (mod n), so a mixed box is spread over its links.
+ * @param {number} n @param {number} opened @param {number} k @param {NewConnectionModel} model
+ * @returns {{ kept: boolean | boolean[], startCwnd?: number | number[] }}
+ */
+export function connectionStart(n, opened, k, model) {
+  if (opened <= 0) return { kept: true };
+  if (opened >= n) return { kept: model.pathKept, startCwnd: model.startCwnd };
+  const isNew = Array.from({ length: n }, (_, i) => (i - k % n + n) % n < opened);
+  return { kept: isNew.map((fresh) => (fresh ? model.pathKept : true)), startCwnd: isNew.map((fresh) => (fresh ? model.startCwnd : Infinity)) };
 }
 
 /** FIGURE 11's boxes: 1–2 MB chunks, w=240, g=24, no loss. @param {CampaignRecord} r */
@@ -86,7 +102,7 @@ export function isFigure11(r) {
  * @param {number} [o.maxBurst]
  * @param {number} [o.overheadBytes]
  * @param {NewConnectionModel} [o.newConnections]   how a download on new connections starts (default: libdatachannel's cwnd, no path cache)
- * @param {'recorded' | 'new' | 'kept'} [o.connections]  which downloads started on new connections (startedOnNewConnections)
+ * @param {'recorded' | 'new' | 'kept'} [o.connections]  which downloads started on new connections (newConnectionCount)
  * @param {(r: CampaignRecord) => boolean} [o.filter]
  * @param {(box: string) => void} [o.onBox]
  * @returns {Promise<{ box: string, simGoodputBps: number, testbedGoodputBps: number, ratio: number, simRuns: number, testbedRuns: number }[]>}
@@ -108,15 +124,15 @@ export async function compareCampaign(records, o) {
     const sim = [];
     for (let k = 0; k < Math.min(perBox, list.length); k++) {
       const r = list[k];
-      const fresh = startedOnNewConnections(r, o.connections ?? 'recorded');
+      const start = connectionStart(rates.length, newConnectionCount(r, o.connections ?? 'recorded', rates.length), k,
+        o.newConnections ?? { startCwnd: SCTP_INITIAL_CWND_PACKETS, pathKept: false });
       const config = {
         mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: 0, downCapBps: Infinity,
         size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,
         overheadBytes: o.overheadBytes ?? CAMPAIGN_OVERHEAD_BYTES, maxBurst: o.maxBurst,
         // a kept connection: its cwnd and path; a new one: a new association's cwnd, and the path
         // only where the proxies remember it per client
-        kept: fresh ? (o.newConnections?.pathKept ?? false) : true,
-        ...(fresh ? { startCwnd: o.newConnections?.startCwnd ?? SCTP_INITIAL_CWND_PACKETS } : {}),
+        ...start,
         queueMs: TESTBED_QUEUE_MS,
       };
       const s = await simulateOnce(config, k + 1);

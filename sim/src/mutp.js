@@ -10,6 +10,7 @@ import { createSctpPath, SCTP_MAX_BURST_STOCK, SCTP_PACKET_OVERHEAD_BYTES, DTLS_
 import { createRankCodec } from './rank-codec.js';
 import { createSlabAllocator } from './slab.js';
 import { loadCodec } from '@mutp/rlnc';
+import { perSource } from './units.js';
 
 /** @type {Promise<import('@mutp/rlnc').CodecFactory> | null} */
 let rankFactoryPromise = null;
@@ -70,9 +71,9 @@ function takeObjectBuffer(size) {
  * @property {number} overheadBytes   per-datagram lower-layer header bytes on the wire
  * @property {any} protocol           the protocol package (its exports)
  * @property {number} [maxBurst]      SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
- * @property {number} [startCwnd]     SCTP cwnd of the kept association at the start, packets (before the max-burst rule)
+ * @property {number|number[]} [startCwnd] SCTP cwnd at the start, packets (before the max-burst rule), for all or per source
  * @property {boolean} [inflightCap]  run the proxy's in-flight cap (default true)
- * @property {boolean} [kept]         the connections carried a download before: each proxy's in-flight cap starts from
+ * @property {boolean|boolean[]} [kept] (for all or per source) the connections carried a download before: each proxy's in-flight cap starts from
  *   the path that download measured (keptPath), as the live proxy's next download on a channel does
  * @property {'rank'|'exact'} [codec]  coded: 'rank' (default) skips the payload arithmetic, same decisions (rank-codec.js); 'exact' runs @mutp/rlnc
  */
@@ -131,11 +132,11 @@ export async function runMutp(net, job) {
     sender, started: false, dropped: false, seq: 0, pumpAt: Infinity,
     inflight: createInflightLimit({
       floorPackets: inflightFloorPackets(ctl.params.feedbackEvery), echoLagPackets: ctl.params.feedbackEvery,
-      path: job.kept ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
+      path: perSource(job.kept, i) ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
       pacing: !(maxBurst > 0 && Number.isFinite(maxBurst)), // as the live proxy: paced when SCTP's max burst is off
     }),
     path: createSctpPath({
-      net, source: i, maxBurst, startCwnd: job.startCwnd ?? Infinity, overheadBytes, over,
+      net, source: i, maxBurst, startCwnd: perSource(job.startCwnd, i) ?? Infinity, overheadBytes, over,
       deliver: (bytes) => atClient(i, bytes),
     }),
     idleMs: 0, idleSince: NaN,

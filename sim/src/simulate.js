@@ -8,7 +8,7 @@ import { createPrng, randomBytes } from './prng.js';
 import { runParallelHttp } from './parallel-http.js';
 import { runRangeHttp } from './range-http.js';
 import { runMutp } from './mutp.js';
-import { badInput } from './units.js';
+import { badInput, perSource } from './units.js';
 
 export const MODES = Object.freeze(['coded', 'uncoded', 'parallel-http', 'range-http']);
 
@@ -29,9 +29,10 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number} [firstSeed]
  * @property {number} overheadBytes        lower-layer bytes per datagram/segment on the wire
  * @property {number} [maxBurst]           MUTP: SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
- * @property {number} [startCwnd]          MUTP: the kept SCTP association's cwnd at the start, packets, before the max-burst rule (default: unlimited)
+ * @property {number|number[]} [startCwnd] MUTP: each SCTP association's cwnd at the start, packets, before the max-burst rule;
+ *   for all or per source (Infinity: a kept association's, unlimited) (default: unlimited)
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
- * @property {boolean} [kept]              MUTP: kept connections: the in-flight cap starts from the path a previous download measured
+ * @property {boolean|boolean[]} [kept]    MUTP: kept paths, for all or per source: the in-flight cap starts from the path a previous download measured
  * @property {number} [queueMs]            the uplinks' shaper queue, ms of each link's rate (shaping/shape's QUEUE_MS); absent: unbounded
  * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
@@ -81,12 +82,6 @@ function loadProtocol() {
   });
   return protocolModule;
 }
-
-/**
- * @param {number|number[]} v
- * @param {number} i
- */
-const perSource = (v, i) => (Array.isArray(v) ? v[i % v.length] : v);
 
 /**
  * The config with its MUTP window: the one given (params.window), else the live client's
@@ -200,7 +195,9 @@ export async function simulateConfig(config, hooks = {}) {
     summary.params = config.params;
     summary.maxBurst = config.maxBurst ?? null;
     summary.kept = config.kept ?? false;
-    summary.startCwnd = config.startCwnd ?? null;
+    const cwndText = (/** @type {number} */ c) => (c === Infinity ? 'kept' : c);
+    summary.startCwnd = config.startCwnd === undefined ? null
+      : Array.isArray(config.startCwnd) ? config.startCwnd.map(cwndText) : cwndText(config.startCwnd);
     summary.queueMs = config.queueMs ?? null;
   }
   return summary;

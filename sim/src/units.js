@@ -38,3 +38,12 @@ export function parseRate(text) {
 export function parseRates(text) {
   return parseRateMix(text, BAD_INPUT).map((r) => r.bps);
 }
+
+/**
+ * Source i's value of a setting given for all sources or per source (the list repeats cyclically).
+ * @template T
+ * @param {T | T[]} v
+ * @param {number} i
+ * @returns {T}
+ */
+export const perSource = (v, i) => (Array.isArray(v) ? v[i % v.length] : v);

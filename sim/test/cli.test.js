@@ -25,6 +25,7 @@ describe('sim CLI', function () {
       [['--bogus'], /Unknown option/],
       [['--json', '--csv'], /not both/],
       [['--delay-ms', '10,20', '--rates', '3x896KiB'], /lists 2 values but there are 3 sources/],
+      [['--start-cwnd', '10,fast'], /--start-cwnd must be an integer/],
     ];
     for (const [args, pattern] of cases) {
       const r = sim(args);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCampaign, startedOnNewConnections, compareCampaign } from '../src/compare.js';
+import { readCampaign, newConnectionCount, connectionStart, compareCampaign } from '../src/compare.js';
 import { SCTP_INITIAL_CWND_PACKETS } from '../src/sctp.js';
 
 /** @param {object | null} meta */
@@ -31,11 +31,30 @@ describe('sim: reading a campaign for sim:compare', () => {
     assert.deepEqual(readCampaign(campaignDir({ delayMs: 25, sctpInitialCwnd: 96, pathCache: true })).newConnections, { startCwnd: 96, pathKept: true });
     assert.deepEqual(readCampaign(campaignDir({ delayMs: 25, sctpInitialCwnd: null })).newConnections, { startCwnd: SCTP_INITIAL_CWND_PACKETS, pathKept: false });
     const r = /** @type {any} */ ({ connectionsOpened: 2 });
-    assert.equal(startedOnNewConnections(r, 'recorded'), true);
-    assert.equal(startedOnNewConnections({ ...r, connectionsOpened: 0 }, 'recorded'), false);
-    assert.equal(startedOnNewConnections(/** @type {any} */ ({}), 'recorded'), false, 'an older record counts as kept');
-    assert.equal(startedOnNewConnections({ ...r, connectionsOpened: 0 }, 'new'), true);
-    assert.equal(startedOnNewConnections(r, 'kept'), false);
+    assert.equal(newConnectionCount(r, 'recorded', 4), 2);
+    assert.equal(newConnectionCount({ ...r, connectionsOpened: 0 }, 'recorded', 4), 0);
+    assert.equal(newConnectionCount(/** @type {any} */ ({}), 'recorded', 4), 0, 'an older record counts as kept');
+    assert.equal(newConnectionCount({ ...r, connectionsOpened: 9 }, 'recorded', 4), 4);
+    assert.equal(newConnectionCount({ ...r, connectionsOpened: 0 }, 'new', 4), 4);
+    assert.equal(newConnectionCount(r, 'kept', 4), 0);
+  });
+
+  it('a download with some sources on new connections starts those new and the others kept, spread over the links', () => {
+    const model = { startCwnd: 10, pathKept: true };
+    assert.deepEqual(connectionStart(4, 0, 0, model), { kept: true });
+    assert.deepEqual(connectionStart(4, 4, 0, model), { kept: true, startCwnd: 10 });
+    assert.deepEqual(connectionStart(4, 2, 0, { startCwnd: 10, pathKept: false }),
+      { kept: [false, false, true, true], startCwnd: [10, 10, Infinity, Infinity] });
+    assert.deepEqual(connectionStart(4, 1, 5, model).startCwnd, [Infinity, 10, Infinity, Infinity], 'the 6th download: source 1 is the new one');
+  });
+
+  it('a download with one source on a new connection is simulated as that: not as all kept, not as all new', async () => {
+    const rec = { key: '2x896|coded', composition: '2x896', mode: 'coded', window: 240, generationSize: 24, lossPct: 0, sizeBin: '1-2MB', ok: true, netBytes: 1_500_000, goodputBps: 1, connectionsOpened: 1 };
+    const sim = async (/** @type {'recorded' | 'new' | 'kept'} */ how) => (await compareCampaign([/** @type {any} */ (rec)],
+      { delayMs: 25, perBox: 1, maxBurst: 0, connections: how, newConnections: { startCwnd: 10, pathKept: false } }))[0].simGoodputBps;
+    const [mixed, kept, fresh] = [await sim('recorded'), await sim('kept'), await sim('new')];
+    assert.notEqual(mixed, kept);
+    assert.notEqual(mixed, fresh);
   });
 
   it('a download on new connections without a kept path is simulated slower than one on kept connections', async () => {
