@@ -129,7 +129,7 @@ export async function runMutp(net, job) {
   let armedWake = Infinity;
   const over = () => doneMs !== null || failed !== null;
   const proxies = senders.map((sender, i) => ({
-    sender, started: false, dropped: false, seq: 0, pumpAt: Infinity,
+    sender, started: false, dropped: false, seq: 0, pumpAt: Infinity, /** @type {Uint8Array[]} */ metaBytes: [],
     inflight: createInflightLimit({
       floorPackets: inflightFloorPackets(ctl.params.feedbackEvery), echoLagPackets: ctl.params.feedbackEvery,
       path: perSource(job.kept, i) ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
@@ -198,10 +198,15 @@ export async function runMutp(net, job) {
     }
     const msg = r.msg;
     if (msg.type === 'request') {
-      if (p.started) return;
+      if (p.started) {
+        // the client re-sent its request: some meta datagrams were lost; as the live proxy, send them again
+        for (const b of p.metaBytes) p.path.send(b);
+        return;
+      }
       p.started = true;
       q.at(q.now + net.sources[i].startDelayMs, () => {
-        for (const m of p.sender.metaMessages({ serverFetchMs: net.sources[i].startDelayMs })) p.path.send(protocol.encodeMessage(m));
+        p.metaBytes = p.sender.metaMessages({ serverFetchMs: net.sources[i].startDelayMs }).map((m) => protocol.encodeMessage(m));
+        for (const b of p.metaBytes) p.path.send(b);
         pump(i);
       });
     } else if (msg.type === 'feedback') {
