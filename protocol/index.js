@@ -13,6 +13,7 @@ export { UncodedSender } from './src/uncoded-sender.js';
 export { CodedSender } from './src/coded-sender.js';
 export { UncodedReceiver } from './src/uncoded-receiver.js';
 export { CodedReceiver } from './src/coded-receiver.js';
+export { epochPackets, EPOCHS_PER_WINDOW } from './src/uncoded-epochs.js';
 export { ReceivedLog } from './src/received-log.js';
 export { deriveRates, median } from './src/metrics.js';
 export { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES } from './src/range-scheduler.js';

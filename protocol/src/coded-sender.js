@@ -10,16 +10,13 @@ import { SenderBase, newDatagram } from './sender-base.js';
 import { sourceSeed } from './rng.js';
 import { writeCodedHeader } from './wire.js';
 import { CODED_HEADER_BYTES } from './constants.js';
-
-/** 'share': a helper leaves to each owner the packets it sends in this many of the helper's RTTs (tuned in the simulator). */
-const HELP_HORIZON_RTTS = 1.5;
+import { RecentRates } from './recent-rates.js';
 
 /**
  * 'share': the sources' weights are the packets each sent while the last this-many windows of
- * generations completed (echo now minus echo then): their recent rates. Totals since the start
- * lagged for the whole download behind a source that began on a new connection (SCTP slow
- * start) next to one on a kept connection: live 4×896 KiB/s, 2 kept + 2 new, generation 59 of
- * 60 was still split 7:8:4:5 between four equal links.
+ * generations completed: their recent rates (RecentRates). Totals since the start lagged: live
+ * 4×896 KiB/s, 2 kept + 2 new connections, generation 59 of 60 was still split 7:8:4:5 between
+ * four equal links.
  */
 const WEIGHT_SPAN_WINDOWS = 1;
 
@@ -42,22 +39,15 @@ export class CodedSender extends SenderBase {
     // packets over the whole window, so every generation completes at once and the window waits a
     // round trip (simulator, 1×1792 KiB/s, RTT 50 ms, w=240, 4 MiB: 73% of the link; lowest first 94.5%)
     this.shared = this.params.scheduler === 'share';
-    /** per-source weights for 'share': packets sent in the last WEIGHT_SPAN_WINDOWS (echo deltas) + 1 */
-    this.weights = new Float64Array(this.sourceCount).fill(1);
-    this.weightTotal = this.sourceCount;
     const wg = this.layout.windowGenerations;
     const n = this.sourceCount;
-    /** 'share': generations the weights look back over */
-    this.weightSpan = WEIGHT_SPAN_WINDOWS * wg;
     /**
-     * 'share': the echo of each feedback that moved the window, oldest first, as the window base
-     * it moved to and the echo (n entries per mark). Every source hears the feedback that moves
-     * the window (the receiver sends it to all when a generation completes), so all hold the
-     * same marks and compute the same weights.
+     * 'share': per-source weights, the recent rates over the last WEIGHT_SPAN_WINDOWS of
+     * generations. Every source hears the feedback that moves the window (the receiver sends it
+     * to all when a generation completes), so all compute the same weights for the generations
+     * that enter it.
      */
-    this.markBase = new Int32Array(this.weightSpan + 2);
-    this.markEcho = new Float64Array((this.weightSpan + 2) * n);
-    this.markCount = 0;
+    this.rates = new RecentRates(n, WEIGHT_SPAN_WINDOWS * wg);
     /** 'share', per (window slot, source), generation k in slot k mod wg: the source's quota of k */
     this.quotas = new Int32Array(wg * n);
     /** 'share', per (window slot, source): useful packets the source gave k (feedback `contrib`) */
@@ -87,16 +77,16 @@ export class CodedSender extends SenderBase {
 
   /**
    * Generation k enters the window ('share'): split its packets among the sources in proportion
-   * to how many packets each has delivered so far (the echo of the latest feedback, which every
-   * source sees alike), in integers so the quotas add up to the generation size exactly; the
+   * to the sources' recent rates (from the feedback that moved the window, which every source
+   * sees alike), in integers so the quotas add up to the generation size exactly; the
    * rounding remainder rotates with k. Fixed from now on, so later feedback cannot make quotas
    * overlap.
    * @param {number} k
    */
   enterWindow(k) {
     const n = this.sourceCount;
-    const w = this.weights;
-    const total = this.weightTotal;
+    const w = this.rates.weights;
+    const total = this.rates.total;
     const size = this.generationSize(k);
     const row = (k % this.layout.windowGenerations) * n;
     let before = 0;
@@ -168,17 +158,16 @@ export class CodedSender extends SenderBase {
    * 'share', after feedback: how many of the other sources' owed packets of each window
    * generation a helper may take without racing them. Each owner sends lowest generation
    * first; in the time my packet needs to reach the client and the feedback to reach the
-   * owner (about my RTT), owner j sends about (my packets in transit) × (its delivered share /
-   * mine) packets, so those of its owed packets, counted lowest first, are as good as sent.
+   * owner (about my RTT), owner j sends about (my packets in transit) × (its recent rate /
+   * mine) packets (RecentRates.horizonPackets), so those of its owed packets, counted lowest first, are as good as sent.
    * The rest, higher in the window, can be taken.
    */
   computeStealable() {
     const n = this.sourceCount;
     const me = this.sourceIndex;
     const wg = this.layout.windowGenerations;
-    const horizon = HELP_HORIZON_RTTS * this.transit.length / this.weights[me];
     const committed = this.committed;
-    for (let j = 0; j < n; j++) committed[j] = horizon * this.weights[j];
+    for (let j = 0; j < n; j++) committed[j] = this.rates.horizonPackets(j, me, this.transit.length);
     this.stealable.fill(0);
     // generation by generation (each source's commitment is spent lowest generation first, and a
     // slot sums the sources in index order, as source by source would): k's excess is computed once
@@ -327,7 +316,7 @@ export class CodedSender extends SenderBase {
     let g = Math.max(this.gmin, base);
     while (g < G && this.dof[g] >= this.generationSize(g)) g++;
     for (let k = this.gmin; k < g; k++) this.dropEncoder(k);
-    if (this.shared) this.updateWeights(msg.echo, g);
+    if (this.shared) this.rates.update(msg.echo, g);
     // move the window first: generations entering it take over the ring slots of those leaving
     const oldEnd = this.gend;
     this.gmin = g;
@@ -343,32 +332,6 @@ export class CodedSender extends SenderBase {
       for (let j = 0; j < n; j++) this.contrib[row + j] = c[i * n + j];
       this.owe[k] = this.owed(k);
     }
-  }
-
-  /**
-   * 'share': weights from this feedback's echo, less the echo of the latest window move at or
-   * below base g − weightSpan (none yet: since the start); then remember this echo if the window
-   * moves to g.
-   * @param {number[]} echo @param {number} g the window's new base
-   */
-  updateWeights(echo, g) {
-    const n = this.sourceCount;
-    let ref = -1;
-    for (let m = this.markCount - 1; m >= 0; m--) if (this.markBase[m] <= g - this.weightSpan) { ref = m; break; }
-    let t = 0;
-    for (let j = 0; j < n; j++) t += (this.weights[j] = Math.max(0, echo[j] - (ref >= 0 ? this.markEcho[ref * n + j] : 0)) + 1);
-    this.weightTotal = t;
-    if (g <= this.gmin) return;
-    // older marks than the reference are never needed again
-    if (ref > 0 || this.markCount === this.markBase.length) {
-      const drop = Math.max(ref, 1);
-      this.markBase.copyWithin(0, drop, this.markCount);
-      this.markEcho.copyWithin(0, drop * n, this.markCount * n);
-      this.markCount -= drop;
-    }
-    this.markBase[this.markCount] = g;
-    for (let j = 0; j < n; j++) this.markEcho[this.markCount * n + j] = echo[j];
-    this.markCount++;
   }
 
   /** Feedback applied and echoed packets settled: my transit now spans about one RTT. */

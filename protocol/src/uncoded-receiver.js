@@ -1,7 +1,9 @@
 // Uncoded MUTP receiver (paper III.A): tracks received packets; a packet raises the DoF if
 // its index was not received before, otherwise it is a duplicate. Feedback is the window's
-// bitmap from w_min (the lowest packet not received) plus the per-source echo.
+// bitmap from w_min (the lowest packet not received) plus the per-source echo; when w_min
+// enters a new epoch (uncoded-epochs.js) it goes to every source at once.
 import { ReceiverBase } from './receiver-base.js';
+import { epochPackets } from './uncoded-epochs.js';
 
 export class UncodedReceiver extends ReceiverBase {
   /** @param {import('./receiver-base.js').ReceiverOptions} opts */
@@ -9,6 +11,8 @@ export class UncodedReceiver extends ReceiverBase {
     super(opts, 'uncoded');
     this.received = new Uint8Array(this.layout.packetCount);
     this.wmin = 0;
+    /** the senders deal packets by epochs of the window base (uncoded-epochs.js) */
+    this.epochPackets = epochPackets(this.params.window);
   }
 
   /** @param {any} msg */
@@ -42,7 +46,10 @@ export class UncodedReceiver extends ReceiverBase {
     this.c.netBytes += msg.payload.length;
     this.markReady(i);
     const L = this.layout.packetCount;
+    const from = this.wmin;
     while (this.wmin < L && this.received[this.wmin]) this.wmin++;
+    // the base entered a new epoch: every source hears it in the same message
+    if (Math.floor(this.wmin / this.epochPackets) > Math.floor(from / this.epochPackets)) this.urgentFeedback = true;
     return true;
   }
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import {
   encodeMessage, decodeMessage, maxGenerationSize, normalizeParams, computeLayout, createSender, createReceiver,
-  MAX_DATAGRAM_BYTES, MAX_URL_BYTES,
+  MAX_DATAGRAM_BYTES, MAX_URL_BYTES, epochPackets,
 } from '../index.js';
 import { createRng } from '../src/rng.js';
 
@@ -183,6 +183,24 @@ describe('state machines under bad input', () => {
     assert.deepEqual(polls[all]?.sources, [0, 1, 2, 3], `the completed generation goes to every source (${JSON.stringify(polls)})`);
     assert.ok(all >= 3 && polls.slice(1, all).every((p) => p.sources.join() === '0'), JSON.stringify(polls));
     for (const snd of senders) snd.close();
+    r.close();
+  });
+
+  it('uncoded: the feedback that moves the window base into a new epoch goes to every source', async () => {
+    const window = 40; // epochs of 10 packets
+    const data = new Uint8Array(1100 * 60).map((_, i) => i & 0xff);
+    const s = await createSender({ mode: 'uncoded', data, seed: 5, sourceIndex: 0, sourceCount: 4, params: { window } });
+    const r = await createReceiver({ meta: s.meta(), params: { feedbackEvery: 100, feedbackMaxDelayMs: 10_000 }, sourceCount: 4, now: 0 });
+    const epoch = epochPackets(window);
+    /** @type {number[]} */
+    const toAll = [];
+    for (let i = 0; i < 25; i++) {
+      r.handlePacket({ type: 'data', downloadId: s.downloadId, seq: i + 1, index: i, payload: data.subarray(i * 1100, (i + 1) * 1100) }, i % 4, i);
+      const fb = r.pollFeedbackFor(i);
+      if (fb) { assert.equal(fb.sources.length, 4, `feedback to ${fb.sources} only`); toAll.push(/** @type {any} */ (fb.message).base); }
+    }
+    assert.deepEqual(toAll, [epoch, 2 * epoch], 'one feedback to all as the base enters each epoch, none between');
+    s.close();
     r.close();
   });
 
