@@ -21,7 +21,8 @@ export class RecentRates {
     this.markBase = new Float64Array(span + 2);
     this.markEcho = new Float64Array((span + 2) * sourceCount);
     this.markCount = 0;
-    this.lastBase = -1;
+    /** the start, base 0, is the implicit mark of echo 0: only moves are marked, and every source hears the same ones */
+    this.lastBase = 0;
   }
 
   /**

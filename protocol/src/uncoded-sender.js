@@ -11,7 +11,7 @@
 // Weights from each source's own latest feedback made sources disagree on owners, and helping
 // without a horizon raced the owners: simulator, RTT 50 ms, w = 240, kept connections,
 // 6×896 KiB/s: 505 → 400 ms (normalized goodput 0.66 → 1.00); new connections, 1×1792 +
-// 3×896 KiB/s: 853 → 571 ms.
+// 3×896 KiB/s: 853 → 532 ms.
 import { SenderBase, newDatagram } from './sender-base.js';
 import { Bitset } from './bitset.js';
 import { writeDataHeader } from './wire.js';

@@ -30,13 +30,19 @@ describe('coded sender weights (share scheduler)', () => {
     const senders = [await sender(0), await sender(1)];
     const echo = [0, 0];
     let seq = 0;
+    // feedback that does not move the window goes to one source: each hears a different one first
+    senders[0].applyFeedback(feedback(++seq, 0, [30, 1]));
+    senders[1].applyFeedback(feedback(++seq, 0, [5, 20]));
     /** @type {number[]} */
     let early = [];
     for (let base = 1; base <= 22; base++) {
       // generations 1–10: source 0 sends 5× as fast as source 1 (still in slow start); then both alike
       if (base <= 10) { echo[0] += 40; echo[1] += 8; } else { echo[0] += 24; echo[1] += 24; }
       for (const s of senders) s.applyFeedback(feedback(++seq, base, echo.slice()));
-      if (base === 10) early = quotasOf(senders[0], 19); // generation 19 entered now
+      if (base === 10) { // generation 19 entered now
+        early = quotasOf(senders[0], 19);
+        assert.deepEqual(early, quotasOf(senders[1], 19), 'both sources split generation 19 alike');
+      }
     }
     // generation 31 entered with the window's move to base 22: the last 10 generations ran level
     const k = 22 + 10 - 1;
