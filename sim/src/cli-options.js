@@ -38,6 +38,8 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
                       10, libdatachannel's initial window), or 'kept' (a kept association's,
                       unlimited); one value or a comma list per source, e.g. 10,10,kept,kept
                       for two new connections beside two kept ones (default: kept)
+  --new-tcp           HTTP modes: every TCP connection is new (the handshake's round trip before
+                      the first request), as after the client's keep-alive (undici: 4 s idle)
   --codec C           coded: rank (default: the same decisions without the payload
                       arithmetic) | exact (the real RLNC encode/decode of every packet)
   --seeds K           runs per configuration, seeds 1..K (20)
@@ -74,6 +76,7 @@ const OPTIONS = /** @type {const} */ ({
   'overhead-bytes': { type: 'string', default: '0' },
   'max-burst': { type: 'string', default: '10' },
   kept: { type: 'boolean', default: false },
+  'new-tcp': { type: 'boolean', default: false },
   'start-cwnd': { type: 'string' },
   'queue-ms': { type: 'string' },
   codec: { type: 'string', default: 'rank' },
@@ -223,6 +226,7 @@ export function parseCli(argv) {
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
     kept: v.kept,
+    newTcp: v['new-tcp'],
     startCwnd: v['start-cwnd'] === undefined ? undefined : parseStartCwnd(v['start-cwnd']),
     queueMs: v['queue-ms'] === undefined ? undefined : parseInteger(v['queue-ms'], 'queue-ms', 1, 60_000),
     codec: v.codec,

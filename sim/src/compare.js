@@ -85,8 +85,29 @@ export function newConnectionCount(r, how, n) {
 export function connectionStart(n, opened, k, model) {
   if (opened <= 0) return { kept: true };
   if (opened >= n) return { kept: model.pathKept, startCwnd: model.startCwnd };
-  const isNew = Array.from({ length: n }, (_, i) => (i - k % n + n) % n < opened);
+  const isNew = newSources(n, opened, k);
   return { kept: isNew.map((fresh) => (fresh ? model.pathKept : true)), startCwnd: isNew.map((fresh) => (fresh ? model.startCwnd : Infinity)) };
+}
+
+/**
+ * Which of n sources of the k-th download of a box were among the `opened` new connections:
+ * sources k, k+1, … (mod n).
+ * @param {number} n @param {number} opened @param {number} k
+ */
+export function newSources(n, opened, k) {
+  return Array.from({ length: n }, (_, i) => (i - k % n + n) % n < opened);
+}
+
+/**
+ * An HTTP download's new TCP connections (tcpConnectionsOpened; a record that does not say
+ * counts as kept): that many of its sources pay the handshake first.
+ * @param {CampaignRecord & { tcpConnectionsOpened?: number | null }} r @param {number} n @param {number} k
+ * @returns {{ newTcp?: boolean[] }}
+ */
+export function tcpStart(r, n, k) {
+  const opened = r.tcpConnectionsOpened;
+  if (typeof opened !== 'number' || opened <= 0) return {};
+  return { newTcp: newSources(n, Math.min(n, Math.floor(opened)), k) };
 }
 
 /** FIGURE 11's boxes: 1–2 MB chunks, w=240, g=24, no loss. @param {CampaignRecord} r */
@@ -124,8 +145,11 @@ export async function compareCampaign(records, o) {
     const sim = [];
     for (let k = 0; k < Math.min(perBox, list.length); k++) {
       const r = list[k];
-      const start = connectionStart(rates.length, newConnectionCount(r, o.connections ?? 'recorded', rates.length), k,
-        o.newConnections ?? { startCwnd: SCTP_INITIAL_CWND_PACKETS, pathKept: false });
+      const mutp = r.mode === 'coded' || r.mode === 'uncoded';
+      const start = mutp
+        ? connectionStart(rates.length, newConnectionCount(r, o.connections ?? 'recorded', rates.length), k,
+          o.newConnections ?? { startCwnd: SCTP_INITIAL_CWND_PACKETS, pathKept: false })
+        : tcpStart(r, rates.length, k);
       const config = {
         mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: 0, downCapBps: Infinity,
         size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,

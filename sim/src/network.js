@@ -11,6 +11,8 @@
  * @property {number} startDelayMs  the proxy's origin-fetch time before its first byte, ms
  * @property {number} [queuePackets] the uplink shaper's queue, packets (Infinity or absent: unbounded). A
  *   packet that finds it full is dropped. Only the SCTP model sends into it; TCP's loss is modelled apart.
+ * @property {boolean} [newTcp]     HTTP modes: the client's TCP connection to this proxy is new, so the
+ *   handshake's round trip comes before the first request (absent: a kept connection)
  */
 
 /** Frame bytes a shaper's packet-counted queue is sized in (shaping/shape: a full Ethernet frame). */

@@ -1,7 +1,7 @@
 // Parallel HTTP baseline (paper III): every source sends the whole object; the first
 // response to finish wins and the others are aborted at that moment.
 
-import { startTcpStream } from './tcp-stream.js';
+import { startTcpStream, tcpHandshakeMs } from './tcp-stream.js';
 
 /**
  * @param {import('./network.js').Network} net
@@ -20,8 +20,9 @@ export async function runParallelHttp(net, { size, data, overheadBytes }) {
   const streams = [];
   for (let i = 0; i < n; i++) {
     const link = net.sources[i];
-    // The request reaches the proxy after one delay; it fetches the origin, then streams.
-    const startAt = link.delayMs + link.startDelayMs;
+    // The request reaches the proxy after one delay (after the handshake's round trip on a new
+    // connection); it fetches the origin, then streams.
+    const startAt = tcpHandshakeMs(link) + link.delayMs + link.startDelayMs;
     streams.push(startTcpStream(net, i, size, startAt, (_offset, count) => {
       if (doneMs !== null) return;
       if (ttfbMs === null) ttfbMs = q.now;

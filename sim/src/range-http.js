@@ -8,7 +8,7 @@
 // checks it byte for byte.
 
 import { BLOCK_BYTES, blockCount, createBlockRangeScheduler, createBlockVote } from '@mutp/protocol';
-import { startTcpStream, createTcpConn } from './tcp-stream.js';
+import { startTcpStream, createTcpConn, tcpHandshakeMs } from './tcp-stream.js';
 
 /**
  * @param {import('./network.js').Network} net
@@ -31,8 +31,8 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   let doneMs = null;
   /** @type {Array<{range: {start: number, end: number}, got: number, stream: {cancel: () => void}} | null>} */
   const active = new Array(n).fill(null);
-  /** when each proxy has the object (its probe reached it and it fetched the origin), ms */
-  const fetchedAt = net.sources.map((l) => l.delayMs + l.startDelayMs);
+  /** when each proxy has the object (its probe reached it, after the handshake on a new connection, and it fetched the origin), ms */
+  const fetchedAt = net.sources.map((l) => tcpHandshakeMs(l) + l.delayMs + l.startDelayMs);
   const conns = net.sources.map(() => createTcpConn());
   let probed = false;
   /** the live client's size vote: the size is known once a strict majority of the proxies said it */

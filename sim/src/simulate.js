@@ -34,6 +34,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
  * @property {boolean|boolean[]} [kept]    MUTP: kept paths, for all or per source: the in-flight cap starts from the path a previous download measured
  * @property {number} [queueMs]            the uplinks' shaper queue, ms of each link's rate (shaping/shape's QUEUE_MS); absent: unbounded
+ * @property {boolean|boolean[]} [newTcp]  HTTP modes, for all or per source: a new TCP connection (a handshake round trip before the request)
  * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
 
@@ -113,6 +114,7 @@ export async function simulateOnce(config, seed) {
     loss: perSource(config.loss, i),
     startDelayMs: perSource(config.startDelayMs, i),
     queuePackets: config.queueMs === undefined ? Infinity : shaperQueuePackets(rateBps, config.queueMs),
+    newTcp: perSource(config.newTcp ?? false, i),
   }));
   const net = new Network(queue, { sources, downCapBps: config.downCapBps, prng: createPrng(seed ^ 0x51) });
   const data = objectBytes(config.size);
@@ -199,6 +201,8 @@ export async function simulateConfig(config, hooks = {}) {
     summary.startCwnd = config.startCwnd === undefined ? null
       : Array.isArray(config.startCwnd) ? config.startCwnd.map(cwndText) : cwndText(config.startCwnd);
     summary.queueMs = config.queueMs ?? null;
+  } else {
+    summary.newTcp = config.newTcp ?? false;
   }
   return summary;
 }

@@ -60,6 +60,7 @@ export function toSimConfig(o) {
     maxBurst: o.maxBurst,
     kept: o.kept,
     startCwnd: o.startCwnd,
+    newTcp: o.newTcp,
     queueMs: o.queueMs,
     codec: o.codec,
   };

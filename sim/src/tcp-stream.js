@@ -25,6 +25,15 @@ export function tcpRateBps(link) {
 }
 
 /**
+ * Time a new connection spends on its handshake before the client can send a request: the
+ * SYN / SYN-ACK round trip (the request goes with the final ACK); 0 on a kept connection.
+ * @param {import('./network.js').SourceLink} link
+ */
+export function tcpHandshakeMs(link) {
+  return link.newTcp ? 2 * link.delayMs : 0;
+}
+
+/**
  * One TCP connection per source and download: its congestion window and segments in flight.
  * @typedef {{ cwnd: number, inflight: number }} TcpConn
  */

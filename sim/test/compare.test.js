@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCampaign, newConnectionCount, connectionStart, compareCampaign } from '../src/compare.js';
+import { readCampaign, newConnectionCount, connectionStart, tcpStart, compareCampaign } from '../src/compare.js';
 import { SCTP_INITIAL_CWND_PACKETS } from '../src/sctp.js';
 
 /** @param {object | null} meta */
@@ -46,6 +46,14 @@ describe('sim: reading a campaign for sim:compare', () => {
     assert.deepEqual(connectionStart(4, 2, 0, { startCwnd: 10, pathKept: false }),
       { kept: [false, false, true, true], startCwnd: [10, 10, Infinity, Infinity] });
     assert.deepEqual(connectionStart(4, 1, 5, model).startCwnd, [Infinity, 10, Infinity, Infinity], 'the 6th download: source 1 is the new one');
+  });
+
+  it('an HTTP download that opened new TCP connections pays their handshakes; one that does not say, none', () => {
+    const r = /** @type {any} */ ({ mode: 'range-http', tcpConnectionsOpened: 2 });
+    assert.deepEqual(tcpStart(r, 4, 1), { newTcp: [false, true, true, false] });
+    assert.deepEqual(tcpStart({ ...r, tcpConnectionsOpened: 7 }, 4, 0), { newTcp: [true, true, true, true] });
+    assert.deepEqual(tcpStart({ ...r, tcpConnectionsOpened: null }, 4, 0), {});
+    assert.deepEqual(tcpStart({ ...r, tcpConnectionsOpened: 0 }, 4, 0), {});
   });
 
   it('a download with one source on a new connection is simulated as that: not as all kept, not as all new', async () => {

@@ -96,6 +96,20 @@ describe('range-http baseline', () => {
   });
 });
 
+describe('new TCP connections', () => {
+  for (const mode of /** @type {const} */ (['parallel-http', 'range-http'])) {
+    it(`${mode}: a new connection pays the handshake's round trip before the request, nothing else changes`, async () => {
+      const kept = await simulateOnce(config({ mode }), 1);
+      const fresh = await simulateOnce(config({ mode, newTcp: true }), 1);
+      assert.ok(fresh.ok && fresh.verified);
+      assert.ok(Math.abs(fresh.durationMs - kept.durationMs - 50) < 1e-6, `${fresh.durationMs} vs ${kept.durationMs}: not one RTT (50 ms) more`);
+      // one source of four new: the others start at once (range-http hands its share to them)
+      const one = await simulateOnce(config({ mode, newTcp: [true, false, false, false] }), 1);
+      assert.ok(one.durationMs < fresh.durationMs, `one new connection ${one.durationMs} vs all new ${fresh.durationMs}`);
+    });
+  }
+});
+
 describe('determinism', () => {
   it('the same flags give the same numbers', async () => {
     for (const mode of /** @type {const} */ (['parallel-http', 'range-http'])) {

@@ -139,6 +139,8 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
           busyCores: round3(busyCores(machine0, machineCpu(), cores)), delaylineCpu: delaylineCpu === null ? null : round3(delaylineCpu),
           // MUTP: kept connections this download took and new ones it opened (pool counters; exact when alone)
           connectionsReused: r.connections ? r.connections.reused - preOpened : null, connectionsOpened: r.connections ? r.connections.opened + preOpened : null,
+          // HTTP modes: new TCP connections to the proxies (a handshake before the request)
+          tcpConnectionsOpened: typeof r.connections?.tcpOpened === 'number' ? r.connections.tcpOpened : null,
           recordId: s.id ?? null, startedAt: s.startedAt ?? null, firstPacketMs: s.firstPacketMs ?? null, timeBreakdown: s.timeBreakdown ?? null,
         };
         rows.push(row);

@@ -3,6 +3,7 @@
 // on stdin ({seq, cmd, ...}) and answering JSON lines on stdout ({seq, ok, result | error}).
 // One process for the whole campaign: Node start-up and codec loading are paid once, not per download.
 import { createInterface } from 'node:readline';
+import diagnostics from 'node:diagnostics_channel';
 import { createClient } from '@mutp/proxyclientlib';
 import { cpuSeconds } from './proc-cpu.js';
 import { codedError } from '@mutp/common/errors';
@@ -18,6 +19,15 @@ const client = createClient({ origo, keepDigestLists, logger: { warn: (...a) => 
 
 /** @param {object} msg */
 const reply = (msg) => process.stdout.write(`${JSON.stringify(msg)}\n`);
+
+// New TCP connections to the proxies (HTTP modes; MUTP's signalling), from the HTTP client's own
+// events: a download on a connection that sat idle past the keep-alive pays a handshake first.
+const origoHost = new URL(origo).host;
+let proxyTcpConnects = 0;
+diagnostics.subscribe('undici:client:connected', (/** @type {any} */ m) => {
+  const p = m?.connectParams;
+  if (p && `${p.hostname}:${p.port}` !== origoHost && p.host !== origoHost) proxyTcpConnects++;
+});
 
 /** @type {Record<string, (req: any) => Promise<unknown>>} */
 const commands = {
@@ -39,12 +49,13 @@ const commands = {
     if (cold === true) client.closeIdleConnections();
     const cpu0 = cpuSeconds(process.pid);
     const c0 = client.connectionCounters();
+    const tcp0 = proxyTcpConnects;
     const t0 = performance.now();
     // the pool's counters moved by this download (exact when it ran alone): kept connections it
-    // took, new ones it opened
+    // took, new ones it opened; and the new TCP connections to proxies
     const connections = () => {
       const c1 = client.connectionCounters();
-      return c0 && c1 ? { reused: c1.reuses - c0.reuses, opened: c1.connects - c0.connects } : null;
+      return c0 && c1 ? { reused: c1.reuses - c0.reuses, opened: c1.connects - c0.connects, tcpOpened: proxyTcpConnects - tcp0 } : null;
     };
     try {
       const { stats } = await client.download(url, { mode, proxies, window, generationSize, feedbackEvery });
