@@ -19,11 +19,12 @@ const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).dige
  * @param {string} file
  * @param {string[]} args
  * @param {Record<string, string>} [env]
+ * @param {string[]} [nodeArgs] node's own flags, before the file
  * @returns {Promise<{code: number | null, stdout: string, stderr: string}>}
  */
-function run(file, args, env = {}) {
+function run(file, args, env = {}, nodeArgs = []) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, file, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -101,6 +102,17 @@ describe('integration: the mutp CLI', function () {
       assert.equal(r.code, 2, `${args.join(' ')} → ${r.code}`);
       assert.match(r.stderr, /^mutp: /);
     }
+  });
+
+  it('exits when its work is done even if something still holds the event loop, and says what', async () => {
+    // a listening server nobody closes stands in for a peer connection still being set up at the end
+    const leak = 'data:text/javascript,import net from "node:net"; net.createServer().listen(0, "127.0.0.1");';
+    const t0 = Date.now();
+    const r = await run(MUTP_BIN, ['--help'], {}, ['--import', leak]);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^Usage:/);
+    assert.match(r.stderr, /still running .*TCPServerWrap.*exiting/);
+    assert.ok(Date.now() - t0 < 20_000, 'it hung');
   });
 
   it('proxies lists the fleet', async () => {
