@@ -17,9 +17,15 @@ export class RecentRates {
     /** per source: packets sent over the span (echo delta) + 1, so none is 0 */
     this.weights = new Float64Array(sourceCount).fill(1);
     this.total = sourceCount;
-    /** the echo at each window base seen, oldest first (enough to look `span` back: bases only grow) */
-    this.markBase = new Float64Array(span + 2);
-    this.markEcho = new Float64Array((span + 2) * sourceCount);
+    /**
+     * the echo at each window base seen, in a ring of span + 2 (enough to look `span` back: bases
+     * grow by ≥ 1 per mark, so the oldest of a full ring is below any reference still needed)
+     */
+    this.ringSize = span + 2;
+    this.markBase = new Float64Array(this.ringSize);
+    this.markEcho = new Float64Array(this.ringSize * sourceCount);
+    /** ring index of the oldest mark, and how many marks there are */
+    this.markHead = 0;
     this.markCount = 0;
     /** the start, base 0, is the implicit mark of echo 0: only moves are marked, and every source hears the same ones */
     this.lastBase = 0;
@@ -32,23 +38,24 @@ export class RecentRates {
    */
   update(echo, base) {
     const n = this.n;
-    let ref = -1;
-    for (let m = this.markCount - 1; m >= 0; m--) if (this.markBase[m] <= base - this.span) { ref = m; break; }
+    const size = this.ringSize;
+    let ref = -1; // ring index of the newest mark at or below base − span
+    for (let m = this.markCount - 1; m >= 0; m--) {
+      const at = (this.markHead + m) % size;
+      if (this.markBase[at] <= base - this.span) { ref = at; break; }
+    }
     let t = 0;
     for (let j = 0; j < n; j++) t += (this.weights[j] = Math.max(0, echo[j] - (ref >= 0 ? this.markEcho[ref * n + j] : 0)) + 1);
     this.total = t;
     if (base <= this.lastBase) return;
     this.lastBase = base;
-    // marks older than the reference are never needed again; with span + 2 marks the oldest is
-    // always older than the reference (bases grow by ≥ 1 per mark)
-    if (ref > 0 || this.markCount === this.markBase.length) {
-      const drop = Math.max(ref, 1);
-      this.markBase.copyWithin(0, drop, this.markCount);
-      this.markEcho.copyWithin(0, drop * n, this.markCount * n);
-      this.markCount -= drop;
+    if (this.markCount === size) { // the oldest mark is older than any reference still needed
+      this.markHead = (this.markHead + 1) % size;
+      this.markCount--;
     }
-    this.markBase[this.markCount] = base;
-    for (let j = 0; j < n; j++) this.markEcho[this.markCount * n + j] = echo[j];
+    const at = (this.markHead + this.markCount) % size;
+    this.markBase[at] = base;
+    for (let j = 0; j < n; j++) this.markEcho[at * n + j] = echo[j];
     this.markCount++;
   }
 

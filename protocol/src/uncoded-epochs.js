@@ -12,7 +12,10 @@ export function epochPackets(window) {
   return Math.max(1, Math.ceil(window / EPOCHS_PER_WINDOW));
 }
 
-/** The epoch the window's base must reach before packet i can enter a window of `window` packets. @param {number} i @param {number} window */
-export function entryEpoch(i, window) {
-  return Math.max(0, Math.floor((i - window + 1) / epochPackets(window)));
+/**
+ * The epoch the window's base must reach before packet i can enter a window of `window` packets.
+ * @param {number} i @param {number} window @param {number} [perEpoch] epochPackets(window), when the caller holds it
+ */
+export function entryEpoch(i, window, perEpoch = epochPackets(window)) {
+  return Math.max(0, Math.floor((i - window + 1) / perEpoch));
 }

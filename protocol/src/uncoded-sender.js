@@ -71,7 +71,7 @@ export class UncodedSender extends SenderBase {
    */
   ownerOf(i) {
     const n = this.sourceCount;
-    const e = Math.min(this.lastEpoch, Math.max(this.lastEpoch - EPOCH_RING + 1, entryEpoch(i, this.params.window)));
+    const e = Math.min(this.lastEpoch, Math.max(this.lastEpoch - EPOCH_RING + 1, entryEpoch(i, this.params.window, this.epochPackets)));
     const slot = e % EPOCH_RING;
     const x = (((i % n) + ((Math.floor(i / n) * GOLDEN) % 1)) / n) * this.epochTotal[slot];
     let acc = 0;

@@ -70,7 +70,11 @@ export function readCampaign(dir) {
  */
 export function newConnectionCount(r, how, n) {
   if (how !== 'recorded') return how === 'new' ? n : 0;
-  const opened = r.connectionsOpened;
+  return recordedCount(r.connectionsOpened, n);
+}
+
+/** A record's count of new connections as sources: 0 when it does not say, at most n. @param {number | null | undefined} opened @param {number} n */
+function recordedCount(opened, n) {
   return typeof opened === 'number' && opened > 0 ? Math.min(n, Math.floor(opened)) : 0;
 }
 
@@ -105,9 +109,8 @@ export function newSources(n, opened, k) {
  * @returns {{ newTcp?: boolean[] }}
  */
 export function tcpStart(r, n, k) {
-  const opened = r.tcpConnectionsOpened;
-  if (typeof opened !== 'number' || opened <= 0) return {};
-  return { newTcp: newSources(n, Math.min(n, Math.floor(opened)), k) };
+  const opened = recordedCount(r.tcpConnectionsOpened, n);
+  return opened > 0 ? { newTcp: newSources(n, opened, k) } : {};
 }
 
 /** FIGURE 11's boxes: 1–2 MB chunks, w=240, g=24, no loss. @param {CampaignRecord} r */
