@@ -15,15 +15,20 @@ const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob 
  * @param {boolean} [o.ignoreRange]    answer 200 with the whole object even when a Range was asked
  * @param {number} [o.holdAfterBytes]  send this many body bytes of each response, then hold the rest until release()
  * @param {boolean} [o.inlineDigests]  a body response carries the digest list in its head, as the real proxy's does for small lists
+ * @param {Promise<unknown>} [o.digestGate]  answer `&digests=1` only once this settles
  */
 export async function startFakeProxy(o = {}) {
   const requests = [];
+  /** per request in `requests`: the number of the TCP connection it came on (1, 2, … in accept order) */
+  const requestConnections = [];
   /** @type {() => void} */
   let release = () => {};
   const gate = new Promise((resolve) => { release = () => resolve(undefined); });
   let held = 0; // responses that reached the hold point
-  const server = http.createServer((req, res) => {
+  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
+  const handle = (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
+    requestConnections.push(/** @type {any} */ (req.socket).connNo);
     requests.push({ path: u.pathname, url: u.searchParams.get('url'), range: req.headers.range ?? null, ...(u.searchParams.get('digests') ? { digests: true } : {}) });
     if (o.error) {
       res.writeHead(o.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: o.error.code, message: 'refused by test' } }));
@@ -71,14 +76,24 @@ export async function startFakeProxy(o = {}) {
       res.end();
     };
     pump();
+  };
+  const server = http.createServer((req, res) => {
+    const late = o.digestGate !== undefined && new URL(req.url ?? '/', 'http://x').searchParams.get('digests') === '1';
+    if (late) o.digestGate?.finally(() => handle(req, res));
+    else handle(req, res);
   });
+  let connections = 0;
+  server.on('connection', (socket) => { connections += 1; /** @type {any} */ (socket).connNo = connections; });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    requestConnections,
     /** Let held responses go on (see holdAfterBytes). */
     release: () => release(),
+    /** TCP connections accepted so far. */
+    connections: () => connections,
     /** How many responses reached the hold point so far. */
     held: () => held,
     close: () => new Promise((resolve) => { server.close(() => resolve(undefined)); server.closeAllConnections(); }),

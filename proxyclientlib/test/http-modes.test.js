@@ -96,6 +96,28 @@ describe('HTTP modes (fake proxies)', function () {
     assert.equal(stats.serverFetchMs, 12.5, 'server fetch time from Server-Timing');
   });
 
+  it('range-http: each proxy gets its list request and then its ranges on one TCP connection', async () => {
+    // the third proxy's list comes once the others' ranges are under way: its own ranges must wait
+    // for it instead of opening a second connection
+    /** @type {(v?: unknown) => void} */
+    let openGate = () => {};
+    const gate = new Promise((r) => { openGate = r; });
+    const ps = [await proxy(), await proxy(), await proxy({ digestGate: gate })];
+    const { data } = await client().download(`${ORIGIN}/media/demo-5MB.bin`, {
+      mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })), onProgress: () => openGate(),
+    });
+    assert.equal(sha(data), sha(demoBytes(5 << 20)));
+    for (const [i, p] of ps.entries()) {
+      const conns = p.requestConnections;
+      assert.ok(p.requests[0].digests && conns.length >= 2, `proxy ${i}: its list, then ranges (${conns.length} requests)`);
+      // a range that lost the tail's race is aborted, and HTTP/1.1 can only abort by closing: the
+      // proxy's next request (a last duplicate, if any) then needs a new connection
+      const lastOnFirst = conns.lastIndexOf(1);
+      assert.ok(lastOnFirst >= 1 && conns.slice(0, lastOnFirst).every((c) => c === 1) && conns.length - lastOnFirst <= 2,
+        `proxy ${i}: requests on connections ${conns.join(',')}`);
+    }
+  });
+
   it('refuses bad input with codes', async () => {
     const c = client();
     await assert.rejects(c.download('ftp://x/y', { mode: 'parallel-http', proxies: [{ id: 'a', url: 'http://127.0.0.1:1' }] }), { code: 'ERR_BAD_URL' });

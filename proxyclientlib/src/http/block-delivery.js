@@ -153,13 +153,20 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
      * Every proxy's digest list: the one its body response carried (`inline`, when given: resolves
      * with the encoded list from the response's head, or null when there was none), else asked for
      * (GET /fetch?url=…&digests=1), in parallel with the bodies. Settles when every list is in; a
-     * proxy that cannot give one no longer counts in the vote.
+     * proxy that cannot give one no longer counts in the vote. onSettled(i): proxy i's list is in or
+     * failed (its request, if any, is over).
      * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
-     *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>}} o
+     *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>,
+     *   onSettled?: (i: number) => void}} o
      */
-    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline }) {
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, onSettled }) {
       forgetLists = () => digestCache?.forget(url);
       return Promise.all(proxies.map(async (p, i) => {
+        await listOf(p, i);
+        onSettled?.(i);
+      }));
+      /** @param {{url: string}} p @param {number} i */
+      async function listOf(p, i) {
         const kept = digestCache?.get(p.url, url);
         if (kept) {
           vote.addList(i, kept);
@@ -181,7 +188,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
           onError(i, errorInfo(err));
         }
         afterVote();
-      }));
+      }
     },
     /**
      * The block assembler of one response from source s starting at an object offset (a block boundary).

@@ -2,6 +2,7 @@
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
 import { codedError } from '@mutp/common/errors';
 import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
+import { yieldToHttpClient } from '#http-turn';
 
 export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
@@ -144,6 +145,8 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
       } finally {
         reader.releaseLock();
       }
+      // the caller's next request to this proxy (Range-split: the next range) reuses the connection
+      await yieldToHttpClient();
     }
     if (both.aborted) throw rethrow(null, both, 'ERR_ABORTED', 'download aborted');
     if (expected !== null && received !== expected) {
