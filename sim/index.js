@@ -6,3 +6,4 @@ export { parseCli, parseSweep } from './src/cli-options.js';
 export { benchConfig } from './src/bench.js';
 export { createPrng } from './src/prng.js';
 export { CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS } from './src/compare.js';
+export { SCTP_INITIAL_CWND_PACKETS } from './src/sctp.js';

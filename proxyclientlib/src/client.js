@@ -278,8 +278,12 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     connectedTo: (list) => peerPool !== null && list.every((p) => peerPool.idleFor(p.url) > 0),
     /** Pooled proxy connections: {connects, reuses, discarded (lent connections closed as failed or suspect)} and how many are idle now. */
     connectionCounters: () => (peerPool ? { ...peerPool.counters(), idle: peerPool.idleCount } : null),
-    /** Close the kept connections now: the next MUTP download connects anew (a one-off download's start). */
-    closeIdleConnections: () => peerPool?.closeIdle(),
+    /**
+     * Close the kept connections now: the next MUTP download connects anew (a one-off download's
+     * start). proxyUrls: only those to these proxies (default: all).
+     * @param {string[]} [proxyUrls]
+     */
+    closeIdleConnections: (proxyUrls) => peerPool?.closeIdle(proxyUrls),
     close: () => {
       peerPool?.close();
       logs?.close();

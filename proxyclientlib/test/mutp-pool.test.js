@@ -118,6 +118,27 @@ describe('MUTP kept connections (peer pool, loopback)', function () {
     }
   });
 
+  it('closeIdle(urls): only the connections to those proxies close', async () => {
+    const p0 = await startTestProxy({ id: 'p0', objects: objects() });
+    const p1 = await startTestProxy({ id: 'p1', objects: objects() });
+    const pool = createPeerPool();
+    try {
+      await downloadMutp({ ...common, mode: 'coded', proxies: [p0.ref, p1.ref], peerPool: pool });
+      assert.equal(pool.idleCount, 2);
+      pool.closeIdle([p1.ref.url]);
+      assert.equal(pool.idleFor(p0.ref.url), 1, 'the other proxy keeps its connection');
+      assert.equal(pool.idleFor(p1.ref.url), 0);
+      await waitFor(() => p1.rtc.peerCount === 0);
+      const { data } = await downloadMutp({ ...common, mode: 'coded', proxies: [p0.ref, p1.ref], peerPool: pool });
+      assert.equal(sha256(data), sha256(body));
+      assert.deepEqual(pool.counters(), { connects: 3, reuses: 1, discarded: 0 });
+    } finally {
+      pool.close();
+      p0.kill();
+      p1.kill();
+    }
+  });
+
   it('closes a connection that stayed idle past its timeout', async () => {
     const p0 = await startTestProxy({ id: 'p0', objects: objects() });
     const pool = createPeerPool({ idleTimeoutMs: 50 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25] [--segments popular|new|repeat] [--settle-ms 300]`
+// `npm run testbed:reference -- [--boxes 4x896KiB:coded,range-http;...] [--downloads 31] [--delay-ms 25] [--segments popular|new|repeat] [--starts kept|mixed|new] [--settle-ms 300]`
 // The live-speed reference: each box's testbed alone, one download at a time, the median goodput
 // of the warm downloads (the first opens the connections) against what the links allow, the
 // median time breakdown, the machine's load, and the simulator's prediction for the same box.
@@ -8,6 +8,11 @@
 // each download's digest lists, as a viewer meets each segment once; 'new' gives each download a
 // URL of its own (the proxies fetch it from the origin first); 'repeat' is one URL with the
 // client's per-URL digest lists kept (Range-split HTTP then skips its digest round trip).
+// Connections (--starts, MUTP modes): 'kept' (default) keeps them from download to download, as a
+// playing client does; 'new' closes them all before each download and opens them again at once
+// (the campaign's case: a proxy idle past the client's pool timeout, then the preconnect);
+// 'mixed' does that to the first half of the proxies only (⌊N/2⌋), beside kept ones. The
+// simulator is given the same starts (a new association's SCTP window, the proxies' path cache).
 // Between downloads the client's log record is flushed to Origo and the machine left --settle-ms
 // quiet (a player's pause between segments): Origo ingesting a record (~130 ms of its CPU for a
 // 1.5 MB coded download's packet log) and the proxies posting theirs then do not share the 2 cores
@@ -19,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { loadavg } from 'node:os';
 import { codedError } from '@mutp/common/errors';
 import { median, TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
-import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS } from '@mutp/sim';
+import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS, SCTP_INITIAL_CWND_PACKETS } from '@mutp/sim';
 import { parseRates } from '../src/rates.js';
 import { startTestbed, checkPrerequisites, clientProxy, SETTLE_MS } from '../src/testbed.js';
 import { joinHeldFromStore } from '../src/held-join.js';
@@ -40,6 +45,7 @@ const { values } = parseArgs({
     subnet: { type: 'string', default: '10.219.9' },
     json: { type: 'string' },
     segments: { type: 'string', default: 'popular' },
+    starts: { type: 'string', default: 'kept' },
     'settle-ms': { type: 'string', default: String(SETTLE_MS) },
   },
 });
@@ -49,6 +55,10 @@ const sizeKiB = Number(values.size);
 const delayMs = Number(values['delay-ms']);
 const SEGMENT_KINDS = ['popular', 'new', 'repeat'];
 if (!SEGMENT_KINDS.includes(values.segments)) throw codedError('ERR_BAD_OPTION', `--segments must be one of ${SEGMENT_KINDS.join(', ')}`);
+const STARTS = ['kept', 'mixed', 'new'];
+if (!STARTS.includes(values.starts)) throw codedError('ERR_BAD_OPTION', `--starts must be one of ${STARTS.join(', ')}`);
+/** @param {number} n proxies @returns {number} how many of a download's connections are new (the first ones) */
+const newConnections = (n) => (values.starts === 'new' ? n : values.starts === 'mixed' ? Math.floor(n / 2) : 0);
 const settleMs = Number(values['settle-ms']);
 if (!(Number.isInteger(settleMs) && settleMs >= 0)) throw codedError('ERR_BAD_OPTION', '--settle-ms must be an integer ≥ 0');
 if (!(Number.isInteger(downloads) && downloads >= 2)) throw codedError('ERR_BAD_OPTION', '--downloads must be ≥ 2 (the first is cold)');
@@ -81,7 +91,12 @@ for (const box of boxes) {
       const warm = [];
       for (let i = 0; i < downloads; i++) {
         const segment = values.segments === 'new' ? segments++ : undefined;
-        const r = await tb.download({ url: tb.objectUrl(sizeKiB, segment), mode, proxies: tb.proxies.map(clientProxy) });
+        const list = tb.proxies.map(clientProxy);
+        if ((mode === 'coded' || mode === 'uncoded') && newConnections(list.length) > 0) {
+          await tb.closeConnections(list.slice(0, newConnections(list.length)));
+          await tb.preconnect(list);
+        }
+        const r = await tb.download({ url: tb.objectUrl(sizeKiB, segment), mode, proxies: list });
         process.stderr.write(`${box.rates} ${mode} ${i + 1}/${downloads}${r.error ? ` ${r.error.code}` : ''}\r`);
         await tb.flushLogs();
         await new Promise((res) => setTimeout(res, settleMs));
@@ -102,11 +117,12 @@ for (const box of boxes) {
     const sim = await simulateConfig({
       mode: /** @type {any} */ (mode), rates: rates.map((r) => r.bps), delayMs, loss: 0, startDelayMs: 0, downCapBps: Infinity, size: bytes, params: {},
       seeds: SIM_SEEDS, overheadBytes: CAMPAIGN_OVERHEAD_BYTES, maxBurst, kept: true, queueMs: TESTBED_QUEUE_MS,
+      startCwnd: rates.map((_, i) => (i < newConnections(rates.length) ? SCTP_INITIAL_CWND_PACKETS : Infinity)),
     });
     const row = {
       box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
       duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load, rtcBuild,
-      segments: values.segments, settleMs,
+      segments: values.segments, starts: values.starts, settleMs,
     };
     rows.push(row);
     if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);

@@ -68,6 +68,11 @@ const commands = {
   async preconnect({ proxies }) {
     return client.preconnect(proxies);
   },
+  /** Close the kept WebRTC connections to these proxies: their next download connects anew. */
+  async closeConnections({ proxies }) {
+    client.closeIdleConnections(proxies.map((/** @type {{url: string}} */ p) => p.url));
+    return null;
+  },
   async flush() {
     return { flushed: await client.flushLogs(LOG_FLUSH_TIMEOUT_MS), counters: client.logCounters(), pending: client.pendingLogs() };
   },

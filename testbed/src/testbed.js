@@ -164,6 +164,11 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
        * @param {ReturnType<typeof clientProxy>[]} list
        */
       preconnect: (list) => agent.call({ cmd: 'preconnect', proxies: list }),
+      /**
+       * Closes the client's kept WebRTC connections to these proxies (a download to them then
+       * starts on new ones, beside the others' kept ones). @param {ReturnType<typeof clientProxy>[]} list
+       */
+      closeConnections: (list) => agent.call({ cmd: 'closeConnections', proxies: list }),
       async close() {
         if (closed) return;
         closed = true;

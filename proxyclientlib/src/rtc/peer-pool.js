@@ -153,7 +153,10 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
     idleFor: (url) => idle.get(url)?.length ?? 0,
     /** {connects, reuses, discarded} since the pool was made (discarded: lent connections closed as failed or suspect) */
     counters: () => ({ ...counters }),
-    /** Close the idle connections now (the next download to a proxy connects anew); the pool stays open. */
+    /**
+     * Close the idle connections now (the next download to a proxy connects anew); the pool stays
+     * open. urls: only those to these proxies (default: all).
+     */
     closeIdle,
     /** Close every idle connection now; leased ones close when their download gives them back. */
     close() {
@@ -162,13 +165,15 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
     },
   };
 
-  function closeIdle() {
-    for (const list of idle.values()) {
+  /** @param {string[]} [urls] */
+  function closeIdle(urls) {
+    for (const [url, list] of idle) {
+      if (urls && !urls.includes(url)) continue;
       for (const e of list) {
         clearTimeout(e.timer);
         closePeer(e.pc, e.channel);
       }
+      idle.delete(url);
     }
-    idle.clear();
   }
 }
