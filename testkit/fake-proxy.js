@@ -79,7 +79,7 @@ export async function startFakeProxy(o = {}) {
   };
   const server = http.createServer((req, res) => {
     const late = o.digestGate !== undefined && new URL(req.url ?? '/', 'http://x').searchParams.get('digests') === '1';
-    if (late) o.digestGate?.finally(() => handle(req, res));
+    if (late) o.digestGate?.then(() => handle(req, res), () => handle(req, res));
     else handle(req, res);
   });
   let connections = 0;

@@ -162,8 +162,11 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, onSettled }) {
       forgetLists = () => digestCache?.forget(url);
       return Promise.all(proxies.map(async (p, i) => {
-        await listOf(p, i);
-        onSettled?.(i);
+        try {
+          await listOf(p, i);
+        } finally {
+          onSettled?.(i);
+        }
       }));
       /** @param {{url: string}} p @param {number} i */
       async function listOf(p, i) {
