@@ -64,15 +64,3 @@ export const PATH_CACHE_MAX_AGE_MS = 5 * 60_000;
 
 /** Clients whose path a source remembers (count; the least recently used is forgotten): bounds a proxy's memory. */
 export const PATH_CACHE_MAX_ENTRIES = 4096;
-
-/**
- * The rate a download hands to the next one on its path (the path cache) is the median of its
- * latest delivery-rate samples taken while the sender had packets to send, at most this many
- * (20 ms each). Testbed, 896 KiB/s links (~0.75 packets/ms): the running estimate a download
- * ended with swung from 0.25 to 0.89, pulled down by its tail (the window emptying, the sender
- * idle) and up by bunched echoes, and the next download started paced at that.
- */
-export const PATH_SAMPLES_KEPT = 64;
-
-/** Fewer samples than this (a download of a few round trips): the running estimate is handed on instead. */
-export const PATH_SAMPLES_MIN = 3;

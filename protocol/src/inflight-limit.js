@@ -9,9 +9,8 @@
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
   INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
-  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS, PATH_SAMPLES_KEPT, PATH_SAMPLES_MIN,
+  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS,
 } from './inflight-constants.js';
-import { median } from './metrics.js';
 
 /**
  * The in-flight floor for a download whose client sends feedback every `feedbackEvery` packets.
@@ -55,11 +54,6 @@ export function createInflightLimit(o = {}) {
   let rate = o.path && o.path.rate > 0 && Number.isFinite(minRttMs) ? o.path.rate : 0;
   /** the delivery rate as the next download should start from it (packets per ms): no faster than we sent */
   let pathRate = rate;
-  /** the latest of those samples taken while the sender had packets to send (a ring of PATH_SAMPLES_KEPT) */
-  const pathSamples = /** @type {number[]} */ ([]);
-  let pathSamplesTaken = 0;
-  /** when the sender last had nothing to send while the cap allowed (onAppLimited) */
-  let appLimitedAt = -Infinity;
   /**
    * Start-up: until a round trip shows a queue (RTT > min RTT + queue target), the cap may grow
    * to INFLIGHT_STARTUP_GAIN × rate × min RTT: about ×2 per round trip instead of
@@ -119,18 +113,9 @@ export function createInflightLimit(o = {}) {
         const sendSpan = lastSeq - sampleEcho < SEND_TIME_RING ? sendTimes[e % SEND_TIME_RING] - sendTimes[sampleEcho % SEND_TIME_RING] : 0;
         const sent = (e - sampleEcho) / Math.max(dt, sendSpan);
         pathRate = sent > pathRate ? sent : pathRate + INFLIGHT_RATE_DOWN_WEIGHT * (sent - pathRate);
-        if (appLimitedAt < sampleAt) pathSamples[pathSamplesTaken++ % PATH_SAMPLES_KEPT] = sent;
         sampleAt = now;
         sampleEcho = e;
       }
-    },
-    /**
-     * The sender had nothing to send though the cap allowed it (its window was full, or its work
-     * done): the rate samples that span this moment say less than the path can carry.
-     * @param {number} now ms
-     */
-    onAppLimited(now) {
-      appLimitedAt = now;
     },
     /** packets allowed in flight now */
     cap() {
@@ -191,8 +176,7 @@ export function createInflightLimit(o = {}) {
     },
     /** @returns {PathEstimate | null} for the next download on this channel (null: nothing measured) */
     pathEstimate() {
-      const r = pathSamples.length >= PATH_SAMPLES_MIN ? median(pathSamples) : pathRate;
-      return r > 0 && Number.isFinite(minRttMs) ? { rate: r, minRttMs } : null;
+      return pathRate > 0 && Number.isFinite(minRttMs) ? { rate: pathRate, minRttMs } : null;
     },
   };
 }

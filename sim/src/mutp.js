@@ -230,7 +230,6 @@ export async function runMutp(net, job) {
       // nextDatagram(): the same bytes as encodeMessage(nextPacket()), without the copies
       const bytes = p.sender.nextDatagram(q.now, slabs.alloc);
       if (bytes === null) {
-        p.inflight.onAppLimited(q.now);
         if (Number.isNaN(p.idleSince)) p.idleSince = q.now;
         const w = p.sender.wakeAt();
         if (w > q.now) wakeProxy(i, w);

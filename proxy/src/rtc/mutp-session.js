@@ -205,7 +205,6 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       // it (the same bytes as encodeMessage(nextPacket()), without the message object and copy)
       const bytes = dl.sender.nextDatagram(now());
       if (!bytes) {
-        dl.inflight.onAppLimited(now());
         // blocked by the window: wait for feedback, or until a timeout can free a packet
         const wakeIn = typeof dl.sender.wakeAt === 'function' ? dl.sender.wakeAt() - now() : BLOCKED_RECHECK_MS;
         await waitForFeedback(dl, Math.min(BLOCKED_RECHECK_MS, Math.max(1, wakeIn)));
