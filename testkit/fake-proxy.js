@@ -78,8 +78,8 @@ export async function startFakeProxy(o = {}) {
     pump();
   };
   const server = http.createServer((req, res) => {
-    const late = o.digestGate !== undefined && new URL(req.url ?? '/', 'http://x').searchParams.get('digests') === '1';
-    if (late) o.digestGate?.then(() => handle(req, res), () => handle(req, res));
+    const gate = new URL(req.url ?? '/', 'http://x').searchParams.get('digests') === '1' ? o.digestGate : undefined;
+    if (gate) gate.then(() => handle(req, res), () => handle(req, res));
     else handle(req, res);
   });
   let connections = 0;
@@ -92,8 +92,6 @@ export async function startFakeProxy(o = {}) {
     requestConnections,
     /** Let held responses go on (see holdAfterBytes). */
     release: () => release(),
-    /** TCP connections accepted so far. */
-    connections: () => connections,
     /** How many responses reached the hold point so far. */
     held: () => held,
     close: () => new Promise((resolve) => { server.close(() => resolve(undefined)); server.closeAllConnections(); }),

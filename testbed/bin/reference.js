@@ -26,6 +26,7 @@ import { codedError } from '@mutp/common/errors';
 import { median, TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS, SCTP_INITIAL_CWND_PACKETS } from '@mutp/sim';
 import { parseRates } from '../src/rates.js';
+import { MUTP_MODES } from '../src/campaign-plan.js';
 import { startTestbed, checkPrerequisites, clientProxy, SETTLE_MS } from '../src/testbed.js';
 import { joinHeldFromStore } from '../src/held-join.js';
 
@@ -92,7 +93,7 @@ for (const box of boxes) {
       for (let i = 0; i < downloads; i++) {
         const segment = values.segments === 'new' ? segments++ : undefined;
         const list = tb.proxies.map(clientProxy);
-        if ((mode === 'coded' || mode === 'uncoded') && newConnections(list.length) > 0) {
+        if ((/** @type {readonly string[]} */ (MUTP_MODES)).includes(mode) && newConnections(list.length) > 0) {
           await tb.closeConnections(list.slice(0, newConnections(list.length)));
           await tb.preconnect(list);
         }

@@ -152,24 +152,16 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     /**
      * Every proxy's digest list: the one its body response carried (`inline`, when given: resolves
      * with the encoded list from the response's head, or null when there was none), else asked for
-     * (GET /fetch?url=…&digests=1), in parallel with the bodies. Settles when every list is in; a
-     * proxy that cannot give one no longer counts in the vote. onSettled(i): proxy i's list is in or
-     * failed (its request, if any, is over).
+     * (GET /fetch?url=…&digests=1), in parallel with the bodies. One promise per proxy, settled
+     * when its list is in (its request, if any, is over); a proxy that cannot give one no longer
+     * counts in the vote.
      * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
-     *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>,
-     *   onSettled?: (i: number) => void}} o
+     *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>}} o
+     * @returns {Promise<void>[]}
      */
-    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, onSettled }) {
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline }) {
       forgetLists = () => digestCache?.forget(url);
-      return Promise.all(proxies.map(async (p, i) => {
-        try {
-          await listOf(p, i);
-        } finally {
-          onSettled?.(i);
-        }
-      }));
-      /** @param {{url: string}} p @param {number} i */
-      async function listOf(p, i) {
+      return proxies.map(async (p, i) => {
         const kept = digestCache?.get(p.url, url);
         if (kept) {
           vote.addList(i, kept);
@@ -191,7 +183,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
           onError(i, errorInfo(err));
         }
         afterVote();
-      }
+      });
     },
     /**
      * The block assembler of one response from source s starting at an object offset (a block boundary).

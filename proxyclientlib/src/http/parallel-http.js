@@ -119,10 +119,10 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   for (const [i, a] of attempts.entries()) a.finally(() => gotHead[i](null)).catch(() => {}); // no head: the list is asked for
 
   // a list not in its response's head is asked for after that head, when the proxy has the object
-  const digests = delivery.fetchDigests({
+  const digests = Promise.all(delivery.fetchDigests({
     fetch, proxies, url, signal: outer, stallTimeoutMs, inline: (i) => inlineLists[i],
     onError: (i, err) => { digestErrors[i] = err; },
-  }).then(() => { if (!done) delivery.flush(); });
+  })).then(() => { if (!done) delivery.flush(); });
   const settled = Promise.allSettled([...attempts, digests]);
   await Promise.race([delivery.done, settled]);
   if (!delivery.isComplete()) await settled; // a last block may have come with the last settlement

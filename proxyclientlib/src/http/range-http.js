@@ -73,18 +73,15 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    the origin in parallel, so their caches are warm for the ranges.
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
-  /** @type {(() => void)[]} */
-  const listSettled = [];
-  const ownList = proxies.map((_, i) => new Promise((/** @type {(v?: unknown) => void} */ res) => { listSettled[i] = res; }));
-  const digests = delivery.fetchDigests({
+  const lists = delivery.fetchDigests({
     fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs,
-    onSettled: (i) => listSettled[i](),
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
       if (perProxy[i].error === null) perProxy[i].error = err;
       failSource(i);
     },
   });
+  const digests = Promise.all(lists);
   try {
     await Promise.race([delivery.sizeKnown, digests]);
     const size = delivery.objectSize();
@@ -133,7 +130,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
 
     /** @param {number} i */
     const worker = async (i) => {
-      await ownList[i];
+      await lists[i].catch(() => {}); // a list that failed has failed this proxy already (onError)
       while (!s.isComplete() && !userSignal.aborted && !failed[i]) {
         const r = s.nextRange(i, elapsed());
         if (!r) {
