@@ -17,6 +17,11 @@
 // quiet (a player's pause between segments): Origo ingesting a record (~130 ms of its CPU for a
 // 1.5 MB coded download's packet log) and the proxies posting theirs then do not share the 2 cores
 // with the next download, as on a deployment where Origo has a machine of its own.
+// body ÷ wire: the object's bytes over what the proxies sent the client for it until it had the
+// object, every header included, as the shapers count it (MUTP pays SCTP, DTLS and its own coding
+// header on ≤ 1200-byte datagrams; TCP fills 1500-byte packets), so a mode's best transfer time is
+// size ÷ (that × links). late: what left the shapers after that, as a share of it (packets still
+// queued or in flight when the download ended: they cost the links, not this download's time).
 // Prints a Markdown report (stdout) and one JSON line per box and mode (--json FILE).
 import { parseArgs } from 'node:util';
 import { appendFileSync } from 'node:fs';
@@ -72,9 +77,9 @@ const kib = (/** @type {number} */ bps) => Math.round(bps / 1024);
 /** Distinct URLs across the whole run, so no mode meets a URL another mode already fetched. */
 let segments = 0;
 const rows = [];
-console.log('| box | mode | warm median (KiB/s) | RTT ceiling | share | sim (KiB/s) | sim ÷ testbed | dup | ' +
+console.log('| box | mode | warm median (KiB/s) | RTT ceiling | share | sim (KiB/s) | sim ÷ testbed | dup | body ÷ wire | late | ' +
   TIME_BREAKDOWN_PARTS.map((p) => p.replace(/Ms$/, '')).join(' | ') + ' | load |');
-console.log(`|${' --- |'.repeat(10 + TIME_BREAKDOWN_PARTS.length)}`);
+console.log(`|${' --- |'.repeat(12 + TIME_BREAKDOWN_PARTS.length)}`);
 for (const box of boxes) {
   const rates = parseRates(box.rates);
   const sumBps = rates.reduce((a, r) => a + r.bps, 0);
@@ -97,11 +102,17 @@ for (const box of boxes) {
           await tb.closeConnections(list.slice(0, newConnections(list.length)));
           await tb.preconnect(list);
         }
+        const sent0 = await tb.sentToClient();
         const r = await tb.download({ url: tb.objectUrl(sizeKiB, segment), mode, proxies: list });
+        const sentAtDone = await tb.sentToClient();
         process.stderr.write(`${box.rates} ${mode} ${i + 1}/${downloads}${r.error ? ` ${r.error.code}` : ''}\r`);
         await tb.flushLogs();
         await new Promise((res) => setTimeout(res, settleMs));
-        if (i > 0 && !r.error && r.stats) warm.push(r.stats);
+        // what left after the client had the object (the shapers count a packet when it leaves
+        // their queue): packets that cost the links but not this download's time
+        const wireBytes = sentAtDone.bytes - sent0.bytes;
+        const lateWireBytes = (await tb.sentToClient()).bytes - sentAtDone.bytes;
+        if (i > 0 && !r.error && r.stats) warm.push({ ...r.stats, wireBytes, lateWireBytes });
       }
       runs.push({ mode, warm, load: [load0, loadavg()[0]] });
     }
@@ -122,13 +133,14 @@ for (const box of boxes) {
     });
     const row = {
       box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,
-      duplicates: median(warm.map((s) => s.duplicates ?? 0)), timeBreakdown: parts, load, rtcBuild,
+      duplicates: median(warm.map((s) => s.duplicates ?? 0)), bodyPerWireByte: median(warm.map((s) => s.netBytes / s.wireBytes)),
+      lateWireShare: median(warm.map((s) => s.lateWireBytes / s.wireBytes)), timeBreakdown: parts, load, rtcBuild,
       segments: values.segments, starts: values.starts, settleMs,
     };
     rows.push(row);
     if (values.json) appendFileSync(values.json, `${JSON.stringify(row)}\n`);
     const fmt = (/** @type {number | null} */ v) => (v === null || Number.isNaN(v) ? '' : v.toFixed(0));
-    console.log(`| ${box.rates} | ${mode} | ${kib(goodput)} | ${kib(ceilingBps)} | ${row.share.toFixed(2)} | ${kib(sim.goodputBps)} | ${(sim.goodputBps / goodput).toFixed(2)} | ${row.duplicates} | ` +
+    console.log(`| ${box.rates} | ${mode} | ${kib(goodput)} | ${kib(ceilingBps)} | ${row.share.toFixed(2)} | ${kib(sim.goodputBps)} | ${(sim.goodputBps / goodput).toFixed(2)} | ${row.duplicates} | ${row.bodyPerWireByte.toFixed(3)} | ${row.lateWireShare.toFixed(3)} | ` +
       `${TIME_BREAKDOWN_PARTS.map((p) => fmt(parts[p])).join(' | ')} | ${load[0].toFixed(1)} → ${load[1].toFixed(1)} |`);
   }
 }

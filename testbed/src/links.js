@@ -2,13 +2,17 @@
 // (htb on the proxy's eth0 egress). Loss is dropped on the RECEIVER's INPUT chain (if
 // dropped at the sender, sendto() fails visibly and libraries resend), per link: the client
 // drops packets from one proxy, the proxy drops packets (feedback) from the client.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { codedError } from '@mutp/common/errors';
 
 export const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
 const LOSS_COMMENT = 'mtb-loss'; // tags our iptables rules so they can be found and replaced
+const WIRE_COMMENT = 'mtb-other'; // tags the rule that counts what a proxy sends anyone but the client
+/** Bytes the veth adds to every IP packet (its Ethernet header), which the shaper counts too. */
+export const ETHERNET_HEADER_BYTES = 14;
 // TCP congestion control of the testbed's hosts. The paper's 2018 proxies ran Linux's default,
 // cubic (default since 2.6.19; bbr was opt-in). This machine defaults to bbr, which ignores
 // random loss: on an 896 KiB/s link at RTT 50 ms with 1% loss, TCP measured 847 KiB/s with bbr
@@ -32,15 +36,53 @@ export function shapeUpload(ns, bps) {
 /**
  * The htb class's byte counter on a proxy's eth0 (what actually left through the shaper).
  * @param {string} ns
- * @returns {{bytes: number, rateBitsPerSec: number | null}}
+ * @returns {{bytes: number, packets: number, rateBitsPerSec: number | null}}
  */
 export function shapedClassStats(ns) {
-  const out = inNs(ns, ['tc', '-s', 'class', 'show', 'dev', 'eth0']);
-  const bytes = Number(/Sent (\d+) bytes/.exec(out)?.[1] ?? NaN);
+  return parseClassStats(inNs(ns, ['tc', '-s', 'class', 'show', 'dev', 'eth0']));
+}
+
+/** @param {string} out `tc -s class show` of the shaper's one class */
+function parseClassStats(out) {
+  const sent = /Sent (\d+) bytes (\d+) pkt/.exec(out);
+  const bytes = Number(sent?.[1] ?? NaN);
+  const packets = Number(sent?.[2] ?? NaN);
   // tc prints rates rounded with a unit: "7340Kbit", "14680Kbit", "1Mbit"
   const rate = /rate (\d+(?:\.\d+)?)([KMG]?)bit/.exec(out);
   const mult = { '': 1, K: 1e3, M: 1e6, G: 1e9 }[rate?.[2] ?? ''];
-  return { bytes, rateBitsPerSec: rate ? Number(rate[1]) * mult : null };
+  return { bytes, packets, rateBitsPerSec: rate ? Number(rate[1]) * mult : null };
+}
+
+/**
+ * Starts counting what a proxy sends anyone but the client (Origo, the origin): an iptables
+ * OUTPUT rule with no target, which only counts. sentToClient takes it from the shaper's count.
+ * @param {{clientIp: string, proxyNs: string}} link
+ */
+export function countSentToClient(link) {
+  inNs(link.proxyNs, ['iptables', '-I', 'OUTPUT', '1', '!', '-d', link.clientIp, '-m', 'comment', '--comment', WIRE_COMMENT]);
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * What a proxy has sent the client so far: packets, and their bytes as the shaper counts them
+ * (every header, Ethernet's included). The shaper (htb) counts each TCP segment of a large send
+ * with its headers, when it leaves the queue; iptables sees such a send as one packet with one set
+ * of headers, so it only counts the rest (log records to Origo, requests to the origin), which is
+ * small. Asynchronous, so that a caller reads all proxies at once, right as a download ends.
+ * @param {{clientIp: string, proxyNs: string}} link
+ * @returns {Promise<{packets: number, bytes: number}>}
+ */
+export async function sentToClient(link) {
+  const [tc, ipt] = await Promise.all([
+    execFileAsync('ip', ['netns', 'exec', link.proxyNs, 'tc', '-s', 'class', 'show', 'dev', 'eth0'], { encoding: 'utf8' }),
+    execFileAsync('ip', ['netns', 'exec', link.proxyNs, 'iptables', '-L', 'OUTPUT', '-v', '-n', '-x'], { encoding: 'utf8' }),
+  ]);
+  const shaped = parseClassStats(tc.stdout);
+  const line = ipt.stdout.split('\n').find((l) => l.includes(WIRE_COMMENT));
+  if (!line) throw codedError('ERR_TESTBED', `no ${WIRE_COMMENT} rule in ${link.proxyNs}`);
+  const [otherPackets, otherIpBytes] = line.trim().split(/\s+/).map(Number);
+  return { packets: shaped.packets - otherPackets, bytes: shaped.bytes - otherIpBytes - ETHERNET_HEADER_BYTES * otherPackets };
 }
 
 /**

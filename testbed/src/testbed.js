@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { proxyToken } from '@mutp/origo';
 import { planTopology, createTopology, destroyTag, allNodes } from './topology.js';
-import { shapeUpload, setLinkLoss, setTcpCongestion, DEFAULT_TCP_CC } from './links.js';
+import { shapeUpload, setLinkLoss, setTcpCongestion, DEFAULT_TCP_CC, countSentToClient, sentToClient } from './links.js';
 import { startDelay } from './delay.js';
 import { spawnInNs } from './spawn-in-ns.js';
 import { cpuSeconds } from './proc-cpu.js';
@@ -123,6 +123,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
 
     const links = proxies.map((p) => ({ clientNs: topo.client.ns, clientIp: topo.client.ip, proxyNs: p.ns, proxyIp: p.ip }));
     if (lossPct > 0) links.forEach((l) => setLinkLoss(l, lossPct));
+    links.forEach(countSentToClient);
 
     let closed = false;
     return {
@@ -154,6 +155,12 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       setLoss(pct, which = proxies) {
         for (const p of which) setLinkLoss(links[proxies.indexOf(p)], pct);
       },
+      /**
+       * What the proxies have sent the client so far, summed: packets, and bytes as the shapers
+       * count them (headers of every layer included), when they left the shapers' queues. The
+       * difference over a download is its cost on the links.
+       */
+      sentToClient: async () => (await Promise.all(links.map(sentToClient))).reduce((a, b) => ({ packets: a.packets + b.packets, bytes: a.bytes + b.bytes }), { packets: 0, bytes: 0 }),
       /** CPU seconds used so far by a process of the testbed. @param {number} pid */
       cpuSeconds,
       /** Waits until the client's log records reached Origo. */
