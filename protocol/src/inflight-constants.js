@@ -22,7 +22,7 @@ export const INFLIGHT_FLOOR_FEEDBACK_INTERVALS = 2;
 export const INFLIGHT_INITIAL_PACKETS = 16;
 
 /**
- * Start-up gain of the in-flight cap: until a queue shows, the cap may reach
+ * Start-up gain of the in-flight cap on a path not measured yet: until a queue shows, the cap may reach
  * this × rate × min RTT, i.e. about doubles each round trip (as TCP's slow start). Testbed, RTT
  * 50 ms, 4×896 KiB/s: without it the cap ramps ×1.3 per round trip from 16 packets, ~200 ms.
  */

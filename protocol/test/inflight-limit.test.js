@@ -102,6 +102,16 @@ describe('in-flight limit', () => {
     assert.equal(junk.cap(), 16, 'a meaningless estimate is ignored');
   });
 
+  it('a download from a known path has no start-up: its cap is the path\'s, not twice its round trip', () => {
+    const path = { rate: 0.9, minRttMs: 50 }; // packets/ms, ms
+    const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 16, initialPackets: 16, stallMs: 200, path });
+    assert.equal(lim.startup, false);
+    // 0.9 × (50 + 15): the link's round trip and a 15 ms queue; a start-up cap would be 2 × 0.9 × 50 = 90
+    assert.equal(lim.cap(), Math.ceil(path.rate * (path.minRttMs + 15)));
+    const fresh = createInflightLimit({ queueTargetMs: 15, floorPackets: 16, initialPackets: 16, stallMs: 200 });
+    assert.equal(fresh.startup, true, 'an unmeasured path still starts up');
+  });
+
   it('pacing: a kept path\'s download leaves at INFLIGHT_PACING_GAIN × its rate, not as one burst', () => {
     const path = { rate: 0.8, minRttMs: 50 }; // packets/ms
     const paced = createInflightLimit({ path, pacing: true });

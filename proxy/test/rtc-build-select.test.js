@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRtcBuild, loadWrtc, sctpSettingsFrom, tunedBuildPresent } from '../src/rtc/wrtc.js';
-import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES } from '../src/rtc/limits.js';
+import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_INITIAL_CWND_PACKETS } from '../src/rtc/limits.js';
 import { startProxy } from '../index.js';
 import { captureLogger } from '@mutp/testkit/local-origin';
 
@@ -35,6 +35,7 @@ describe('proxy WebRTC build selection', function () {
     assert.equal(build.kind, 'stock');
     assert.equal(build.maxBurst, 10);
     assert.equal(build.fallbackReason, null);
+    assert.equal(build.initialCwnd, null, 'libdatachannel\'s own: max burst 10 would cap a larger one');
     assert.match(describeRtcBuild(build), /^stock \(libdatachannel \d+\.\d+\.\d+, SCTP maxBurst 10, send buffer \d+ B\)$/);
   });
 
@@ -46,7 +47,8 @@ describe('proxy WebRTC build selection', function () {
     const { build } = await loadWrtc({ MUTP_RTC_BUILD: 'auto' });
     assert.equal(build.kind, 'tuned');
     assert.equal(build.maxBurst, SCTP_MAX_BURST_PACKETS);
-    assert.match(describeRtcBuild(build), /^tuned \(libdatachannel /);
+    assert.equal(build.initialCwnd, SCTP_INITIAL_CWND_PACKETS);
+    assert.match(describeRtcBuild(build), /^tuned \(libdatachannel .*, initial cwnd 40\)$/);
   });
 
   it('the running proxy logs its build at start and answers GET /rtc/build', async () => {

@@ -89,6 +89,8 @@ for (const box of boxes) {
   const tb = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs, freshDigestLists: values.segments === 'popular' });
   const maxBurst = tb.proxies[0].rtcBuild?.maxBurst ?? 10;
   const rtcBuild = tb.proxies[0].rtcBuild?.summary ?? null;
+  /** a new association's window, as the proxies' build set it (null: libdatachannel's) */
+  const startCwnd = tb.proxies[0].rtcBuild?.initialCwnd ?? SCTP_INITIAL_CWND_PACKETS;
   /** @type {{ mode: string, warm: any[], load: number[] }[]} */
   const runs = [];
   try {
@@ -129,7 +131,7 @@ for (const box of boxes) {
     const sim = await simulateConfig({
       mode: /** @type {any} */ (mode), rates: rates.map((r) => r.bps), delayMs, loss: 0, startDelayMs: 0, downCapBps: Infinity, size: bytes, params: {},
       seeds: SIM_SEEDS, overheadBytes: CAMPAIGN_OVERHEAD_BYTES, maxBurst, kept: true, queueMs: TESTBED_QUEUE_MS,
-      startCwnd: rates.map((_, i) => (i < newConnections(rates.length) ? SCTP_INITIAL_CWND_PACKETS : Infinity)),
+      startCwnd: rates.map((_, i) => (i < newConnections(rates.length) ? startCwnd : Infinity)),
     });
     const row = {
       box: box.rates, mode, downloads: warm.length, goodputBps: goodput, ceilingBps, share: goodput / ceilingBps, simGoodputBps: sim.goodputBps,

@@ -7,7 +7,7 @@ const MARK = ' webrtc build: ';
 
 /**
  * @param {string} logFile  the proxy's log
- * @returns {{ summary: string, kind: string, maxBurst?: number, libdatachannel?: string } | null} null: not logged (yet)
+ * @returns {{ summary: string, kind: string, maxBurst?: number, initialCwnd?: number | null, libdatachannel?: string } | null} null: not logged (yet)
  */
 export function readProxyRtcBuild(logFile) {
   let text;

@@ -5,12 +5,12 @@
 // Stock is the default, so that a plain install runs what its tests ran; the Docker image and the
 // testbed ask for the tuned build.
 // MUTP_SCTP_MAX_BURST / MUTP_SCTP_SEND_BUFFER / MUTP_SCTP_INITIAL_CWND override the limits.js
-// values for measurements (packets / bytes / packets).
+// values for measurements (packets / bytes / packets; the initial window applies to both builds).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { codedError } from './http-error.js';
-import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES } from './limits.js';
+import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_INITIAL_CWND_PACKETS } from './limits.js';
 
 /** Where `npm run build:rtc` (proxy/native/build-rtc.js) writes the tuned package. */
 export const TUNED_DIR = fileURLToPath(new URL('../../native/build/node-datachannel/', import.meta.url));
@@ -24,7 +24,7 @@ const STOCK_MAX_BURST_PACKETS = 10;
  * @property {string} libdatachannel         version the addon reports
  * @property {number} maxBurst               packets; < 0: disabled
  * @property {number} sendBufferBytes
- * @property {number | null} initialCwnd     packets; null: libdatachannel's default (10)
+ * @property {number | null} initialCwnd     packets; null: libdatachannel's default (10, the stock build's max burst)
  * @property {string | null} fallbackReason  why a tuned build present was not used
  */
 
@@ -93,11 +93,13 @@ export async function loadWrtc(env = process.env, tunedDir = TUNED_DIR) {
   }
   const kind = mod ? 'tuned' : 'stock';
   mod ??= await importStock();
+  // the tuned build's own initial window; the stock build keeps libdatachannel's unless asked
+  const initialCwnd = settings.initialCwnd ?? (kind === 'tuned' ? SCTP_INITIAL_CWND_PACKETS : null);
   // setSctpSettings resets every field it is not given to libdatachannel's default.
   mod.lib.setSctpSettings({
     sendBufferSize: settings.sendBufferBytes,
     ...(kind === 'tuned' ? { maxBurst: settings.maxBurst } : {}),
-    ...(settings.initialCwnd !== null ? { initialCongestionWindow: settings.initialCwnd } : {}),
+    ...(initialCwnd !== null ? { initialCongestionWindow: initialCwnd } : {}),
   });
   return {
     RTCPeerConnection: mod.polyfill.RTCPeerConnection,
@@ -106,7 +108,7 @@ export async function loadWrtc(env = process.env, tunedDir = TUNED_DIR) {
       libdatachannel: mod.lib.getLibraryVersion(),
       maxBurst: kind === 'tuned' ? settings.maxBurst : STOCK_MAX_BURST_PACKETS,
       sendBufferBytes: settings.sendBufferBytes,
-      initialCwnd: settings.initialCwnd,
+      initialCwnd,
       fallbackReason,
     },
   };
