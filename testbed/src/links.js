@@ -80,7 +80,7 @@ export async function sentToClient(link) {
   ]);
   const shaped = parseClassStats(tc.stdout);
   const line = ipt.stdout.split('\n').find((l) => l.includes(WIRE_COMMENT));
-  if (!line) throw codedError('ERR_TESTBED', `no ${WIRE_COMMENT} rule in ${link.proxyNs}`);
+  if (!line) throw codedError('ERR_TOPOLOGY', `no ${WIRE_COMMENT} rule in ${link.proxyNs}: the testbed's byte counter is missing`);
   const [otherPackets, otherIpBytes] = line.trim().split(/\s+/).map(Number);
   return { packets: shaped.packets - otherPackets, bytes: shaped.bytes - otherIpBytes - ETHERNET_HEADER_BYTES * otherPackets };
 }
