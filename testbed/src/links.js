@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { codedError } from '@mutp/common/errors';
 
+const execFileAsync = promisify(execFile);
 export const SHAPE = fileURLToPath(new URL('../../shaping/shape', import.meta.url));
 const LOSS_COMMENT = 'mtb-loss'; // tags our iptables rules so they can be found and replaced
 const WIRE_COMMENT = 'mtb-other'; // tags the rule that counts what a proxy sends anyone but the client
@@ -61,8 +62,6 @@ function parseClassStats(out) {
 export function countSentToClient(link) {
   inNs(link.proxyNs, ['iptables', '-I', 'OUTPUT', '1', '!', '-d', link.clientIp, '-m', 'comment', '--comment', WIRE_COMMENT]);
 }
-
-const execFileAsync = promisify(execFile);
 
 /**
  * What a proxy has sent the client so far: packets, and their bytes as the shaper counts them
