@@ -63,7 +63,7 @@ export function createInflightLimit(o = {}) {
    * A download that starts from a known path has none: it is paced at that rate and its cap
    * follows the delivery rate from there. A 2× start-up cap on top of a known rate let new
    * connections (testbed, RTT 50 ms, SCTP initial window 40, 4×896 KiB/s) overfill the links'
-   * 50 ms queues: 48 duplicate packets per download, 2554 KiB/s; without it 3, 2769 KiB/s.
+   * 50 ms queues: 48 duplicate packets per download, 2554 KiB/s; without it 2.5, 2769 KiB/s.
    */
   let startup = !keptPath;
   let sampleAt = -1;

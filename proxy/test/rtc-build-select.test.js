@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeRtcBuild, loadWrtc, sctpSettingsFrom, tunedBuildPresent } from '../src/rtc/wrtc.js';
-import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_INITIAL_CWND_PACKETS } from '../src/rtc/limits.js';
+import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_TUNED_INITIAL_CWND_PACKETS } from '../src/rtc/limits.js';
 import { startProxy } from '../index.js';
 import { captureLogger } from '@mutp/testkit/local-origin';
 
@@ -47,7 +47,7 @@ describe('proxy WebRTC build selection', function () {
     const { build } = await loadWrtc({ MUTP_RTC_BUILD: 'auto' });
     assert.equal(build.kind, 'tuned');
     assert.equal(build.maxBurst, SCTP_MAX_BURST_PACKETS);
-    assert.equal(build.initialCwnd, SCTP_INITIAL_CWND_PACKETS);
+    assert.equal(build.initialCwnd, SCTP_TUNED_INITIAL_CWND_PACKETS);
     assert.match(describeRtcBuild(build), /^tuned \(libdatachannel .*, initial cwnd 40\)$/);
   });
 

@@ -119,4 +119,4 @@ export const SCTP_MAX_BURST_PACKETS = -1;
  * proxies: 2439 KiB/s against 2808 on kept ones; with 40, 2769). To an unmeasured client the
  * in-flight limit allows INFLIGHT_INITIAL_PACKETS (16) until its first delivery sample.
  */
-export const SCTP_INITIAL_CWND_PACKETS = 40;
+export const SCTP_TUNED_INITIAL_CWND_PACKETS = 40;

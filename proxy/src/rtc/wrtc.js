@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { codedError } from './http-error.js';
-import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_INITIAL_CWND_PACKETS } from './limits.js';
+import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_TUNED_INITIAL_CWND_PACKETS } from './limits.js';
 
 /** Where `npm run build:rtc` (proxy/native/build-rtc.js) writes the tuned package. */
 export const TUNED_DIR = fileURLToPath(new URL('../../native/build/node-datachannel/', import.meta.url));
@@ -94,7 +94,7 @@ export async function loadWrtc(env = process.env, tunedDir = TUNED_DIR) {
   const kind = mod ? 'tuned' : 'stock';
   mod ??= await importStock();
   // the tuned build's own initial window; the stock build keeps libdatachannel's unless asked
-  const initialCwnd = settings.initialCwnd ?? (kind === 'tuned' ? SCTP_INITIAL_CWND_PACKETS : null);
+  const initialCwnd = settings.initialCwnd ?? (kind === 'tuned' ? SCTP_TUNED_INITIAL_CWND_PACKETS : null);
   // setSctpSettings resets every field it is not given to libdatachannel's default.
   mod.lib.setSctpSettings({
     sendBufferSize: settings.sendBufferBytes,
