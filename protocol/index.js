@@ -17,7 +17,7 @@ export { epochPackets, EPOCHS_PER_WINDOW } from './src/uncoded-epochs.js';
 export { ReceivedLog } from './src/received-log.js';
 export { deriveRates, median } from './src/metrics.js';
 export { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES } from './src/range-scheduler.js';
-export { createMetaVote, createMetaAssembler, LAYOUT_FIELDS } from './src/integrity/meta-vote.js';
+export { createMetaVote, createMetaAssembler, majorityAgrees, LAYOUT_FIELDS } from './src/integrity/meta-vote.js';
 export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
 export { createRng } from './src/rng.js';

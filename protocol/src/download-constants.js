@@ -34,7 +34,8 @@ export const MAX_WARNINGS_PER_PROXY = 3;
 
 /**
  * Integrity (docs/protocol.md "Integrity"): after the first proxy's complete meta, wait this
- * long (ms) for the others' before voting on layout and checksums, unless all have answered.
+ * long (ms) for the others' before voting on layout and checksums, unless all have answered or
+ * a strict majority sent the same meta.
  * Short: on one host the metas arrive within milliseconds of each other; a late proxy is still
  * checked against the vote when its meta comes.
  */

@@ -9,7 +9,7 @@ import { normalizeParams } from './params.js';
 import { loadCodec } from './codec.js';
 import { UncodedReceiver } from './uncoded-receiver.js';
 import { CodedReceiver } from './coded-receiver.js';
-import { createMetaVote, createMetaAssembler } from './integrity/meta-vote.js';
+import { createMetaVote, createMetaAssembler, majorityAgrees } from './integrity/meta-vote.js';
 import { codedError } from '@mutp/common/errors';
 import {
   REQUEST_RESEND_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
@@ -311,8 +311,10 @@ export class DownloadController {
   }
 
   /**
-   * Vote once every live proxy has sent its meta, or META_QUORUM_WAIT_MS after the first if a
-   * strict majority of the live proxies has: fewer could let one liar set the checksums.
+   * Vote as soon as a strict majority of the live proxies sent the same meta (the rest cannot
+   * outvote it: a proxy's origin fetch can take tens of ms, and the packets wait for the vote),
+   * else once every live proxy has sent its meta, or META_QUORUM_WAIT_MS after the first if a
+   * strict majority has: fewer could let one liar set the checksums.
    * @param {number} now
    */
   maybeVote(now) {
@@ -321,8 +323,10 @@ export class DownloadController {
     const live = this.metaOrder.filter((s) => s.state === 'open');
     if (live.length === 0) return;
     if (now - this.firstMetaAt >= META_QUORUM_WAIT_MS) this.quorumWaitOver = true;
-    if (live.length < alive.length && (!this.quorumWaitOver || 2 * live.length <= alive.length)) return;
-    this.vote = createMetaVote(live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table })));
+    const entries = live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table }));
+    const waitForMore = !this.quorumWaitOver || 2 * live.length <= alive.length;
+    if (live.length < alive.length && waitForMore && !majorityAgrees(entries, alive.length)) return;
+    this.vote = createMetaVote(entries);
     for (const v of this.vote.excluded) this.drop(this.sources[v.source], v.code, v.message);
     if (this.finished) return;
     this.meta = this.vote.meta;

@@ -37,13 +37,32 @@ describe('download controller piped into the senders', () => {
     assert.equal(sends[1].t - sends[0].t, REQUEST_RESEND_MS, 'the second request went at the re-send deadline');
   });
 
-  it('votes META_QUORUM_WAIT_MS after the first meta without waiting for a slow proxy; the slow one still serves', async () => {
+  it('votes as soon as a strict majority sent the same meta (2 of 3): no wait for a slow proxy, which still serves', async () => {
     const r = await runPiped({ mode: 'coded', size: 400_000, n: 3, faults: { 2: { metaDelayMs: 300 } } });
     assertByteExact(r);
-    const firstDeliver = actionsOf(r, 'deliver')[0].t;
-    assert.ok(firstDeliver < 50 + 300, `first bytes at ${firstDeliver} ms: the vote did not wait for the slow meta`);
-    assert.ok(firstDeliver >= 50 + META_QUORUM_WAIT_MS - 1, `first bytes at ${firstDeliver} ms: before the quorum wait ended`);
+    // the packets held for the vote are handled at the vote
+    const votedAt = r.c.firstPacketMs;
+    assert.ok(votedAt < 50 + META_QUORUM_WAIT_MS / 2, `voted at ${votedAt} ms: waited for the quorum time or the slow meta`);
     assert.ok(r.proxies[2].sent > 0, 'the late proxy was admitted');
+  });
+
+  it('6 proxies, 2 slow origin fetches: the vote comes with the 4th meta, not the 6th', async () => {
+    const r = await runPiped({ mode: 'uncoded', size: 300_000, n: 6, faults: { 4: { metaDelayMs: 40 }, 5: { metaDelayMs: 80 } } });
+    assertByteExact(r);
+    const votedAt = r.c.firstPacketMs;
+    assert.ok(votedAt < 50 + 40, `voted at ${votedAt} ms: waited for a slow meta`);
+    assert.ok(r.proxies[4].sent > 0 && r.proxies[5].sent > 0, 'the late proxies were admitted');
+  });
+
+  it('a liar among the first metas: no majority agrees (2 of 4), so the vote waits META_QUORUM_WAIT_MS and outvotes it', async () => {
+    const lie = (/** @type {any} */ m) => (m.checksums ? { ...m, checksums: { ...m.checksums, values: m.checksums.values.map((/** @type {number} */ v) => v ^ 1) } } : m);
+    const r = await runPiped({ mode: 'coded', size: 400_000, n: 4, faults: { 1: { tamperMeta: lie }, 3: { metaDelayMs: 400 } } });
+    assertByteExact(r);
+    const firstDeliver = actionsOf(r, 'deliver')[0].t;
+    assert.ok(firstDeliver >= 50 + META_QUORUM_WAIT_MS - 1, `first bytes at ${firstDeliver} ms: voted before the quorum wait with 2 of 4 agreeing`);
+    assert.ok(firstDeliver < 50 + 400, `first bytes at ${firstDeliver} ms: waited for the slow meta`);
+    const drops = actionsOf(r, 'drop');
+    assert.deepEqual(drops.map((/** @type {any} */ d) => [d.source, d.code]), [[1, 'ERR_INTEGRITY']]);
   });
 
   it('quorum wait: with every meta in, the vote does not wait', async () => {

@@ -2,7 +2,7 @@
 // that each fit one datagram; the client believes the majority of proxies and names the liars.
 import assert from 'node:assert/strict';
 import {
-  createSender, encodeMessage, decodeMessage, createMetaVote, createMetaAssembler, checksumOf, checksumTable,
+  createSender, encodeMessage, decodeMessage, createMetaVote, createMetaAssembler, majorityAgrees, checksumOf, checksumTable,
   MAX_DATAGRAM_BYTES, CHECKSUMS_PER_META, CHECKSUM_ENTRY_BYTES,
 } from '../index.js';
 
@@ -80,6 +80,18 @@ describe('integrity: meta checksums and the majority rule', () => {
     assert.deepEqual(vote.excluded.map((v) => [v.source, v.code]), [[1, 'ERR_INTEGRITY']]);
     assert.equal(vote.verify(0, data.subarray(0, 24 * 1100)), true);
     assert.equal(vote.verify(0, data.subarray(1, 24 * 1100 + 1)), false);
+  });
+
+  it('the vote is decided early only when more than half of all voters sent the same layout and checksums', async () => {
+    const data = object(100_000);
+    const senders = await Promise.all([0, 1, 2, 3].map((i) => createSender({ mode: 'coded', data, sourceIndex: i, sourceCount: 5, downloadId: 1 })));
+    const lie = (/** @type {any} */ m) => { const v = m.checksums.values.slice(); v[3] ^= 1; return { ...m, checksums: { ...m.checksums, values: v } }; };
+    const [a, b, c, liar] = senders.map((s, i) => assemble(metasOf(s, i === 3 ? lie : undefined), i));
+    assert.equal(majorityAgrees([a, b, c], 5), true, '3 of 5 agree');
+    assert.equal(majorityAgrees([a, b], 5), false, '2 of 5');
+    assert.equal(majorityAgrees([a, b], 4), false, '2 of 4 is no strict majority');
+    assert.equal(majorityAgrees([liar, a, b], 4), false, 'same layout, another checksum: 2 of 4 agree');
+    assert.equal(majorityAgrees([liar, a, b, c], 5), true, '3 of 5 agree beside a liar');
   });
 
   it('three proxies, one lies about the size: outvoted with ERR_META_MISMATCH', async () => {

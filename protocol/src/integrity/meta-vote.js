@@ -140,6 +140,30 @@ export function createMetaVote(entries) {
 }
 
 /**
+ * Whether the vote is already decided: more than half of `voters` (the sources whose meta may
+ * still count: those that sent one and those that still may) sent the same meta, layout and every
+ * checksum. No later meta can outvote them, and each is checked against them when it comes (admit).
+ * @param {{ meta: any, table: Uint8Array }[]} entries  complete metas so far
+ * @param {number} voters
+ */
+export function majorityAgrees(entries, voters) {
+  for (let i = 0; 2 * (entries.length - i) > voters; i++) {
+    let agreeing = 0;
+    for (const e of entries) if (sameMeta(entries[i], e)) agreeing++;
+    if (2 * agreeing > voters) return true;
+  }
+  return false;
+}
+
+/** Same layout and same checksum table, byte for byte. @param {{ meta: any, table: Uint8Array }} a @param {{ meta: any, table: Uint8Array }} b */
+function sameMeta(a, b) {
+  if (a === b) return true;
+  if (LAYOUT_FIELDS.some((f) => a.meta[f] !== b.meta[f]) || a.table.length !== b.table.length) return false;
+  for (let i = 0; i < a.table.length; i++) if (a.table[i] !== b.table[i]) return false;
+  return true;
+}
+
+/**
  * Collects one proxy's meta messages (the checksum table comes in slices) until complete.
  * @param {any} first the first meta message received
  */
