@@ -120,6 +120,7 @@ export function proxyRecord(proxyId, over = {}) {
     durationMs: 20,
     serverFetchMs: 4,
     fromCache: false,
+    firstSendMs: null,
     inflightHeldMs: null,
     error: null,
     ...over,

@@ -65,10 +65,11 @@ describe('origo: the time breakdown in client and proxy records', () => {
     });
   }
 
-  it('stores a proxy record\'s inflightHeldMs', async () => {
-    const p = proxyRecord('px-1', { inflightHeldMs: 41.5 });
+  it('stores a proxy record\'s inflightHeldMs and firstSendMs', async () => {
+    const p = proxyRecord('px-1', { inflightHeldMs: 41.5, firstSendMs: 23.25 });
     await origo.store.insertProxyRecords([p]);
     const [got] = await origo.store.listProxyRecords({ proxyId: 'px-1' });
     assert.equal(got.inflightHeldMs, 41.5);
+    assert.equal(got.firstSendMs, 23.25);
   });
 });

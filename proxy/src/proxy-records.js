@@ -6,7 +6,7 @@ const MAX_ERROR_MESSAGE_CHARS = 2048;
 
 // Every field of a proxy record (docs/origo-api.md); missing ones are sent as null.
 const RECORD_FIELDS = ['id', 'proxyId', 'downloadId', 'startedAt', 'mode', 'url', 'objectBytes', 'sourceIndex', 'n',
-  'params', 'packetsSent', 'bytesSent', 'durationMs', 'serverFetchMs', 'fromCache', 'inflightHeldMs', 'error'];
+  'params', 'packetsSent', 'bytesSent', 'durationMs', 'serverFetchMs', 'fromCache', 'firstSendMs', 'inflightHeldMs', 'error'];
 
 /**
  * `logs` for the HTTP route and the RTC code: `record(r)` completes a proxy record (id,

@@ -73,6 +73,22 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     assert.equal(proxy.stats.activeSessions, 1, 'the valid request is being served');
   });
 
+  it('the record\'s firstSendMs counts the origin fetch before the first datagram', async () => {
+    const FETCH_MS = 80;
+    const objects = memoryObjects(new Map([[URL1, testBytes(60_000, 4)]]));
+    const slow = { async get(/** @type {string} */ url) { await new Promise((r) => setTimeout(r, FETCH_MS)); return objects.get(url); } };
+    const px = await startTestProxy({ id: 'p-first-send', objects: slow });
+    try {
+      const { data } = await downloadMutp({ url: URL1, mode: 'uncoded', proxies: [px.ref], RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } });
+      assert.equal(sha256(data), sha256(testBytes(60_000, 4)));
+      await waitFor(() => px.records.length === 1);
+      const r = px.records[0];
+      assert.ok(r.firstSendMs >= FETCH_MS - 1 && r.firstSendMs <= r.durationMs, `firstSendMs ${r.firstSendMs}, durationMs ${r.durationMs}`);
+    } finally {
+      px.kill();
+    }
+  });
+
   it('a client\'s new connection starts from the path its earlier connection measured', async () => {
     const cache = createPathCache();
     const got = /** @type {(object | null)[]} */ ([]);

@@ -113,6 +113,19 @@ export function tcpStart(r, n, k) {
   return opened > 0 ? { newTcp: newSources(n, opened, k) } : {};
 }
 
+/**
+ * Each source's start (ms after the request reached its proxy) as the proxies recorded it
+ * (proxyStartMs: the origin fetch, hashing and set-up before the first datagram, which a proxy
+ * sharing the testbed's 2 cores pays in CPU too); 0 for a source without one, and for every
+ * source with how = 'zero' or a record without them (HTTP modes, older campaigns).
+ * @param {CampaignRecord & { proxyStartMs?: (number | null)[] | null }} r @param {number} n @param {'recorded' | 'zero'} how
+ * @returns {number[]}
+ */
+export function proxyStarts(r, n, how) {
+  const s = how === 'recorded' && Array.isArray(r.proxyStartMs) ? r.proxyStartMs : [];
+  return Array.from({ length: n }, (_, i) => (typeof s[i] === 'number' && s[i] >= 0 ? s[i] : 0));
+}
+
 /** FIGURE 11's boxes: 1–2 MB chunks, w=240, g=24, no loss. @param {CampaignRecord} r */
 export function isFigure11(r) {
   return r.window === 240 && r.generationSize === 24 && r.lossPct === 0 && r.sizeBin === '1-2MB';
@@ -127,6 +140,7 @@ export function isFigure11(r) {
  * @param {number} [o.overheadBytes]
  * @param {NewConnectionModel} [o.newConnections]   how a download on new connections starts (default: libdatachannel's cwnd, no path cache)
  * @param {'recorded' | 'new' | 'kept'} [o.connections]  which downloads started on new connections (newConnectionCount)
+ * @param {'recorded' | 'zero'} [o.proxyStart]  each source's start: as its proxy recorded it (default), or at once (proxyStarts)
  * @param {(r: CampaignRecord) => boolean} [o.filter]
  * @param {(box: string) => void} [o.onBox]
  * @returns {Promise<{ box: string, simGoodputBps: number, testbedGoodputBps: number, ratio: number, simRuns: number, testbedRuns: number }[]>}
@@ -154,7 +168,7 @@ export async function compareCampaign(records, o) {
           o.newConnections ?? { startCwnd: SCTP_INITIAL_CWND_PACKETS, pathKept: false })
         : tcpStart(r, rates.length, k);
       const config = {
-        mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: 0, downCapBps: Infinity,
+        mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: proxyStarts(r, rates.length, o.proxyStart ?? 'recorded'), downCapBps: Infinity,
         size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,
         overheadBytes: o.overheadBytes ?? CAMPAIGN_OVERHEAD_BYTES, maxBurst: o.maxBurst,
         // a kept connection: its cwnd and path; a new one: a new association's cwnd, and the path

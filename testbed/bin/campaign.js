@@ -15,7 +15,7 @@ import { runCampaign, feasibleCompositions } from '../src/campaign-run.js';
 import { calibrate } from '../src/calibrate.js';
 import { writeReport } from '../src/report.js';
 import { createProgress } from '../src/progress.js';
-import { joinHeldFromStore } from '../src/held-join.js';
+import { joinProxyRecordsFromStore } from '../src/proxy-join.js';
 
 const USAGE = `Usage: npm run campaign -- [options]
 
@@ -117,7 +117,7 @@ const rows = await runCampaign({
 const flush = await testbed.flushLogs();
 const origoUrl = testbed.origoUrl;
 await testbed.close();
-const heldJoin = await joinHeldFromStore(join(dir, 'origo.duckdb'), rows, 'campaign');
+const heldJoin = await joinProxyRecordsFromStore(join(dir, 'origo.duckdb'), rows, 'campaign');
 if (heldJoin) writeFileSync(resultsFile, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
 
 let commit = 'unknown';

@@ -33,7 +33,7 @@ import { simulateConfig, CAMPAIGN_OVERHEAD_BYTES, TESTBED_QUEUE_MS, SCTP_INITIAL
 import { parseRates } from '../src/rates.js';
 import { MUTP_MODES } from '../src/campaign-plan.js';
 import { startTestbed, checkPrerequisites, clientProxy, SETTLE_MS } from '../src/testbed.js';
-import { joinHeldFromStore } from '../src/held-join.js';
+import { joinProxyRecordsFromStore } from '../src/proxy-join.js';
 
 /** The issue's target boxes and their comparison modes. */
 const DEFAULT_BOXES = '4x896KiB:coded,range-http;1x1792KiB,3x896KiB:coded,range-http;1x1792KiB:coded,parallel-http;6x896KiB:coded,range-http';
@@ -123,7 +123,7 @@ for (const box of boxes) {
   }
   // the proxies' own in-flight holds, from their records in this box's Origo (closed by now)
   const joinRows = runs.flatMap((run) => run.warm.map((s) => ({ recordId: s.id ?? null, mode: run.mode, ok: true, timeBreakdown: s.timeBreakdown ?? null })));
-  await joinHeldFromStore(join(dir, 'origo.duckdb'), joinRows, 'reference');
+  await joinProxyRecordsFromStore(join(dir, 'origo.duckdb'), joinRows, 'reference');
   for (const { mode, warm, load } of runs) {
     const breakdowns = joinRows.filter((r) => r.mode === mode).map((r) => /** @type {any} */ (r.timeBreakdown));
     const goodput = median(warm.map((s) => s.netBytes / (s.durationMs / 1000)));

@@ -22,6 +22,7 @@ export const proxyRecordSchema = {
     durationMs: c.durationMs,
     serverFetchMs: c.durationMsOrNull,
     fromCache: { type: ['boolean', 'null'] },
+    firstSendMs: c.durationMsOrNull,
     inflightHeldMs: c.durationMsOrNull,
     error: c.errorOrNull,
   },

@@ -48,6 +48,12 @@ export const MIGRATIONS = [
     name: 'narrow copy of the boxplot columns',
     sql: boxplotCopySql(),
   },
+  {
+    version: 4,
+    name: 'proxy records: first send',
+    // version 1 creates the tables from the current column lists: a database made since has the column
+    sql: ['ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS first_send_ms DOUBLE PRECISION'],
+  },
 ];
 
 /**

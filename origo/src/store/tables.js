@@ -156,6 +156,8 @@ export const PROXY_RECORD_COLUMNS = [
   col('error_message', 'varchar', 'error.message'),
   // Added after the first release (see the ALTER in DDL): how long the in-flight cap held this source (ms).
   col('inflight_held_ms', 'double', 'inflightHeldMs'),
+  // Added later still: MUTP, the request → the proxy's first datagram (ms).
+  col('first_send_ms', 'double', 'firstSendMs'),
 ];
 
 /** A sample of each proxy status message: the fleet's load over time (dashboard). */
@@ -191,5 +193,6 @@ export const DDL = [
   ...TIME_BREAKDOWN_COLUMNS.map((c) => `ALTER TABLE client_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.sql}`),
   'ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS inflight_held_ms DOUBLE',
   'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS verified BOOLEAN',
+  'ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS first_send_ms DOUBLE',
 ];
 

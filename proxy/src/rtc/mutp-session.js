@@ -66,6 +66,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
    * @property {number} objectBytes
    * @property {number | null} serverFetchMs
    * @property {boolean} fromCache
+   * @property {number | null} firstSendMs  request → the meta handed to the channel (origin fetch, hashing, the sender's set-up)
    * @property {number} packetsSent
    * @property {number} bytesSent
    * @property {boolean} ended
@@ -141,7 +142,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     /** @type {Download} */
     const dl = {
       downloadId: req.downloadId, req, sender: null, metaBytes: null, abort: new AbortController(),
-      startedAt: new Date().toISOString(), t0: now(), objectBytes: 0, serverFetchMs: null, fromCache: false,
+      startedAt: new Date().toISOString(), t0: now(), objectBytes: 0, serverFetchMs: null, fromCache: false, firstSendMs: null,
       packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(),
     };
     active = dl;
@@ -177,6 +178,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);
+    dl.firstSendMs = now() - dl.t0;
     if (req.method === 'HEAD') return finish(dl, null);
     await pump(dl);
   }
@@ -264,7 +266,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         downloadId: String(dl.downloadId), startedAt: dl.startedAt, mode: dl.req.mode, url: dl.req.url,
         objectBytes: dl.objectBytes, sourceIndex: dl.req.sourceIndex, n: dl.req.sourceCount, params: dl.req.params,
         packetsSent: dl.packetsSent, bytesSent: dl.bytesSent, durationMs: now() - dl.t0,
-        serverFetchMs: dl.serverFetchMs, fromCache: dl.fromCache, inflightHeldMs: dl.inflight.heldMs(now()), error,
+        serverFetchMs: dl.serverFetchMs, fromCache: dl.fromCache, firstSendMs: dl.firstSendMs, inflightHeldMs: dl.inflight.heldMs(now()), error,
       });
     } catch (e) {
       logger.error(`rtc session ${remote}: could not record the download: ${/** @type {Error} */ (e).message}`);
