@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: a whole local system on embedded defaults: Origo (127.0.0.1:8080, ORIGO_PORT
-// overrides), 4 proxies (each in a process of its own, as deployed: none shares an event loop
-// with Origo or another proxy) and the demo origin. Prints the URLs and one example `mutp get`
+// overrides), 4 proxies and the demo origin. Prints the URLs and one example `mutp get`
 // command that works as printed. Ctrl-C (SIGINT) or SIGTERM stops everything and exits 0.
 // `--rtc-bind ADDR` (or MUTP_RTC_BIND): the address the proxies' WebRTC binds to. Default: the
 // address of the default route's interface, which Chromium and Firefox both reach (Firefox
@@ -11,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import { startOrigo, proxyToken, createLogger } from '@mutp/origo';
-import { spawnProxy } from '@mutp/proxy/spawn';
+import { startProxy } from '@mutp/proxy';
 import { startDemoOrigin } from '@mutp/demo/origin';
 import { codedError } from '@mutp/common/errors';
 
@@ -110,19 +109,17 @@ try {
   });
   closers.push(() => origo.close());
   const allowedHosts = [`${HOST}:${origin.port}`, ...extraHosts];
-  const starting = [];
   for (let i = 1; i <= PROXY_COUNT; i++) {
     const id = `local-${i}`;
-    // tickets stay required, as in production: only clients Origo handed a ticket may use the proxies
-    starting.push(spawnProxy({
-      args: ['--id', id, '--host', HOST, '--port', '0', '--origo', origo.url,
-        '--allowed-hosts', allowedHosts.join(','), '--allow-private', // the demo origin and MUTP_ALLOWED_HOSTS live on this machine
-        '--rtc-bind', rtcBind.address, '--status-every', String(STATUS_EVERY_MS)],
-      env: { PROXY_TOKEN: proxyToken(secret, id) }, // not in the arguments, which every local user can list
-      onLog: (line) => { if (verbose || !/\] INFO /.test(line)) process.stderr.write(`${line}\n`); },
-    }).then((proxy) => closers.push(() => proxy.close())));
+    const proxy = await startProxy({
+      id, token: proxyToken(secret, id), host: HOST, port: 0, origoUrl: origo.url,
+      allowedHosts, allowPrivate: true, // the demo origin and MUTP_ALLOWED_HOSTS live on this machine
+      requireTickets: true, // as in production: only clients Origo handed a ticket may use the proxies
+      rtcBindAddress: rtcBind.address,
+      statusEveryMs: STATUS_EVERY_MS, logger: quietUnlessVerbose(createLogger({ name: id })),
+    });
+    closers.push(() => proxy.close());
   }
-  await Promise.all(starting);
   await waitForFleet(origo.url, PROXY_COUNT);
 
   const example = `${origin.url}/media/demo-5MB.bin`;

@@ -197,7 +197,6 @@ export const ERROR_CODES = Object.freeze({
   ERR_PLAYER: 'a video player reported errors during a bench',
   ERR_SOAK_TIMEOUT: 'a soak-run download did not finish in time',
   ERR_START: 'npm start or Origo failed to start, for a reason without its own code',
-  ERR_PROXY_START: 'a proxy process (npm start, the end-to-end fleet) exited or did not listen in time',
   ERR_TLS_FILES: 'the TLS certificate or key cannot be read or do not match',
   ERR_TOPOLOGY: 'the testbed network (namespaces, links) cannot be built',
 

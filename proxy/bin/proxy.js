@@ -32,8 +32,6 @@ try {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  // started with an IPC channel (src/spawn-proxy.js): the parent's death closes it, and this proxy stops too
-  if (process.connected) process.on('disconnect', stop);
 } catch (err) {
   process.stderr.write(`mutp-proxy: ${err.code ?? 'ERR'}: ${err.message}\n`);
   process.exit(1);

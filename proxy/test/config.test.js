@@ -34,9 +34,6 @@ describe('proxy configuration', () => {
     assert.equal(c.tls, null, 'plain HTTP unless given a certificate');
     const t = resolveConfig(/** @type {any} */ (configFromCli(['--tls-key', '/k.pem', '--no-require-tickets'], { PROXY_TLS_CERT: '/c.pem' })).config);
     assert.deepEqual(t.tls, { certFile: '/c.pem', keyFile: '/k.pem' });
-    assert.equal(c.statusEveryMs, undefined, 'Origo link default');
-    assert.equal(resolveConfig(/** @type {any} */ (configFromCli(['--status-every', '1000', '--no-require-tickets'], {})).config).statusEveryMs, 1000);
-    assert.equal(resolveConfig(/** @type {any} */ (configFromCli(['--no-require-tickets'], { PROXY_STATUS_EVERY_MS: '2000' })).config).statusEveryMs, 2000);
   });
 
   it('refuses bad values with ERR_BAD_CONFIG', () => {
@@ -50,7 +47,6 @@ describe('proxy configuration', () => {
         { code: 'ERR_BAD_CONFIG' }, JSON.stringify([argv, env]));
     }
     assert.throws(() => configFromCli(['--no-such-flag'], {}));
-    assert.throws(() => configFromCli(['--status-every', '10'], {}), { code: 'ERR_BAD_CONFIG' }, 'a status every 10 ms');
   });
 
   it('prints --help and exits 0; exits 2 on a bad flag', async () => {

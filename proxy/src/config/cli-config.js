@@ -3,7 +3,6 @@ import { codedError } from '@mutp/common/errors';
 import { splitHostList } from '../ssrf/host-allowlist.js';
 import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
 import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
-import { STATUS_EVERY_MS } from '../origo/origo-link.js';
 
 // A fixed default makes `mutp-proxy` reachable without flags; npm start passes its own ports.
 export const CLI_DEFAULT_PORT = 8090;
@@ -40,7 +39,6 @@ Options (flag / environment variable):
   --rate-limit N        PROXY_RATE_LIMIT    requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
   --log-spool FILE      PROXY_LOG_SPOOL     keep log records in FILE until Origo acks them, so a crash
                                             loses none (default: memory only)
-  --status-every MS     PROXY_STATUS_EVERY_MS  status report period to Origo (default ${STATUS_EVERY_MS})
   --allow-private       PROXY_ALLOW_PRIVATE=1  TESTS ONLY: allow loopback/private origin addresses
   -h, --help                                this text
 
@@ -67,8 +65,7 @@ export function configFromCli(argv, env) {
       'origin-timeout': { type: 'string' }, 'allowed-hosts': { type: 'string' },
       'rtc-bind': { type: 'string' }, 'no-require-tickets': { type: 'boolean' }, 'max-sessions': { type: 'string' },
       'max-fetches': { type: 'string' }, 'max-origin-fetches': { type: 'string' }, 'rate-limit': { type: 'string' },
-      'allow-private': { type: 'boolean' }, 'log-spool': { type: 'string' }, 'status-every': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      'allow-private': { type: 'boolean' }, 'log-spool': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return { help: true };
@@ -108,7 +105,6 @@ export function configFromCli(argv, env) {
       maxOriginFetches: maybe(pick('max-origin-fetches', 'PROXY_MAX_ORIGIN_FETCHES'), (v) => toInt(v, 'max-origin-fetches')),
       rateLimitPerMinute: maybe(pick('rate-limit', 'PROXY_RATE_LIMIT'), (v) => toInt(v, 'rate-limit')),
       logSpool: pick('log-spool', 'PROXY_LOG_SPOOL'),
-      statusEveryMs: maybe(pick('status-every', 'PROXY_STATUS_EVERY_MS'), (v) => statusPeriod(toInt(v, 'status-every'))),
     },
   };
 }
@@ -122,15 +118,6 @@ function maybe(v, f) {
 function toInt(v, name) {
   if (!/^\d+$/.test(v)) throw codedError('ERR_BAD_CONFIG', `--${name} must be a whole number, got ${JSON.stringify(v)}`);
   return Number(v);
-}
-
-/** Statuses more often than this (ms) only spend Origo's per-proxy event budget (50 a second). */
-const MIN_STATUS_EVERY_MS = 100;
-
-/** @param {number} ms */
-function statusPeriod(ms) {
-  if (ms < MIN_STATUS_EVERY_MS) throw codedError('ERR_BAD_CONFIG', `--status-every must be at least ${MIN_STATUS_EVERY_MS} ms`);
-  return ms;
 }
 
 /** @param {string} v @param {string} name */

@@ -1,17 +1,15 @@
-// The local fleet for the end-to-end tests and benches: Origo in this process (the tests read
-// its store), and N proxies on 127.0.0.1, each in a process of its own as deployed (none shares
-// an event loop with Origo, another proxy or the test driver), whose allowlist holds the test
-// video site (as `npm start` with MUTP_ALLOWED_HOSTS). WebRTC binds to loopback too, or to
-// `rtcBindAddress` (the Firefox test's namespace address: Firefox offers no loopback ICE candidate).
+// The local fleet for the end-to-end tests, in this process: Origo and N proxies on 127.0.0.1
+// whose allowlist holds the test video site (as `npm start` with MUTP_ALLOWED_HOSTS). WebRTC
+// binds to loopback too, or to `rtcBindAddress` (the Firefox test's namespace address: Firefox
+// offers no loopback ICE candidate).
 import { randomBytes } from 'node:crypto';
 import { startOrigo, proxyToken } from '@mutp/origo';
-import { spawnProxy } from '@mutp/proxy/spawn';
+import { startProxy } from '@mutp/proxy';
 
 const FLEET_READY_TIMEOUT_MS = 20_000; // proxies register over socket.io; slow on a busy 2-core box
 const STATUS_EVERY_MS = 1000; // proxy status period (fast, so Origo notices restarts quickly)
 const silent = { info() {}, warn() {}, error() {} };
-const fleetLog = process.env.MUTP_E2E_FLEET_LOG === '1'; // debugging: the fleet's own log
-const logger = fleetLog ? console : silent;
+const logger = process.env.MUTP_E2E_FLEET_LOG === '1' ? console : silent; // debugging: the fleet's own log
 
 /**
  * @typedef {{ bind: string, name: string, port: number }} Endpoint  a deployment-like address: listen on `bind`, clients use `name`
@@ -37,22 +35,20 @@ export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress
   let started = 0;
   /** Start `count` more proxies (fresh ids) and wait until Origo lists them all. @param {number} count */
   async function addProxies(count) {
-    const starting = [];
     for (let i = 0; i < count; i++) {
       const id = `e2e-${++started}`;
       const at = deploy?.proxies[started - 1];
       if (deploy && !at) throw new Error(`no address for proxy ${started}`);
       const proxyTls = deploy?.tls && deploy.proxyTls !== false;
-      const args = ['--id', id, '--host', at?.bind ?? '127.0.0.1', '--port', String(at?.port ?? 0),
-        '--origo', origoUrl, '--allowed-hosts', allowedHosts.join(','), '--allow-private', '--no-require-tickets',
-        '--status-every', String(STATUS_EVERY_MS)];
-      if (at) args.push('--public-url', `${proxyTls ? 'https' : 'http'}://${at.name}:${at.port}`);
-      if (proxyTls && deploy?.tls) args.push('--tls-cert', deploy.tls.certFile, '--tls-key', deploy.tls.keyFile);
-      const rtcBind = rtcBindAddress ?? at?.bind;
-      if (rtcBind) args.push('--rtc-bind', rtcBind);
-      starting.push(spawnProxy({ args, env: { PROXY_TOKEN: proxyToken(secret, id) }, onLog: fleetLog ? (line) => console.error(line) : undefined }));
+      const p = await startProxy({
+        id, token: proxyToken(secret, id), host: at?.bind ?? '127.0.0.1', port: at?.port ?? 0, origoUrl,
+        allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger,
+        ...(at ? { publicUrl: `${proxyTls ? 'https' : 'http'}://${at.name}:${at.port}`, rtcBindAddress: at.bind } : {}),
+        ...(proxyTls ? tlsFiles : {}),
+        ...(rtcBindAddress ? { rtcBindAddress } : {}),
+      });
+      proxies.push({ id, close: () => p.close() });
     }
-    for (const p of await Promise.all(starting)) proxies.push({ id: p.id, close: p.close });
     await waitForProxies(origoUrl, proxies.map((p) => p.id));
   }
   await addProxies(proxyCount);
