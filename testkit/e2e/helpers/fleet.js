@@ -2,8 +2,8 @@
 // whose allowlist holds the test video site (as `npm start` with MUTP_ALLOWED_HOSTS). WebRTC
 // binds to loopback too, or to `rtcBindAddress` (the Firefox test's namespace address: Firefox
 // offers no loopback ICE candidate). In this process on purpose: with a process per proxy, as
-// deployed, `npm run bench:players` on 2 cores gave a segment a median 10–11 ms more (up to 55; more processes
-// and WebRTC threads beside the browser), not less.
+// deployed, `npm run bench:players` on 2 cores gave a segment a median 10–11 ms more (up to 55:
+// more processes and WebRTC threads beside the browser), not less.
 import { randomBytes } from 'node:crypto';
 import { startOrigo, proxyToken } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
