@@ -117,8 +117,8 @@ const rows = await runCampaign({
 const flush = await testbed.flushLogs();
 const origoUrl = testbed.origoUrl;
 await testbed.close();
-const heldJoin = await joinProxyRecordsFromStore(join(dir, 'origo.duckdb'), rows, 'campaign');
-if (heldJoin) writeFileSync(resultsFile, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+const proxyJoin = await joinProxyRecordsFromStore(join(dir, 'origo.duckdb'), rows, 'campaign');
+if (proxyJoin) writeFileSync(resultsFile, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
 
 let commit = 'unknown';
 try {
@@ -129,7 +129,7 @@ try {
 const meta = {
   preset: values.preset, fleet: rates.map((r) => r.text).join(','), concurrency, perBox, seed, startedAt, finishedAt: new Date().toISOString(),
   elapsedMin: (Date.now() - t0) / 60000, cores: cpus().length, commit, calibration: calibration?.text ?? null, calibrationChecks: calibration?.checks ?? null,
-  origoUrl, logsFlushed: flush, heldJoin, delayMs, delayMethod: testbed.delay?.describe ?? null, tcpCongestion: testbed.tcpCongestion,
+  origoUrl, logsFlushed: flush, proxyJoin, delayMs, delayMethod: testbed.delay?.describe ?? null, tcpCongestion: testbed.tcpCongestion,
   // the proxies' WebRTC build and SCTP max burst (packets, < 0: off): sim:compare models the same transport
   rtcBuilds: [...new Set(testbed.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown'))],
   sctpMaxBurst: sameField(testbed.proxies, 'maxBurst'),

@@ -26,6 +26,11 @@ function inNs(ns, args) {
   return execFileSync('ip', ['netns', 'exec', ns, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+/** inNs without blocking, so that several namespaces answer at once. @param {string} ns @param {string[]} args */
+async function inNsAsync(ns, args) {
+  return (await execFileAsync('ip', ['netns', 'exec', ns, ...args], { encoding: 'utf8' })).stdout;
+}
+
 /**
  * Limits a proxy's upload (its eth0 egress) to `bps` bytes per second.
  * @param {string} ns @param {number} bps
@@ -74,11 +79,11 @@ export function countSentToClient(link) {
  */
 export async function sentToClient(link) {
   const [tc, ipt] = await Promise.all([
-    execFileAsync('ip', ['netns', 'exec', link.proxyNs, 'tc', '-s', 'class', 'show', 'dev', 'eth0'], { encoding: 'utf8' }),
-    execFileAsync('ip', ['netns', 'exec', link.proxyNs, 'iptables', '-L', 'OUTPUT', '-v', '-n', '-x'], { encoding: 'utf8' }),
+    inNsAsync(link.proxyNs, ['tc', '-s', 'class', 'show', 'dev', 'eth0']),
+    inNsAsync(link.proxyNs, ['iptables', '-L', 'OUTPUT', '-v', '-n', '-x']),
   ]);
-  const shaped = parseClassStats(tc.stdout);
-  const line = ipt.stdout.split('\n').find((l) => l.includes(WIRE_COMMENT));
+  const shaped = parseClassStats(tc);
+  const line = ipt.split('\n').find((l) => l.includes(WIRE_COMMENT));
   if (!line) throw codedError('ERR_TOPOLOGY', `no ${WIRE_COMMENT} rule in ${link.proxyNs}: the testbed's byte counter is missing`);
   const [otherPackets, otherIpBytes] = line.trim().split(/\s+/).map(Number);
   return { packets: shaped.packets - otherPackets, bytes: shaped.bytes - otherIpBytes - ETHERNET_HEADER_BYTES * otherPackets };

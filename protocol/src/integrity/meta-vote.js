@@ -12,6 +12,11 @@ import { codedError } from '@mutp/common/errors';
 /** Meta fields that define the object's layout: all proxies must agree on them. */
 export const LAYOUT_FIELDS = /** @type {const} */ (['mode', 'totalSize', 'payloadSize', 'packetCount', 'generationSize', 'generationCount']);
 
+/** The first layout field two metas disagree on, or undefined. @param {any} a @param {any} b */
+function layoutDifference(a, b) {
+  return LAYOUT_FIELDS.find((f) => a[f] !== b[f]);
+}
+
 /** pollLiars() when there is no news. @type {Verdict[]} */
 const NO_VERDICTS = /** @type {any} */ (Object.freeze([]));
 
@@ -44,7 +49,7 @@ export function createMetaVote(entries) {
   const excluded = [];
   for (const e of entries) {
     if (winner.includes(e)) continue;
-    const f = LAYOUT_FIELDS.find((x) => e.meta[x] !== meta[x]);
+    const f = layoutDifference(e.meta, meta);
     excluded.push({ source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${f && e.meta[f]} vs ${f && meta[f]}` });
   }
 
@@ -121,7 +126,7 @@ export function createMetaVote(entries) {
      * sources, so it settles the unit (and names who gave the other) before any data could.
      */
     admit(e) {
-      const f = LAYOUT_FIELDS.find((x) => e.meta[x] !== meta[x]);
+      const f = layoutDifference(e.meta, meta);
       if (f) return { source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${e.meta[f]} vs ${meta[f]}` };
       for (let u = 0; u < units; u++) {
         if (ties.has(u)) continue;
@@ -158,7 +163,7 @@ export function majorityAgrees(entries, voters) {
 /** Same layout and same checksum table, byte for byte. @param {{ meta: any, table: Uint8Array }} a @param {{ meta: any, table: Uint8Array }} b */
 function sameMeta(a, b) {
   if (a === b) return true;
-  if (LAYOUT_FIELDS.some((f) => a.meta[f] !== b.meta[f]) || a.table.length !== b.table.length) return false;
+  if (layoutDifference(a.meta, b.meta) || a.table.length !== b.table.length) return false;
   for (let i = 0; i < a.table.length; i++) if (a.table[i] !== b.table[i]) return false;
   return true;
 }
@@ -177,7 +182,7 @@ export function createMetaAssembler(first) {
     table,
     /** @param {any} m a meta message of the same proxy @returns {string | null} why it was refused */
     add(m) {
-      const f = LAYOUT_FIELDS.find((x) => m[x] !== first[x]);
+      const f = layoutDifference(m, first);
       if (f) return `meta slices disagree on ${f}`;
       const cs = m.checksums;
       if (!cs) return units === 0 ? null : 'meta without checksums';
