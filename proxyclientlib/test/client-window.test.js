@@ -3,6 +3,7 @@
 // the same window as proxies from Origo.
 import assert from 'node:assert/strict';
 import { createClient } from '../index.js';
+import { UNADVERTISED_UPLOAD_RATE_BPS } from '../src/mutp/window-choice.js';
 import { windowFromPaths } from '@mutp/protocol';
 import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes } from '@mutp/testkit/mutp-harness';
 
@@ -13,7 +14,7 @@ const RATE = 4 * 896 * 1024; // bytes/s: a window above the paper's 240
 describe('ProxyClientLib: the window of a download on given proxies', function () {
   this.timeout(60_000);
 
-  it('comes from the given proxies\' upload rates; without them, the protocol default', async () => {
+  it('comes from the given proxies\' upload rates; a proxy without one counts as UNADVERTISED_UPLOAD_RATE_BPS', async () => {
     const proxy = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map([[URL_A, body]])) });
     const client = createClient({ origo: null, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } });
     try {
@@ -23,7 +24,8 @@ describe('ProxyClientLib: the window of a download on given proxies', function (
       assert.ok(expected > 240);
       assert.equal(withRate.stats.params.window, expected);
       const bad = await client.download(URL_A, { mode: 'coded', proxies: [{ ...proxy.ref, uploadRateBps: -5 }], log: false });
-      assert.equal(bad.stats.params.window, 240, 'a rate that is no rate is not used');
+      assert.equal(bad.stats.params.window, windowFromPaths({ mode: 'coded', ratesBps: [UNADVERTISED_UPLOAD_RATE_BPS] }), 'a rate that is no rate is not used');
+      assert.notEqual(bad.stats.params.window, expected);
     } finally {
       client.close();
       proxy.kill();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { downloadWindow } from '../src/mutp/window-choice.js';
+import { downloadWindow, UNADVERTISED_UPLOAD_RATE_BPS } from '../src/mutp/window-choice.js';
 
 const six = new Array(6).fill(0).map((_, i) => ({ id: `p${i}`, url: `https://p${i}`, uploadRateBps: 896 * 1024 }));
 
@@ -15,9 +15,19 @@ describe('ProxyClientLib: the MUTP window of a download', () => {
     assert.equal(downloadWindow('uncoded', six, { window: 480 }), 480);
   });
 
-  it('is the protocol default (undefined) when a rate is unknown or the params are bad', () => {
-    assert.equal(downloadWindow('coded', [...six.slice(0, 3), { id: 'x', url: 'https://x', uploadRateBps: null }], {}), undefined);
-    assert.equal(downloadWindow('coded', [{ id: 'x', url: 'https://x' }], {}), undefined);
+  it('presumes UNADVERTISED_UPLOAD_RATE_BPS for a proxy that advertises no rate (an unshaped fleet is not held to the paper\'s 240)', () => {
+    const unshaped = (/** @type {number} */ i) => ({ id: `u${i}`, url: `https://u${i}` });
+    assert.equal(UNADVERTISED_UPLOAD_RATE_BPS, 2_000_000);
+    // 4 × 2 MB/s × 50 ms × 3 / 1148-byte coded datagrams = 1045, in whole generations of 24
+    assert.equal(downloadWindow('coded', [1, 2, 3, 4].map(unshaped), {}), 1056);
+    assert.equal(downloadWindow('uncoded', [1, 2, 3, 4].map(unshaped), {}), 1078);
+    assert.equal(downloadWindow('coded', [unshaped(1)], {}), 264);
+    // only the unknown one is presumed: 3 × 896 KiB/s + 2 MB/s
+    assert.equal(downloadWindow('coded', [...six.slice(0, 3), { ...unshaped(1), uploadRateBps: null }], {}), 648);
+    assert.equal(downloadWindow('coded', [...six.slice(0, 3), { ...unshaped(1), uploadRateBps: -5 }], {}), 648);
+  });
+
+  it('is the protocol default (undefined) with no proxies or bad params', () => {
     assert.equal(downloadWindow('coded', [], {}), undefined);
     assert.equal(downloadWindow('coded', six, { generationSize: 0 }), undefined);
   });
