@@ -69,6 +69,30 @@ describe('extension frame: failures', () => {
     assert.equal(h.records().length, 1, 'a request the frame served was recorded by the frame already');
   });
 
+  it('the body reaches the page in a few large posts, and a download that fails midway posts every in-order byte before the failure', async () => {
+    const packet = (/** @type {number} */ i) => ({ offset: i * 1100, bytes: new Uint8Array(1100).fill(i & 0xff) });
+    // 300 uncoded packets (330,000 bytes), one onProgress each, then the whole body
+    const body = new Uint8Array(300 * 1100);
+    for (let i = 0; i < 300; i++) body.set(packet(i).bytes, i * 1100);
+    const whole = harness({ s: settings({ mode: 'uncoded' }), download: async (_u, o) => {
+      for (let i = 0; i < 300; i++) o.onProgress({ objectBytes: body.length, chunks: [packet(i)] });
+      return { data: body, stats: { id: 'u', mode: 'uncoded', n: 2, proxyIds: ['p1', 'p2'], error: null } };
+    } });
+    await whole.server.onPageMessage({ t: 'get', id: 6, url: URL1, range: null, how: 'extension' });
+    const posts = whole.posted.filter((m) => m.t === 'data');
+    assert.ok(posts.length <= 6, `${posts.length} posts for 300 packets`);
+    assert.deepEqual(Buffer.concat(posts.map((m) => new Uint8Array(m.buf))), Buffer.from(body));
+
+    const broken = harness({ s: settings({ mode: 'uncoded' }), download: async (_u, o) => {
+      for (let i = 0; i < 10; i++) o.onProgress({ objectBytes: body.length, chunks: [packet(i)] });
+      throw Object.assign(new Error('source gone'), { code: 'ERR_ALL_PROXIES_FAILED', stats: { id: 'b', mode: 'uncoded', n: 2, proxyIds: ['p1', 'p2'] } });
+    } });
+    await broken.server.onPageMessage({ t: 'get', id: 7, url: URL1, range: null, how: 'extension' });
+    const told = broken.posted.filter((m) => m.t !== 'alive');
+    assert.deepEqual(told.map((m) => m.t), ['data', 'fail']);
+    assert.deepEqual(new Uint8Array(told[0].buf), body.subarray(0, 11_000), 'the page has the first 11,000 bytes: it fetches only the rest directly');
+  });
+
   it('the origin head the proxy relayed (type, total size) goes to the page with the bytes', async () => {
     const heads = createOriginHeads();
     const proxyFetch = heads.observing(async () => new Response(new Uint8Array(3), { status: 206, headers: { 'content-type': 'video/iso.segment', 'content-range': 'bytes 10-12/5000' } }));

@@ -27,7 +27,7 @@ describe('extension frame: in-order reassembly', () => {
     assert.equal(c.got.length, 0, 'nothing before the first piece');
     order.push(0, data.subarray(0, 3000));
     assert.equal(order.sent(), 6000);
-    assert.deepEqual(c.got.map((g) => g.length), [3000, 3000]);
+    assert.deepEqual(c.got.map((g) => g.length), [6000], 'the piece and the one it unblocked, in one buffer');
     order.push(6000, data.subarray(6000, 10_000));
     order.finish(data);
     assert.deepEqual(c.body(), Buffer.from(data));
@@ -71,5 +71,26 @@ describe('extension frame: in-order reassembly', () => {
     order.finish(data);
     assert.equal(sent.length, 1);
     assert.equal(sent[0], data.buffer);
+  });
+
+  it('with batchBytes, gathers the in-order prefix into posts of at least that many bytes; flush and finish send the rest', () => {
+    const data = object(10_000);
+    const c = collector();
+    const order = createInOrder(c.emit, { batchBytes: 4000 });
+    for (let at = 0; at < 3300; at += 1100) order.push(at, data.subarray(at, at + 1100)); // 3 packets: under the batch
+    assert.equal(c.got.length, 0, 'nothing posted below batchBytes');
+    assert.equal(order.sent(), 3300, 'the gathered bytes count as in order');
+    order.push(5500, data.subarray(5500, 6600)); // out of order: held, not gathered
+    order.push(3300, data.subarray(3300, 5500)); // completes 0..6600
+    assert.deepEqual(c.got.map((g) => g.length), [6600], 'one post for the whole prefix');
+    order.push(6600, data.subarray(6600, 7000));
+    order.flush();
+    assert.deepEqual(c.got.map((g) => g.length), [6600, 400], 'flush posts what was gathered');
+    order.flush();
+    assert.equal(c.got.length, 2, 'flush with nothing gathered posts nothing');
+    order.push(7000, data.subarray(7000, 8000));
+    order.finish(data);
+    assert.deepEqual(c.got.map((g) => g.length), [6600, 400, 1000, 2000]);
+    assert.deepEqual(c.body(), Buffer.from(data));
   });
 });

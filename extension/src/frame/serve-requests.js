@@ -18,6 +18,13 @@ import { codedError } from '@mutp/common/errors';
 import { createHops } from './hop-timing.js';
 
 const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
+/**
+ * The body goes to the page in posts of at least this many bytes (bytes; the last one may be
+ * shorter). A post is a message into the page's process and a task on the player's thread:
+ * loopback, Chromium, 4 proxies, the fleet host's posts took 276 ms (coded, one per 26 KB
+ * generation) and 447 ms (uncoded, one per 1100-byte packet) of 8 s of play.
+ */
+const PAGE_POST_BATCH_BYTES = 64 * 1024;
 const MUTP_MODES = ['coded', 'uncoded'];
 const RTC_FALLBACK_MODE = 'parallel-http'; // the fleet without WebRTC
 const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;
@@ -191,7 +198,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       sent = true;
       if (open) post(buf);
       else held.push(buf);
-    });
+    }, { batchBytes: PAGE_POST_BATCH_BYTES });
     try {
       for (;;) {
         const known = heads.best(url);
@@ -253,6 +260,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
             modeWhy = codeOf(e.perProxy?.find((p) => p?.error)?.error);
             continue;
           }
+          order.flush(); // every in-order byte we have: the page fetches only the rest directly
           await gate;
           port.postMessage({ t: 'fail', id, code, message });
           return;
