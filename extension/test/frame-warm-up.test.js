@@ -128,4 +128,22 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.posted.filter((m) => m.t === 'data').map((m) => m.type), ['video/iso.segment', 'video/iso.segment', 'video/iso.segment']);
     assert.equal(namePattern('http://o.test/a/7/seg-12.m4s?x=1'), 'http://o.test/a/7/seg-#.m4s');
   });
+
+  it('MUTP heads: a byte range asks its HEAD for that range (the proxy fetches those bytes only, the same fetch as the download)', async () => {
+    const heads = createOriginHeads();
+    /** @type {(string | null)[]} */
+    const ranges = [];
+    const fetch = heads.observing(/** @type {any} */ (async (_u, init) => {
+      ranges.push(new Headers(init?.headers).get('range'));
+      return new Response(null, { status: 206, headers: { 'content-type': 'video/mp4', 'content-range': 'bytes 100-199/5000000' } });
+    }));
+    const h = harness({ preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })), heads, fetch });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    await h.server.onPageMessage({ t: 'get', id: 1, url: 'http://origin.test/v/media.mp4', range: { start: 100, end: 199 }, how: 'manifest' });
+    assert.deepEqual(ranges, ['bytes=100-199']);
+    const d = h.posted.find((m) => m.t === 'data');
+    assert.deepEqual([d.type, d.size], ['video/mp4', 5_000_000], 'the origin\'s type and total size reach the page');
+  });
 });
+

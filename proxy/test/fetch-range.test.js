@@ -18,6 +18,7 @@ describe('proxy /fetch: Range', () => {
   before(async () => {
     origin = await startOrigin((req, res) => {
       if (req.url === '/empty') return res.end();
+      if (req.url?.startsWith('/ranged')) return answerRange(req, res);
       if (req.url === '/slow') {
         // Holds the answer until the test has sent all its concurrent requests.
         releaseSlow = () => res.end(data.subarray(0, 1000));
@@ -32,6 +33,20 @@ describe('proxy /fetch: Range', () => {
     await proxy?.close();
     await origin?.close();
   });
+
+  /** What the origin was asked for on /ranged*: each request's Range header (null: none). */
+  /** @type {(string | null)[]} */
+  const asked = [];
+  /** An origin that honours one closed Range (206), /ranged-liar answers other bytes. @param {any} req @param {any} res */
+  function answerRange(req, res) {
+    const h = req.headers.range ?? null;
+    asked.push(h);
+    const m = /^bytes=(\d+)-(\d+)$/.exec(h ?? '');
+    if (!m) return res.writeHead(200, { 'content-type': 'video/mp4' }).end(data);
+    const start = Number(m[1]) + (req.url === '/ranged-liar' ? 1 : 0);
+    const end = Math.min(Number(m[2]), SIZE - 1);
+    res.writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${SIZE}` }).end(data.subarray(start, end + 1));
+  }
 
   /** @param {string | undefined} range @param {string} [url] */
   async function get(range, url = target) {
@@ -122,8 +137,9 @@ describe('proxy /fetch: Range', () => {
     assert.equal(proxy.objects.stats().originFetches, 2); // /video.webm and /empty
   });
 
-  it('shares one origin fetch among concurrent requests (single-flight)', async () => {
-    const url = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/slow`)}`;
+  it('shares one origin fetch among concurrent requests of an HTTP mode (single-flight)', async () => {
+    // the HTTP modes' digest lists cover the whole object: their ranges share one whole fetch
+    const url = `${proxy.url}/fetch?mode=range-http&url=${encodeURIComponent(`${origin.url}/slow`)}`;
     const hitsBefore = origin.hits();
     const pending = Array.from({ length: 8 }, (_, i) => get(`bytes=${i * 100}-${i * 100 + 99}`, url));
     // Wait until the proxy has asked the origin, then let the origin answer.
@@ -138,6 +154,33 @@ describe('proxy /fetch: Range', () => {
     const caches = results.map(({ res }) => res.headers.get('x-mutp-cache'));
     assert.ok(caches.every((c) => c === 'MISS' || c === 'HIT'));
     assert.ok(Number(results[0].res.headers.get('x-mutp-server-fetch-ms')) >= 0);
+  });
+
+  it('a plain /fetch of one closed range asks the origin for those bytes only, and keeps them', async () => {
+    const url = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/ranged`)}`;
+    asked.length = 0;
+    const first = await get('bytes=200000-299999', url);
+    assert.equal(first.res.status, 206);
+    assert.equal(first.res.headers.get('content-range'), `bytes 200000-299999/${SIZE}`);
+    assert.equal(first.res.headers.get('content-type'), 'video/mp4');
+    assert.equal(sha(first.bytes), sha(data.subarray(200000, 300000)));
+    const head = await fetch(url, { method: 'HEAD', headers: { range: 'bytes=200000-299999' } });
+    assert.equal(head.headers.get('content-range'), `bytes 200000-299999/${SIZE}`, 'a HEAD gets the origin\'s total size');
+    assert.equal(head.headers.get('x-mutp-cache'), 'HIT');
+    const tail = await get(`bytes=${SIZE - 10}-${SIZE + 100}`, url);
+    assert.equal(tail.res.headers.get('content-range'), `bytes ${SIZE - 10}-${SIZE - 1}/${SIZE}`, 'the origin stops at the object\'s end');
+    assert.equal(sha(tail.bytes), sha(data.subarray(SIZE - 10)));
+    assert.deepEqual(asked, ['bytes=200000-299999', `bytes=${SIZE - 10}-${SIZE + 100}`], 'one origin request per range, never the whole object');
+    // an HTTP mode needs the whole object (its digest list covers it all)
+    const whole = await get('bytes=0-99', `${url}&mode=parallel-http`);
+    assert.equal(whole.res.headers.get('content-range'), `bytes 0-99/${SIZE}`);
+    assert.equal(asked.at(-1), null);
+  });
+
+  it('refuses bytes the origin sent for another range than asked (ERR_ORIGIN_RANGE, 502)', async () => {
+    const { res, bytes } = await get('bytes=100-199', `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/ranged-liar`)}`);
+    assert.equal(res.status, 502);
+    assert.equal(JSON.parse(Buffer.from(bytes).toString()).error.code, 'ERR_ORIGIN_RANGE');
   });
 
   it('queues one proxy record per request, with the fetch outcome', () => {

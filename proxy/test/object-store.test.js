@@ -115,4 +115,48 @@ describe('object store (LRU by bytes + single-flight)', () => {
     f.answer('http://o/y', 7);
     assert.equal((await staying).bytes.length, 7);
   });
+
+  describe('a range asked alone', () => {
+    /** A fetcher over a 1000-byte object that honours ranges unless told not to; records what it was asked. */
+    function rangedFetcher({ honour = true } = {}) {
+      const whole = new Uint8Array(1000).map((_, i) => i & 0xff);
+      /** @type {(string)[]} */
+      const calls = [];
+      const fetcher = async (/** @type {string} */ url, /** @type {any} */ o) => {
+        const r = o?.range ?? null;
+        calls.push(r ? `${url} ${r.start}-${r.end}` : url);
+        if (!r || !honour) return { bytes: whole, contentType: 'video/mp4' };
+        const end = Math.min(r.end, whole.length - 1);
+        return { bytes: whole.slice(r.start, end + 1), contentType: 'video/mp4', range: { start: r.start, end }, total: whole.length };
+      };
+      return { fetcher, calls, whole };
+    }
+
+    it('asks the origin for that range, keeps it under the URL and range, and shares it while on its way', async () => {
+      const f = rangedFetcher();
+      const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });
+      const [a, b] = await Promise.all([store.get('http://o/v', { range: { start: 100, end: 199 } }), store.get('http://o/v', { range: { start: 100, end: 199 } })]);
+      assert.deepEqual(f.calls, ['http://o/v 100-199']);
+      assert.deepEqual([a.range, a.total, a.bytes.length, a.bytes[0]], [{ start: 100, end: 199 }, 1000, 100, 100]);
+      assert.equal(b.bytes, a.bytes);
+      const again = await store.get('http://o/v', { range: { start: 100, end: 199 } });
+      assert.equal(again.fromCache, true);
+      await store.get('http://o/v', { range: { start: 900, end: 1500 } });
+      assert.deepEqual(f.calls, ['http://o/v 100-199', 'http://o/v 900-1500'], 'another range is another origin request');
+    });
+
+    it('takes the whole object when it is cached, and keeps the whole object an origin sent instead of the range', async () => {
+      const f = rangedFetcher({ honour: false });
+      const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });
+      const first = await store.get('http://o/w', { range: { start: 0, end: 9 } });
+      assert.deepEqual([first.range, first.total, first.bytes.length], [null, 1000, 1000], 'the origin ignored Range: the whole object, said so');
+      const later = await store.get('http://o/w', { range: { start: 500, end: 599 } });
+      assert.equal(later.fromCache, true);
+      assert.equal(later.range, null);
+      assert.deepEqual(f.calls, ['http://o/w 0-9'], 'the whole object answers every later range');
+      const plain = await store.get('http://o/w');
+      assert.equal(plain.fromCache, true);
+    });
+  });
 });
+

@@ -172,8 +172,18 @@ describe('rtc through the real startProxy', function () {
   let origin;
   let originUrl;
   let originPort;
+  /** the Range header of each request for /big (null: none) */
+  const bigAsked = [];
   before(async () => {
     origin = http.createServer((req, res) => {
+      if (req.url === '/big') {
+        // honours one closed Range, as CDNs do
+        bigAsked.push(req.headers.range ?? null);
+        const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+        if (!m) return res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': body.length }).end(body);
+        const [start, end] = [Number(m[1]), Math.min(Number(m[2]), body.length - 1)];
+        return res.writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${body.length}` }).end(body.subarray(start, end + 1));
+      }
       res.writeHead(200, { 'content-type': 'video/webm', 'content-length': body.length });
       res.end(body);
     });
@@ -192,6 +202,21 @@ describe('rtc through the real startProxy', function () {
       assert.equal(sha256(data), sha256(body));
       await waitFor(() => proxy.queue.size >= 1);
       assert.ok(proxy.stats.bytesSent >= body.length);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a byte range is fetched from the origin alone: a range of an object larger than the proxy\'s cap is served', async () => {
+    const proxy = await startProxy({ id: 'real-2', allowPrivate: true, allowedHosts: [`127.0.0.1:${originPort}`], maxObjectBytes: 200_000, logger: /** @type {any} */ (quiet) });
+    try {
+      for (const mode of /** @type {const} */ (['uncoded', 'coded'])) {
+        bigAsked.length = 0;
+        const range = mode === 'coded' ? { start: 300_000, end: 449_999 } : { start: 10, end: 150_009 };
+        const { data } = await downloadMutp({ url: `http://127.0.0.1:${originPort}/big`, mode, range, proxies: [{ id: proxy.id, url: proxy.url }], RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quiet });
+        assert.equal(sha256(data), sha256(body.subarray(range.start, range.end + 1)), mode);
+        assert.deepEqual(bigAsked, [`bytes=${range.start}-${range.end}`], `${mode}: one origin request, for the range`);
+      }
     } finally {
       await proxy.close();
     }

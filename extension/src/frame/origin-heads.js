@@ -72,17 +72,21 @@ export function createOriginHeads() {
   }
 
   /**
-   * Ask one proxy for the head (HEAD /fetch); the proxy fetches the object once for both.
+   * Ask one proxy for the head (HEAD /fetch); the proxy fetches the object once for both. With
+   * the download's range the HEAD asks for it too: the proxy then fetches only that range from
+   * the origin (not a whole single-file stream), the same fetch the download's bytes come from.
    * @param {typeof fetch} f
    * @param {{url: string, ticket?: string | null}} proxy
    * @param {string} url
    * @param {AbortSignal} signal
+   * @param {{start: number, end: number} | null} [range]
    */
-  async function ask(f, proxy, url, signal) {
+  async function ask(f, proxy, url, signal, range = null) {
     const u = new URL('fetch', proxy.url.endsWith('/') ? proxy.url : `${proxy.url}/`);
     u.searchParams.set('url', url);
     if (proxy.ticket) u.searchParams.set('ticket', proxy.ticket);
-    const res = await f(u.href, { method: 'HEAD', signal, cache: 'no-store' });
+    const headers = range ? { range: `bytes=${range.start}-${range.end}` } : undefined;
+    const res = await f(u.href, { method: 'HEAD', signal, cache: 'no-store', headers });
     if (res.status === 200 || res.status === 206) remember(url, readHead(res));
     return heads.get(url) ?? null;
   }

@@ -205,7 +205,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         if (MUTP_MODES.includes(mode) && (known.type === null || (range !== null && known.size === null)) && Array.isArray(proxies) && st.fetch) {
           // the data channel carries only the bytes: ask one proxy for the origin's type (and size, for a Range) meanwhile, briefly holding the first bytes
           open = false;
-          const asked = heads.ask(st.fetch, proxies[0], url, ctrl.signal).catch(() => null);
+          const asked = heads.ask(st.fetch, proxies[0], url, ctrl.signal, range).catch(() => null);
           gate = Promise.race([asked, new Promise((r) => setTimeout(r, HEAD_WAIT_MS))]).then(() => {
             open = true;
             for (const b of held.splice(0)) post(b);

@@ -32,9 +32,12 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
       objectBytes: null, sourceIndex: q.sourceIndex, n: q.n, params: { range: req.headers.range ?? null },
       packetsSent: 0, bytesSent: 0, durationMs: 0, serverFetchMs: null, fromCache: false, error: null,
     };
+    // a plain /fetch (no HTTP mode: no digest vote needs the whole object) of one closed range
+    // asks the origin for that range only; the HTTP modes' digest lists cover the whole object
+    const only = q.mode === 'http' && !q.digests ? closedRange(req.headers.range) : null;
     let obj;
     try {
-      obj = await objects.get(q.url, { signal: abort.signal });
+      obj = await objects.get(q.url, { signal: abort.signal, range: only });
     } catch (err) {
       if (err.code !== 'ERR_ABORTED') sendError(res, err);
       if (!q.digests) logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });
@@ -48,6 +51,11 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     res.setHeader('X-MUTP-Proxy-Id', proxyId);
     res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
     res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
+    if (obj.range) return sendPart(res, req.method === 'HEAD', obj, (sent) => {
+      stats.bytesSent += sent;
+      logs.record({ ...record, objectBytes: obj.total, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0,
+        serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
+    });
     // the digest list with the body: the client's vote needs no second request (hashed once per cached copy)
     // (a list too long to carry is not hashed here: the client asks for it with &digests=1)
     if (digestListBytes(obj.bytes.byteLength) <= MAX_INLINE_DIGEST_LIST_BYTES) {
@@ -83,6 +91,31 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
         serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
     });
   };
+}
+
+/**
+ * `bytes=a-b`, one closed range, as the object store takes it; anything else (open, suffix,
+ * several ranges) needs the object's size first: null.
+ * @param {string | undefined} header
+ */
+function closedRange(header) {
+  const m = /^bytes=(\d{1,15})-(\d{1,15})$/.exec(String(header ?? '').trim());
+  if (!m) return null;
+  const start = Number(m[1]);
+  const end = Number(m[2]);
+  return end >= start ? { start, end } : null;
+}
+
+/**
+ * 206 with the range the origin gave (its total size, or `*` when it did not say).
+ * @param {import('express').Response} res @param {boolean} isHead
+ * @param {{bytes: Uint8Array, range: {start: number, end: number}, total: number | null}} part
+ * @param {(sent: number) => void} done
+ */
+function sendPart(res, isHead, part, done) {
+  res.status(206).setHeader('Content-Range', `bytes ${part.range.start}-${part.range.end}/${part.total ?? '*'}`);
+  res.setHeader('Content-Length', String(part.bytes.byteLength));
+  res.end(isHead ? undefined : part.bytes, () => done(isHead ? 0 : part.bytes.byteLength));
 }
 
 /**

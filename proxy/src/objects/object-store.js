@@ -2,54 +2,69 @@ import { LRUCache } from 'lru-cache';
 import { codedError } from '@mutp/common/errors';
 
 /**
- * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, fromCache: boolean }} StoredObject
- * @typedef {(url: string, opts?: { signal?: AbortSignal }) =>
- *   Promise<{ bytes: Uint8Array, contentType: string, finalUrl?: string }>} Fetcher
+ * @typedef {{ start: number, end: number }} ByteRange  end inclusive
+ * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, range: ByteRange | null, total: number | null }} Entry
+ *   range: the bytes are this range of the object, null: the whole object; total: the object's size (null: unknown)
+ * @typedef {Entry & { fromCache: boolean }} StoredObject
+ * @typedef {(url: string, opts?: { signal?: AbortSignal, range?: ByteRange | null }) =>
+ *   Promise<{ bytes: Uint8Array, contentType: string, finalUrl?: string, range?: ByteRange | null, total?: number | null }>} Fetcher
+ *   range: ask the origin for these bytes only; a fetcher (or origin) that answers the whole object says range null
  */
 
 /**
  * The proxy's copy of origin objects: a byte-bounded LRU cache plus single-flight, so that
  * clients and modes asking for one URL at once share one origin download (each
  * requested URL is fetched once).
+ * A caller that needs only a range (a MUTP download of a byte range, a plain HEAD/GET /fetch
+ * with one) may ask for it: the origin is then asked for those bytes only (a range of a long
+ * single-file stream, not the whole file), kept under the URL and the range, unless the whole
+ * object is cached or on its way already.
  * A cache miss past `maxOriginFetches` concurrent origin downloads is refused (503 ERR_PROXY_BUSY)
  * instead of queued: the client has other proxies, and a queue would only hide the overload.
  * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number, maxOriginFetches?: number }} opts
  */
 export function createObjectStore({ fetcher, maxBytes, now = () => performance.now(), maxOriginFetches = Infinity }) {
-  /** @type {LRUCache<string, { bytes: Uint8Array, contentType: string, serverFetchMs: number }>} */
+  /** @type {LRUCache<string, Entry>} */
   const cache = new LRUCache({
     maxSize: Math.max(1, maxBytes),
     // A 0-byte object still takes a slot; lru-cache needs a positive size.
     sizeCalculation: (v) => Math.max(1, v.bytes.byteLength),
   });
-  /** @type {Map<string, Promise<{ bytes: Uint8Array, contentType: string, serverFetchMs: number }>>} */
+  /** @type {Map<string, Promise<Entry>>} */
   const inFlight = new Map();
   let originFetches = 0;
 
   /**
    * @param {string} url
-   * @param {{ signal?: AbortSignal }} [opts] aborts this caller's wait, not the shared fetch
-   * @returns {Promise<StoredObject>}
+   * @param {{ signal?: AbortSignal, range?: ByteRange | null }} [opts] signal aborts this caller's
+   *   wait, not the shared fetch; range: only these bytes are needed
+   * @returns {Promise<StoredObject>}  the whole object, or (range asked) that range of it
    */
   async function get(url, opts = {}) {
     url = normalizeKey(url);
-    const hit = cache.get(url);
+    const range = opts.range ?? null;
+    const whole = cache.get(url);
+    if (whole) return { ...whole, fromCache: true };
+    const key = range ? `${url} bytes=${range.start}-${range.end}` : url;
+    const hit = range ? cache.get(key) : undefined;
     if (hit) return { ...hit, fromCache: true };
-    let shared = inFlight.get(url);
+    let shared = inFlight.get(url) ?? inFlight.get(key);
     if (!shared) {
       if (inFlight.size >= maxOriginFetches) {
         throw codedError('ERR_PROXY_BUSY', `more than ${maxOriginFetches} concurrent origin fetches; try another proxy`);
       }
       originFetches++;
       const started = now();
-      shared = fetcher(url).then((o) => {
-        const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started };
-        cache.set(url, entry);
+      shared = fetcher(url, range ? { range } : undefined).then((o) => {
+        const part = o.range ?? null;
+        const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started, range: part, total: o.total ?? (part ? null : o.bytes.byteLength) };
+        // an origin that ignored the range sent the whole object: kept as such
+        cache.set(part ? key : url, entry);
         return entry;
       });
-      inFlight.set(url, shared);
+      inFlight.set(key, shared);
       // Failures are not cached: the next request tries the origin again.
-      shared.finally(() => inFlight.delete(url)).catch(() => {});
+      shared.finally(() => inFlight.delete(key)).catch(() => {});
     }
     const entry = await abortable(shared, opts.signal);
     return { ...entry, fromCache: false };

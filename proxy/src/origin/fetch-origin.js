@@ -13,8 +13,19 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /**
  * @typedef {{ allowPrivate?: boolean, isHostAllowed: (url: URL) => boolean,
  *             maxObjectBytes: number, originTimeoutMs: number }} FetchPolicy
- * @typedef {{ bytes: Uint8Array, contentType: string, finalUrl: string, status: number }} OriginObject
+ * @typedef {{ start: number, end: number }} ByteRange  end inclusive
+ * @typedef {{ bytes: Uint8Array, contentType: string, finalUrl: string, status: number,
+ *             range: ByteRange | null, total: number | null }} OriginObject
+ *   range: the bytes are this range of the object (the origin answered 206), null: the whole
+ *   object; total: the object's size (from Content-Range; null when the origin does not say)
  */
+
+/** `Content-Range: bytes a-b/total` (total may be `*`). @param {string | undefined} v */
+function parseContentRange(v) {
+  const m = /^bytes (\d{1,15})-(\d{1,15})\/(\d{1,15}|\*)$/.exec(String(v ?? '').trim());
+  if (!m) return null;
+  return { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? null : Number(m[3]) };
+}
 
 /**
  * Creates the origin fetcher: whole-object GET through the SSRF guard.
@@ -30,15 +41,20 @@ export function createOriginFetcher(policy) {
 
   /**
    * @param {string} urlText
-   * @param {{ signal?: AbortSignal }} [opts]
+   * @param {{ signal?: AbortSignal, range?: ByteRange | null }} [opts]  range: ask the origin for
+   *   these bytes only (an origin that ignores it answers the whole object: `range` null)
    * @returns {Promise<OriginObject>}
    */
   async function fetchOrigin(urlText, opts = {}) {
     const timeout = AbortSignal.timeout(policy.originTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const range = opts.range ?? null;
+    if (range && !(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.end >= range.start)) {
+      throw codedError('ERR_BAD_RANGE', 'range must be whole bytes start ≤ end');
+    }
     let url = checkTargetUrl(urlText, policy);
     for (let hop = 0; ; hop++) {
-      const res = await requestOnce(url, signal);
+      const res = await requestOnce(url, signal, range);
       if (!REDIRECT_STATUSES.has(res.status)) {
         return { ...res.body, finalUrl: url.href, status: res.status };
       }
@@ -58,9 +74,10 @@ export function createOriginFetcher(policy) {
    * One request. Resolves with a redirect's Location, or the whole 2xx body.
    * @param {URL} url
    * @param {AbortSignal} signal
-   * @returns {Promise<{ status: number, location?: string, body?: { bytes: Uint8Array, contentType: string } }>}
+   * @param {ByteRange | null} range
+   * @returns {Promise<{ status: number, location?: string, body?: { bytes: Uint8Array, contentType: string, range: ByteRange | null, total: number | null } }>}
    */
-  function requestOnce(url, signal) {
+  function requestOnce(url, signal, range) {
     return new Promise((resolve, reject) => {
       const mod = url.protocol === 'https:' ? https : http;
       const fail = (/** @type {Error} */ err) => {
@@ -79,7 +96,7 @@ export function createOriginFetcher(policy) {
         method: 'GET',
         agent: agents[url.protocol],
         // identity: the cached bytes are served with Range, which must count raw bytes.
-        headers: { 'accept-encoding': 'identity', 'user-agent': 'mutp-proxy' },
+        headers: { 'accept-encoding': 'identity', 'user-agent': 'mutp-proxy', ...(range ? { range: `bytes=${range.start}-${range.end}` } : {}) },
       });
       req.on('socket', (socket) => {
         // Belt and braces after the guarded lookup: judge the peer actually connected to.
@@ -104,9 +121,25 @@ export function createOriginFetcher(policy) {
           signal.removeEventListener('abort', onAbort);
           return resolve({ status, location: res.headers.location });
         }
+        if (status === 416 && range) {
+          res.resume();
+          return fail(codedError('ERR_RANGE_NOT_SATISFIABLE', `the origin has no bytes ${range.start}-${range.end}`));
+        }
         if (status < 200 || status > 299) {
           res.resume();
           return fail(codedError('ERR_ORIGIN_STATUS', `origin answered ${status}`, { status }));
+        }
+        // 206 to our range: it must be the bytes asked for (the end may stop at the object's end)
+        /** @type {{start: number, end: number, total: number | null} | null} */
+        let got = null;
+        if (status === 206) {
+          got = range ? parseContentRange(res.headers['content-range']) : null;
+          const fits = got && range && got.start === range.start && got.end <= range.end &&
+            (got.end === range.end || got.total === got.end + 1);
+          if (!fits) {
+            res.resume();
+            return fail(codedError('ERR_ORIGIN_RANGE', `origin answered 206 with Content-Range ${res.headers['content-range'] ?? '(none)'} to bytes=${range?.start}-${range?.end}`));
+          }
         }
         const declared = Number(res.headers['content-length']);
         if (Number.isFinite(declared) && declared > policy.maxObjectBytes) {
@@ -126,11 +159,16 @@ export function createOriginFetcher(policy) {
           signal.removeEventListener('abort', onAbort);
           if (!res.complete) return reject(codedError('ERR_ORIGIN_UNREACHABLE', 'origin closed the response early'));
           const buf = Buffer.concat(chunks, total);
+          if (got && buf.byteLength !== got.end - got.start + 1) {
+            return reject(codedError('ERR_ORIGIN_RANGE', `origin sent ${buf.byteLength} bytes for Content-Range bytes ${got.start}-${got.end}`));
+          }
           resolve({
             status,
             body: {
               bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength),
               contentType: res.headers['content-type'] ?? 'application/octet-stream',
+              range: got ? { start: got.start, end: got.end } : null,
+              total: got ? got.total : buf.byteLength,
             },
           });
         });

@@ -20,7 +20,8 @@ const MAX_WARNINGS_PER_SESSION = 10;
  * @property {(o: any) => Promise<any>} createSender
  *
  * @typedef {object} SessionDeps
- * @property {{ get(url: string, o?: { signal?: AbortSignal }): Promise<{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean }> }} objects
+ * @property {{ get(url: string, o?: { signal?: AbortSignal, range?: { start: number, end: number } | null }): Promise<{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean, range?: { start: number, end: number } | null }> }} objects
+ *   range: only these bytes are needed; the answer's range says the bytes are that range (else the whole object)
  * @property {{ record(r: object): unknown }} logs
  * @property {{ activeSessions: number, bytesSent: number }} stats
  * @property {{ id?: string }} [config]
@@ -158,11 +159,12 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   /** @param {Download} dl */
   async function serve(dl) {
     const { req } = dl;
-    const obj = await deps.objects.get(req.url, { signal: dl.abort.signal });
+    // a byte range is fetched from the origin alone, not the whole file (a single-file stream)
+    const obj = await deps.objects.get(req.url, { signal: dl.abort.signal, range: req.range ?? null });
     if (dl.ended) return;
     dl.serverFetchMs = obj.serverFetchMs;
     dl.fromCache = obj.fromCache;
-    const data = sliceRange(obj.bytes, req.range);
+    const data = obj.range ? obj.bytes : sliceRange(obj.bytes, req.range);
     dl.objectBytes = data.byteLength;
     const params = normalizeParams(req.params, req.mode);
     const tableKey = `${req.mode} ${req.range ? `${req.range.start}-${req.range.end}` : 'all'} ${params.payloadSize} ${params.generationSize}`;
