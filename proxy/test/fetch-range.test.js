@@ -43,6 +43,7 @@ describe('proxy /fetch: Range', () => {
     asked.push(h);
     const m = /^bytes=(\d+)-(\d+)$/.exec(h ?? '');
     if (!m) return res.writeHead(200, { 'content-type': 'video/mp4' }).end(data);
+    if (Number(m[1]) >= SIZE) return res.writeHead(416, { 'content-range': `bytes */${SIZE}` }).end();
     const start = Number(m[1]) + (req.url === '/ranged-liar' ? 1 : 0);
     const end = Math.min(Number(m[2]), SIZE - 1);
     res.writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${SIZE}` }).end(data.subarray(start, end + 1));
@@ -175,6 +176,12 @@ describe('proxy /fetch: Range', () => {
     const whole = await get('bytes=0-99', `${url}&mode=parallel-http`);
     assert.equal(whole.res.headers.get('content-range'), `bytes 0-99/${SIZE}`);
     assert.equal(asked.at(-1), null);
+  });
+
+  it('a range the origin does not have is 416 ERR_RANGE_NOT_SATISFIABLE', async () => {
+    const { res, bytes } = await get(`bytes=${SIZE + 10}-${SIZE + 20}`, `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/ranged`)}`);
+    assert.equal(res.status, 416);
+    assert.equal(JSON.parse(Buffer.from(bytes).toString()).error.code, 'ERR_RANGE_NOT_SATISFIABLE');
   });
 
   it('refuses bytes the origin sent for another range than asked (ERR_ORIGIN_RANGE, 502)', async () => {

@@ -28,7 +28,7 @@ function parseContentRange(v) {
 }
 
 /**
- * Creates the origin fetcher: whole-object GET through the SSRF guard.
+ * Creates the origin fetcher: GET of the whole object, or of one byte range, through the SSRF guard.
  * @param {FetchPolicy} policy
  */
 export function createOriginFetcher(policy) {
