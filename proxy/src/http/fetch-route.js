@@ -1,5 +1,6 @@
 import parseRange from 'range-parser';
 import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, digestListBytes } from '@mutp/protocol';
+import { parseClosedRange } from '@mutp/common/byte-ranges';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
 import { encodedDigestsOf } from '../objects/digest-cache.js';
@@ -34,7 +35,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     };
     // a plain /fetch (no HTTP mode: no digest vote needs the whole object) of one closed range
     // asks the origin for that range only; the HTTP modes' digest lists cover the whole object
-    const only = q.mode === 'http' && !q.digests ? closedRange(req.headers.range) : null;
+    const only = q.mode === 'http' && !q.digests ? parseClosedRange(req.headers.range) : null;
     let obj;
     try {
       obj = await objects.get(q.url, { signal: abort.signal, range: only });
@@ -51,11 +52,22 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     res.setHeader('X-MUTP-Proxy-Id', proxyId);
     res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
     res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
-    if (obj.range) return sendPart(res, req.method === 'HEAD', obj, (sent) => {
-      stats.bytesSent += sent;
-      logs.record({ ...record, objectBytes: obj.total, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0,
-        serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
-    });
+    const isHead = req.method === 'HEAD';
+    /** The body (nothing for HEAD) and the proxy record. @param {Uint8Array} body @param {number | null} objectBytes */
+    const send = (body, objectBytes) => {
+      res.setHeader('Content-Length', String(body.byteLength));
+      res.end(isHead ? undefined : body, () => {
+        const sent = isHead ? 0 : body.byteLength;
+        stats.bytesSent += sent;
+        logs.record({ ...record, objectBytes, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0,
+          serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
+      });
+    };
+    if (obj.range) {
+      // the range the origin gave, with its total size (`*` when it did not say)
+      res.status(206).setHeader('Content-Range', `bytes ${obj.range.start}-${obj.range.end}/${obj.total ?? '*'}`);
+      return send(obj.bytes, obj.total);
+    }
     // the digest list with the body: the client's vote needs no second request (hashed once per cached copy)
     // (a list too long to carry is not hashed here: the client asks for it with &digests=1)
     if (digestListBytes(obj.bytes.byteLength) <= MAX_INLINE_DIGEST_LIST_BYTES) {
@@ -81,41 +93,8 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     } else {
       res.status(200);
     }
-    const body = obj.bytes.subarray(start, end + 1);
-    res.setHeader('Content-Length', String(body.byteLength));
-    const isHead = req.method === 'HEAD';
-    res.end(isHead ? undefined : body, () => {
-      const sent = isHead ? 0 : body.byteLength;
-      stats.bytesSent += sent;
-      logs.record({ ...record, objectBytes: size, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0,
-        serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
-    });
+    send(obj.bytes.subarray(start, end + 1), size);
   };
-}
-
-/**
- * `bytes=a-b`, one closed range, as the object store takes it; anything else (open, suffix,
- * several ranges) needs the object's size first: null.
- * @param {string | undefined} header
- */
-function closedRange(header) {
-  const m = /^bytes=(\d{1,15})-(\d{1,15})$/.exec(String(header ?? '').trim());
-  if (!m) return null;
-  const start = Number(m[1]);
-  const end = Number(m[2]);
-  return end >= start ? { start, end } : null;
-}
-
-/**
- * 206 with the range the origin gave (its total size, or `*` when it did not say).
- * @param {import('express').Response} res @param {boolean} isHead
- * @param {{bytes: Uint8Array, range: {start: number, end: number}, total: number | null}} part
- * @param {(sent: number) => void} done
- */
-function sendPart(res, isHead, part, done) {
-  res.status(206).setHeader('Content-Range', `bytes ${part.range.start}-${part.range.end}/${part.total ?? '*'}`);
-  res.setHeader('Content-Length', String(part.bytes.byteLength));
-  res.end(isHead ? undefined : part.bytes, () => done(isHead ? 0 : part.bytes.byteLength));
 }
 
 /**

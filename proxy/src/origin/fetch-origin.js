@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { codedError } from '@mutp/common/errors';
+import { parseContentRange } from '@mutp/common/byte-ranges';
 import { checkAddress } from '../ssrf/address-policy.js';
 import { checkTargetUrl } from '../ssrf/target-url.js';
 import { createGuardedLookup } from './guarded-lookup.js';
@@ -19,13 +20,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  *   range: the bytes are this range of the object (the origin answered 206), null: the whole
  *   object; total: the object's size (from Content-Range; null when the origin does not say)
  */
-
-/** `Content-Range: bytes a-b/total` (total may be `*`). @param {string | undefined} v */
-function parseContentRange(v) {
-  const m = /^bytes (\d{1,15})-(\d{1,15})\/(\d{1,15}|\*)$/.exec(String(v ?? '').trim());
-  if (!m) return null;
-  return { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? null : Number(m[3]) };
-}
 
 /**
  * Creates the origin fetcher: GET of the whole object, or of one byte range, through the SSRF guard.

@@ -3,6 +3,7 @@
 import { codedError } from '@mutp/common/errors';
 import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
 import { yieldToHttpClient } from '#http-turn';
+import { parseContentRange } from '@mutp/common/byte-ranges';
 
 export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
@@ -20,22 +21,6 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
   u.searchParams.set('url', url);
   for (const [k, v] of Object.entries(tags)) u.searchParams.set(k, String(v));
   return u.toString();
-}
-
-/**
- * Parse `Content-Range: bytes a-b/total`.
- * @param {string | null} header
- * @returns {{start: number, end: number, total: number | null} | null}  end inclusive; null when malformed
- */
-export function parseContentRange(header) {
-  if (!header) return null;
-  const m = /^bytes (\d{1,15})-(\d{1,15})\/(\d{1,15}|\*)$/.exec(header.trim());
-  if (!m) return null;
-  const start = Number(m[1]);
-  const end = Number(m[2]);
-  const total = m[3] === '*' ? null : Number(m[3]);
-  if (end < start || (total !== null && end >= total)) return null;
-  return { start, end, total };
 }
 
 /**
