@@ -27,5 +27,7 @@ export * from './src/download-constants.js';
 export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
 export { createPathCache } from './src/path-cache.js';
 export * from './src/inflight-constants.js';
-export { BLOCK_BYTES, DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, blockCount, blockSpan, digestList, digestListBytes, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
+/** @typedef {import('./src/integrity/block-digests.js').DigestList} DigestList */
+/** @typedef {import('./src/integrity/block-digests.js').BlockSpan} BlockSpan */
+export { BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blockCount, blockSpan, blocksOfRange, blockAligned, clipBlocks, listHas, listCovers, entryOffset, digestList, spanDigestList, digestListBytes, spanListBytes, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
 export { createBlockVote } from './src/integrity/block-vote.js';

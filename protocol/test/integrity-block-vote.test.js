@@ -2,7 +2,8 @@
 // and no single source is believed while two or more are live.
 import assert from 'node:assert/strict';
 import {
-  BLOCK_BYTES, DIGEST_HEADER_BYTES, blockCount, createBlockVote, decodeDigestList, digestList, encodeDigestList,
+  BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, blockCount, blocksOfRange, createBlockVote, decodeDigestList,
+  digestList, encodeDigestList, spanDigestList, spanListBytes,
 } from '../index.js';
 
 const SIZE = 3 * BLOCK_BYTES + 1234; // a short last block
@@ -44,6 +45,45 @@ describe('digest lists (wire)', () => {
       assert.equal(/** @type {any} */ (r).error.code, 'ERR_BAD_DIGESTS');
     }
     assert.equal(decodeDigestList(/** @type {any} */ ('not bytes')).ok, false);
+  });
+
+  it('a span list holds the blocks of one range, hashed from a copy of that range only (version 2)', () => {
+    const span = blocksOfRange({ start: BLOCK_BYTES + 5, end: 2 * BLOCK_BYTES + 1 }); // blocks 1 and 2
+    const copy = truth.subarray(BLOCK_BYTES, 3 * BLOCK_BYTES); // what a proxy fetched: those blocks
+    const list = spanDigestList(copy, BLOCK_BYTES, SIZE, span);
+    assert.equal(list.firstBlock, 1);
+    assert.deepEqual([...list.digests], [...digestList(truth).digests.subarray(8, 24)]);
+    const wire = encodeDigestList(list);
+    assert.equal(wire[0], 2);
+    assert.equal(wire.byteLength, SPAN_DIGEST_HEADER_BYTES + 16);
+    assert.equal(spanListBytes(span, SIZE), wire.byteLength);
+    const back = decodeDigestList(wire, span);
+    assert.ok(back.ok);
+    assert.deepEqual(back.list, { objectBytes: SIZE, firstBlock: 1, digests: list.digests });
+    // a span past the object's end is clipped to it: blocks 3 (the short last one) on
+    const tail = spanDigestList(truth.subarray(3 * BLOCK_BYTES), 3 * BLOCK_BYTES, SIZE, { first: 3, end: 9 });
+    assert.ok(decodeDigestList(encodeDigestList(tail), { first: 3, end: 9 }).ok);
+    assert.equal(tail.digests.byteLength, 8);
+    // a span of every block is a whole list, version 1, as every client reads
+    const all = encodeDigestList(spanDigestList(truth, 0, SIZE, { first: 0, end: 99 }));
+    assert.equal(all[0], 1);
+    assert.deepEqual(all, encodeDigestList(digestList(truth)));
+    assert.throws(() => spanDigestList(copy, BLOCK_BYTES, SIZE, { first: 0, end: 2 }), RangeError, 'the copy lacks block 0');
+  });
+
+  it('refuses a span list of other blocks than asked, and reads a whole list for any span', () => {
+    const span = { first: 1, end: 3 };
+    const wire = encodeDigestList(spanDigestList(truth, 0, SIZE, span));
+    for (const [want, why] of /** @type {const} */ ([[{ first: 0, end: 3 }, 'starts elsewhere'], [{ first: 1, end: 4 }, 'too few entries'], [{ first: 1, end: 2 }, 'too many entries']])) {
+      const r = decodeDigestList(wire, want);
+      assert.equal(r.ok, false, why);
+      assert.equal(/** @type {any} */ (r).error.code, 'ERR_BAD_DIGESTS');
+    }
+    assert.equal(decodeDigestList(wire).ok, false, 'a span list is not a whole list');
+    assert.equal(decodeDigestList(wire.subarray(0, 14), span).ok, false, 'shorter than its header');
+    const whole = decodeDigestList(encodeDigestList(digestList(truth)), span); // a proxy that lists the whole object
+    assert.ok(whole.ok);
+    assert.equal(whole.list.firstBlock, 0);
   });
 });
 
@@ -170,6 +210,26 @@ describe('createBlockVote', () => {
     v.addList(0, digestList(truth));
     assert.equal(v.offer(0, 0, block(truth, 0)), 'ok');
     assert.equal(v.verified(), false);
+  });
+
+  it('a range votes on its blocks only: span lists decide them; a liar of a span is named; a whole list counts as well', () => {
+    const span = { first: 1, end: 3 };
+    const lie = spanDigestList(truth, 0, SIZE, span);
+    lie.digests[8] ^= 1; // its block 2
+    const v = createBlockVote({ sources: 4, span });
+    v.addList(0, spanDigestList(truth, 0, SIZE, span));
+    v.addList(1, lie);
+    v.addList(2, digestList(truth));
+    assert.equal(v.size(), SIZE);
+    assert.ok(v.decided(1), '3 of 4 on block 1');
+    assert.ok(!v.decided(2), 'two against one on block 2: not yet');
+    assert.ok(!v.decided(0) && !v.decided(3), 'blocks outside the range are not voted on');
+    v.addList(3, spanDigestList(truth, 0, SIZE, span));
+    assert.ok(v.decided(2));
+    assert.deepEqual(codes(v), ['1:ERR_INTEGRITY']);
+    assert.equal(v.offer(0, 2, block(truth, 2)), 'ok');
+    assert.equal(v.offer(3, 1, block(other, 1)), 'bad', 'bytes against its own list');
+    assert.equal(v.verified(), true);
   });
 
   it('served bytes vote for a source whose list has not come: 2 of 3 without the third list', () => {

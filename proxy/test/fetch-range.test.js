@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startProxy } from '../index.js';
 import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
-import { decodeDigestList, digestList, DIGEST_LIST_HEADER } from '@mutp/protocol';
+import { BLOCK_BYTES, blocksOfRange, decodeDigestList, digestList, DIGEST_LIST_HEADER } from '@mutp/protocol';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 const SIZE = 1_000_003; // odd size: ranges do not line up with anything
@@ -37,7 +37,7 @@ describe('proxy /fetch: Range', () => {
   /** What the origin was asked for on /ranged*: each request's Range header (null: none). */
   /** @type {(string | null)[]} */
   const asked = [];
-  /** An origin that honours one closed Range (206), /ranged-liar answers other bytes. @param {any} req @param {any} res */
+  /** An origin that honours one closed Range (206), /ranged-liar answers other bytes, /ranged-nosize does not say the object's size. @param {any} req @param {any} res */
   function answerRange(req, res) {
     const h = req.headers.range ?? null;
     asked.push(h);
@@ -46,7 +46,8 @@ describe('proxy /fetch: Range', () => {
     if (Number(m[1]) >= SIZE) return res.writeHead(416, { 'content-range': `bytes */${SIZE}` }).end();
     const start = Number(m[1]) + (req.url === '/ranged-liar' ? 1 : 0);
     const end = Math.min(Number(m[2]), SIZE - 1);
-    res.writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${SIZE}` }).end(data.subarray(start, end + 1));
+    const total = req.url === '/ranged-nosize' ? '*' : SIZE;
+    res.writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${total}` }).end(data.subarray(start, end + 1));
   }
 
   /** @param {string | undefined} range @param {string} [url] */
@@ -98,16 +99,26 @@ describe('proxy /fetch: Range', () => {
     assert.equal(JSON.parse(Buffer.from(bad.bytes).toString()).error.code, 'ERR_BAD_QUERY');
   });
 
-  it('a body response carries the same digest list in its head (DIGEST_LIST_HEADER), readable cross-origin', async () => {
-    const { res } = await get('bytes=70000-140000');
+  it('a body response carries its digest list in its head (DIGEST_LIST_HEADER), readable cross-origin: whole, or of its range\'s blocks', async () => {
+    const whole = await get(undefined);
+    const wholeList = decodeDigestList(new Uint8Array(Buffer.from(String(whole.res.headers.get(DIGEST_LIST_HEADER)), 'base64')));
+    assert.ok(wholeList.ok);
+    assert.deepEqual([...wholeList.list.digests], [...digestList(data).digests]);
+    const { res } = await get('bytes=70000-140000', `${target}&mode=parallel-http`);
     assert.equal(res.status, 206);
     const inline = res.headers.get(DIGEST_LIST_HEADER);
     assert.ok(inline, 'no inline list');
-    const parsed = decodeDigestList(new Uint8Array(Buffer.from(inline, 'base64')));
+    const wire = new Uint8Array(Buffer.from(inline, 'base64'));
+    const span = blocksOfRange({ start: 70000, end: 140000 }); // blocks 1 and 2
+    const parsed = decodeDigestList(wire, span);
     assert.ok(parsed.ok);
     assert.equal(parsed.list.objectBytes, SIZE);
-    assert.deepEqual([...parsed.list.digests], [...digestList(data).digests]);
+    assert.equal(parsed.list.firstBlock, 1);
+    assert.deepEqual([...parsed.list.digests], [...digestList(data).digests.subarray(8, 24)]);
+    assert.equal(decodeDigestList(wire).ok, false, 'a span list is not a whole list');
     assert.ok(String(res.headers.get('access-control-expose-headers')).split(/,\s*/).includes(DIGEST_LIST_HEADER));
+    const plain = await get('bytes=70000-140000');
+    assert.equal(plain.res.headers.get(DIGEST_LIST_HEADER), null, 'a plain ranged /fetch is not voted on');
   });
 
   it('answers a range past the end with 416 and Content-Range bytes */size', async () => {
@@ -139,7 +150,7 @@ describe('proxy /fetch: Range', () => {
   });
 
   it('shares one origin fetch among concurrent requests of an HTTP mode (single-flight)', async () => {
-    // the HTTP modes' digest lists cover the whole object: their ranges share one whole fetch
+    // ranges in one digest block (the HTTP modes fetch whole blocks) share one origin fetch
     const url = `${proxy.url}/fetch?mode=range-http&url=${encodeURIComponent(`${origin.url}/slow`)}`;
     const hitsBefore = origin.hits();
     const pending = Array.from({ length: 8 }, (_, i) => get(`bytes=${i * 100}-${i * 100 + 99}`, url));
@@ -172,10 +183,50 @@ describe('proxy /fetch: Range', () => {
     assert.equal(tail.res.headers.get('content-range'), `bytes ${SIZE - 10}-${SIZE - 1}/${SIZE}`, 'the origin stops at the object\'s end');
     assert.equal(sha(tail.bytes), sha(data.subarray(SIZE - 10)));
     assert.deepEqual(asked, ['bytes=200000-299999', `bytes=${SIZE - 10}-${SIZE + 100}`], 'one origin request per range, never the whole object');
-    // an HTTP mode needs the whole object (its digest list covers it all)
-    const whole = await get('bytes=0-99', `${url}&mode=parallel-http`);
-    assert.equal(whole.res.headers.get('content-range'), `bytes 0-99/${SIZE}`);
-    assert.equal(asked.at(-1), null);
+  });
+
+  it('an HTTP mode fetches its range\'s whole digest blocks from the origin, lists and serves any range they hold', async () => {
+    const url = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/ranged-blocks`)}`;
+    asked.length = 0;
+    // Range-split HTTP: the span list first, then ranges of whole blocks inside it
+    const list = await get(undefined, `${url}&digests=1&span=131072-458751`);
+    assert.deepEqual(asked, ['bytes=131072-458751'], 'the span, not the whole object');
+    const parsed = decodeDigestList(list.bytes, blocksOfRange({ start: 131072, end: 458751 }));
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    assert.equal(parsed.list.firstBlock, 2);
+    assert.deepEqual([...parsed.list.digests], [...digestList(data).digests.subarray(2 * 8, 7 * 8)]);
+    for (const [a, b] of [[131072, 262143], [262144, 458751], [300000, 300010]]) {
+      const part = await get(`bytes=${a}-${b}`, `${url}&mode=range-http`);
+      assert.equal(part.res.status, 206);
+      assert.equal(part.res.headers.get('content-range'), `bytes ${a}-${b}/${SIZE}`);
+      assert.equal(sha(part.bytes), sha(data.subarray(a, b + 1)));
+    }
+    assert.equal(asked.length, 1, 'ranges inside the cached span: no origin request');
+    // Parallel HTTP: an unaligned range is fetched as its whole blocks; the object's last block is short
+    const last = await get(`bytes=${SIZE - 100}-${SIZE + 100}`, `${url}&mode=parallel-http`);
+    assert.equal(last.res.headers.get('content-range'), `bytes ${SIZE - 100}-${SIZE - 1}/${SIZE}`);
+    assert.equal(sha(last.bytes), sha(data.subarray(SIZE - 100)));
+    const lastBlock = Math.floor((SIZE - 100) / BLOCK_BYTES);
+    assert.deepEqual(asked.slice(1), [`bytes=${lastBlock * BLOCK_BYTES}-${(lastBlock + 1) * BLOCK_BYTES - 1}`]);
+    const inline = decodeDigestList(new Uint8Array(Buffer.from(String(last.res.headers.get(DIGEST_LIST_HEADER)), 'base64')), blocksOfRange({ start: SIZE - 100, end: SIZE + 100 }));
+    assert.ok(inline.ok);
+    assert.deepEqual([...inline.list.digests], [...digestList(data).digests.subarray(lastBlock * 8)]);
+    // no digest list request without digests=1, no malformed span
+    for (const q of ['&span=0-99', '&digests=1&span=99-0', '&digests=1&span=abc']) {
+      const bad = await get(undefined, `${url}${q}`);
+      assert.equal(bad.res.status, 400, q);
+      assert.equal(JSON.parse(Buffer.from(bad.bytes).toString()).error.code, 'ERR_BAD_QUERY');
+    }
+  });
+
+  it('a digest list of an object whose origin does not say its size (bytes a-b/*) is of the whole object', async () => {
+    const url = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/ranged-nosize`)}`;
+    asked.length = 0;
+    const list = await get(undefined, `${url}&digests=1&span=0-65535`);
+    assert.deepEqual(asked, ['bytes=0-65535', null], 'the range, then (no size) the whole object');
+    const parsed = decodeDigestList(list.bytes, blocksOfRange({ start: 0, end: 65535 }));
+    assert.ok(parsed.ok);
+    assert.equal(parsed.list.objectBytes, SIZE);
   });
 
   it('a range the origin does not have is 416 ERR_RANGE_NOT_SATISFIABLE', async () => {

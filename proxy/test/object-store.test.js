@@ -145,6 +145,26 @@ describe('object store (LRU by bytes + single-flight)', () => {
       assert.deepEqual(f.calls, ['http://o/v 100-199', 'http://o/v 900-1500'], 'another range is another origin request');
     });
 
+    it('answers a range that a cached range holds from it (up to the object\'s end), and forgets evicted ranges', async () => {
+      const f = rangedFetcher();
+      const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 700 });
+      const span = await store.get('http://o/s', { range: { start: 0, end: 399 } });
+      const inside = await store.get('http://o/s', { range: { start: 100, end: 199 } });
+      assert.equal(inside.fromCache, true);
+      assert.equal(inside.bytes, span.bytes, 'the holding copy itself; its range says where it starts');
+      assert.deepEqual(inside.range, { start: 0, end: 399 });
+      await store.get('http://o/s', { range: { start: 300, end: 499 } });
+      assert.deepEqual(f.calls, ['http://o/s 0-399', 'http://o/s 300-499'], 'a range past the held bytes is another origin request');
+      await store.get('http://o/s', { range: { start: 700, end: 5000 } }); // the object's end: 700-999
+      const past = await store.get('http://o/s', { range: { start: 800, end: 2000 } });
+      assert.equal(past.fromCache, true, 'held to the object\'s end');
+      assert.equal(f.calls.length, 3);
+      // 0-399, 300-499 and 700-999 pass the 700-byte budget: the oldest went, and is not answered from
+      const again = await store.get('http://o/s', { range: { start: 100, end: 199 } });
+      assert.equal(again.fromCache, false);
+      assert.equal(f.calls.length, 4);
+    });
+
     it('takes the whole object when it is cached, and keeps the whole object an origin sent instead of the range', async () => {
       const f = rangedFetcher({ honour: false });
       const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });

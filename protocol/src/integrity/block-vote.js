@@ -10,8 +10,10 @@
 // - a source whose list or bytes disagree with an accepted value is a liar. Liars are excluded,
 //   which lowers the majority needed for what is still open.
 // `verified()` is false when any accepted value rested on one source (one live proxy).
+// A download of a byte range votes on the blocks of that range only (`span`): the lists it is
+// given cover those blocks, and may cover no others (span lists, block-digests.js).
 import { CHECKSUM_ENTRY_BYTES, checksumOf } from './checksums.js';
-import { blockCount } from './block-digests.js';
+import { WHOLE_OBJECT_BLOCKS, blockCount, clipBlocks, entryOffset, listHas } from './block-digests.js';
 
 /**
  * @typedef {object} Verdict
@@ -21,9 +23,10 @@ import { blockCount } from './block-digests.js';
  */
 
 /**
- * @param {{ sources: number }} o
+ * @param {{ sources: number, span?: import('./block-digests.js').BlockSpan }} o
+ *   span: the blocks the download needs (default: the whole object); every list given covers them
  */
-export function createBlockVote({ sources }) {
+export function createBlockVote({ sources, span = WHOLE_OBJECT_BLOCKS }) {
   const E = CHECKSUM_ENTRY_BYTES;
   /** @type {('waiting' | 'listed' | 'failed' | 'liar')[]} */
   const status = new Array(sources).fill('waiting');
@@ -37,7 +40,9 @@ export function createBlockVote({ sources }) {
   const evidence = new Map();
   /** @type {number | null} */
   let size = null;
-  let blocks = 0;
+  let blocks = 0; // the object's blocks
+  let lo = 0; // blocks [lo, hi) are voted on: the span, clipped to the object
+  let hi = 0;
   let accepted = new Uint8Array(0);
   let decided = new Uint8Array(0);
   let open = 0; // blocks not decided yet
@@ -54,6 +59,10 @@ export function createBlockVote({ sources }) {
     for (let i = 0; i < E; i++) if (a[ao + i] !== b[bo + i]) return false;
     return true;
   };
+  /** Is block b one the vote decides? @param {number} b */
+  const voted = (b) => size !== null && b >= lo && b < hi;
+  /** Does a list's entry for block b equal digest h? (a list lacking b does not) @param {import('./block-digests.js').DigestList} l @param {number} b @param {Uint8Array} h @param {number} ho */
+  const listSays = (l, b, h, ho) => listHas(l, b) && same(h, ho, l.digests, entryOffset(l, b));
 
   /** @param {number} s @param {string} message */
   function liar(s, message) {
@@ -80,9 +89,10 @@ export function createBlockVote({ sources }) {
       if (voters.length * 2 <= need) continue;
       size = value;
       blocks = blockCount(value);
-      accepted = new Uint8Array(blocks * E);
-      decided = new Uint8Array(blocks);
-      open = blocks;
+      ({ first: lo, end: hi } = clipBlocks(span, value));
+      accepted = new Uint8Array((hi - lo) * E);
+      decided = new Uint8Array(hi - lo);
+      open = hi - lo;
       if (voters.length < 2) singleVoter = true;
       for (const [other, who] of bySize) if (other !== value) for (const s of who) liar(s, `its object size ${other} disagrees with the majority's ${value}`);
       for (const [b, m] of evidence) if (b >= blocks) for (const s of m.keys()) liar(s, `it served block ${b}, past the majority's object size ${value}`);
@@ -92,7 +102,7 @@ export function createBlockVote({ sources }) {
 
   /** @param {number} b */
   function settleBlock(b) {
-    if (size === null || decided[b]) return;
+    if (!voted(b) || decided[b - lo]) return;
     /** @type {Map<string, { value: Uint8Array, off: number, voters: number[] }>} */
     const tally = new Map();
     const vote = (/** @type {number} */ s, /** @type {Uint8Array} */ value, /** @type {number} */ off) => {
@@ -104,14 +114,16 @@ export function createBlockVote({ sources }) {
     const ev = evidence.get(b);
     for (let s = 0; s < sources; s++) {
       const l = lists[s];
-      if (status[s] === 'listed' && l) vote(s, l.digests, b * E);
+      if (status[s] === 'listed' && l) {
+        if (listHas(l, b)) vote(s, l.digests, entryOffset(l, b));
+      }
       else if (status[s] === 'waiting' && ev?.has(s)) vote(s, /** @type {Uint8Array} */ (ev.get(s)), 0);
     }
     const need = live();
     for (const t of tally.values()) {
       if (t.voters.length * 2 <= need) continue;
-      accepted.set(t.value.subarray(t.off, t.off + E), b * E);
-      decided[b] = 1;
+      accepted.set(t.value.subarray(t.off, t.off + E), (b - lo) * E);
+      decided[b - lo] = 1;
       open--;
       if (t.voters.length < 2) singleVoter = true;
       for (const o of tally.values()) if (o !== t) for (const s of o.voters) liar(s, `its digest of block ${b} disagrees with the majority`);
@@ -124,7 +136,7 @@ export function createBlockVote({ sources }) {
     do {
       liarsChanged = false;
       settleSize();
-      if (size !== null) for (let b = 0; b < blocks && open > 0; b++) settleBlock(b);
+      if (size !== null) for (let b = lo; b < hi && open > 0; b++) settleBlock(b);
     } while (liarsChanged);
   }
 
@@ -132,8 +144,8 @@ export function createBlockVote({ sources }) {
   function recheck(s, b) {
     if (status[s] === 'liar') return 'bad';
     const h = evidence.get(b)?.get(s);
-    if (size === null || b >= blocks || !decided[b] || !h) return 'wait';
-    if (same(h, 0, accepted, b * E)) return 'ok';
+    if (!voted(b) || !decided[b - lo] || !h) return 'wait';
+    if (same(h, 0, accepted, (b - lo) * E)) return 'ok';
     liar(s, `its bytes of block ${b} do not match the majority's digest`);
     settle();
     return 'bad';
@@ -153,13 +165,13 @@ export function createBlockVote({ sources }) {
         // a list that comes after the vote must match what it decided
         if (list.objectBytes !== size) liar(s, `its object size ${list.objectBytes} disagrees with the majority's ${size}`);
         else {
-          const b = decided.findIndex((d, k) => d === 1 && !same(list.digests, k * E, accepted, k * E));
-          if (b >= 0) liar(s, `its digest of block ${b} disagrees with the majority`);
+          const k = decided.findIndex((d, i) => d === 1 && !listSays(list, lo + i, accepted, i * E));
+          if (k >= 0) liar(s, `its digest of block ${lo + k} disagrees with the majority`);
         }
       }
       for (const [b, m] of evidence) {
         const h = m.get(s);
-        if (h && (b >= blockCount(list.objectBytes) || !same(h, 0, list.digests, b * E))) {
+        if (h && !listSays(list, b, h, 0)) {
           liar(s, `its bytes of block ${b} do not match its own digest list`);
           break;
         }
@@ -203,7 +215,7 @@ export function createBlockVote({ sources }) {
     offerDigest(s, b, h) {
       if (status[s] === 'liar') return 'bad';
       const own = lists[s];
-      if (own && (b >= blockCount(own.objectBytes) || !same(h, 0, own.digests, b * E))) {
+      if (own && !listSays(own, b, h, 0)) {
         liar(s, `its bytes of block ${b} do not match its own digest list`);
         settle();
         return 'bad';
@@ -215,7 +227,7 @@ export function createBlockVote({ sources }) {
         settle();
         return 'bad';
       }
-      if (size !== null && !decided[b] && status[s] === 'waiting') {
+      if (voted(b) && !decided[b - lo] && status[s] === 'waiting') {
         settleBlock(b);
         if (liarsChanged) settle();
       }
@@ -235,9 +247,9 @@ export function createBlockVote({ sources }) {
     /** The object size a majority agreed on, or null. */
     size: () => size,
     /** @param {number} b */
-    decided: (b) => size !== null && b < blocks && decided[b] === 1,
+    decided: (b) => voted(b) && decided[b - lo] === 1,
     /** True when block b is open and no more lists can come: only exposing a liar by its bytes can decide it. @param {number} b */
-    stuck: (b) => size !== null && b < blocks && decided[b] === 0 && !waiting() && live() > 0,
+    stuck: (b) => voted(b) && decided[b - lo] === 0 && !waiting() && live() > 0,
     /** True when lists came but disagree on the size, and no more lists can come. */
     sizeStuck: () => size === null && !waiting() && status.includes('listed'),
     /** @param {number} s */

@@ -1,23 +1,25 @@
-// The answer to GET /fetch?url=…&digests=1: the digest list of the proxy's whole copy of the
-// object (one per object, whatever range a client then asks), so clients can vote on each
+// The answer to GET /fetch?url=…&digests=1[&span=a-b]: the digest list of the proxy's copy of the
+// object, whole or (span) of the blocks of that byte range only, so clients can vote on each
 // block before they deliver it. Same guards and cache as /fetch; no log record (it is not a
 // download, and Origo's proxy records count downloads).
 import { encodedDigestsOf } from '../objects/digest-cache.js';
 
 /**
  * @param {import('express').Response} res
- * @param {{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean }} obj
+ * @param {{ bytes: Uint8Array, at: number, total: number }} copy  see encodedDigestsOf
+ * @param {import('@mutp/protocol').BlockSpan} span
+ * @param {{ serverFetchMs: number, fromCache: boolean }} fetched
  * @param {string} proxyId
  * @param {boolean} isHead
  */
-export function sendDigests(res, obj, proxyId, isHead) {
-  const body = encodedDigestsOf(obj.bytes);
+export function sendDigests(res, copy, span, fetched, proxyId, isHead) {
+  const body = encodedDigestsOf(copy, span);
   res.status(200);
   res.setHeader('Content-Type', 'application/octet-stream');
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-MUTP-Proxy-Id', proxyId);
-  res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
-  res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
+  res.setHeader('X-MUTP-Server-Fetch-Ms', fetched.serverFetchMs.toFixed(1));
+  res.setHeader('X-MUTP-Cache', fetched.fromCache ? 'HIT' : 'MISS');
   res.setHeader('Content-Length', String(body.byteLength));
   res.end(isHead ? undefined : body);
 }

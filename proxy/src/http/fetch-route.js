@@ -1,5 +1,5 @@
 import parseRange from 'range-parser';
-import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, digestListBytes } from '@mutp/protocol';
+import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blockAligned, blocksOfRange, spanListBytes } from '@mutp/protocol';
 import { parseClosedRange } from '@mutp/common/byte-ranges';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
@@ -13,8 +13,11 @@ const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * GET /fetch?url=…[&downloadId=…&mode=parallel-http|range-http&sourceIndex=i&n=N]
  * Serves the proxy's copy of the object, honouring one `Range` (206 / 416).
- * With `&digests=1`: the digest list of the whole object instead (digest-answer.js). A small list
- * also rides along with the body (DIGEST_LIST_HEADER).
+ * With `&digests=1[&span=a-b]`: the digest list of the whole object, or of the blocks of bytes
+ * a..b, instead (digest-answer.js). A body response of an HTTP mode carries its list too when it
+ * is small (DIGEST_LIST_HEADER): the span list of its range's blocks, or the whole list.
+ * A closed range is fetched from the origin alone, not the whole file: exactly (a plain /fetch),
+ * or widened to whole digest blocks (the HTTP modes, a span list).
  * @param {{ objects: ReturnType<typeof import('../objects/object-store.js').createObjectStore>,
  *           logs: { record: (r: object) => void }, stats: { bytesSent: number },
  *           proxyId: string }} deps
@@ -33,25 +36,34 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
       objectBytes: null, sourceIndex: q.sourceIndex, n: q.n, params: { range: req.headers.range ?? null },
       packetsSent: 0, bytesSent: 0, durationMs: 0, serverFetchMs: null, fromCache: false, error: null,
     };
-    // a plain /fetch (no HTTP mode: no digest vote needs the whole object) of one closed range
-    // asks the origin for that range only; the HTTP modes' digest lists cover the whole object
-    const only = q.mode === 'http' && !q.digests ? parseClosedRange(req.headers.range) : null;
+    const voted = q.digests || HTTP_MODES.has(q.mode); // the answer, or the client, needs digests of whole blocks
+    const closed = q.digests ? q.span : parseClosedRange(req.headers.range);
+    const need = closed && voted ? blockAligned(closed) : closed;
     let obj;
     try {
-      obj = await objects.get(q.url, { signal: abort.signal, range: only });
+      obj = await objects.get(q.url, { signal: abort.signal, range: need });
+      // a digest list says the object's size: an origin that did not (`bytes a-b/*`) is asked for all of it
+      if (obj.range && obj.total === null && voted) obj = await objects.get(q.url, { signal: abort.signal });
     } catch (err) {
       if (err.code !== 'ERR_ABORTED') sendError(res, err);
       if (!q.digests) logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });
       return;
     }
-    if (q.digests) return sendDigests(res, obj, proxyId, req.method === 'HEAD');
-    const size = obj.bytes.byteLength;
+    /** the copy: its bytes, their object offset, the object's size (null: the origin did not say) */
+    const copy = obj.range ? { bytes: obj.bytes, at: obj.range.start, total: obj.total } : { bytes: obj.bytes, at: 0, total: obj.bytes.byteLength };
+    const span = closed ? blocksOfRange(closed) : WHOLE_OBJECT_BLOCKS;
+    if (q.digests) return sendDigests(res, /** @type {{ bytes: Uint8Array, at: number, total: number }} */ (copy), span, obj, proxyId, req.method === 'HEAD');
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Type', obj.contentType);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-MUTP-Proxy-Id', proxyId);
     res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
     res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
+    // the digest list with the body: the client's vote needs no second request (hashed once per
+    // copy); a list too long to carry is not hashed here: the client asks for it with &digests=1
+    if ((voted || !closed) && copy.total !== null && spanListBytes(span, copy.total) <= MAX_INLINE_DIGEST_LIST_BYTES) {
+      res.setHeader(DIGEST_LIST_HEADER, Buffer.from(encodedDigestsOf(/** @type {{ bytes: Uint8Array, at: number, total: number }} */ (copy), span)).toString('base64'));
+    }
     const isHead = req.method === 'HEAD';
     /** The body (nothing for HEAD) and the proxy record. @param {Uint8Array} body @param {number | null} objectBytes */
     const send = (body, objectBytes) => {
@@ -63,37 +75,36 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
           serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
       });
     };
-    if (obj.range) {
-      // the range the origin gave, with its total size (`*` when it did not say)
-      res.status(206).setHeader('Content-Range', `bytes ${obj.range.start}-${obj.range.end}/${obj.total ?? '*'}`);
-      return send(obj.bytes, obj.total);
-    }
-    // the digest list with the body: the client's vote needs no second request (hashed once per cached copy)
-    // (a list too long to carry is not hashed here: the client asks for it with &digests=1)
-    if (digestListBytes(obj.bytes.byteLength) <= MAX_INLINE_DIGEST_LIST_BYTES) {
-      res.setHeader(DIGEST_LIST_HEADER, Buffer.from(encodedDigestsOf(obj.bytes)).toString('base64'));
-    }
-    let start = 0;
-    let end = size - 1;
-    const range = req.headers.range;
-    /** @type {any} */
-    const parsed = range === undefined ? -2 : parseRange(size, range, { combine: true });
-    if (parsed === -1) {
+    /** @param {string} range @param {string} size */
+    const unsatisfiable = (range, size) => {
       res.setHeader('Content-Range', `bytes */${size}`);
       sendError(res, { code: 'ERR_RANGE_NOT_SATISFIABLE', message: `range ${range} is outside 0..${size}` });
-      logs.record({ ...record, objectBytes: size, durationMs: performance.now() - t0, serverFetchMs: obj.serverFetchMs,
+      logs.record({ ...record, objectBytes: copy.total, durationMs: performance.now() - t0, serverFetchMs: obj.serverFetchMs,
         fromCache: obj.fromCache, error: { code: 'ERR_RANGE_NOT_SATISFIABLE', message: `range ${range}` } });
-      return;
+    };
+    const size = copy.total ?? '*';
+    if (closed) {
+      // the asked bytes of the copy (which holds them, up to the object's end)
+      const copyEnd = copy.at + copy.bytes.byteLength; // exclusive
+      if (closed.start >= copyEnd) return unsatisfiable(`bytes=${closed.start}-${closed.end}`, String(size));
+      const end = Math.min(closed.end, copyEnd - 1);
+      res.status(206).setHeader('Content-Range', `bytes ${closed.start}-${end}/${size}`);
+      return send(copy.bytes.subarray(closed.start - copy.at, end - copy.at + 1), copy.total);
     }
+    // no closed range: the copy is the whole object
+    const whole = copy.bytes.byteLength;
+    const range = req.headers.range;
+    /** @type {any} */
+    const parsed = range === undefined ? -2 : parseRange(whole, range, { combine: true });
+    if (parsed === -1) return unsatisfiable(String(range), String(whole));
     // -2 (malformed) and multi-range requests get the whole object: RFC 9110 lets a server ignore Range.
     if (typeof parsed === 'object' && parsed.type === 'bytes' && parsed.length === 1) {
-      start = parsed[0].start;
-      end = parsed[0].end;
-      res.status(206).setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
-    } else {
-      res.status(200);
+      const { start, end } = parsed[0];
+      res.status(206).setHeader('Content-Range', `bytes ${start}-${end}/${whole}`);
+      return send(copy.bytes.subarray(start, end + 1), whole);
     }
-    send(obj.bytes.subarray(start, end + 1), size);
+    res.status(200);
+    send(copy.bytes, whole);
   };
 }
 
@@ -103,7 +114,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
  */
 function readQuery(query) {
   const one = (/** @type {string} */ k) => (typeof query[k] === 'string' ? query[k] : undefined);
-  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n', 'digests']) {
+  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n', 'digests', 'span']) {
     if (query[k] !== undefined && typeof query[k] !== 'string') return { ok: false, message: `${k} must be given once` };
   }
   const url = one('url');
@@ -117,7 +128,10 @@ function readQuery(query) {
   if (sourceIndex === false || n === false) return { ok: false, message: `sourceIndex and n must be whole numbers below ${MAX_SOURCES + 1}` };
   const digests = one('digests');
   if (digests !== undefined && digests !== '1') return { ok: false, message: 'digests must be 1' };
-  return { ok: true, url, downloadId, mode, sourceIndex, n, digests: digests === '1' };
+  const spanText = one('span');
+  const span = spanText === undefined ? null : parseClosedRange(`bytes=${spanText}`);
+  if (spanText !== undefined && (digests !== '1' || !span)) return { ok: false, message: 'span must be a-b (bytes, a <= b) with digests=1' };
+  return { ok: true, url, downloadId, mode, sourceIndex, n, digests: digests === '1', span };
 }
 
 /** @param {string | undefined} v @param {number} lo @param {number} hi @returns {number | null | false} */

@@ -15,10 +15,10 @@ import { codedError } from '@mutp/common/errors';
  * The proxy's copy of origin objects: a byte-bounded LRU cache plus single-flight, so that
  * clients and modes asking for one URL at once share one origin download (each
  * requested URL is fetched once).
- * A caller that needs only a range (a MUTP download of a byte range, a plain HEAD/GET /fetch
- * with one) may ask for it: the origin is then asked for those bytes only (a range of a long
+ * A caller that needs only a range (a download of a byte range, a plain HEAD/GET /fetch with
+ * one) may ask for it: the origin is then asked for those bytes only (a range of a long
  * single-file stream, not the whole file), kept under the URL and the range, unless the whole
- * object is cached or on its way already.
+ * object, or a cached range holding the asked one, is there already or the same is on its way.
  * A cache miss past `maxOriginFetches` concurrent origin downloads is refused (503 ERR_PROXY_BUSY)
  * instead of queued: the client has other proxies, and a queue would only hide the overload.
  * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number, maxOriginFetches?: number }} opts
@@ -29,7 +29,32 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     maxSize: Math.max(1, maxBytes),
     // A 0-byte object still takes a slot; lru-cache needs a positive size.
     sizeCalculation: (v) => Math.max(1, v.bytes.byteLength),
+    dispose: (_v, key) => forgetRange(key),
   });
+  /** url → the cache keys of its ranged entries */
+  /** @type {Map<string, Set<string>>} */
+  const rangesOf = new Map();
+  const urlOfKey = (/** @type {string} */ key) => key.slice(0, key.lastIndexOf(' bytes='));
+  /** @param {string} key */
+  function forgetRange(key) {
+    if (!key.includes(' bytes=')) return;
+    const keys = rangesOf.get(urlOfKey(key));
+    keys?.delete(key);
+    if (keys?.size === 0) rangesOf.delete(urlOfKey(key));
+  }
+  /**
+   * A cached range of `url` that holds `range` (up to the object's end).
+   * @param {string} url @param {ByteRange} range
+   */
+  function cachedRangeHolding(url, range) {
+    for (const key of rangesOf.get(url) ?? []) {
+      const e = cache.get(key);
+      if (!e?.range) continue;
+      const reachesEnd = range.end <= e.range.end || (e.total !== null && e.range.end === e.total - 1);
+      if (range.start >= e.range.start && reachesEnd) return e;
+    }
+    return undefined;
+  }
   /** @type {Map<string, Promise<Entry>>} */
   const inFlight = new Map();
   let originFetches = 0;
@@ -38,7 +63,8 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
    * @param {string} url
    * @param {{ signal?: AbortSignal, range?: ByteRange | null }} [opts] signal aborts this caller's
    *   wait, not the shared fetch; range: only these bytes are needed
-   * @returns {Promise<StoredObject>}  the whole object, or (range asked) that range of it
+   * @returns {Promise<StoredObject>}  the whole object, or (range asked) a range of it that holds
+   *   the asked one (entry.range says which)
    */
   async function get(url, opts = {}) {
     url = normalizeKey(url);
@@ -46,7 +72,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const whole = cache.get(url);
     if (whole) return { ...whole, fromCache: true };
     const key = range ? `${url} bytes=${range.start}-${range.end}` : url;
-    const hit = range ? cache.get(key) : undefined;
+    const hit = range ? cache.get(key) ?? cachedRangeHolding(url, range) : undefined;
     if (hit) return { ...hit, fromCache: true };
     let shared = inFlight.get(url) ?? inFlight.get(key);
     if (!shared) {
@@ -60,6 +86,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
         const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started, range: part, total: o.total ?? (part ? null : o.bytes.byteLength) };
         // an origin that ignored the range sent the whole object: kept as such
         cache.set(part ? key : url, entry);
+        if (part && cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
         return entry;
       });
       inFlight.set(key, shared);

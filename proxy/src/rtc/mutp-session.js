@@ -164,7 +164,9 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     if (dl.ended) return;
     dl.serverFetchMs = obj.serverFetchMs;
     dl.fromCache = obj.fromCache;
-    const data = obj.range ? obj.bytes : sliceRange(obj.bytes, req.range);
+    // a ranged copy may hold more than the asked range (a cached larger range of the object)
+    const at = obj.range ? obj.range.start : 0;
+    const data = sliceRange(obj.bytes, req.range ? { start: req.range.start - at, end: req.range.end - at } : null);
     dl.objectBytes = data.byteLength;
     const params = normalizeParams(req.params, req.mode);
     const tableKey = `${req.mode} ${req.range ? `${req.range.start}-${req.range.end}` : 'all'} ${params.payloadSize} ${params.generationSize}`;

@@ -2,20 +2,12 @@
 // alongside the body (or taken from a recent download of the same object, digest-cache.js), the block vote (@mutp/protocol createBlockVote) decides which digest each
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
-import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockSpan, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol';
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { createBlockAssembler } from './block-assembler.js';
 import { createPieceSet, safeProgress } from './body-pieces.js';
-
-/**
- * The asked range widened to whole blocks (end inclusive; may pass the object's end: a proxy clamps it).
- * @param {{start: number, end: number}} range
- */
-export function blockAligned(range) {
-  return { start: Math.floor(range.start / BLOCK_BYTES) * BLOCK_BYTES, end: Math.ceil((range.end + 1) / BLOCK_BYTES) * BLOCK_BYTES - 1 };
-}
 
 /**
  * @param {object} o
@@ -28,7 +20,12 @@ export function blockAligned(range) {
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  lists of earlier downloads, per proxy and URL
  */
 export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger, digestCache = null }) {
-  const vote = createBlockVote({ sources: n });
+  // a range is voted on, and its lists asked for, by its blocks only: a proxy then fetches only
+  // those bytes from the origin (a range of a long single-file stream), not the whole file
+  const want = blocksOfRange(range);
+  const aligned = range ? blockAligned(range) : null;
+  const spanTag = aligned ? { span: `${aligned.start}-${aligned.end}` } : {};
+  const vote = createBlockVote({ sources: n, span: want });
   const report = safeProgress(onProgress, logger);
   const pieces = createPieceSet();
   /** Blocks received and not settled yet; hashed only once the vote can use the hash. */
@@ -150,7 +147,8 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
 
   return {
     /**
-     * Every proxy's digest list: the one its body response carried (`inline`, when given: resolves
+     * Every proxy's digest list of the download's blocks (the whole object's, or the span list of
+     * the range's blocks): the one its body response carried (`inline`, when given: resolves
      * with the encoded list from the response's head, or null when there was none), else asked for
      * (GET /fetch?url=…&digests=1), in parallel with the bodies. One promise per proxy, settled
      * when its list is in (its request, if any, is over); a proxy that cannot give one no longer
@@ -162,7 +160,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline }) {
       forgetLists = () => digestCache?.forget(url);
       return proxies.map(async (p, i) => {
-        const kept = digestCache?.get(p.url, url);
+        const kept = digestCache?.get(p.url, url, want);
         if (kept) {
           vote.addList(i, kept);
           afterVote();
@@ -170,8 +168,8 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
         }
         try {
           const carried = inline ? await inline(i) : null;
-          const bytes = carried ?? (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} })).bytes;
-          const parsed = decodeDigestList(bytes);
+          const bytes = carried ?? (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1, ...spanTag }, onBytes: () => {} })).bytes;
+          const parsed = decodeDigestList(bytes, want);
           if ('error' in parsed) {
             logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
             throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);

@@ -2,18 +2,24 @@
 // same object (another byte range of one file, as HLS EXT-X-BYTERANGE and DASH SegmentBase streams
 // ask) votes at once instead of waiting for the lists again. Each cached list still counts only
 // as its own proxy's vote, and a list whose proxy the vote outvotes is forgotten with its URL.
+// A proxy's list may cover only the blocks of one range (a span list): it is used for a download
+// whose blocks it covers, and the next list of that proxy and URL replaces it.
+import { listCovers } from '@mutp/protocol';
 
 export const DIGEST_CACHE_TTL_MS = 30_000; // a media object does not change while it plays; short, as an origin may replace a file
 export const DIGEST_CACHE_ENTRIES = 256; // lists of 8-byte digests: a 100 MB object's is ~12 KiB
 
 /** @param {{now?: () => number}} [o] */
 export function createDigestCache({ now = () => performance.now() } = {}) {
-  /** @type {Map<string, {at: number, list: {objectBytes: number, digests: Uint8Array}}>} */
+  /** @type {Map<string, {at: number, list: import('@mutp/protocol').DigestList}>} */
   const kept = new Map();
   const key = (/** @type {string} */ proxyUrl, /** @type {string} */ url) => `${proxyUrl}\n${url}`;
   return {
-    /** @param {string} proxyUrl @param {string} url */
-    get(proxyUrl, url) {
+    /**
+     * The kept list of this proxy and URL when it covers `span`.
+     * @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol').BlockSpan} span
+     */
+    get(proxyUrl, url, span) {
       const k = key(proxyUrl, url);
       const e = kept.get(k);
       if (!e) return null;
@@ -21,9 +27,9 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
         kept.delete(k);
         return null;
       }
-      return e.list;
+      return listCovers(e.list, span) ? e.list : null;
     },
-    /** @param {string} proxyUrl @param {string} url @param {{objectBytes: number, digests: Uint8Array}} list */
+    /** @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol').DigestList} list */
     set(proxyUrl, url, list) {
       const k = key(proxyUrl, url);
       kept.delete(k);

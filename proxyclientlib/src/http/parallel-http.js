@@ -7,7 +7,8 @@
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
-import { blockAligned, createBlockDelivery } from './block-delivery.js';
+import { blockAligned } from '@mutp/protocol';
+import { createBlockDelivery } from './block-delivery.js';
 
 /**
  * @typedef {object} ProxyInfo
