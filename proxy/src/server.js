@@ -6,6 +6,7 @@ import { createLogger } from '@mutp/common/logger';
 import { createHostAllowlist } from './ssrf/host-allowlist.js';
 import { createOriginFetcher } from './origin/fetch-origin.js';
 import { createObjectStore } from './objects/object-store.js';
+import { READ_AHEAD_MAX_BYTES } from './objects/read-ahead.js';
 import { createLogQueue } from './origo/log-queue.js';
 import { openLogSpool } from './origo/log-spool.js';
 import { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_CHECK_MS } from './limits.js';
@@ -35,7 +36,8 @@ export async function startProxy(input = {}, wiring = {}) {
     allowPrivate: config.allowPrivate, isHostAllowed,
     maxObjectBytes: config.maxObjectBytes, originTimeoutMs: config.originTimeoutMs,
   });
-  const objects = createObjectStore({ fetcher: fetcher.fetchOrigin, maxBytes: config.cacheBytes, maxOriginFetches: config.maxOriginFetches });
+  const objects = createObjectStore({ fetcher: fetcher.fetchOrigin, maxBytes: config.cacheBytes, maxOriginFetches: config.maxOriginFetches,
+    readAheadBytes: config.readAhead ? Math.min(READ_AHEAD_MAX_BYTES, config.maxObjectBytes) : 0 });
   const checkTicket = createTicketCheck(config);
   const stats = { activeSessions: 0, bytesSent: 0 };
   const spool = config.logSpool ? openLogSpool(config.logSpool, logger) : null;

@@ -34,6 +34,11 @@ describe('proxy configuration', () => {
     assert.equal(c.tls, null, 'plain HTTP unless given a certificate');
     const t = resolveConfig(/** @type {any} */ (configFromCli(['--tls-key', '/k.pem', '--no-require-tickets'], { PROXY_TLS_CERT: '/c.pem' })).config);
     assert.deepEqual(t.tls, { certFile: '/c.pem', keyFile: '/k.pem' });
+    assert.equal(c.readAhead, true, 'read-ahead is on by default');
+    const readAhead = (/** @type {string[]} */ args, /** @type {Record<string, string>} */ env) => resolveConfig(/** @type {any} */ (configFromCli([...args, '--no-require-tickets'], env)).config).readAhead;
+    assert.equal(readAhead(['--no-read-ahead'], {}), false);
+    assert.equal(readAhead([], { PROXY_READ_AHEAD: '0' }), false);
+    assert.equal(readAhead([], { PROXY_READ_AHEAD: '1' }), true);
   });
 
   it('refuses bad values with ERR_BAD_CONFIG', () => {

@@ -26,7 +26,8 @@ describe('proxy /fetch: Range', () => {
       }
       res.writeHead(200, { 'content-type': 'video/webm' }).end(data);
     });
-    proxy = await startProxy({ allowPrivate: true, allowedHosts: [`127.0.0.1:${origin.port}`], logger: captureLogger().logger });
+    // read-ahead off: these tests count the origin's requests (read-ahead has its own tests below)
+    proxy = await startProxy({ allowPrivate: true, allowedHosts: [`127.0.0.1:${origin.port}`], logger: captureLogger().logger, readAhead: false });
     target = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/video.webm`)}`;
   });
   after(async () => {
@@ -253,5 +254,73 @@ describe('proxy /fetch: Range', () => {
       assert.equal(typeof r.serverFetchMs, 'number');
     }
     assert.ok(recs.some((r) => /** @type {any} */ (r.error)?.code === 'ERR_RANGE_NOT_SATISFIABLE'));
+  });
+});
+
+describe('proxy /fetch: read-ahead of a single-file stream', () => {
+  const data = testBytes(SIZE);
+  /** @type {Awaited<ReturnType<typeof startProxy>>} */ let proxy;
+  /** @type {Awaited<ReturnType<typeof startOrigin>>} */ let origin;
+  /** @type {(string | null)[]} */
+  const asked = [];
+  before(async () => {
+    origin = await startOrigin((req, res) => {
+      asked.push(req.headers.range ?? null);
+      const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+      if (!m) return res.writeHead(200, { 'content-type': 'video/mp4' }).end(data);
+      const start = Number(m[1]);
+      const end = Math.min(Number(m[2]), SIZE - 1);
+      if (start >= SIZE) return res.writeHead(416, { 'content-range': `bytes */${SIZE}` }).end();
+      res.writeHead(206, { 'content-type': 'video/mp4', 'content-range': `bytes ${start}-${end}/${SIZE}` }).end(data.subarray(start, end + 1));
+    });
+    proxy = await startProxy({ allowPrivate: true, allowedHosts: [`127.0.0.1:${origin.port}`], logger: captureLogger().logger });
+  });
+  after(async () => {
+    await proxy?.close();
+    await origin?.close();
+  });
+  const url = () => `${proxy.url}/fetch?mode=parallel-http&url=${encodeURIComponent(`${origin.url}/file.mp4`)}`;
+  /** @param {string} range */
+  async function get(range) {
+    const res = await fetch(url(), { headers: { range } });
+    return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+  }
+  /** Until the origin has answered n requests (a read-ahead runs after its answer is sent). @param {number} n */
+  async function originAnswered(n) {
+    while (proxy.objects.stats().inFlight > 0 || asked.length < n) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  it('after a range, fetches what follows (twice its length, whole blocks), so the next ranges are cache hits', async () => {
+    const seg = 150_000;
+    const first = await get(`bytes=0-${seg - 1}`);
+    assert.equal(first.res.headers.get('x-mutp-cache'), 'MISS');
+    await originAnswered(2);
+    assert.deepEqual(asked, ['bytes=0-196607', 'bytes=131072-458751'], 'the range as whole blocks, then from the block of its last byte, 2 x 150,000 bytes on');
+    const second = await get(`bytes=${seg}-${2 * seg - 1}`);
+    assert.equal(second.res.headers.get('x-mutp-cache'), 'HIT');
+    assert.equal(sha(second.bytes), sha(data.subarray(seg, 2 * seg)));
+    await originAnswered(2);
+    assert.equal(asked.length, 2, 'the range after the second is held too: no read-ahead');
+    const third = await get(`bytes=${2 * seg}-${3 * seg - 1}`);
+    assert.equal(sha(third.bytes), sha(data.subarray(2 * seg, 3 * seg)));
+    await originAnswered(3);
+    assert.equal(asked.length, 3, 'the third range was not all held: fetched, and its read-ahead');
+    assert.equal(proxy.objects.stats().readAheads, 2);
+  });
+
+  it('does not read past the object\'s end, and a request waits for a read-ahead on its way instead of asking the origin again', async () => {
+    asked.length = 0;
+    const tail = SIZE - 300_000;
+    const a = await get(`bytes=${tail}-${tail + 99_999}`);
+    assert.equal(a.res.status, 206);
+    // the read-ahead is on its way: the next range waits for it
+    const b = await get(`bytes=${tail + 100_000}-${tail + 199_999}`);
+    assert.equal(sha(b.bytes), sha(data.subarray(tail + 100_000, tail + 200_000)));
+    await originAnswered(2);
+    assert.equal(asked.length, 2, `one read-ahead, no second request: ${JSON.stringify(asked)}`);
+    const last = await get(`bytes=${SIZE - 10}-${SIZE - 1}`);
+    assert.equal(sha(last.bytes), sha(data.subarray(SIZE - 10)));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(asked.every((r) => r === null || Number(/^bytes=(\d+)/.exec(r)?.[1]) < SIZE), `nothing asked past the end: ${JSON.stringify(asked)}`);
   });
 });

@@ -39,6 +39,8 @@ Options (flag / environment variable):
   --rate-limit N        PROXY_RATE_LIMIT    requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
   --log-spool FILE      PROXY_LOG_SPOOL     keep log records in FILE until Origo acks them, so a crash
                                             loses none (default: memory only)
+  --no-read-ahead       PROXY_READ_AHEAD=0  after a byte range, do not fetch the bytes after it
+                                            (default: read ahead, for single-file streams)
   --allow-private       PROXY_ALLOW_PRIVATE=1  TESTS ONLY: allow loopback/private origin addresses
   -h, --help                                this text
 
@@ -65,7 +67,8 @@ export function configFromCli(argv, env) {
       'origin-timeout': { type: 'string' }, 'allowed-hosts': { type: 'string' },
       'rtc-bind': { type: 'string' }, 'no-require-tickets': { type: 'boolean' }, 'max-sessions': { type: 'string' },
       'max-fetches': { type: 'string' }, 'max-origin-fetches': { type: 'string' }, 'rate-limit': { type: 'string' },
-      'allow-private': { type: 'boolean' }, 'log-spool': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'allow-private': { type: 'boolean' }, 'log-spool': { type: 'string' }, 'no-read-ahead': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return { help: true };
@@ -80,6 +83,8 @@ export function configFromCli(argv, env) {
   // Production default: only Origo's clients (with its tickets) may use the proxy.
   const ticketsEnv = env.PROXY_REQUIRE_TICKETS;
   const requireTickets = values['no-require-tickets'] !== true && ticketsEnv !== '0' && ticketsEnv !== 'false';
+  const readAheadEnv = env.PROXY_READ_AHEAD;
+  const readAhead = values['no-read-ahead'] !== true && readAheadEnv !== '0' && readAheadEnv !== 'false';
   return {
     help: false,
     config: {
@@ -105,6 +110,7 @@ export function configFromCli(argv, env) {
       maxOriginFetches: maybe(pick('max-origin-fetches', 'PROXY_MAX_ORIGIN_FETCHES'), (v) => toInt(v, 'max-origin-fetches')),
       rateLimitPerMinute: maybe(pick('rate-limit', 'PROXY_RATE_LIMIT'), (v) => toInt(v, 'rate-limit')),
       logSpool: pick('log-spool', 'PROXY_LOG_SPOOL'),
+      readAhead,
     },
   };
 }

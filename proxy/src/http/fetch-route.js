@@ -49,6 +49,8 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
       if (!q.digests) logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });
       return;
     }
+    // a range of a single-file stream: the next one is likely asked next
+    if (obj.range && closed) objects.readAheadAfter(q.url, closed, obj.total);
     /** the copy: its bytes, their object offset, the object's size (null: the origin did not say) */
     const copy = obj.range ? { bytes: obj.bytes, at: obj.range.start, total: obj.total } : { bytes: obj.bytes, at: 0, total: obj.bytes.byteLength };
     const span = closed ? blocksOfRange(closed) : WHOLE_OBJECT_BLOCKS;

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { codedError } from '@mutp/common/errors';
+import { MAX_READ_AHEADS_IN_FLIGHT, readAheadRange } from './read-ahead.js';
 
 /**
  * @typedef {{ start: number, end: number }} ByteRange  end inclusive
@@ -21,9 +22,12 @@ import { codedError } from '@mutp/common/errors';
  * object, or a cached range holding the asked one, is there already or the same is on its way.
  * A cache miss past `maxOriginFetches` concurrent origin downloads is refused (503 ERR_PROXY_BUSY)
  * instead of queued: the client has other proxies, and a queue would only hide the overload.
- * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number, maxOriginFetches?: number }} opts
+ * After a range, the bytes after it may be read ahead (read-ahead.js), in the origin slots
+ * clients leave free; a range on its way that holds an asked one is waited for.
+ * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number, maxOriginFetches?: number,
+ *   readAheadBytes?: number }} opts  readAheadBytes: the largest read-ahead (0: none)
  */
-export function createObjectStore({ fetcher, maxBytes, now = () => performance.now(), maxOriginFetches = Infinity }) {
+export function createObjectStore({ fetcher, maxBytes, now = () => performance.now(), maxOriginFetches = Infinity, readAheadBytes = 0 }) {
   /** @type {LRUCache<string, Entry>} */
   const cache = new LRUCache({
     maxSize: Math.max(1, maxBytes),
@@ -55,9 +59,49 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     }
     return undefined;
   }
-  /** @type {Map<string, Promise<Entry>>} */
+  /** origin fetches on their way, by cache key: the URL and the range asked (null: the whole object) */
+  /** @type {Map<string, { url: string, range: ByteRange | null, promise: Promise<Entry> }>} */
   const inFlight = new Map();
   let originFetches = 0;
+  let readAheads = 0;
+  let readAheadsInFlight = 0;
+  const keyOf = (/** @type {string} */ url, /** @type {ByteRange | null} */ range) => (range ? `${url} bytes=${range.start}-${range.end}` : url);
+
+  /** A fetch on its way for a range of `url` holding `range` (a read-ahead, or a wider range). @param {string} url @param {ByteRange} range */
+  function inFlightHolding(url, range) {
+    for (const f of inFlight.values()) if (f.url === url && f.range && range.start >= f.range.start && range.end <= f.range.end) return f;
+    return undefined;
+  }
+
+  /** The cached copy that answers `range` of `url` (null: the whole object), if any. @param {string} url @param {ByteRange | null} range */
+  function cached(url, range) {
+    return cache.get(url) ?? (range ? cache.get(keyOf(url, range)) ?? cachedRangeHolding(url, range) : undefined);
+  }
+
+  /**
+   * One origin fetch, shared by everyone who waits for it; its answer is kept.
+   * @param {string} url @param {ByteRange | null} range
+   */
+  function startFetch(url, range) {
+    if (inFlight.size >= maxOriginFetches) {
+      throw codedError('ERR_PROXY_BUSY', `more than ${maxOriginFetches} concurrent origin fetches; try another proxy`);
+    }
+    const key = keyOf(url, range);
+    originFetches++;
+    const started = now();
+    const promise = fetcher(url, range ? { range } : undefined).then((o) => {
+      const part = o.range ?? null;
+      const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started, range: part, total: o.total ?? (part ? null : o.bytes.byteLength) };
+      // an origin that ignored the range sent the whole object: kept as such
+      cache.set(part ? key : url, entry);
+      if (part && cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
+      return entry;
+    });
+    inFlight.set(key, { url, range, promise });
+    // Failures are not cached: the next request tries the origin again.
+    promise.finally(() => inFlight.delete(key)).catch(() => {});
+    return promise;
+  }
 
   /**
    * @param {string} url
@@ -69,38 +113,45 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   async function get(url, opts = {}) {
     url = normalizeKey(url);
     const range = opts.range ?? null;
-    const whole = cache.get(url);
-    if (whole) return { ...whole, fromCache: true };
-    const key = range ? `${url} bytes=${range.start}-${range.end}` : url;
-    const hit = range ? cache.get(key) ?? cachedRangeHolding(url, range) : undefined;
+    const hit = cached(url, range);
     if (hit) return { ...hit, fromCache: true };
-    let shared = inFlight.get(url) ?? inFlight.get(key);
-    if (!shared) {
-      if (inFlight.size >= maxOriginFetches) {
-        throw codedError('ERR_PROXY_BUSY', `more than ${maxOriginFetches} concurrent origin fetches; try another proxy`);
+    const own = inFlight.get(url) ?? inFlight.get(keyOf(url, range));
+    const wider = own || !range ? undefined : inFlightHolding(url, range);
+    if (wider) {
+      try {
+        return { ...(await abortable(wider.promise, opts.signal)), fromCache: false };
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        // the wider fetch failed (past the object's end, the origin's cap): ask for this range itself
       }
-      originFetches++;
-      const started = now();
-      shared = fetcher(url, range ? { range } : undefined).then((o) => {
-        const part = o.range ?? null;
-        const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started, range: part, total: o.total ?? (part ? null : o.bytes.byteLength) };
-        // an origin that ignored the range sent the whole object: kept as such
-        cache.set(part ? key : url, entry);
-        if (part && cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
-        return entry;
-      });
-      inFlight.set(key, shared);
-      // Failures are not cached: the next request tries the origin again.
-      shared.finally(() => inFlight.delete(key)).catch(() => {});
     }
-    const entry = await abortable(shared, opts.signal);
+    const entry = await abortable(own?.promise ?? startFetch(url, range), opts.signal);
     return { ...entry, fromCache: false };
+  }
+
+  /**
+   * After `asked` of `url` was served from a ranged copy: fetch what likely comes next, unless it
+   * is held or on its way, read-ahead is off, or clients may need the origin slots.
+   * @param {string} url @param {ByteRange} asked @param {number | null} total  the object's size, if known
+   * @returns {boolean} whether a read-ahead started
+   */
+  function readAheadAfter(url, asked, total) {
+    if (readAheadBytes <= 0) return false;
+    url = normalizeKey(url);
+    const ahead = readAheadRange(asked, total, readAheadBytes);
+    if (!ahead || cached(url, ahead.next) || inFlight.has(url) || inFlightHolding(url, ahead.next)) return false;
+    if (readAheadsInFlight >= MAX_READ_AHEADS_IN_FLIGHT || inFlight.size >= maxOriginFetches - 1) return false;
+    readAheads++;
+    readAheadsInFlight++;
+    startFetch(url, ahead.fetch).catch(() => {}).finally(() => { readAheadsInFlight--; });
+    return true;
   }
 
   return {
     get,
-    /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number }} */
-    stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, maxBytes, originFetches, inFlight: inFlight.size }),
+    readAheadAfter,
+    /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number }} */
+    stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, maxBytes, originFetches, inFlight: inFlight.size, readAheads }),
     /** @param {string} url */
     has: (url) => cache.has(url),
     clear: () => cache.clear(),

@@ -20,8 +20,9 @@ const MAX_WARNINGS_PER_SESSION = 10;
  * @property {(o: any) => Promise<any>} createSender
  *
  * @typedef {object} SessionDeps
- * @property {{ get(url: string, o?: { signal?: AbortSignal, range?: { start: number, end: number } | null }): Promise<{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean, range?: { start: number, end: number } | null }> }} objects
- *   range: only these bytes are needed; the answer's range says the bytes are that range (else the whole object)
+ * @property {{ get(url: string, o?: { signal?: AbortSignal, range?: { start: number, end: number } | null }): Promise<{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean, range?: { start: number, end: number } | null, total?: number | null }>,
+ *   readAheadAfter?: (url: string, asked: { start: number, end: number }, total: number | null) => boolean }} objects
+ *   range: only these bytes are needed; the answer's range says which bytes it holds (else the whole object)
  * @property {{ record(r: object): unknown }} logs
  * @property {{ activeSessions: number, bytesSent: number }} stats
  * @property {{ id?: string }} [config]
@@ -164,6 +165,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     if (dl.ended) return;
     dl.serverFetchMs = obj.serverFetchMs;
     dl.fromCache = obj.fromCache;
+    // a range of a single-file stream: the next one is likely asked next
+    if (obj.range && req.range) deps.objects.readAheadAfter?.(req.url, req.range, obj.total ?? null);
     // a ranged copy may hold more than the asked range (a cached larger range of the object)
     const at = obj.range ? obj.range.start : 0;
     const data = sliceRange(obj.bytes, req.range ? { start: req.range.start - at, end: req.range.end - at } : null);
