@@ -10,6 +10,14 @@ import { createBlockAssembler } from './block-assembler.js';
 import { createPieceSet, safeProgress } from './body-pieces.js';
 
 /**
+ * A download that asks for its lists (Range-split HTTP) of a file whose lists of an earlier range
+ * are kept asks for the blocks of this many more of its lengths after its range too: a player
+ * reads such a file range after range, and the next ranges then find their lists kept instead of
+ * waiting a round trip for them (the proxy has those bytes: it reads ahead).
+ */
+export const LIST_AHEAD_FACTOR = 2;
+
+/**
  * @param {object} o
  * @param {number} o.n  sources
  * @param {{start: number, end: number} | null} o.range  the asked range (end inclusive), null = the whole object
@@ -18,13 +26,14 @@ import { createPieceSet, safeProgress } from './body-pieces.js';
  * @param {(v: {source: number, code: string, message: string}) => void} o.onLiar
  * @param {{warn: (...a: unknown[]) => void}} o.logger
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  lists of earlier downloads, per proxy and URL
+ * @param {boolean} [o.listAhead]  asked lists cover LIST_AHEAD_FACTOR more lengths of the range when a list of the URL is kept
  */
-export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger, digestCache = null }) {
+export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger, digestCache = null, listAhead = false }) {
   // a range is voted on, and its lists asked for, by its blocks only: a proxy then fetches only
   // those bytes from the origin (a range of a long single-file stream), not the whole file
   const want = blocksOfRange(range);
-  const aligned = range ? blockAligned(range) : null;
-  const spanTag = aligned ? { span: `${aligned.start}-${aligned.end}` } : {};
+  /** The blocks a list is asked for: the range's (with the ones after it, ahead), or the whole object's. @param {boolean} ahead */
+  const listSpan = (ahead) => (range ? blockAligned({ start: range.start, end: range.end + (ahead ? LIST_AHEAD_FACTOR * (range.end - range.start + 1) : 0) }) : null);
   const vote = createBlockVote({ sources: n, span: want });
   const report = safeProgress(onProgress, logger);
   const pieces = createPieceSet();
@@ -168,8 +177,20 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
         }
         try {
           const carried = inline ? await inline(i) : null;
-          const bytes = carried ?? (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1, ...spanTag }, onBytes: () => {} })).bytes;
-          const parsed = decodeDigestList(bytes, want);
+          let asked = listSpan(!carried && listAhead && (digestCache?.keeps(p.url, url) ?? false));
+          /** @param {{start: number, end: number} | null} span */
+          const askList = async (span) => (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES,
+            tags: { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}) }, onBytes: () => {} })).bytes;
+          let bytes = carried;
+          if (!bytes) {
+            bytes = await askList(asked).catch((err) => {
+              const plain = listSpan(false);
+              if (errorInfo(err).code !== 'ERR_ORIGIN_TOO_LARGE' || asked?.end === plain?.end) throw err;
+              asked = plain; // the blocks ahead pass the proxy's object cap: this range's alone
+              return askList(plain);
+            });
+          }
+          const parsed = decodeDigestList(bytes, carried ? want : blocksOfRange(asked));
           if ('error' in parsed) {
             logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
             throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);

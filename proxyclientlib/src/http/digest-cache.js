@@ -36,6 +36,11 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
       kept.set(k, { at: now(), list });
       if (kept.size > DIGEST_CACHE_ENTRIES) kept.delete(/** @type {string} */ (kept.keys().next().value));
     },
+    /** Is a list of this proxy and URL kept (the file is being read range after range)? @param {string} proxyUrl @param {string} url */
+    keeps(proxyUrl, url) {
+      const e = kept.get(key(proxyUrl, url));
+      return e !== undefined && now() - e.at <= DIGEST_CACHE_TTL_MS;
+    },
     /** Every proxy's list of this object (a vote found a liar, or the object changed). @param {string} url */
     forget(url) {
       for (const k of [...kept.keys()]) if (k.endsWith(`\n${url}`)) kept.delete(k);

@@ -57,7 +57,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     notify();
   };
   const delivery = createBlockDelivery({
-    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache,
+    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache, listAhead: true,
     onLiar: (v) => {
       perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
       if (current[v.source]) current[v.source]?.abort(codedError(v.code, v.message)); // its worker fails it
