@@ -83,5 +83,6 @@ describe('object store read-ahead', () => {
     const got = await waiting;
     assert.deepEqual(got.range, { start: 100_000, end: 120_000 });
     assert.deepEqual(f.calls, [`${B}-${5 * B - 1}`, '100000-120000']);
+    assert.equal(store.stats().readAheadFailures, 1);
   });
 });

@@ -64,6 +64,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   const inFlight = new Map();
   let originFetches = 0;
   let readAheads = 0;
+  let readAheadFailures = 0;
   let readAheadsInFlight = 0;
   const keyOf = (/** @type {string} */ url, /** @type {ByteRange | null} */ range) => (range ? `${url} bytes=${range.start}-${range.end}` : url);
 
@@ -143,15 +144,16 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (readAheadsInFlight >= MAX_READ_AHEADS_IN_FLIGHT || inFlight.size >= maxOriginFetches - 1) return false;
     readAheads++;
     readAheadsInFlight++;
-    startFetch(url, ahead.fetch).catch(() => {}).finally(() => { readAheadsInFlight--; });
+    // a failed read-ahead costs nothing but its count: the next request asks for its own range
+    startFetch(url, ahead.fetch).catch(() => { readAheadFailures++; }).finally(() => { readAheadsInFlight--; });
     return true;
   }
 
   return {
     get,
     readAheadAfter,
-    /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number }} */
-    stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, maxBytes, originFetches, inFlight: inFlight.size, readAheads }),
+    /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number, readAheadFailures: number }} */
+    stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, maxBytes, originFetches, inFlight: inFlight.size, readAheads, readAheadFailures }),
     /** @param {string} url */
     has: (url) => cache.has(url),
     clear: () => cache.clear(),
