@@ -29,5 +29,5 @@ export { createPathCache } from './src/path-cache.js';
 export * from './src/inflight-constants.js';
 /** @typedef {import('./src/integrity/block-digests.js').DigestList} DigestList */
 /** @typedef {import('./src/integrity/block-digests.js').BlockSpan} BlockSpan */
-export { BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blockCount, blockSpan, blocksOfRange, blockAligned, clipBlocks, listHas, listCovers, entryOffset, digestList, spanDigestList, digestListBytes, spanListBytes, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
+export { BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blockCount, blockSpan, blocksOfRange, blockAligned, listCovers, digestList, spanDigestList, digestListBytes, spanListBytes, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
 export { createBlockVote } from './src/integrity/block-vote.js';

@@ -53,8 +53,10 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     if (obj.range && closed) objects.readAheadAfter(q.url, closed, obj.total);
     /** the copy: its bytes, their object offset, the object's size (null: the origin did not say) */
     const copy = obj.range ? { bytes: obj.bytes, at: obj.range.start, total: obj.total } : { bytes: obj.bytes, at: 0, total: obj.bytes.byteLength };
+    // the copy as digest lists need it: with its size (a voted range's size is known, fetched whole above otherwise)
+    const listed = /** @type {{ bytes: Uint8Array, at: number, total: number }} */ (copy);
     const span = closed ? blocksOfRange(closed) : WHOLE_OBJECT_BLOCKS;
-    if (q.digests) return sendDigests(res, /** @type {{ bytes: Uint8Array, at: number, total: number }} */ (copy), span, obj, proxyId, req.method === 'HEAD');
+    if (q.digests) return sendDigests(res, listed, span, obj, proxyId, req.method === 'HEAD');
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Type', obj.contentType);
     res.setHeader('Cache-Control', 'no-store');
@@ -64,7 +66,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
     // the digest list with the body: the client's vote needs no second request (hashed once per
     // copy); a list too long to carry is not hashed here: the client asks for it with &digests=1
     if ((voted || !closed) && copy.total !== null && spanListBytes(span, copy.total) <= MAX_INLINE_DIGEST_LIST_BYTES) {
-      res.setHeader(DIGEST_LIST_HEADER, Buffer.from(encodedDigestsOf(/** @type {{ bytes: Uint8Array, at: number, total: number }} */ (copy), span)).toString('base64'));
+      res.setHeader(DIGEST_LIST_HEADER, Buffer.from(encodedDigestsOf(listed, span)).toString('base64'));
     }
     const isHead = req.method === 'HEAD';
     /** The body (nothing for HEAD) and the proxy record. @param {Uint8Array} body @param {number | null} objectBytes */

@@ -177,19 +177,16 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
         }
         try {
           const carried = inline ? await inline(i) : null;
-          let asked = listSpan(!carried && listAhead && (digestCache?.keeps(p.url, url) ?? false));
           /** @param {{start: number, end: number} | null} span */
           const askList = async (span) => (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES,
             tags: { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}) }, onBytes: () => {} })).bytes;
-          let bytes = carried;
-          if (!bytes) {
-            bytes = await askList(asked).catch((err) => {
-              const plain = listSpan(false);
-              if (errorInfo(err).code !== 'ERR_ORIGIN_TOO_LARGE' || asked?.end === plain?.end) throw err;
-              asked = plain; // the blocks ahead pass the proxy's object cap: this range's alone
-              return askList(plain);
-            });
-          }
+          const plain = listSpan(false);
+          let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(true) : plain;
+          const bytes = carried ?? (await askList(asked).catch((err) => {
+            if (errorInfo(err).code !== 'ERR_ORIGIN_TOO_LARGE' || asked === plain) throw err;
+            asked = plain; // the blocks ahead pass the proxy's object cap: this range's alone
+            return askList(plain);
+          }));
           const parsed = decodeDigestList(bytes, carried ? want : blocksOfRange(asked));
           if ('error' in parsed) {
             logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);

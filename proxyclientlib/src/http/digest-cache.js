@@ -14,20 +14,23 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
   /** @type {Map<string, {at: number, list: import('@mutp/protocol').DigestList}>} */
   const kept = new Map();
   const key = (/** @type {string} */ proxyUrl, /** @type {string} */ url) => `${proxyUrl}\n${url}`;
+  /** The kept list of this proxy and URL, unless it aged out (then forgotten). @param {string} proxyUrl @param {string} url */
+  const fresh = (proxyUrl, url) => {
+    const k = key(proxyUrl, url);
+    const e = kept.get(k);
+    if (!e) return null;
+    if (now() - e.at <= DIGEST_CACHE_TTL_MS) return e.list;
+    kept.delete(k);
+    return null;
+  };
   return {
     /**
      * The kept list of this proxy and URL when it covers `span`.
      * @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol').BlockSpan} span
      */
     get(proxyUrl, url, span) {
-      const k = key(proxyUrl, url);
-      const e = kept.get(k);
-      if (!e) return null;
-      if (now() - e.at > DIGEST_CACHE_TTL_MS) {
-        kept.delete(k);
-        return null;
-      }
-      return listCovers(e.list, span) ? e.list : null;
+      const list = fresh(proxyUrl, url);
+      return list && listCovers(list, span) ? list : null;
     },
     /** @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol').DigestList} list */
     set(proxyUrl, url, list) {
@@ -37,10 +40,7 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
       if (kept.size > DIGEST_CACHE_ENTRIES) kept.delete(/** @type {string} */ (kept.keys().next().value));
     },
     /** Is a list of this proxy and URL kept (the file is being read range after range)? @param {string} proxyUrl @param {string} url */
-    keeps(proxyUrl, url) {
-      const e = kept.get(key(proxyUrl, url));
-      return e !== undefined && now() - e.at <= DIGEST_CACHE_TTL_MS;
-    },
+    keeps: (proxyUrl, url) => fresh(proxyUrl, url) !== null,
     /** Every proxy's list of this object (a vote found a liar, or the object changed). @param {string} url */
     forget(url) {
       for (const k of [...kept.keys()]) if (k.endsWith(`\n${url}`)) kept.delete(k);
