@@ -7,6 +7,13 @@
  */
 export const INFLIGHT_QUEUE_TARGET_MS = 15;
 
+/**
+ * Most of the cap (ms at the delivery rate) that bunched echoes may add (inflight-limit.js, echo
+ * aggregation): beyond it a stalled client is not bunching but gone quiet, and a source would
+ * fill the queue ahead of it.
+ */
+export const INFLIGHT_ACK_AGGREGATION_MAX_MS = 40;
+
 /** Never fewer than this in flight (packets): the link must not idle between feedbacks. */
 export const INFLIGHT_FLOOR_PACKETS = 6;
 

@@ -9,7 +9,7 @@
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
   INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
-  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS,
+  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS,
 } from './inflight-constants.js';
 
 /**
@@ -29,7 +29,7 @@ const SEND_TIME_RING = 8192;
  */
 
 /**
- * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, echoLagPackets?: number }} [o]
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, echoLagPackets?: number, aggregationMaxMs?: number }} [o]
  *   path: the previous download's estimate on this channel (a kept connection), or on an earlier
  *   connection of the same client (the proxy's path cache): the cap starts there instead of at
  *   initialPackets, so a download does not ramp up from scratch each time.
@@ -38,6 +38,7 @@ const SEND_TIME_RING = 8192;
  *   echoLagPackets: packets the client may have received before it echoes them (it answers a source
  *   every feedbackEvery of its packets): counted in flight here though off the path, so the cap
  *   allows them on top of what the path holds.
+ *   aggregationMaxMs: the most bunched echoes may add to the cap (ms at the delivery rate; 0: none).
  */
 export function createInflightLimit(o = {}) {
   const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
@@ -45,6 +46,7 @@ export function createInflightLimit(o = {}) {
   const initialPackets = o.initialPackets ?? INFLIGHT_INITIAL_PACKETS;
   const stallMs = o.stallMs ?? INFLIGHT_STALL_MS;
   const echoLagPackets = o.echoLagPackets ?? 0;
+  const aggregationMaxMs = o.aggregationMaxMs ?? INFLIGHT_ACK_AGGREGATION_MAX_MS;
   const sendTimes = new Float64Array(SEND_TIME_RING);
   let lastSeq = 0;
   let echo = 0;
@@ -79,6 +81,17 @@ export function createInflightLimit(o = {}) {
   let tokensAt = 0;
   /** the last allows() said no for the pace, not for the cap */
   let pacedOut = false;
+  /**
+   * Echo aggregation: a client whose feedback comes bunched (a browser answers in bursts after its
+   * event loop was busy) echoes more in a burst than the delivery rate accounts for. Between
+   * bursts the cap fills and the sender idles though the path is empty. As BBR's extra_acked: an
+   * epoch starts with an echo when those since the last epoch are no ahead of the rate; the most
+   * the echoes ran ahead of it (packets, the largest over the download) is allowed in flight on
+   * top of the path's share. One echo each feedbackEvery packets runs that many ahead.
+   */
+  let aggAt = -1;
+  let aggEcho = 0;
+  let aggExtra = 0;
   /** packets per ms the pacing lets through now */
   const paceRate = () => rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : INFLIGHT_PACING_GAIN);
 
@@ -97,6 +110,15 @@ export function createInflightLimit(o = {}) {
         const rtt = Math.max(0, now - sendTimes[e % SEND_TIME_RING]);
         minRttMs = Math.min(minRttMs, rtt);
         if (rtt > minRttMs + queueTargetMs) startup = false;
+      }
+      // in start-up the rate lags echoes that double each round trip: that is growth, not bunching
+      if (startup || rate === 0) aggAt = -1;
+      else {
+        if (aggAt < 0 || e - aggEcho <= rate * (now - aggAt)) {
+          aggAt = now; // a new epoch, from this echo's packets on
+          aggEcho = echo;
+        }
+        aggExtra = Math.max(aggExtra, e - aggEcho - rate * (now - aggAt));
       }
       echo = e;
       echoAt = now;
@@ -126,7 +148,7 @@ export function createInflightLimit(o = {}) {
     cap() {
       if (rate === 0) return initialPackets;
       const rtt = Number.isFinite(minRttMs) ? minRttMs : 0;
-      const steady = rate * (rtt + queueTargetMs) + echoLagPackets;
+      const steady = rate * (rtt + queueTargetMs) + this.echoAllowance;
       return Math.max(floorPackets, Math.ceil(startup ? Math.max(steady, INFLIGHT_STARTUP_GAIN * rate * rtt) : steady));
     },
     /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */
@@ -169,6 +191,10 @@ export function createInflightLimit(o = {}) {
     },
     get inflight() {
       return lastSeq - echo;
+    },
+    /** packets the cap allows on top of the path's share for echoes that come late or bunched */
+    get echoAllowance() {
+      return Math.max(echoLagPackets, Math.min(aggExtra, rate * aggregationMaxMs));
     },
     get rate() {
       return rate;

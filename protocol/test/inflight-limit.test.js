@@ -1,7 +1,7 @@
 // The in-flight cap (src/inflight-limit.js): pure, driven with a fake clock.
 import assert from 'node:assert/strict';
 import { createInflightLimit, inflightFloorPackets } from '../src/inflight-limit.js';
-import { INFLIGHT_PACING_GAIN, INFLIGHT_PACING_BURST_PACKETS } from '../src/inflight-constants.js';
+import { INFLIGHT_PACING_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS } from '../src/inflight-constants.js';
 
 /** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
 function sendAll(lim, s, t) {
@@ -18,10 +18,10 @@ function sendAll(lim, s, t) {
  * `maxDelayMs` after the first unanswered one, as protocol/ receivers do. The min RTT is known
  * (1 ms) and the rate estimate has collapsed (2 packets echoed in the first second, as after a
  * loss burst). Returns packets delivered per ms over the last second.
- * @param {number} floorPackets @param {number} feedbackEvery
+ * @param {number} floorPackets @param {number} feedbackEvery @param {number} [maxDelayMs] @param {number} [aggregationMaxMs]
  */
-function recoveredRate(floorPackets, feedbackEvery, maxDelayMs = 20) {
-  const lim = createInflightLimit({ queueTargetMs: 15, floorPackets, initialPackets: 16, stallMs: 200 });
+function recoveredRate(floorPackets, feedbackEvery, maxDelayMs = 20, aggregationMaxMs = 0) {
+  const lim = createInflightLimit({ queueTargetMs: 15, floorPackets, initialPackets: 16, stallMs: 200, aggregationMaxMs });
   const s = { seq: 0 };
   sendAll(lim, s, 0);
   lim.onEcho(1, 1);
@@ -61,6 +61,56 @@ describe('in-flight limit', () => {
     // the trap it avoids: a floor under feedbackEvery waits for the client's delay timer every round
     const trapped = recoveredRate(6, 8);
     assert.ok(trapped < 0.5, `${trapped} packets/ms with a floor of 6 < feedbackEvery 8`);
+    // the timer's late echoes come bunched: measured as such, they lift the cap over the trap too
+    const measured = recoveredRate(6, 8, 20, INFLIGHT_ACK_AGGREGATION_MAX_MS);
+    assert.ok(measured > 0.9, `${measured} packets/ms with a floor of 6 and bunched echoes allowed`);
+  });
+
+  /**
+   * A known path (1 packet/ms, min RTT 3 ms) to a client that echoes only every `everyMs` (a busy
+   * event loop), everything that arrived meanwhile at once. Returns packets delivered per ms over
+   * the second half second, and the cap at the end.
+   * @param {number} everyMs @param {number} aggregationMaxMs
+   */
+  function bunchedEchoes(everyMs, aggregationMaxMs) {
+    const lim = createInflightLimit({ path: { rate: 1, minRttMs: 3 }, echoLagPackets: 8, aggregationMaxMs });
+    const s = { seq: 0 };
+    /** @type {number[]} */
+    const arrivals = [];
+    let linkFreeAt = 0;
+    let delivered = 0;
+    let at500 = 0;
+    for (let t = 0; t < 1000; t++) {
+      while (lim.allows(t)) {
+        lim.onSent(++s.seq, t);
+        linkFreeAt = Math.max(linkFreeAt, t) + 1;
+        arrivals[s.seq] = linkFreeAt + 2;
+      }
+      while (delivered < s.seq && arrivals[delivered + 1] <= t) delivered++;
+      if (t % everyMs === 0 && delivered > 0) lim.onEcho(delivered, t);
+      if (t === 500) at500 = delivered;
+    }
+    return { rate: (delivered - at500) / 500, cap: lim.cap() };
+  }
+
+  it('echoes that come bunched: the cap allows what runs ahead of the rate, so the link stays busy', () => {
+    const held = bunchedEchoes(30, 0);
+    assert.ok(held.rate < 0.85, `${held.rate} packets/ms on a 1/ms link without the allowance`);
+    const kept = bunchedEchoes(30, INFLIGHT_ACK_AGGREGATION_MAX_MS);
+    assert.ok(kept.rate > 0.95, `${kept.rate} packets/ms with bunched echoes allowed (cap ${kept.cap})`);
+    // a client that echoes each ms adds nothing: the cap stays the path's share and the feedback lag
+    const smooth = bunchedEchoes(1, INFLIGHT_ACK_AGGREGATION_MAX_MS);
+    assert.ok(smooth.cap <= Math.ceil(1 * (3 + 15)) + 8 + 1, `cap ${smooth.cap} for echoes each ms`);
+  });
+
+  it('bunched echoes add at most INFLIGHT_ACK_AGGREGATION_MAX_MS at the rate to the cap', () => {
+    const lim = createInflightLimit({ path: { rate: 1, minRttMs: 5 }, queueTargetMs: 15, echoLagPackets: 8 });
+    for (let seq = 1; seq <= 300; seq++) lim.onSent(seq, 0);
+    lim.onEcho(1, 10);
+    assert.equal(lim.echoAllowance, 8, 'nothing ahead of the rate yet: the feedback lag');
+    lim.onEcho(200, 20); // 199 echoed in 10 ms at 1 per ms: 189 ahead
+    assert.equal(lim.echoAllowance, INFLIGHT_ACK_AGGREGATION_MAX_MS);
+    assert.equal(lim.cap(), 5 + 15 + INFLIGHT_ACK_AGGREGATION_MAX_MS);
   });
 
   it('start-up: about doubles per round trip on a long path until a queue shows', () => {
