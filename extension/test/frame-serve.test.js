@@ -78,12 +78,14 @@ describe('extension frame: request server', function () {
     function harness(settings) {
       const posted = [];
       const downloads = [];
-      const client = { download: async (/** @type {string} */ url) => { downloads.push(url); return { data: new Uint8Array([1, 2, 3]), stats: {} }; } };
+      /** @type {(string | null | undefined)[]} */
+      const nexts = [];
+      const client = { download: async (/** @type {string} */ url, /** @type {any} */ o) => { downloads.push(url); nexts.push(o.next); return { data: new Uint8Array([1, 2, 3]), stats: {} }; } };
       const server = createRequestServer({
         state: () => ({ settings, matches: compilePatterns(settings.patterns), client }),
         port: { postMessage: (m) => posted.push(m) }, toBackground: () => {}, logger: quiet,
       });
-      return { posted, downloads, server };
+      return { posted, downloads, nexts, server };
     }
 
     it('refuses a URL outside the patterns without downloading it', async () => {
@@ -106,6 +108,15 @@ describe('extension frame: request server', function () {
       assert.deepEqual(h.downloads, [`${ORIGIN}/media/x.bin`]);
       assert.deepEqual(h.posted.map((m) => m.t), ['data', 'end']);
       assert.deepEqual([...new Uint8Array(h.posted[0].buf)], [1, 2, 3]);
+    });
+
+    it('passes the page\'s next segment file to the download, on the segment\'s own origin only', async () => {
+      const h = harness(settingsWith({}));
+      await h.server.onPageMessage({ t: 'get', id: 10, url: `${ORIGIN}/media/1.m4s`, range: null, next: `${ORIGIN}/media/2.m4s` });
+      await h.server.onPageMessage({ t: 'get', id: 11, url: `${ORIGIN}/media/2.m4s`, range: null, next: 'http://elsewhere.test/media/3.m4s' });
+      await h.server.onPageMessage({ t: 'get', id: 12, url: `${ORIGIN}/media/3.m4s`, range: null, next: 'javascript:alert(1)' });
+      await h.server.onPageMessage({ t: 'get', id: 13, url: `${ORIGIN}/media/4.m4s`, range: null });
+      assert.deepEqual(h.nexts, [`${ORIGIN}/media/2.m4s`, null, null, null]);
     });
   });
 });

@@ -104,4 +104,33 @@ describe('extension: segment detection', () => {
     assert.equal(det.segmentReason(`${B}chunk?id=7#t=1`, false), 'manifest');
     assert.equal(det.counts().manifests, 2);
   });
+
+  it('the next segment file: the next in an HLS playlist or a DASH SegmentList, a $Number$ template\'s next number; none for one file\'s ranges or $Time$', () => {
+    const det = createSegmentDetector();
+    det.learn('hls', `${B}360p/index.m3u8`, [
+      '#EXTM3U', '#EXT-X-MAP:URI="init.mp4"',
+      '#EXTINF:4,', 'seg1.ts', '#EXTINF:4,', 'seg2.ts?sig=a', '#EXTINF:4,', 'https://cdn2.example/seg3.ts',
+    ].join('\n'));
+    assert.equal(det.nextOf(`${B}360p/seg1.ts`), `${B}360p/seg2.ts?sig=a`);
+    assert.equal(det.nextOf(`${B}360p/seg2.ts?sig=a#t=0`), 'https://cdn2.example/seg3.ts');
+    assert.equal(det.nextOf('https://cdn2.example/seg3.ts'), null, 'the last one: not known yet');
+    assert.equal(det.nextOf(`${B}360p/init.mp4`), null, 'the init section is not in the play order');
+    det.learn('hls', `${B}one/index.m3u8`, '#EXTM3U\n#EXTINF:4,\n#EXT-X-BYTERANGE:1000@0\nv.mp4\n#EXTINF:4,\n#EXT-X-BYTERANGE:1000\nv.mp4\n');
+    assert.equal(det.nextOf(`${B}one/v.mp4`), null, 'one file\'s next range is not another file');
+    det.learn('dash', `${B}list.mpd`, `<MPD><Period><AdaptationSet><Representation id="r3"><SegmentList>
+      <Initialization sourceURL="r3/init.mp4"/><SegmentURL media="r3/1.m4s"/><SegmentURL media="r3/2.m4s"/></SegmentList></Representation></AdaptationSet></Period></MPD>`);
+    assert.equal(det.nextOf(`${B}r3/1.m4s`), `${B}r3/2.m4s`);
+    det.learn('dash', `${B}tpl.mpd`, `<MPD><Period><AdaptationSet>
+      <SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/seg-$Number%05d$.m4s?a=1" startNumber="1"/>
+      <Representation id="v1"/>
+      <Representation id="a1"><SegmentTemplate media="a1/$Number$.m4a"/></Representation>
+      <Representation id="t1"><SegmentTemplate media="t1/$Time$.m4s"/></Representation>
+    </AdaptationSet></Period></MPD>`);
+    assert.equal(det.nextOf(`${B}v1/seg-00009.m4s?a=1`), `${B}v1/seg-00010.m4s?a=1`);
+    assert.equal(det.nextOf(`${B}v1/seg-99999.m4s?a=1`), `${B}v1/seg-100000.m4s?a=1`);
+    assert.equal(det.nextOf(`${B}a1/9.m4a`), `${B}a1/10.m4a`);
+    assert.equal(det.nextOf(`${B}t1/90000.m4s`), null, '$Time$ needs the timeline');
+    assert.equal(det.nextOf(`${B}v1/init.mp4`), null);
+    assert.equal(det.nextOf(`${B}elsewhere/seg-00001.m4s`), null);
+  });
 });

@@ -18,6 +18,7 @@ globalThis.ProgressEvent ??= /** @type {any} */ (class ProgressEvent extends Eve
 
 const SEGMENT = 'http://cdn.test/videoplayback?id=1';
 const OTHER = 'http://cdn.test/page.html';
+const NEXT_SEGMENT = 'http://cdn.test/videoplayback?id=2';
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 /** The native XMLHttpRequest as far as the wrapper uses it: records what reached it. */
@@ -42,14 +43,14 @@ class NativeXhr extends EventTarget {
  * @param {(url: string) => any[]} script  events of the request for `url`
  */
 function fakeLink(script) {
-  const opened = /** @type {{url: string, range: any, how: string}[]} */ ([]);
+  const opened = /** @type {{url: string, range: any, how: string, next?: string | null}[]} */ ([]);
   const fallbacks = /** @type {{url: string, reason: string}[]} */ ([]);
   const cancels = /** @type {(string | undefined)[]} */ ([]);
   return {
     opened, fallbacks, cancels,
-    /** @param {string} url @param {any} range @param {string} how */
-    open(url, range, how) {
-      opened.push({ url, range, how });
+    /** @param {string} url @param {any} range @param {string} how @param {string | null} [next] */
+    open(url, range, how, next) {
+      opened.push({ url, range, how, ...(next ? { next } : {}) });
       const events = script(url).slice();
       return { id: opened.length, next: () => (events.length ? Promise.resolve(events.shift()) : new Promise(() => {})), cancel: (/** @type {string} */ c) => cancels.push(c) };
     },
@@ -62,7 +63,7 @@ const HEAD = { total: 6, size: 6, type: 'video/mp4' };
 const bytes = (/** @type {number[]} */ a) => new Uint8Array(a).buffer;
 const config = {
   serveReason: (/** @type {string} */ url) => (url.includes('/videoplayback') ? 'pattern' : null),
-  detect: false, learn() {}, manifestOf: () => null, noProgressTimeoutMs: 1000,
+  detect: false, learn() {}, manifestOf: () => null, nextOf: (/** @type {string} */ url) => (url === SEGMENT ? NEXT_SEGMENT : null), noProgressTimeoutMs: 1000,
 };
 
 /** @param {ReturnType<typeof fakeLink>} link */
@@ -101,7 +102,7 @@ describe('extension page: XMLHttpRequest wrapper', () => {
     assert.equal(x.getResponseHeader('Content-Type'), 'video/mp4');
     assert.equal(x.getResponseHeader('content-length'), '6');
     assert.equal(x.responseURL, SEGMENT);
-    assert.deepEqual(link.opened, [{ url: SEGMENT, range: null, how: 'pattern' }]);
+    assert.deepEqual(link.opened, [{ url: SEGMENT, range: null, how: 'pattern', next: NEXT_SEGMENT }], 'with the next segment file the manifests name');
     assert.deepEqual(NativeXhr.calls, []);
   });
 

@@ -15,6 +15,8 @@ import { createCpuMeter } from './origo/cpu-meter.js';
 import { createProxyLogs } from './proxy-records.js';
 import { cors } from './http/cors.js';
 import { createFetchRoute } from './http/fetch-route.js';
+import { createPrefetchRoute } from './http/prefetch-route.js';
+import { checkTargetUrl } from './ssrf/target-url.js';
 import { sendError } from './http/error-status.js';
 import { mountRtcIfPresent } from './rtc-mount.js';
 import { clientRateLimit, concurrencyGuard, createTicketCheck, fetchTicketGuard } from './http/access-guards.js';
@@ -56,12 +58,12 @@ export async function startProxy(input = {}, wiring = {}) {
     res.json({ ok: true, id: config.id, ...stats, cache: objects.stats(), pendingLogs: queue.size });
   });
   // Cheapest first: rate, then ticket, then capacity; only then the cache, the origin or WebRTC.
-  if (config.rateLimitPerMinute > 0) app.use(['/fetch', '/rtc'], clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
-  const fetchGuards = [
-    ...(checkTicket ? [fetchTicketGuard(checkTicket, logger)] : []),
-    concurrencyGuard({ max: config.maxHttpFetches, logger }),
-  ];
+  if (config.rateLimitPerMinute > 0) app.use(['/fetch', '/prefetch', '/rtc'], clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
+  const ticketGuards = checkTicket ? [fetchTicketGuard(checkTicket, logger)] : [];
+  const fetchGuards = [...ticketGuards, concurrencyGuard({ max: config.maxHttpFetches, logger })];
   app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id }));
+  const checkUrl = (/** @type {string} */ url) => checkTargetUrl(url, { allowPrivate: config.allowPrivate, isHostAllowed });
+  app.get('/prefetch', ...ticketGuards, createPrefetchRoute({ objects, checkUrl }));
   const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket, protocol: wiring.protocol }, logger);
   app.use((_req, res) => sendError(res, { code: 'ERR_NOT_FOUND', message: 'no such endpoint' }));
   app.use((/** @type {any} */ err, /** @type {any} */ _req, /** @type {any} */ res, /** @type {any} */ _next) => {

@@ -9,6 +9,7 @@ import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
 import { downloadParallelHttp } from './http/parallel-http.js';
 import { downloadRangeHttp } from './http/range-http.js';
+import { hintNext } from './next-hint.js';
 import { createDigestCache } from './http/digest-cache.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
@@ -46,6 +47,8 @@ export const SPARE_PROXIES = 4;
  * @property {number} [lon]
  * @property {boolean} [log]  false: do not post the record to Origo
  * @property {number} [stallTimeoutMs]  a proxy silent this long counts as failed (HTTP modes)
+ * @property {string | null} [next]  the URL the caller will likely download next (the stream's next segment
+ *   file): the proxies are told to fetch it from the origin meanwhile (next-hint.js)
  */
 
 /**
@@ -96,6 +99,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     const mode = /** @type {'coded'|'uncoded'|'parallel-http'|'range-http'} */ (opts.mode ?? 'coded');
     if (!(/** @type {readonly string[]} */ (MODES)).includes(mode)) throw codedError('ERR_BAD_MODE', `unknown mode "${mode}" (one of ${MODES.join(', ')})`);
     checkOriginUrl(url);
+    if (opts.next != null) checkOriginUrl(opts.next);
     const range = parseRange(opts.range);
     const id = globalThis.crypto.randomUUID(); // record id, and the downloadId the proxies log
     let startedAt = new Date().toISOString();
@@ -131,17 +135,23 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       timing.listedAt = t0;
       const proxiesOut = list.map((p) => ({ id: p.id, url: p.url, uploadRateBps: p.uploadRateBps ?? null }));
       const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, digestCache, logger };
-      let result;
+      /** @type {Promise<any>} */
+      let running;
       if (mode === 'parallel-http' || mode === 'range-http') timing.sentAt = performance.now(); // the HTTP modes ask every proxy at once
-      if (mode === 'parallel-http') result = await downloadParallelHttp(common);
-      else if (mode === 'range-http') result = await downloadRangeHttp(common);
+      if (mode === 'parallel-http') running = downloadParallelHttp(common);
+      else if (mode === 'range-http') running = downloadRangeHttp(common);
       else {
-        const downloadMutp = await loadMutp();
-        // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
-        const { defaultRtcConfig } = await import('#rtc');
-        result = await downloadMutp({ ...common, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
-          params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
+        running = (async () => {
+          const downloadMutp = await loadMutp();
+          // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
+          const { defaultRtcConfig } = await import('#rtc');
+          return downloadMutp({ ...common, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
+            params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
+        })();
       }
+      // after this download's own requests: the proxies fetch the next object while they serve this one
+      if (opts.next != null) void hintNext({ proxies: list, next: opts.next, fetch: access.fetch, logger });
+      let result = await running;
       timing.doneAt = performance.now();
       if (result.firstPacketMs !== null) timing.firstByteAt = t0 + result.firstPacketMs;
       // a source that moved off a busy proxy is logged under the proxy that served it

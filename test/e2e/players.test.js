@@ -18,7 +18,8 @@ const REUSE_PLAY_SECONDS = 4; // two segments per track: the warm-up's connectio
 const MIN_FLEET_SHARE = 0.95; // the target for default settings on a site the project did not write
 const CASES = [
   { player: 'hls', src: 'hls/index.m3u8', what: 'HLS fMP4, one file, EXT-X-MAP + EXT-X-BYTERANGE' },
-  { player: 'dash', src: 'dash/stream.mpd', what: 'DASH SegmentTemplate, segments without extension' },
+  // separate segment files: each download names the next one, which the proxies fetch meanwhile
+  { player: 'dash', src: 'dash/stream.mpd', what: 'DASH SegmentTemplate, segments without extension', hintsNext: true },
   { player: 'shaka', src: 'dash1/list.mpd', what: 'DASH SegmentList, Initialization range + mediaRange' },
   { player: 'shaka', src: 'hls/index.m3u8', what: 'HLS byte ranges' },
 ];
@@ -45,6 +46,8 @@ describe('extension e2e: real players from npm, default settings (Chromium)', fu
   for (const c of CASES) {
     it(`${c.player}: ${c.what}: ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet, byte-exact, origin head, one record each`, async () => {
       const hitsBefore = site.hits.length;
+      const readAheads = () => fleet.proxies.reduce((sum, p) => sum + p.cache().readAheads, 0);
+      const readAheadsBefore = readAheads();
       const page = await chrome.browser.newPage();
       try {
         await page.goto(`${site.url}/play.html?player=${c.player}&src=${encodeURIComponent(`${site.url}/media/${c.src}`)}`);
@@ -66,6 +69,10 @@ describe('extension e2e: real players from npm, default settings (Chromium)', fu
         const { stats } = await tabStats(chrome.browser, chrome.base, `${site.url}/play.html?player=${c.player}&src=${encodeURIComponent(`${site.url}/media/${c.src}`)}`);
         assert.ok(stats.manifests >= 1, `the popup counts no manifest: ${JSON.stringify(stats)}`);
         assert.ok((stats.byHow.manifest ?? 0) >= 1, `no segment recognised from the manifest: ${JSON.stringify(stats.byHow)}`);
+        if (c.hintsNext) {
+          const fetchedAhead = readAheads() - readAheadsBefore;
+          assert.ok(fetchedAhead >= st.responses.length / 2, `the proxies fetched ${fetchedAhead} next segments ahead for ${st.responses.length} segments`);
+        }
       } finally {
         await page.close();
       }

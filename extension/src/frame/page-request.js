@@ -6,7 +6,7 @@ const HOWS = ['pattern', 'manifest', 'extension', 'range']; // why the page take
 const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
 
 /**
- * @typedef {{t: 'get', id: number, url: string, range: {start: number, end: number} | null, how: string}
+ * @typedef {{t: 'get', id: number, url: string, range: {start: number, end: number} | null, how: string, next: string | null}
  *   | {t: 'abort', id: number, code: string}
  *   | {t: 'fallback', url: string, reason: string, id: number | null}
  *   | {t: 'seen', kind: 'manifest', url: string, segments: number, templates: number}
@@ -56,7 +56,10 @@ export function parsePageMessage(m) {
     if (typeof r !== 'object' || !Number.isSafeInteger(r.start) || !Number.isSafeInteger(r.end) || r.start < 0 || r.end < r.start) return { t: 'bad', why: 'bad range' };
     range = { start: r.start, end: r.end };
   }
-  return { t: 'get', id: o.id, url, range, how: HOWS.includes(o.how) ? o.how : 'pattern' };
+  // the next segment file: on the segment's own origin only (the page names what its player plays next)
+  const next = o.next == null ? null : httpUrl(o.next);
+  const sameOrigin = next !== null && new URL(next).origin === new URL(url).origin;
+  return { t: 'get', id: o.id, url, range, how: HOWS.includes(o.how) ? o.how : 'pattern', next: sameOrigin ? next : null };
 }
 
 /** `ERR_CODE: text` → its code and text. @param {string} reason */

@@ -84,7 +84,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       if (m.id === null) record(failureRecord({ url: m.url, ...chooseModeAndN(state().settings), error: splitReason(m.reason), startedAt: new Date(), ms: 0, proxies: [] }));
       return undefined;
     }
-    return serve(m.id, m.url, m.range, m.how);
+    return serve(m.id, m.url, m.range, m.how, m.next);
   }
 
   /** @param {object} r */
@@ -120,8 +120,9 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
    * @param {string} url
    * @param {{start: number, end: number} | null} range
    * @param {string} how
+   * @param {string | null} next  the segment file the page's player likely asks next: the proxies fetch it meanwhile
    */
-  async function serve(id, url, range, how) {
+  async function serve(id, url, range, how, next) {
     const st = state();
     const { settings, matches, client } = st;
     // the page-side wrapper decides too, but the frame is web-accessible: with detection off only the patterns pass
@@ -214,7 +215,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         try {
           hops.mark('libraryAt');
           const { data, stats, timing } = await client.download(url, {
-            mode, proxies, range, signal: ctrl.signal, log: false, ...where(settings),
+            mode, proxies, range, next, signal: ctrl.signal, log: false, ...where(settings),
             onProgress: (/** @type {{objectBytes: number | null, chunks?: {offset: number, bytes: Uint8Array}[]}} */ p) => {
               const t = now();
               if (t - lastAlive >= ALIVE_EVERY_MS) {

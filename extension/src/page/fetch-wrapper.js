@@ -49,7 +49,7 @@ export function wrapFetch({ origFetch, config, link, warn }) {
       return origFetch(input, init);
     }
     const served = await serveThroughFleet({
-      link, url: d.url, range, signal: d.signal, noProgressMs: cfg.noProgressTimeoutMs, how,
+      link, url: d.url, range, signal: d.signal, noProgressMs: cfg.noProgressTimeoutMs, how, next: cfg.nextOf(d.url),
       direct: () => origFetch(input, init), warn,
     });
     if (!served) return origFetch(input, init);

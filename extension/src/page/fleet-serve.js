@@ -43,14 +43,15 @@ function nextWithin(req, ms, signal) {
  * @param {AbortSignal | null | undefined} o.signal
  * @param {number} o.noProgressMs
  * @param {string} [o.how]   why it is taken for a segment (pattern, manifest, extension, range): for the stats
+ * @param {string | null} [o.next]  the segment file the player likely asks next: the fleet fetches it meanwhile
  * @param {() => Promise<Response>} o.direct   the original request, for the rest of a broken body
  * @param {(msg: string) => void} o.warn
  * @returns {Promise<null | {head: ReturnType<typeof responseHead>, body: AsyncGenerator<Uint8Array>}>}
  *   null: serve it directly (the reason was reported); rejects with the abort reason when aborted
  */
-export async function serveThroughFleet({ link, url, range, signal, noProgressMs, how = 'pattern', direct, warn }) {
+export async function serveThroughFleet({ link, url, range, signal, noProgressMs, how = 'pattern', next = null, direct, warn }) {
   if (signal?.aborted) throw abortReason(signal);
-  const req = link.open(url, range, how);
+  const req = link.open(url, range, how, next);
   const first = await nextWithin(req, noProgressMs, signal);
   if (first.t === 'aborted') {
     req.cancel('ERR_ABORTED');

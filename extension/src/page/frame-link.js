@@ -82,16 +82,17 @@ export function createFrameLink({ requestFrame, warn }) {
    * @param {string} url
    * @param {{start: number, end: number} | null} range
    * @param {string} [how]  why the page takes it for a segment
+   * @param {string | null} [next]  the segment file the player likely asks after it
    * @returns {FrameRequest}
    */
-  function open(url, range, how) {
+  function open(url, range, how, next = null) {
     const id = nextId++;
     const r = { events: /** @type {FrameEvent[]} */ ([]), wake: null, port: /** @type {MessagePort | null} */ (null) };
     live.set(id, r);
     getPort().then((p) => {
       if (!live.has(id)) return;
       r.port = p;
-      p.postMessage({ t: 'get', id, url, range, how });
+      p.postMessage({ t: 'get', id, url, range, how, ...(next ? { next } : {}) });
     });
     return {
       id,

@@ -21,6 +21,7 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
  * @property {boolean} detect   segment detection is on for this page: manifests are read
  * @property {(kind: 'hls' | 'dash', url: string, text: string) => void} learn
  * @property {(url: string, contentType: string | null) => 'hls' | 'dash' | null} manifestOf
+ * @property {(url: string) => string | null} nextOf  the segment file a player asks after this one, if the manifests say
  * @property {number} noProgressTimeoutMs
  */
 
@@ -64,6 +65,7 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
         link.warm(); // a player that read a manifest asks for segments next
       },
       manifestOf: detector.manifestOf,
+      nextOf: (url) => (detect ? detector.nextOf(url) : null),
       noProgressTimeoutMs: Number.isInteger(d.noProgressTimeoutMs) && d.noProgressTimeoutMs > 0 ? d.noProgressTimeoutMs : DEFAULT_NO_PROGRESS_MS,
     };
   }

@@ -158,7 +158,7 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
       const headers = Object.fromEntries(s.headers);
       const direct = () => origFetch(s.abs, { headers, credentials: this.withCredentials ? 'include' : 'same-origin', signal: ctrl.signal });
       try {
-        const served = await serveThroughFleet({ link, url: s.abs, range, signal: ctrl.signal, noProgressMs: cfg.noProgressTimeoutMs, how, direct, warn });
+        const served = await serveThroughFleet({ link, url: s.abs, range, signal: ctrl.signal, noProgressMs: cfg.noProgressTimeoutMs, how, next: cfg.nextOf(s.abs), direct, warn });
         if (this.#s !== s) return;
         if (!served) {
           clearTimeout(timer);

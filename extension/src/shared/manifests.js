@@ -48,9 +48,14 @@ function resolve(ref, base) {
 }
 
 /**
- * @typedef {{segments: string[], templates: RegExp[], playlists: string[]}} Learned
- *   segments: exact URLs; templates: whole-URL matchers (DASH SegmentTemplate); playlists: more manifests
+ * @typedef {{segments: string[], templates: RegExp[], playlists: string[], sequences: string[][]}} Learned
+ *   segments: exact URLs; templates: whole-URL matchers (DASH SegmentTemplate; a single $Number$ is
+ *   the group `n`, with its indices); playlists: more manifests; sequences: media segment URLs in
+ *   play order (an HLS playlist, a DASH SegmentList), so a segment's successor is known
  */
+
+/** @returns {Learned} */
+const nothingLearned = () => ({ segments: [], templates: [], playlists: [], sequences: [] });
 
 /** @param {string} line @param {string} key */
 function attr(line, key) {
@@ -64,9 +69,10 @@ function attr(line, key) {
  * @returns {Learned}
  */
 export function parseHls(text, base) {
-  /** @type {Learned} */
-  const out = { segments: [], templates: [], playlists: [] };
+  const out = nothingLearned();
   if (!text.trimStart().startsWith('#EXTM3U')) return out;
+  /** @type {string[]} */
+  const media = []; // the playlist's media segments in play order (not its init section or parts)
   let nextIsPlaylist = false;
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
@@ -80,9 +86,12 @@ export function parseHls(text, base) {
       else if (/^#EXT-X-(MAP|PART|PRELOAD-HINT):/.test(line)) push(out.segments, resolve(uri, base));
       continue;
     }
-    push(nextIsPlaylist ? out.playlists : out.segments, resolve(line, base));
+    const u = resolve(line, base);
+    push(nextIsPlaylist ? out.playlists : out.segments, u);
+    if (!nextIsPlaylist) push(media, u);
     nextIsPlaylist = false;
   }
+  if (media.length > 1) out.sequences.push(media);
   return out;
 }
 
@@ -123,15 +132,17 @@ const escapeRe = (/** @type {string} */ s) => s.replace(/[.*+?^${}()|[\]\\]/g, '
 export function templateMatcher(template, base, repId) {
   /** @type {string[]} */
   const parts = [];
+  // a single $Number$ is captured: the next segment's URL is this one with the number + 1
+  const numbered = (template.match(/\$Number(%0\d+d)?\$/g) ?? []).length === 1;
   // swap each $…$ for a marker the URL parser leaves alone, resolve, then swap the markers for patterns
   const marked = template.replace(/\$(RepresentationID|Number|Time|Bandwidth|SubNumber)?(%0\d+d)?\$/g, (_, name) => {
-    parts.push(name === undefined ? '\\$' : name === 'RepresentationID' ? (repId === null ? '[^/?#]+' : escapeRe(repId)) : '\\d+');
+    parts.push(name === undefined ? '\\$' : name === 'RepresentationID' ? (repId === null ? '[^/?#]+' : escapeRe(repId)) : name === 'Number' && numbered ? '(?<n>\\d+)' : '\\d+');
     return `MUTPx${parts.length - 1}x`;
   });
   const abs = resolve(marked, base);
   if (abs === null) return null;
   const re = escapeRe(abs).replace(/MUTPx(\d+)x/g, (_, i) => parts[Number(i)]);
-  return new RegExp(`^${re}${abs.includes('?') ? '' : '(?:\\?[^#]*)?'}$`);
+  return new RegExp(`^${re}${abs.includes('?') ? '' : '(?:\\?[^#]*)?'}$`, 'd');
 }
 
 /**
@@ -140,13 +151,13 @@ export function templateMatcher(template, base, repId) {
  * @returns {Learned}
  */
 export function parseDash(text, base) {
-  /** @type {Learned} */
-  const out = { segments: [], templates: [], playlists: [] };
+  const out = nothingLearned();
   /**
-   * @typedef {{name: string, base: string, media: string | null, init: string | null, id: string | null, owns: boolean}} Frame
+   * @typedef {{name: string, base: string, media: string | null, init: string | null, id: string | null, owns: boolean, list: string[]}} Frame
+   *   list: a Representation's SegmentURL files in play order
    * @type {Frame[]}
    */
-  const stack = [{ name: '#doc', base, media: null, init: null, id: null, owns: false }];
+  const stack = [{ name: '#doc', base, media: null, init: null, id: null, owns: false, list: [] }];
   const top = () => stack[stack.length - 1];
   /** @type {string | null} */
   let baseText = null;
@@ -160,6 +171,7 @@ export function parseDash(text, base) {
     } else if (!f.owns && f.base !== withoutFragment(base)) {
       push(out.segments, f.base);
     }
+    if (f.list.length > 1) out.sequences.push(f.list);
   };
   for (const m of text.matchAll(/<(\/?)([\w:.-]+)([^>]*?)(\/?)>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g)) {
     const [, close, rawName, rest, selfClose, cdata, txt] = m;
@@ -185,7 +197,7 @@ export function parseDash(text, base) {
     const a = attrsOf(rest);
     const parent = top();
     /** @type {Frame} */
-    const f = { name, base: parent.base, media: parent.media, init: parent.init, id: parent.id, owns: false };
+    const f = { name, base: parent.base, media: parent.media, init: parent.init, id: parent.id, owns: false, list: [] };
     if (name === 'Representation') {
       f.id = a.id ?? null;
     } else if (name === 'SegmentTemplate') {
@@ -195,8 +207,10 @@ export function parseDash(text, base) {
     } else if (name === 'SegmentURL' || name === 'Initialization' || name === 'RepresentationIndex') {
       const ref = a.media ?? a.sourceURL;
       if (ref !== undefined) {
-        push(out.segments, resolve(ref, parent.base));
-        markOwned(stack);
+        const u = resolve(ref, parent.base);
+        push(out.segments, u);
+        const rep = markOwned(stack);
+        if (rep && name === 'SegmentURL') push(rep.list, u);
       } else if (name === 'SegmentURL') {
         push(out.segments, parent.base); // only a mediaRange: a byte range of the Representation's file
       }
@@ -209,14 +223,18 @@ export function parseDash(text, base) {
   return out;
 }
 
-/** A segment list inside a Representation: the Representation's own URL is not a segment then. @param {{name: string, owns: boolean}[]} stack */
+/**
+ * A segment list inside a Representation: the Representation's own URL is not a segment then.
+ * @template {{name: string, owns: boolean}} F @param {F[]} stack @returns {F | null} that Representation
+ */
 function markOwned(stack) {
   for (let i = stack.length - 1; i >= 0; i--) {
     if (stack[i].name === 'Representation') {
       stack[i].owns = true;
-      return;
+      return stack[i];
     }
   }
+  return null;
 }
 
 /**
@@ -226,6 +244,6 @@ function markOwned(stack) {
  * @returns {Learned}
  */
 export function parseManifest(kind, text, base) {
-  if (text.length > MAX_MANIFEST_CHARS) return { segments: [], templates: [], playlists: [] };
+  if (text.length > MAX_MANIFEST_CHARS) return nothingLearned();
   return kind === 'hls' ? parseHls(text, base) : parseDash(text, base);
 }

@@ -1,6 +1,8 @@
 // Which of a page's requests are video segments: those named by the HLS playlists and DASH
 // manifests the page fetched (learned here), else by the URL's extension, else a Range request
-// on a page that made a MediaSource. Knowledge is per page and bounded.
+// on a page that made a MediaSource. And which segment file a player asks after one: the next
+// in its playlist or SegmentList, or a $Number$ template's next number. Knowledge is per page
+// and bounded.
 import { manifestKind, parseManifest, pathOf, withoutFragment } from './manifests.js';
 
 // media container extensions players fetch segments as (HLS TS/fMP4/packed audio, DASH, CMAF)
@@ -15,6 +17,9 @@ export function createSegmentDetector() {
   const known = new Set();
   /** @type {Set<string>} */
   const playlists = new Set();
+  /** a segment file → the file played after it (another URL: a single-file stream's next range is the proxy's read-ahead) */
+  /** @type {Map<string, string>} */
+  const successors = new Map();
   /** @type {RegExp[]} */
   let templates = [];
   let mediaSource = false;
@@ -44,6 +49,13 @@ export function createSegmentDetector() {
       known.add(u);
     }
     for (const p of got.playlists) if (playlists.size < MAX_KNOWN_URLS) playlists.add(p);
+    for (const seq of got.sequences) {
+      for (let i = 1; i < seq.length; i++) {
+        if (seq[i] === seq[i - 1]) continue;
+        if (successors.size >= MAX_KNOWN_URLS) successors.delete(/** @type {string} */ (successors.keys().next().value));
+        successors.set(seq[i - 1], seq[i]);
+      }
+    }
     templates = [...templates, ...got.templates].slice(-MAX_TEMPLATES);
     return got;
   }
@@ -63,10 +75,30 @@ export function createSegmentDetector() {
     return null;
   }
 
+  /**
+   * The segment file a player likely asks after `url`, if the manifests say (null: unknown).
+   * @param {string} url  absolute
+   * @returns {string | null}
+   */
+  function nextOf(url) {
+    const u = withoutFragment(url);
+    const listed = successors.get(u);
+    if (listed !== undefined) return listed;
+    for (const re of templates) {
+      const at = re.exec(u)?.indices?.groups?.n;
+      if (!at) continue;
+      const digits = u.slice(at[0], at[1]);
+      const n = Number(digits) + 1;
+      if (!Number.isSafeInteger(n)) return null;
+      return u.slice(0, at[0]) + String(n).padStart(digits.length, '0') + u.slice(at[1]);
+    }
+    return null;
+  }
+
   return {
-    manifestOf, learn, segmentReason,
+    manifestOf, learn, segmentReason, nextOf,
     /** The page made a MediaSource: Range requests from now on are taken for media. */
     noteMediaSource: () => { mediaSource = true; },
-    counts: () => ({ ...counts, knownUrls: known.size, templates: templates.length }),
+    counts: () => ({ ...counts, knownUrls: known.size, templates: templates.length, successors: successors.size }),
   };
 }

@@ -22,8 +22,9 @@ import { MAX_READ_AHEADS_IN_FLIGHT, readAheadRange } from './read-ahead.js';
  * object, or a cached range holding the asked one, is there already or the same is on its way.
  * A cache miss past `maxOriginFetches` concurrent origin downloads is refused (503 ERR_PROXY_BUSY)
  * instead of queued: the client has other proxies, and a queue would only hide the overload.
- * After a range, the bytes after it may be read ahead (read-ahead.js), in the origin slots
- * clients leave free; a range on its way that holds an asked one is waited for.
+ * After a range, the bytes after it may be read ahead (read-ahead.js), and an object a client
+ * names as its next may be fetched (prefetch), in the origin slots clients leave free; a fetch on
+ * its way that holds an asked range is waited for.
  * @param {{ fetcher: Fetcher, maxBytes: number, now?: () => number, maxOriginFetches?: number,
  *   readAheadBytes?: number }} opts  readAheadBytes: the largest read-ahead (0: none)
  */
@@ -141,17 +142,43 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     url = normalizeKey(url);
     const ahead = readAheadRange(asked, total, readAheadBytes);
     if (!ahead || cached(url, ahead.next) || inFlight.has(url) || inFlightHolding(url, ahead.next)) return false;
+    return readAhead(url, ahead.fetch);
+  }
+
+  /**
+   * A client named the object it will likely ask next (the next segment file of a stream): fetch
+   * it whole now, unless it is held or on its way, read-ahead is off, or clients may need the
+   * origin slots.
+   * @param {string} url
+   * @returns {boolean} whether a fetch started
+   */
+  function prefetch(url) {
+    if (readAheadBytes <= 0) return false;
+    url = normalizeKey(url);
+    if (cache.has(url) || inFlight.has(url)) return false;
+    return readAhead(url, null);
+  }
+
+  /** One fetch nobody waits for yet, in an origin slot clients leave free. @param {string} url @param {ByteRange | null} range */
+  function readAhead(url, range) {
     if (readAheadsInFlight >= MAX_READ_AHEADS_IN_FLIGHT || inFlight.size >= maxOriginFetches - 1) return false;
     readAheads++;
     readAheadsInFlight++;
-    // a failed read-ahead costs nothing but its count: the next request asks for its own range
-    startFetch(url, ahead.fetch).catch(() => { readAheadFailures++; }).finally(() => { readAheadsInFlight--; });
+    // a failed read-ahead costs nothing but its count: the request that comes asks the origin itself
+    let fetching;
+    try {
+      fetching = startFetch(url, range);
+    } catch {
+      fetching = Promise.reject(new Error('not started'));
+    }
+    fetching.catch(() => { readAheadFailures++; }).finally(() => { readAheadsInFlight--; });
     return true;
   }
 
   return {
     get,
     readAheadAfter,
+    prefetch,
     /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number, readAheadFailures: number }} */
     stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, maxBytes, originFetches, inFlight: inFlight.size, readAheads, readAheadFailures }),
     /** @param {string} url */

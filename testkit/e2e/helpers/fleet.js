@@ -32,7 +32,7 @@ export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress
   });
   // clients (and the proxies) reach Origo by its name, as in a deployment
   const origoUrl = deploy ? `${deploy.tls ? 'https' : 'http'}://${deploy.origo.name}:${deploy.origo.port}` : origo.url;
-  /** @type {{id: string, close: () => Promise<void>}[]} */
+  /** @type {{id: string, close: () => Promise<void>, cache: () => ReturnType<Awaited<ReturnType<typeof startProxy>>['objects']['stats']>}[]} */
   const proxies = [];
   let started = 0;
   /** Start `count` more proxies (fresh ids) and wait until Origo lists them all. @param {number} count */
@@ -49,7 +49,7 @@ export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress
         ...(proxyTls ? tlsFiles : {}),
         ...(rtcBindAddress ? { rtcBindAddress } : {}),
       });
-      proxies.push({ id, close: () => p.close() });
+      proxies.push({ id, close: () => p.close(), cache: () => p.objects.stats() });
     }
     await waitForProxies(origoUrl, proxies.map((p) => p.id));
   }
