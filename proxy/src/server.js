@@ -58,7 +58,11 @@ export async function startProxy(input = {}, wiring = {}) {
     res.json({ ok: true, id: config.id, ...stats, cache: objects.stats(), pendingLogs: queue.size });
   });
   // Cheapest first: rate, then ticket, then capacity; only then the cache, the origin or WebRTC.
-  if (config.rateLimitPerMinute > 0) app.use(['/fetch', '/prefetch', '/rtc'], clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
+  if (config.rateLimitPerMinute > 0) {
+    app.use(['/fetch', '/rtc'], clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
+    // hints count apart: one per segment and proxy must not take the budget of the segments' own requests
+    app.use('/prefetch', clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
+  }
   const ticketGuards = checkTicket ? [fetchTicketGuard(checkTicket, logger)] : [];
   const fetchGuards = [...ticketGuards, concurrencyGuard({ max: config.maxHttpFetches, logger })];
   app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id }));
