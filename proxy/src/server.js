@@ -15,7 +15,7 @@ import { createCpuMeter } from './origo/cpu-meter.js';
 import { createProxyLogs } from './proxy-records.js';
 import { cors } from './http/cors.js';
 import { createFetchRoute } from './http/fetch-route.js';
-import { createPrefetchRoute } from './http/prefetch-route.js';
+import { createNextHint, createPrefetchRoute } from './http/prefetch-route.js';
 import { checkTargetUrl } from './ssrf/target-url.js';
 import { sendError } from './http/error-status.js';
 import { mountRtcIfPresent } from './rtc-mount.js';
@@ -65,8 +65,9 @@ export async function startProxy(input = {}, wiring = {}) {
   }
   const ticketGuards = checkTicket ? [fetchTicketGuard(checkTicket, logger)] : [];
   const fetchGuards = [...ticketGuards, concurrencyGuard({ max: config.maxHttpFetches, logger })];
-  app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id }));
   const checkUrl = (/** @type {string} */ url) => checkTargetUrl(url, { allowPrivate: config.allowPrivate, isHostAllowed });
+  const hintNext = createNextHint({ objects, checkUrl, logger });
+  app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id, hintNext }));
   app.get('/prefetch', ...ticketGuards, createPrefetchRoute({ objects, checkUrl }));
   const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket, protocol: wiring.protocol }, logger);
   app.use((_req, res) => sendError(res, { code: 'ERR_NOT_FOUND', message: 'no such endpoint' }));

@@ -1,5 +1,6 @@
-// GET /prefetch: a client names the object it will ask next; the proxy fetches it whole in a free
-// origin slot, so the request that follows is a cache hit. Refused inputs get their codes.
+// Next-object hints (GET /prefetch, or `next` on a /fetch): a client names the object it will ask
+// next; the proxy fetches it whole in a free origin slot, so the request that follows is a cache
+// hit. Refused inputs get their codes (/prefetch) or a warning (a /fetch is served all the same).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startProxy } from '../index.js';
@@ -77,6 +78,7 @@ describe('proxy GET /prefetch', () => {
   /** @type {string[]} */
   const asked = [];
   const SECRET = 'prefetch-secret-0123456789abcdef';
+  const log = captureLogger();
 
   before(async () => {
     origin = await startOrigin((req, res) => {
@@ -84,7 +86,7 @@ describe('proxy GET /prefetch', () => {
       res.writeHead(200, { 'content-type': 'video/iso.segment' }).end(data);
     });
     const common = { host: '127.0.0.1', allowedHosts: [`127.0.0.1:${origin.port}`], logger: captureLogger().logger };
-    proxy = await startProxy({ ...common, allowPrivate: true });
+    proxy = await startProxy({ ...common, allowPrivate: true, logger: log.logger });
     strict = await startProxy({ ...common, allowedHosts: [] });
     ticketed = await startProxy({ ...common, allowPrivate: true, id: 'pf', token: proxyToken(SECRET, 'pf'), requireTickets: true });
   });
@@ -107,6 +109,20 @@ describe('proxy GET /prefetch', () => {
     assert.equal(got.headers.get('x-mutp-cache'), 'HIT');
     assert.equal(sha(new Uint8Array(await got.arrayBuffer())), sha(data));
     assert.deepEqual(asked.filter((u) => u === '/seg-00002.m4s'), ['/seg-00002.m4s'], 'one origin request');
+  });
+
+  it('a /fetch with next: served, and the next object fetched meanwhile; a refused next only warns', async () => {
+    const [one, two] = [`${origin.url}/seg-00011.m4s`, `${origin.url}/seg-00012.m4s`];
+    const served = await fetch(`${proxy.url}/fetch?url=${encodeURIComponent(one)}&mode=parallel-http&next=${encodeURIComponent(two)}`);
+    assert.equal(served.status, 200);
+    assert.equal(sha(new Uint8Array(await served.arrayBuffer())), sha(data));
+    while ((await (await fetch(`${proxy.url}/healthz`)).json()).cache.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(proxy.objects.has(two), true, 'the next object is held');
+    assert.deepEqual(asked.filter((u) => u === '/seg-00012.m4s'), ['/seg-00012.m4s']);
+    const bad = await fetch(`${proxy.url}/fetch?url=${encodeURIComponent(one)}&next=${encodeURIComponent('ftp://example.com/x')}`);
+    assert.equal(bad.status, 200, 'the fetch is served all the same');
+    await bad.arrayBuffer();
+    assert.ok(log.lines.some((l) => l.level === 'warn' && /next-object hint refused/.test(l.msg)));
   });
 
   it('refuses a missing url, a bad url, a blocked address and a host off the allowlist, each with its code', async () => {

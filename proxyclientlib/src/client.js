@@ -135,11 +135,13 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       timing.listedAt = t0;
       const proxiesOut = list.map((p) => ({ id: p.id, url: p.url, uploadRateBps: p.uploadRateBps ?? null }));
       const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, digestCache, logger };
+      const next = opts.next ?? null;
       /** @type {Promise<any>} */
       let running;
       if (mode === 'parallel-http' || mode === 'range-http') timing.sentAt = performance.now(); // the HTTP modes ask every proxy at once
-      if (mode === 'parallel-http') running = downloadParallelHttp(common);
-      else if (mode === 'range-http') running = downloadRangeHttp(common);
+      // the HTTP modes name the next object on their own requests (no request more); MUTP's requests travel on the data channel
+      if (mode === 'parallel-http') running = downloadParallelHttp({ ...common, next });
+      else if (mode === 'range-http') running = downloadRangeHttp({ ...common, next });
       else {
         running = (async () => {
           const downloadMutp = await loadMutp();
@@ -148,9 +150,9 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
           return downloadMutp({ ...common, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
             params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
         })();
+        // after this download's own requests: the proxies fetch the next object while they serve this one
+        if (next !== null) void hintNext({ proxies: list, next, fetch: access.fetch, logger });
       }
-      // after this download's own requests: the proxies fetch the next object while they serve this one
-      if (opts.next != null) void hintNext({ proxies: list, next: opts.next, fetch: access.fetch, logger });
       let result = await running;
       timing.doneAt = performance.now();
       if (result.firstPacketMs !== null) timing.firstByteAt = t0 + result.firstPacketMs;

@@ -1,6 +1,7 @@
-// The `next` download option: the proxies of a download are told the object asked next, fetch it
-// from the origin meanwhile, and the next download finds it cached, in every mode. A bad hint is
-// refused with its code; an older proxy without /prefetch changes nothing.
+// The `next` download option: the proxies of a download are told the object asked next (the HTTP
+// modes on their /fetch requests, MUTP with GET /prefetch), fetch it from the origin meanwhile,
+// and the next download finds it cached, in every mode. A bad hint is refused with its code; an
+// older proxy without /prefetch changes nothing.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -50,7 +51,10 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
 
   for (const mode of ['parallel-http', 'range-http', 'coded']) {
     it(`${mode}: the next segment is fetched once per proxy during the first download, then served from their caches, byte-exact`, async () => {
-      const client = createClient({ origo: null, logger: quiet });
+      /** @type {string[]} */
+      const requests = [];
+      const f = /** @type {typeof fetch} */ ((input, init) => { requests.push(String(input)); return fetch(input, init); });
+      const client = createClient({ origo: null, logger: quiet, fetch: f });
       const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
       const [first, second] = [1, 2].map((k) => `${originUrl}/seg-${mode}-${k}.m4s`);
       const a = await client.download(first, { mode, proxies: ps, next: second, log: false });
@@ -58,6 +62,8 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
       assert.ok(await heldByAll(second), 'every proxy fetched the next segment');
       const secondPath = new URL(second).pathname;
       assert.equal(asked.get(secondPath), proxies.length, 'one origin request per proxy');
+      const hints = requests.filter((u) => u.includes('/prefetch?')).length;
+      assert.equal(hints, mode === 'coded' ? proxies.length : 0, 'the HTTP modes hint on their own requests, MUTP with /prefetch');
       const b = await client.download(second, { mode, proxies: ps, log: false });
       assert.deepEqual(b.data, body(secondPath));
       assert.equal(asked.get(secondPath), proxies.length, 'the download itself asked the origin nothing');

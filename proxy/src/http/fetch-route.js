@@ -11,24 +11,26 @@ const HTTP_MODES = new Set(['parallel-http', 'range-http']);
 const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * GET /fetch?url=…[&downloadId=…&mode=parallel-http|range-http&sourceIndex=i&n=N]
+ * GET /fetch?url=…[&downloadId=…&mode=parallel-http|range-http&sourceIndex=i&n=N][&next=…]
  * Serves the proxy's copy of the object, honouring one `Range` (206 / 416).
  * With `&digests=1[&span=a-b]`: the digest list of the whole object, or of the blocks of bytes
  * a..b, instead (digest-answer.js). A body response of an HTTP mode carries its list too when it
  * is small (DIGEST_LIST_HEADER): the span list of its range's blocks, or the whole list.
  * A closed range is fetched from the origin alone, not the whole file: exactly (a plain /fetch),
  * or widened to whole digest blocks (the HTTP modes, a span list).
+ * `next`: the object the client will likely ask next, fetched meanwhile (prefetch-route.js).
  * @param {{ objects: ReturnType<typeof import('../objects/object-store.js').createObjectStore>,
  *           logs: { record: (r: object) => void }, stats: { bytesSent: number },
- *           proxyId: string }} deps
+ *           proxyId: string, hintNext?: (url: string) => void }} deps
  * @returns {import('express').RequestHandler}
  */
-export function createFetchRoute({ objects, logs, stats, proxyId }) {
+export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () => {} }) {
   return async (req, res) => {
     const startedAt = new Date();
     const t0 = performance.now();
     const q = readQuery(req.query);
     if (!q.ok) return sendError(res, { code: 'ERR_BAD_QUERY', message: q.message });
+    if (q.next !== null) hintNext(q.next); // its origin fetch runs beside this one's (a digest list request too)
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const record = {
@@ -118,7 +120,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId }) {
  */
 function readQuery(query) {
   const one = (/** @type {string} */ k) => (typeof query[k] === 'string' ? query[k] : undefined);
-  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n', 'digests', 'span']) {
+  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n', 'digests', 'span', 'next']) {
     if (query[k] !== undefined && typeof query[k] !== 'string') return { ok: false, message: `${k} must be given once` };
   }
   const url = one('url');
@@ -135,7 +137,8 @@ function readQuery(query) {
   const spanText = one('span');
   const span = spanText === undefined ? null : parseClosedRange(`bytes=${spanText}`);
   if (spanText !== undefined && (digests !== '1' || !span)) return { ok: false, message: 'span must be a-b (bytes, a <= b) with digests=1' };
-  return { ok: true, url, downloadId, mode, sourceIndex, n, digests: digests === '1', span };
+  const next = one('next') || null;
+  return { ok: true, url, downloadId, mode, sourceIndex, n, digests: digests === '1', span, next };
 }
 
 /** @param {string | undefined} v @param {number} lo @param {number} hi @returns {number | null | false} */

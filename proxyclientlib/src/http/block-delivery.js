@@ -163,10 +163,11 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
      * when its list is in (its request, if any, is over); a proxy that cannot give one no longer
      * counts in the vote.
      * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
-     *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>}} o
+     *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>,
+     *   next?: string | null}} o  next: named on the list requests, as on the body requests (tagsFor)
      * @returns {Promise<void>[]}
      */
-    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline }) {
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, next = null }) {
       forgetLists = () => digestCache?.forget(url);
       return proxies.map(async (p, i) => {
         const kept = digestCache?.get(p.url, url, want);
@@ -179,7 +180,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
           const carried = inline ? await inline(i) : null;
           /** @param {{start: number, end: number} | null} span */
           const askList = async (span) => (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES,
-            tags: { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}) }, onBytes: () => {} })).bytes;
+            tags: { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}), ...(next ? { next } : {}) }, onBytes: () => {} })).bytes;
           const plain = listSpan(false);
           let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(true) : plain;
           const bytes = carried ?? (await askList(asked).catch((err) => {

@@ -58,11 +58,12 @@ import { createBlockDelivery } from './block-delivery.js';
  * @param {(p: HttpProgress) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records (the client record's id)
+ * @param {string | null} [o.next]  the object the caller asks next: the proxies fetch it meanwhile
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  digest lists of recent downloads
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
  * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED or ERR_INTEGRITY_UNRESOLVED (err.perProxy set)
  */
-export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, digestCache = null, logger = console }) {
+export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, next = null, digestCache = null, logger = console }) {
   const n = proxies.length;
   const losersAbort = new AbortController();
   const outer = signal ? AbortSignal.any([signal, losersAbort.signal]) : losersAbort.signal;
@@ -98,7 +99,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
     const blocks = delivery.assembler(i, from);
     await proxyFetch({
       fetch, proxyUrl: proxy.url, url, range: asked, signal: bodySignal(i), stallTimeoutMs,
-      tags: tagsFor('parallel-http', downloadId, i, n),
+      tags: tagsFor('parallel-http', downloadId, i, n, next),
       onHead: (size, head) => {
         gotHead[i](head.digests);
         if (size !== null) blocks.setEnd(from + size);
@@ -162,12 +163,14 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
 }
 
 /**
- * Query tags a proxy copies into its own log record, so Origo can join proxy and client records.
+ * Query tags a proxy copies into its own log record, so Origo can join proxy and client records;
+ * and the next object's URL, which the proxy fetches meanwhile (no request of its own).
  * @param {string} mode
  * @param {string | undefined} downloadId
  * @param {number} sourceIndex
  * @param {number} n
+ * @param {string | null} [next]
  */
-export function tagsFor(mode, downloadId, sourceIndex, n) {
-  return downloadId ? { downloadId, mode, sourceIndex, n } : { mode, sourceIndex, n };
+export function tagsFor(mode, downloadId, sourceIndex, n, next = null) {
+  return { ...(downloadId ? { downloadId } : {}), mode, sourceIndex, n, ...(next ? { next } : {}) };
 }

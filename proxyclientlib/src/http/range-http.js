@@ -24,12 +24,13 @@ const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least th
  * @param {(p: import('./parallel-http.js').HttpProgress) => void} [o.onProgress]
  * @param {number} [o.stallTimeoutMs]
  * @param {string} [o.downloadId]  tags the proxies' log records
+ * @param {string | null} [o.next]  the object the caller asks next: the proxies fetch it meanwhile
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  digest lists of recent downloads
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
  * @param {object} [o.schedulerOptions]  passed to createBlockRangeScheduler, sizes in bytes (rounded up to whole blocks)
  * @returns {Promise<import('./parallel-http.js').HttpTransferResult>}
  */
-export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, schedulerOptions = {}, digestCache = null, logger = console }) {
+export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, next = null, schedulerOptions = {}, digestCache = null, logger = console }) {
   const n = proxies.length;
   /** @type {import('./parallel-http.js').PerProxyStats[]} */
   const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
@@ -74,7 +75,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
   const lists = delivery.fetchDigests({
-    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs,
+    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next,
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
       if (perProxy[i].error === null) perProxy[i].error = err;
@@ -109,7 +110,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
       blocks.setEnd(want.end + 1);
       const res = await proxyFetch({
         fetch, proxyUrl: proxies[i].url, url, range: want, signal: AbortSignal.any([userSignal, stop]), stallTimeoutMs,
-        tags: tagsFor('range-http', downloadId, i, n),
+        tags: tagsFor('range-http', downloadId, i, n, next),
         onHead: (_size, head) => { if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs); },
         onBytes: (got, piece) => {
           if (firstPacketMs === null) firstPacketMs = elapsed();
