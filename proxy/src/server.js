@@ -41,7 +41,7 @@ export async function startProxy(input = {}, wiring = {}) {
   const objects = createObjectStore({ fetcher: fetcher.fetchOrigin, maxBytes: config.cacheBytes, maxOriginFetches: config.maxOriginFetches,
     readAheadBytes: config.readAhead ? Math.min(READ_AHEAD_MAX_BYTES, config.maxObjectBytes) : 0 });
   const checkTicket = createTicketCheck(config);
-  const stats = { activeSessions: 0, bytesSent: 0 };
+  const stats = { activeSessions: 0, bytesSent: 0, hintsRefused: 0 };
   const spool = config.logSpool ? openLogSpool(config.logSpool, logger) : null;
   const queue = createLogQueue({ onDrop: (r) => logger.warn('log queue full, dropped the oldest record', { id: r.id }),
     onAdded: spool ? (r) => spool.added(r) : undefined, onDone: spool ? (ids, left, rest) => spool.done(ids, left, rest) : undefined });
@@ -66,9 +66,9 @@ export async function startProxy(input = {}, wiring = {}) {
   const ticketGuards = checkTicket ? [fetchTicketGuard(checkTicket, logger)] : [];
   const fetchGuards = [...ticketGuards, concurrencyGuard({ max: config.maxHttpFetches, logger })];
   const checkUrl = (/** @type {string} */ url) => checkTargetUrl(url, { allowPrivate: config.allowPrivate, isHostAllowed });
-  const hintNext = createNextHint({ objects, checkUrl, logger });
+  const hintNext = createNextHint({ objects, checkUrl, logger, stats });
   app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id, hintNext }));
-  app.get('/prefetch', ...ticketGuards, createPrefetchRoute({ objects, checkUrl }));
+  app.get('/prefetch', ...ticketGuards, createPrefetchRoute({ objects, checkUrl, stats }));
   const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket, protocol: wiring.protocol }, logger);
   app.use((_req, res) => sendError(res, { code: 'ERR_NOT_FOUND', message: 'no such endpoint' }));
   app.use((/** @type {any} */ err, /** @type {any} */ _req, /** @type {any} */ res, /** @type {any} */ _next) => {

@@ -123,6 +123,7 @@ describe('proxy GET /prefetch', () => {
     assert.equal(bad.status, 200, 'the fetch is served all the same');
     await bad.arrayBuffer();
     assert.ok(log.lines.some((l) => l.level === 'warn' && /next-object hint refused/.test(l.msg)));
+    assert.equal(proxy.stats.hintsRefused, 1, 'and counted');
   });
 
   it('refuses a missing url, a bad url, a blocked address and a host off the allowlist, each with its code', async () => {
@@ -138,6 +139,9 @@ describe('proxy GET /prefetch', () => {
       assert.equal((await res.json()).error.code, code);
     }
     assert.equal(asked.some((u) => u === '/a.ts'), false, 'nothing reached the origin');
+    const counted = async (/** @type {typeof proxy} */ p) => (await (await fetch(`${p.url}/healthz`)).json()).hintsRefused;
+    assert.ok(await counted(proxy) >= 2, 'the bad url and the host off the allowlist are counted');
+    assert.equal(await counted(strict), 1);
   });
 
   it('needs a ticket where /fetch does', async () => {

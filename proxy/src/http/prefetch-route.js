@@ -5,8 +5,9 @@
 import { sendError } from './error-status.js';
 
 /**
- * @typedef {{ objects: { prefetch: (url: string) => boolean }, checkUrl: (url: string) => unknown }} HintDeps
- *   checkUrl: the origin fetcher's own check (scheme, address class, allowlist); throws a coded error
+ * @typedef {{ objects: { prefetch: (url: string) => boolean }, checkUrl: (url: string) => unknown, stats: { hintsRefused: number } }} HintDeps
+ *   checkUrl: the origin fetcher's own check (scheme, address class, allowlist); throws a coded error;
+ *   stats.hintsRefused: hints refused for their URL (/healthz)
  */
 
 /**
@@ -16,13 +17,14 @@ import { sendError } from './error-status.js';
  * @param {HintDeps} deps
  * @returns {import('express').RequestHandler}
  */
-export function createPrefetchRoute({ objects, checkUrl }) {
+export function createPrefetchRoute({ objects, checkUrl, stats }) {
   return (req, res) => {
     const url = req.query.url;
     if (typeof url !== 'string' || url === '') return sendError(res, { code: 'ERR_BAD_QUERY', message: 'url is required, once' });
     try {
       checkUrl(url);
     } catch (err) {
+      stats.hintsRefused++;
       return sendError(res, /** @type {{ code?: string, message?: string }} */ (err));
     }
     res.status(202).json({ started: objects.prefetch(url) });
@@ -35,11 +37,12 @@ export function createPrefetchRoute({ objects, checkUrl }) {
  * @param {HintDeps & { logger: { warn: (msg: string, meta?: object) => void } }} deps
  * @returns {(url: string) => void}
  */
-export function createNextHint({ objects, checkUrl, logger }) {
+export function createNextHint({ objects, checkUrl, logger, stats }) {
   return (url) => {
     try {
       checkUrl(url);
     } catch (err) {
+      stats.hintsRefused++;
       logger.warn('next-object hint refused', { code: /** @type {{ code?: string }} */ (err).code });
       return;
     }
