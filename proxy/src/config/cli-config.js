@@ -39,8 +39,8 @@ Options (flag / environment variable):
   --rate-limit N        PROXY_RATE_LIMIT    requests per minute per client address, 0 = off (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})
   --log-spool FILE      PROXY_LOG_SPOOL     keep log records in FILE until Origo acks them, so a crash
                                             loses none (default: memory only)
-  --no-read-ahead       PROXY_READ_AHEAD=0  after a byte range, do not fetch the bytes after it
-                                            (default: read ahead, for single-file streams)
+  --no-read-ahead       PROXY_READ_AHEAD=0  do not fetch ahead: neither the bytes after a byte range
+                                            nor the next object a client names (default: both)
   --allow-private       PROXY_ALLOW_PRIVATE=1  TESTS ONLY: allow loopback/private origin addresses
   -h, --help                                this text
 
