@@ -116,8 +116,7 @@ export function createBlockVote({ sources, span = WHOLE_OBJECT_BLOCKS }) {
       const l = lists[s];
       if (status[s] === 'listed' && l) {
         if (listHas(l, b)) vote(s, l.digests, entryOffset(l, b));
-      }
-      else if (status[s] === 'waiting' && ev?.has(s)) vote(s, /** @type {Uint8Array} */ (ev.get(s)), 0);
+      } else if (status[s] === 'waiting' && ev?.has(s)) vote(s, /** @type {Uint8Array} */ (ev.get(s)), 0);
     }
     const need = live();
     for (const t of tally.values()) {

@@ -30,7 +30,6 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const t0 = performance.now();
     const q = readQuery(req.query);
     if (!q.ok) return sendError(res, { code: 'ERR_BAD_QUERY', message: q.message });
-    if (q.next !== null) hintNext(q.next); // its origin fetch runs beside this one's (a digest list request too)
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const record = {
@@ -43,7 +42,9 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const need = closed && voted ? blockAligned(closed) : closed;
     let obj;
     try {
-      obj = await objects.get(q.url, { signal: abort.signal, range: need });
+      const asked = objects.get(q.url, { signal: abort.signal, range: need }); // its origin fetch, if any, starts here
+      if (q.next !== null) hintNext(q.next); // then the next object's, beside it (a digest list request names it too)
+      obj = await asked;
       // a digest list says the object's size: an origin that did not (`bytes a-b/*`) is asked for all of it
       if (obj.range && obj.total === null && voted) obj = await objects.get(q.url, { signal: abort.signal });
     } catch (err) {

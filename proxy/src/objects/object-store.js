@@ -54,9 +54,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   function cachedRangeHolding(url, range) {
     for (const key of rangesOf.get(url) ?? []) {
       const e = cache.get(key);
-      if (!e?.range) continue;
-      const reachesEnd = range.end <= e.range.end || (e.total !== null && e.range.end === e.total - 1);
-      if (range.start >= e.range.start && reachesEnd) return e;
+      if (e?.range && holds(e.range, range, e.total)) return e;
     }
     return undefined;
   }
@@ -71,7 +69,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
 
   /** A fetch on its way for a range of `url` holding `range` (a read-ahead, or a wider range). @param {string} url @param {ByteRange} range */
   function inFlightHolding(url, range) {
-    for (const f of inFlight.values()) if (f.url === url && f.range && range.start >= f.range.start && range.end <= f.range.end) return f;
+    for (const f of inFlight.values()) if (f.url === url && f.range && holds(f.range, range, null)) return f;
     return undefined;
   }
 
@@ -165,13 +163,8 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     readAheads++;
     readAheadsInFlight++;
     // a failed read-ahead costs nothing but its count: the request that comes asks the origin itself
-    let fetching;
-    try {
-      fetching = startFetch(url, range);
-    } catch {
-      fetching = Promise.reject(new Error('not started'));
-    }
-    fetching.catch(() => { readAheadFailures++; }).finally(() => { readAheadsInFlight--; });
+    // (startFetch cannot refuse here: a slot was checked free above)
+    startFetch(url, range).catch(() => { readAheadFailures++; }).finally(() => { readAheadsInFlight--; });
     return true;
   }
 
@@ -201,6 +194,15 @@ function abortable(promise, signal) {
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * Does copy range `outer` hold every byte of `inner`? Past outer's end only when outer reaches the
+ * object's end (`total`, when known): the object has no bytes there.
+ * @param {ByteRange} outer @param {ByteRange} inner @param {number | null} total
+ */
+function holds(outer, inner, total) {
+  return inner.start >= outer.start && (inner.end <= outer.end || (total !== null && outer.end === total - 1));
 }
 
 /**
