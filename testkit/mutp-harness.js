@@ -45,6 +45,7 @@ export function memoryObjects(map, refused = {}) {
 
 /**
  * @param {{ id: string, objects: any, protocol?: any, config?: object, pathCache?: any }} o  pathCache: the proxy's paths to its clients (mountRtc's own when omitted)
+ * @returns the proxy; `hints`: the next-object hints its sessions passed on, in order
  */
 export async function startTestProxy({ id, objects, protocol, config = {}, pathCache }) {
   const app = express();
@@ -52,10 +53,12 @@ export async function startTestProxy({ id, objects, protocol, config = {}, pathC
   const records = [];
   /** @type {string[]} */
   const warnings = [];
+  /** @type {string[]} */
+  const hints = [];
   const stats = { activeSessions: 0, bytesSent: 0 };
   const logger = { info() {}, warn: (/** @type {string} */ m) => warnings.push(m), error: (/** @type {string} */ m) => warnings.push(m) };
   const rtc = mountRtc(app, {
-    objects, logs: { record: (r) => records.push(r) }, stats, logger, protocol, pathCache,
+    objects, logs: { record: (r) => records.push(r) }, stats, logger, protocol, pathCache, hintNext: (/** @type {string} */ u) => hints.push(u),
     config: { id, host: '127.0.0.1', ...config },
   });
   const server = http.createServer(app);
@@ -63,7 +66,7 @@ export async function startTestProxy({ id, objects, protocol, config = {}, pathC
   const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   let killed = false;
   return {
-    id, url, records, warnings, stats, rtc,
+    id, url, records, warnings, hints, stats, rtc,
     ref: { id, url },
     /** Close every peer connection and the HTTP server, like a proxy process going away. */
     kill() {

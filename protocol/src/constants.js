@@ -33,6 +33,7 @@ export const MSG = Object.freeze({
   feedback: 5,
   done: 6,
   error: 7,
+  hint: 8,
 });
 
 /** Transfer mode codes on the wire. */
@@ -69,6 +70,9 @@ export const MIN_PAYLOAD_BYTES = 16;
 /** Request header bytes before the URL, and the longest URL (UTF-8 bytes) that fits one datagram. */
 export const REQUEST_HEADER_BYTES = COMMON_HEADER_BYTES + 38;
 export const MAX_URL_BYTES = MAX_DATAGRAM_BYTES - REQUEST_HEADER_BYTES;
+
+/** Hint header bytes before the URL: common header + URL length u16. */
+export const HINT_HEADER_BYTES = COMMON_HEADER_BYTES + 2;
 
 /** Error messages on the wire are cut to this many UTF-8 bytes so the datagram always fits. */
 export const MAX_ERROR_MESSAGE_BYTES = 1024;

@@ -2,7 +2,8 @@
 // request, when to vote on the proxies' metas, whom to drop (silent, broken, corrupt, lying), what
 // bytes to deliver and when the download is complete or failed. The caller (the live client, the
 // simulator) owns the sockets and one timer: it feeds events in with `now` and carries out the
-// returned actions, and calls tick() at wakeAt().
+// returned actions, and calls tick() at wakeAt(). After its request, a proxy may hear a hint: the
+// object the caller will likely ask next.
 
 import { encodeMessage, decodeMessage } from './wire.js';
 import { normalizeParams } from './params.js';
@@ -55,6 +56,8 @@ import {
  * @property {'coded'|'uncoded'} mode
  * @property {string} url
  * @property {{ start: number, end: number } | null} [range]  end inclusive
+ * @property {string | null} [next]     the object the caller will likely ask next: each proxy hears it after the
+ *   request and fetches it meanwhile (a URL too long for the datagram is not hinted)
  * @property {object} [params]          partial protocol params (normalized here)
  * @property {number} sourceCount
  * @property {number} downloadId        u32
@@ -100,6 +103,8 @@ export class DownloadController {
         sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params,
       }));
     }
+    /** the hint datagram, sent once per connection after its first request; null: none */
+    this.hint = nextHint(o.downloadId, o.next);
     /** @type {any} */ this.receiver = null;
     /** @type {any} the meta vote (layout + checksums), once taken */ this.vote = null;
     /** @type {any} the voted meta */ this.meta = null;
@@ -132,6 +137,7 @@ export class DownloadController {
     s.lastHeardAt = now;
     s.connectedAt = now;
     this.sendRequest(s, now);
+    if (this.hint) this.out.push({ type: 'send', source: s.index, bytes: this.hint });
     return this.take();
   }
 
@@ -454,5 +460,18 @@ export class DownloadController {
   end() {
     this.finished = true;
     for (const s of this.sources) if (s.state === 'open' || s.state === 'connecting') s.state = 'closed';
+  }
+}
+
+/**
+ * The hint datagram naming `next`, or null: none given, or too long for a datagram (a hint is best effort).
+ * @param {number} downloadId @param {string | null | undefined} next
+ */
+function nextHint(downloadId, next) {
+  if (typeof next !== 'string' || next === '') return null;
+  try {
+    return encodeMessage({ type: 'hint', downloadId, url: next });
+  } catch {
+    return null;
   }
 }

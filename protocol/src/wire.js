@@ -3,7 +3,7 @@
 // decodeMessage never throws: bad bytes give {ok: false, error: {code, message}}.
 import {
   WIRE_VERSION, MAX_DATAGRAM_BYTES, COMMON_HEADER_BYTES, DATA_HEADER_BYTES, CODED_HEADER_BYTES,
-  REQUEST_HEADER_BYTES, META_HEADER_BYTES, FEEDBACK_HEADER_BYTES, MSG, MODE, SCHEDULER,
+  REQUEST_HEADER_BYTES, META_HEADER_BYTES, FEEDBACK_HEADER_BYTES, HINT_HEADER_BYTES, MSG, MODE, SCHEDULER,
   MAX_URL_BYTES, MAX_SOURCES, MAX_OBJECT_BYTES, MAX_ERROR_CODE_BYTES, MAX_ERROR_MESSAGE_BYTES,
   MAX_GENERATION_SIZE, MAX_WINDOW_PACKETS, MIN_PAYLOAD_BYTES,
 } from './constants.js';
@@ -34,14 +34,16 @@ import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksum
  * @typedef {UncodedFeedbackMessage | CodedFeedbackMessage} FeedbackMessage
  * @typedef {{ type: 'done', downloadId: number }} DoneMessage  client → proxy: stop sending
  * @typedef {{ type: 'error', downloadId: number, code: string, message: string }} ErrorMessage  proxy → client: cannot serve
- * @typedef {RequestMessage | MetaMessage | DataMessage | CodedMessage | FeedbackMessage | DoneMessage | ErrorMessage} WireMessage
+ * @typedef {{ type: 'hint', downloadId: number, url: string }} HintMessage
+ *   client → proxy, after its request: the object the client will likely ask next; fetch it meanwhile
+ * @typedef {RequestMessage | MetaMessage | DataMessage | CodedMessage | FeedbackMessage | DoneMessage | ErrorMessage | HintMessage} WireMessage
  * @typedef {{ ok: true, msg: WireMessage, error?: undefined } | { ok: false, error: { code: string, message: string }, msg?: undefined }} DecodeResult
  */
 
 /** serverFetchMs on the wire when the proxy does not know it (u32 all ones). */
 const SERVER_FETCH_UNKNOWN = 0xffffffff;
 
-const TYPE_NAMES = ['', 'request', 'meta', 'data', 'coded', 'feedback', 'done', 'error'];
+const TYPE_NAMES = ['', 'request', 'meta', 'data', 'coded', 'feedback', 'done', 'error', 'hint'];
 const MODE_NAMES = ['', 'uncoded', 'coded'];
 const SCHEDULER_NAMES = ['paper', 'share'];
 const METHODS = ['', 'GET', 'HEAD'];
@@ -160,6 +162,15 @@ export function encodeMessage(msg) {
       for (let i = 0; i < code.length; i++) b[7 + i] = code.charCodeAt(i);
       put16(b, 7 + code.length, m.length);
       b.set(m, 9 + code.length);
+      return b;
+    }
+    case 'hint': {
+      const url = utf8.encode(String(msg.url ?? ''));
+      need(url.length >= 1 && url.length <= MAX_URL_BYTES, `url must be 1..${MAX_URL_BYTES} UTF-8 bytes`);
+      const b = new Uint8Array(HINT_HEADER_BYTES + url.length);
+      header(b, MSG.hint, msg.downloadId);
+      put16(b, 6, url.length);
+      b.set(url, HINT_HEADER_BYTES);
       return b;
     }
   }
@@ -366,6 +377,14 @@ function decodeUnchecked(b) {
       let message;
       try { message = utf8Strict.decode(b.subarray(9 + cl)); } catch { return fail('ERR_BAD_FIELD', 'error message is not UTF-8'); }
       return okMsg({ type: 'error', downloadId, code, message });
+    }
+    case 'hint': {
+      if (b.length < HINT_HEADER_BYTES) return fail('ERR_TRUNCATED', 'hint header truncated');
+      const ul = u16(b, 6);
+      if (ul < 1 || ul > MAX_URL_BYTES || b.length !== HINT_HEADER_BYTES + ul) return fail('ERR_BAD_LENGTH', 'hint url length mismatch');
+      let url;
+      try { url = utf8Strict.decode(b.subarray(HINT_HEADER_BYTES)); } catch { return fail('ERR_BAD_FIELD', 'hint url is not UTF-8'); }
+      return okMsg({ type: 'hint', downloadId, url });
     }
   }
   return fail('ERR_UNKNOWN_TYPE', 'unreachable');

@@ -3,7 +3,7 @@
 // corrupt and lying proxies, and its timer (wakeAt).
 import assert from 'node:assert/strict';
 import { runPiped } from './piped-download.js';
-import { REQUEST_RESEND_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, createDownloadController, encodeMessage } from '../index.js';
+import { REQUEST_RESEND_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, MAX_URL_BYTES, createDownloadController, encodeMessage, decodeMessage } from '../index.js';
 
 /** @param {any} r */
 function assertByteExact(r) {
@@ -35,6 +35,24 @@ describe('download controller piped into the senders', () => {
     assert.equal(r.proxies[0].requests, 1);
     const sends = r.actions.filter((a) => a.type === 'send' && a.source === 1 && a.t < 1000);
     assert.equal(sends[1].t - sends[0].t, REQUEST_RESEND_MS, 'the second request went at the re-send deadline');
+  });
+
+  it('next: each proxy hears the hint once, after its request; a re-sent request goes alone; a URL too long is not hinted', async () => {
+    const make = (/** @type {string | undefined} */ next) => createDownloadController({
+      mode: 'uncoded', url: 'http://o/seg-1.m4s', next, sourceCount: 2, downloadId: 9, seeds: [1, 2],
+    });
+    const types = (/** @type {any[]} */ actions) => actions.filter((a) => a.type === 'send').map((a) => {
+      const m = decodeMessage(a.bytes).msg;
+      return m?.type === 'hint' ? `hint ${m.url} ${m.downloadId}` : m?.type;
+    });
+    const c = await make('http://o/seg-2.m4s');
+    assert.deepEqual(types(c.connected(0, {}, 0)), ['request', 'hint http://o/seg-2.m4s 9']);
+    assert.deepEqual(types(c.connected(1, {}, 1)), ['request', 'hint http://o/seg-2.m4s 9']);
+    assert.deepEqual(types(c.tick(REQUEST_RESEND_MS)), ['request'], 'the re-send of the first');
+    const none = await make(undefined);
+    assert.deepEqual(types(none.connected(0, {}, 0)), ['request']);
+    const long = await make(`http://o/${'x'.repeat(MAX_URL_BYTES)}`);
+    assert.deepEqual(types(long.connected(0, {}, 0)), ['request']);
   });
 
   it('votes as soon as a strict majority sent the same meta (2 of 3): no wait for a slow proxy, which still serves', async () => {

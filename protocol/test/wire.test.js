@@ -18,6 +18,7 @@ const samples = [
   { type: 'feedback', downloadId: 7, mode: 'coded', seq: 4, echo: [5, 6], base: 1, dof: [3, 24], contrib: new Uint8Array([1, 2, 20, 4]) },
   { type: 'done', downloadId: 7 },
   { type: 'error', downloadId: 7, code: 'ERR_SSRF_BLOCKED', message: 'nope ✓' },
+  { type: 'hint', downloadId: 7, url: 'http://127.0.0.1:8080/seg-2 ✓.m4s' },
 ];
 
 describe('wire format', () => {
@@ -57,7 +58,7 @@ describe('wire format', () => {
     for (let i = 0; i < 20000; i++) {
       const b = new Uint8Array(Math.floor(rand() * 80));
       for (let k = 0; k < b.length; k++) b[k] = Math.floor(rand() * 256);
-      if (rand() < 0.5 && b.length > 1) { b[0] = 1; b[1] = 1 + Math.floor(rand() * 7); }
+      if (rand() < 0.5 && b.length > 1) { b[0] = 1; b[1] = 1 + Math.floor(rand() * 8); }
       const r = decodeMessage(b);
       assert.equal(typeof r.ok, 'boolean');
     }
@@ -77,6 +78,23 @@ describe('wire format', () => {
     const request = /** @type {import('../src/wire.js').RequestMessage} */ (samples[0]);
     assert.throws(() => encodeMessage({ ...request, url: 'x'.repeat(MAX_URL_BYTES + 1) }), { code: 'ERR_BAD_MESSAGE' });
     assert.ok(decodeMessage(encodeMessage({ ...request, url: 'x'.repeat(MAX_URL_BYTES) })).ok);
+  });
+
+  it('lays out a hint as documented, and refuses a bad URL length, trailing bytes and bad UTF-8', () => {
+    const h = encodeMessage({ type: 'hint', downloadId: 7, url: 'http://o/a' });
+    assert.deepEqual([...h.subarray(0, 8)], [1, 8, 0, 0, 0, 7, 0, 10]);
+    assert.equal(h.length, 8 + 10);
+    assert.throws(() => encodeMessage({ type: 'hint', downloadId: 7, url: '' }), { code: 'ERR_BAD_MESSAGE' });
+    assert.throws(() => encodeMessage({ type: 'hint', downloadId: 7, url: 'x'.repeat(MAX_URL_BYTES + 1) }), { code: 'ERR_BAD_MESSAGE' });
+    const longer = new Uint8Array(h.length + 1);
+    longer.set(h);
+    assert.equal(decodeMessage(longer).error.code, 'ERR_BAD_LENGTH');
+    const empty = h.slice(0, 8);
+    empty[7] = 0;
+    assert.equal(decodeMessage(empty).error.code, 'ERR_BAD_LENGTH');
+    const bad = h.slice();
+    bad[8] = 0xff;
+    assert.equal(decodeMessage(bad).error.code, 'ERR_BAD_FIELD');
   });
 });
 

@@ -15,7 +15,7 @@ import { createCpuMeter } from './origo/cpu-meter.js';
 import { createProxyLogs } from './proxy-records.js';
 import { cors } from './http/cors.js';
 import { createFetchRoute } from './http/fetch-route.js';
-import { createNextHint, createPrefetchRoute } from './http/prefetch-route.js';
+import { createNextHint } from './objects/next-hint.js';
 import { checkTargetUrl } from './ssrf/target-url.js';
 import { sendError } from './http/error-status.js';
 import { mountRtcIfPresent } from './rtc-mount.js';
@@ -60,16 +60,12 @@ export async function startProxy(input = {}, wiring = {}) {
   // Cheapest first: rate, then ticket, then capacity; only then the cache, the origin or WebRTC.
   if (config.rateLimitPerMinute > 0) {
     app.use(['/fetch', '/rtc'], clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
-    // hints count apart: one per segment and proxy must not take the budget of the segments' own requests
-    app.use('/prefetch', clientRateLimit({ perMinute: config.rateLimitPerMinute, logger }));
   }
-  const ticketGuards = checkTicket ? [fetchTicketGuard(checkTicket, logger)] : [];
-  const fetchGuards = [...ticketGuards, concurrencyGuard({ max: config.maxHttpFetches, logger })];
+  const fetchGuards = [...(checkTicket ? [fetchTicketGuard(checkTicket, logger)] : []), concurrencyGuard({ max: config.maxHttpFetches, logger })];
   const checkUrl = (/** @type {string} */ url) => checkTargetUrl(url, { allowPrivate: config.allowPrivate, isHostAllowed });
   const hintNext = createNextHint({ objects, checkUrl, logger, stats });
   app.get('/fetch', ...fetchGuards, createFetchRoute({ objects, logs, stats, proxyId: config.id, hintNext }));
-  app.get('/prefetch', ...ticketGuards, createPrefetchRoute({ objects, checkUrl, stats }));
-  const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket, protocol: wiring.protocol }, logger);
+  const rtc = await mountRtcIfPresent(app, { objects, logs, stats, config, logger, checkTicket, hintNext, protocol: wiring.protocol }, logger);
   app.use((_req, res) => sendError(res, { code: 'ERR_NOT_FOUND', message: 'no such endpoint' }));
   app.use((/** @type {any} */ err, /** @type {any} */ _req, /** @type {any} */ res, /** @type {any} */ _next) => {
     // Body-parser errors and the like: the client's fault, not a crash.

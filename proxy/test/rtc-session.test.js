@@ -109,6 +109,23 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     }
   });
 
+  it('passes on one next-object hint per download, and only for the download it serves', async () => {
+    const hint = (/** @type {number} */ downloadId, /** @type {string} */ url) => encodeMessage({ type: 'hint', downloadId, url });
+    link.channel.send(hint(5, 'http://origin.test/early')); // no download yet
+    const meta = nextMessage(link.channel, 'meta');
+    link.channel.send(request({}));
+    await meta;
+    link.channel.send(hint(7, 'http://origin.test/next'));
+    link.channel.send(hint(7, 'http://origin.test/again'));
+    link.channel.send(hint(99, 'http://origin.test/other'));
+    // a re-sent request is answered with the meta again: the hints before it were read by then
+    const again = nextMessage(link.channel, 'meta');
+    link.channel.send(request({}));
+    await again;
+    assert.deepEqual(proxy.hints, ['http://origin.test/next']);
+    assert.equal(proxy.warnings.length, 0, 'a hint is no malformed message');
+  });
+
   it('a refused URL answers with its error code and records it', async () => {
     const err = nextMessage(link.channel, 'error');
     link.channel.send(request({ url: BLOCKED, downloadId: 9 }));

@@ -9,7 +9,6 @@ import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
 import { downloadParallelHttp } from './http/parallel-http.js';
 import { downloadRangeHttp } from './http/range-http.js';
-import { hintNext } from './next-hint.js';
 import { createDigestCache } from './http/digest-cache.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
@@ -139,7 +138,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       /** @type {Promise<any>} */
       let running;
       if (mode === 'parallel-http' || mode === 'range-http') timing.sentAt = performance.now(); // the HTTP modes ask every proxy at once
-      // the HTTP modes name the next object on their own requests (no request more); MUTP's requests travel on the data channel
+      // every mode names the next object on its own requests: a /fetch's &next=, MUTP's hint after its request
       if (mode === 'parallel-http') running = downloadParallelHttp({ ...common, next });
       else if (mode === 'range-http') running = downloadRangeHttp({ ...common, next });
       else {
@@ -147,11 +146,9 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
           const downloadMutp = await loadMutp();
           // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
           const { defaultRtcConfig } = await import('#rtc');
-          return downloadMutp({ ...common, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
+          return downloadMutp({ ...common, next, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
             params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
         })();
-        // after this download's own requests: the proxies fetch the next object while they serve this one
-        if (next !== null) void hintNext({ proxies: list, next, fetch: access.fetch, logger });
       }
       let result = await running;
       timing.doneAt = performance.now();

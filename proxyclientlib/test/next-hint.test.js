@@ -1,14 +1,16 @@
 // The `next` download option: the proxies of a download are told the object asked next (the HTTP
-// modes on their /fetch requests, MUTP with GET /prefetch), fetch it from the origin meanwhile,
-// and the next download finds it cached, in every mode. A bad hint is refused with its code; an
-// older proxy without /prefetch changes nothing.
+// modes on their /fetch requests, MUTP with a hint datagram after its request), fetch it from the
+// origin meanwhile, and the next download finds it cached, in every mode. A bad next is refused
+// with its code; an older proxy that does not know the hint serves the download all the same.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
 import { startProxy } from '@mutp/proxy';
 import { createClient } from '../index.js';
-import { hintNext } from '../src/next-hint.js';
-import { testBytes } from '@mutp/testkit/mutp-harness';
+import { encodeMessage, decodeMessage, createSender } from '@mutp/protocol';
+import { RTCPeerConnection } from 'node-datachannel/polyfill';
+import { downloadMutp } from '../src/mutp/index.js';
+import { LOOPBACK_RTC, memoryObjects, startTestProxy, testBytes, waitFor } from '@mutp/testkit/mutp-harness';
 
 const SEGMENT_BYTES = 300_000;
 const silent = { info() {}, warn() {}, error() {} };
@@ -49,7 +51,7 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
     return proxies.every((p) => p.objects.has(url));
   }
 
-  for (const mode of ['parallel-http', 'range-http', 'coded']) {
+  for (const mode of ['parallel-http', 'range-http', 'uncoded', 'coded']) {
     it(`${mode}: the next segment is fetched once per proxy during the first download, then served from their caches, byte-exact`, async () => {
       /** @type {string[]} */
       const requests = [];
@@ -62,8 +64,7 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
       assert.ok(await heldByAll(second), 'every proxy fetched the next segment');
       const secondPath = new URL(second).pathname;
       assert.equal(asked.get(secondPath), proxies.length, 'one origin request per proxy');
-      const hints = requests.filter((u) => u.includes('/prefetch?')).length;
-      assert.equal(hints, mode === 'coded' ? proxies.length : 0, 'the HTTP modes hint on their own requests, MUTP with /prefetch');
+      assert.equal(requests.filter((u) => !u.includes('/fetch?') && !u.includes('/rtc/offer')).length, 0, 'no request more: the hint rides on the requests');
       const b = await client.download(second, { mode, proxies: ps, log: false });
       assert.deepEqual(b.data, body(secondPath));
       assert.equal(asked.get(secondPath), proxies.length, 'the download itself asked the origin nothing');
@@ -79,13 +80,28 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
     assert.equal(asked.has('/seg-x-1.m4s'), false);
   });
 
-  it('a proxy that does not know /prefetch (an older one) takes no hint and fails nothing', async () => {
-    const old = http.createServer((_req, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"ERR_NOT_FOUND"}}'));
-    old.listen(0, '127.0.0.1');
-    await once(old, 'listening');
-    const { port } = /** @type {import('node:net').AddressInfo} */ (old.address());
-    const took = await hintNext({ proxies: [{ url: `http://127.0.0.1:${port}` }, { url: proxies[0].url }], next: `${originUrl}/seg-old-2.m4s`, fetch, logger: quiet });
-    assert.equal(took, 1, 'only the current proxy took it');
-    old.close();
+  it('MUTP: a proxy that does not know the hint (an older one) ignores it and serves the download byte-exact', async () => {
+    const url = 'http://origin.test/seg-1.m4s';
+    const bytes = testBytes(120_000, 5);
+    const older = {
+      encodeMessage, createSender,
+      decodeMessage: (/** @type {Uint8Array} */ b) => (b[1] === 8 ? { ok: false, error: { code: 'ERR_UNKNOWN_TYPE', message: 'unknown message type 8' } } : decodeMessage(b)),
+    };
+    const [old, current] = await Promise.all([
+      startTestProxy({ id: 'old', objects: memoryObjects(new Map([[url, bytes]])), protocol: older }),
+      startTestProxy({ id: 'new', objects: memoryObjects(new Map([[url, bytes]])) }),
+    ]);
+    try {
+      const { data } = await downloadMutp({ url, next: 'http://origin.test/seg-2.m4s', mode: 'coded', proxies: [old.ref, current.ref],
+        RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quiet });
+      assert.deepEqual(data, bytes);
+      await waitFor(() => old.warnings.length > 0 && current.hints.length > 0);
+      assert.deepEqual(current.hints, ['http://origin.test/seg-2.m4s']);
+      assert.deepEqual(old.hints, []);
+      assert.match(old.warnings[0], /malformed message: ERR_UNKNOWN_TYPE/);
+    } finally {
+      old.kill();
+      current.kill();
+    }
   });
 });

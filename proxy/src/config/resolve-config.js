@@ -39,10 +39,10 @@ const MAX_ID_CHARS = 128;
  * @property {number} maxSessions      concurrent WebRTC sessions; more → 503 ERR_PROXY_BUSY
  * @property {number} maxHttpFetches   concurrent GET /fetch responses; more → 503 ERR_PROXY_BUSY
  * @property {number} maxOriginFetches concurrent origin downloads; more → 503 ERR_PROXY_BUSY
- * @property {number} rateLimitPerMinute  /fetch and /rtc/offer requests per minute per client address (and as many /prefetch hints apart); 0 = off
+ * @property {number} rateLimitPerMinute  /fetch and /rtc/offer requests per minute per client address; 0 = off
  * @property {string | undefined} rtcBindAddress  address WebRTC binds to (default: loopback when host is)
  * @property {string | null} logSpool  file that keeps log records until Origo acks them (survives a crash); null = memory only
- * @property {boolean} readAhead  after a byte range is asked, fetch the bytes after it (objects/read-ahead.js), and the next object a client names (/prefetch, &next=)
+ * @property {boolean} readAhead  after a byte range is asked, fetch the bytes after it (objects/read-ahead.js), and the next object a client names (&next=, a MUTP hint)
  * @property {import('@mutp/common/logger').Logger | undefined} logger
  */
 

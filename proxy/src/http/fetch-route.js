@@ -18,7 +18,7 @@ const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
  * is small (DIGEST_LIST_HEADER): the span list of its range's blocks, or the whole list.
  * A closed range is fetched from the origin alone, not the whole file: exactly (a plain /fetch),
  * or widened to whole digest blocks (the HTTP modes, a span list).
- * `next`: the object the client will likely ask next, fetched meanwhile (prefetch-route.js).
+ * `next`: the object the client will likely ask next, fetched meanwhile (objects/next-hint.js).
  * @param {{ objects: ReturnType<typeof import('../objects/object-store.js').createObjectStore>,
  *           logs: { record: (r: object) => void }, stats: { bytesSent: number },
  *           proxyId: string, hintNext?: (url: string) => void }} deps

@@ -1,6 +1,6 @@
 // One MUTP session per data channel: parse each message, serve `request`s with a protocol
 // sender, pump its packets as fast as the channel's capped queue allows, apply feedback,
-// stop on `done`, and write one proxy record per download.
+// stop on `done`, pass a `hint` on to the object store, and write one proxy record per download.
 
 import { checksumTable, computeLayout, createInflightLimit, inflightFloorPackets, normalizeParams } from '@mutp/protocol';
 import { checksumTableOf } from '../objects/digest-cache.js';
@@ -24,6 +24,7 @@ const MAX_WARNINGS_PER_SESSION = 10;
  *   readAheadAfter?: (url: string, asked: { start: number, end: number }, total: number | null) => boolean }} objects
  *   range: only these bytes are needed; the answer's range says which bytes it holds (else the whole object)
  * @property {{ record(r: object): unknown }} logs
+ * @property {(url: string) => unknown} [hintNext]  a client named the object it will likely ask next (objects/next-hint.js)
  * @property {{ activeSessions: number, bytesSent: number }} stats
  * @property {{ id?: string }} [config]
  * @property {{ info: Function, warn: Function, error: Function }} logger
@@ -74,6 +75,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
    * @property {boolean} ended
    * @property {(() => void) | null} wake   resolves the pump's wait for feedback
    * @property {ReturnType<typeof createInflightLimit>} inflight
+   * @property {boolean} hinted    the client named its next object already (one hint per download)
    */
 
   /** @param {string} what */
@@ -124,8 +126,14 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       case 'done':
         if (active && msg.downloadId === active.downloadId) finish(active, null);
         return;
+      case 'hint':
+        // best effort: one per download, for the one being served (one that overtook its request is dropped)
+        if (!active || msg.downloadId !== active.downloadId || active.hinted) return;
+        active.hinted = true;
+        deps.hintNext?.(msg.url);
+        return;
       default:
-        return warn(`ignored a ${msg.type} message (proxies only accept request, feedback, done)`);
+        return warn(`ignored a ${msg.type} message (proxies only accept request, feedback, done, hint)`);
     }
   });
 
@@ -145,7 +153,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     const dl = {
       downloadId: req.downloadId, req, sender: null, metaBytes: null, abort: new AbortController(),
       startedAt: new Date().toISOString(), t0: now(), objectBytes: 0, serverFetchMs: null, fromCache: false, firstSendMs: null,
-      packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(),
+      packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(), hinted: false,
     };
     active = dl;
     deps.stats.activeSessions++;
