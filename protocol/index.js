@@ -1,8 +1,8 @@
 // @mutp/protocol: the sans-IO MUTP core shared by proxy, client and simulator.
 // See docs/protocol.md (wire format, schedulers, feedback) and docs/architecture.md.
-export { encodeMessage, decodeMessage } from './src/wire.js';
+export { encodeMessage, decodeMessage, createBundleWriter } from './src/wire.js';
 export {
-  MSG, MODE, SCHEDULER, DEFAULTS, WIRE_VERSION, MAX_DATAGRAM_BYTES, MAX_OBJECT_BYTES, MAX_SOURCES,
+  MSG, MODE, SCHEDULER, DEFAULTS, WIRE_VERSION, MAX_DATAGRAM_BYTES, MAX_BUNDLE_BYTES, MAX_OBJECT_BYTES, MAX_SOURCES,
   MAX_WINDOW_PACKETS, MAX_URL_BYTES, MAX_URL_CHARS, DATA_HEADER_BYTES, CODED_HEADER_BYTES,
 } from './src/constants.js';
 export { normalizeParams, computeLayout, maxGenerationSize } from './src/params.js';

@@ -58,6 +58,8 @@ import {
  * @property {{ start: number, end: number } | null} [range]  end inclusive
  * @property {string | null} [next]     the object the caller will likely ask next: each proxy hears it after the
  *   request and fetches it meanwhile (a URL too long for the datagram is not hinted)
+ * @property {boolean} [bundles]        ask the proxies for their packets in bundles (fewer, larger messages; proxies
+ *   that predate bundles send them one by one)
  * @property {object} [params]          partial protocol params (normalized here)
  * @property {number} sourceCount
  * @property {number} downloadId        u32
@@ -100,7 +102,7 @@ export class DownloadController {
       });
       this.requests.push(encodeMessage({
         type: 'request', downloadId: o.downloadId, url: o.url, method: 'GET', range: o.range ?? null, mode: o.mode,
-        sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params,
+        sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params, bundles: o.bundles === true,
       }));
     }
     /** the hint datagram, sent once per connection after its first request; null: none */
@@ -173,8 +175,23 @@ export class DownloadController {
       this.malformed(s, `ignored a malformed message: ${r ? r.error.code : 'not binary'}`);
       return this.take();
     }
-    const msg = r.msg;
-    if (msg.downloadId !== this.downloadId) return this.take(); // a stale message from another download
+    if (r.msg.type !== 'bundle') this.onMessage(s, r.msg, now);
+    else {
+      // each datagram of a bundle as if it came alone
+      for (const part of r.msg.parts) {
+        const p = decodeMessage(part);
+        if (p.ok) this.onMessage(s, p.msg, now);
+        else this.malformed(s, `ignored a malformed message in a bundle: ${p.error.code}`);
+        if (this.finished || s.state !== 'open') break;
+      }
+    }
+    return this.take();
+  }
+
+  /** @param {SourceState} s @param {any} msg  a decoded message from it @param {number} now */
+  onMessage(s, msg, now) {
+    const i = s.index;
+    if (msg.downloadId !== this.downloadId) return; // a stale message from another download
     switch (msg.type) {
       case 'meta':
         this.onMeta(s, msg, now);
@@ -191,7 +208,6 @@ export class DownloadController {
       default:
         this.malformed(s, `ignored a ${msg.type} message`);
     }
-    return this.take();
   }
 
   /** Timers: feedback when packets stopped, request re-sends, the vote's wait, silent proxies. @param {number} now */

@@ -3,7 +3,7 @@
 // decodeMessage never throws: bad bytes give {ok: false, error: {code, message}}.
 import {
   WIRE_VERSION, MAX_DATAGRAM_BYTES, COMMON_HEADER_BYTES, DATA_HEADER_BYTES, CODED_HEADER_BYTES,
-  REQUEST_HEADER_BYTES, META_HEADER_BYTES, FEEDBACK_HEADER_BYTES, HINT_HEADER_BYTES, MSG, MODE, SCHEDULER,
+  REQUEST_HEADER_BYTES, META_HEADER_BYTES, FEEDBACK_HEADER_BYTES, HINT_HEADER_BYTES, BUNDLE_HEADER_BYTES, MAX_BUNDLE_BYTES, MSG, MODE, SCHEDULER,
   MAX_URL_BYTES, MAX_SOURCES, MAX_OBJECT_BYTES, MAX_ERROR_CODE_BYTES, MAX_ERROR_MESSAGE_BYTES,
   MAX_GENERATION_SIZE, MAX_WINDOW_PACKETS, MIN_PAYLOAD_BYTES,
 } from './constants.js';
@@ -17,8 +17,8 @@ import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksum
  * @typedef {{ payloadSize: number, window: number, generationSize: number, feedbackEvery: number, surplus: number,
  *   scheduler?: SchedulerName }} WireParams
  * @typedef {{ type: 'request', downloadId: number, url: string, method?: 'GET' | 'HEAD', range?: { start: number, end: number } | null,
- *   mode: ModeName, sourceIndex: number, sourceCount: number, seed?: number, params: WireParams }} RequestMessage
- *   client → proxy: serve this object as source sourceIndex of sourceCount
+ *   mode: ModeName, sourceIndex: number, sourceCount: number, seed?: number, params: WireParams, bundles?: boolean }} RequestMessage
+ *   client → proxy: serve this object as source sourceIndex of sourceCount; bundles: the client takes its packets in bundles
  * @typedef {{ algo: number, entryBytes: number, first: number, values: Uint8Array }} ChecksumSlice  entries first.. of the checksum table
  * @typedef {{ type: 'meta', downloadId: number, mode: ModeName, totalSize: number, payloadSize: number, packetCount: number,
  *   generationSize: number, generationCount: number, window: number, feedbackEvery: number, serverFetchMs?: number | null,
@@ -36,14 +36,17 @@ import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksum
  * @typedef {{ type: 'error', downloadId: number, code: string, message: string }} ErrorMessage  proxy → client: cannot serve
  * @typedef {{ type: 'hint', downloadId: number, url: string }} HintMessage
  *   client → proxy, after its request: the object the client will likely ask next; fetch it meanwhile
- * @typedef {RequestMessage | MetaMessage | DataMessage | CodedMessage | FeedbackMessage | DoneMessage | ErrorMessage | HintMessage} WireMessage
+ * @typedef {{ type: 'bundle', downloadId: number, parts: Uint8Array[] }} BundleMessage
+ *   proxy → client that asked for bundles: data or coded datagrams, each whole (decode each with decodeMessage);
+ *   written by createBundleWriter, not encodeMessage
+ * @typedef {RequestMessage | MetaMessage | DataMessage | CodedMessage | FeedbackMessage | DoneMessage | ErrorMessage | HintMessage | BundleMessage} WireMessage
  * @typedef {{ ok: true, msg: WireMessage, error?: undefined } | { ok: false, error: { code: string, message: string }, msg?: undefined }} DecodeResult
  */
 
 /** serverFetchMs on the wire when the proxy does not know it (u32 all ones). */
 const SERVER_FETCH_UNKNOWN = 0xffffffff;
 
-const TYPE_NAMES = ['', 'request', 'meta', 'data', 'coded', 'feedback', 'done', 'error', 'hint'];
+const TYPE_NAMES = ['', 'request', 'meta', 'data', 'coded', 'feedback', 'done', 'error', 'hint', 'bundle'];
 const MODE_NAMES = ['', 'uncoded', 'coded'];
 const SCHEDULER_NAMES = ['paper', 'share'];
 const METHODS = ['', 'GET', 'HEAD'];
@@ -184,6 +187,50 @@ function truncateUtf8(m, max) {
   return m.subarray(0, n);
 }
 
+/**
+ * Writes a download's data or coded datagrams into bundles, in place: `alloc` hands the sender
+ * (nextDatagram's allocator) the space for its next datagram inside the bundle.
+ * @param {number} downloadId
+ * @param {number} [maxBytes]  the largest bundle (MAX_BUNDLE_BYTES)
+ */
+export function createBundleWriter(downloadId, maxBytes = MAX_BUNDLE_BYTES) {
+  need(isInt(downloadId, 0, 0xffffffff), 'downloadId must be a u32');
+  need(isInt(maxBytes, BUNDLE_HEADER_BYTES + 2 + COMMON_HEADER_BYTES + 1, MAX_BUNDLE_BYTES), `maxBytes must be at most ${MAX_BUNDLE_BYTES}`);
+  const b = new Uint8Array(maxBytes);
+  let at = BUNDLE_HEADER_BYTES;
+  let count = 0;
+  const fits = (/** @type {number} */ n) => count < 255 && at + 2 + n <= maxBytes;
+  return {
+    /** datagrams written since the last take() */
+    get count() { return count; },
+    /** Is there room for one more datagram of n bytes? @param {number} n */
+    fits,
+    /** Space for the next datagram, n bytes (≤ MAX_DATAGRAM_BYTES); the caller checked fits(n). @param {number} n */
+    alloc(n) {
+      need(isInt(n, COMMON_HEADER_BYTES + 1, MAX_DATAGRAM_BYTES) && fits(n), 'no room for the datagram');
+      put16(b, at, n);
+      const part = b.subarray(at + 2, at + 2 + n);
+      at += 2 + n;
+      count++;
+      return part;
+    },
+    /** The message to send: the bundle, or its datagram alone when it holds one; null when empty. Starts afresh. */
+    take() {
+      if (count === 0) return null;
+      let out;
+      if (count === 1) out = b.slice(BUNDLE_HEADER_BYTES + 2, at);
+      else {
+        header(b, MSG.bundle, downloadId);
+        b[6] = count;
+        out = b.slice(0, at);
+      }
+      at = BUNDLE_HEADER_BYTES;
+      count = 0;
+      return out;
+    },
+  };
+}
+
 /** @param {RequestMessage} msg */
 function encodeRequest(msg) {
   const url = utf8.encode(String(msg.url ?? ''));
@@ -215,7 +262,7 @@ function encodeRequest(msg) {
   put16(b, 16, p.generationSize);
   put16(b, 18, p.feedbackEvery);
   b[20] = p.surplus;
-  b[21] = 0; // reserved
+  b[21] = msg.bundles ? 1 : 0; // what the client takes: bit 0 bundles (proxies before bundles ignore this byte)
   put32(b, 22, msg.seed ?? 0);
   put64(b, 26, range ? range.start : 0);
   put64(b, 34, range ? range.end : 0);
@@ -342,7 +389,8 @@ export function decodeMessage(bytes) {
 function decodeUnchecked(b) {
   if (!(b instanceof Uint8Array)) return fail('ERR_BAD_MESSAGE', 'datagram must be a Uint8Array');
   if (b.length < COMMON_HEADER_BYTES) return fail('ERR_TRUNCATED', `datagram of ${b.length} bytes is shorter than the header`);
-  if (b.length > MAX_DATAGRAM_BYTES) return fail('ERR_TOO_LARGE', `datagram of ${b.length} bytes exceeds ${MAX_DATAGRAM_BYTES}`);
+  const max = b[1] === MSG.bundle ? MAX_BUNDLE_BYTES : MAX_DATAGRAM_BYTES;
+  if (b.length > max) return fail('ERR_TOO_LARGE', `datagram of ${b.length} bytes exceeds ${max}`);
   if (b[0] !== WIRE_VERSION) return fail('ERR_BAD_VERSION', `wire version ${b[0]}, expected ${WIRE_VERSION}`);
   const typeName = TYPE_NAMES[b[1]];
   if (!typeName) return fail('ERR_UNKNOWN_TYPE', `unknown message type ${b[1]}`);
@@ -378,6 +426,7 @@ function decodeUnchecked(b) {
       try { message = utf8Strict.decode(b.subarray(9 + cl)); } catch { return fail('ERR_BAD_FIELD', 'error message is not UTF-8'); }
       return okMsg({ type: 'error', downloadId, code, message });
     }
+    case 'bundle': return decodeBundle(b, downloadId);
     case 'hint': {
       if (b.length < HINT_HEADER_BYTES) return fail('ERR_TRUNCATED', 'hint header truncated');
       const ul = u16(b, 6);
@@ -411,6 +460,7 @@ function decodeRequest(b, downloadId) {
     return fail('ERR_BAD_FIELD', 'request parameters out of range');
   }
   const seed = u32(b, 22);
+  const bundles = (b[21] & 1) === 1; // other bits: later abilities, ignored
   let range = null;
   if (b[9] & 1) {
     const start = u64(b, 26);
@@ -424,8 +474,29 @@ function decodeRequest(b, downloadId) {
   try { url = utf8Strict.decode(b.subarray(REQUEST_HEADER_BYTES)); } catch { return fail('ERR_BAD_FIELD', 'url is not UTF-8'); }
   /** @type {RequestMessage} */
   const msg = { type: 'request', downloadId, url, method: /** @type {'GET' | 'HEAD'} */ (method), range, mode: /** @type {ModeName} */ (mode), sourceIndex, sourceCount, seed,
-    params: { ...params, scheduler: /** @type {SchedulerName} */ (scheduler) } };
+    params: { ...params, scheduler: /** @type {SchedulerName} */ (scheduler) }, bundles };
   return okMsg(msg);
+}
+
+/** Split a bundle into its datagrams (views into b); each must be a data or coded datagram. @param {Uint8Array} b @param {number} downloadId */
+function decodeBundle(b, downloadId) {
+  if (b.length < BUNDLE_HEADER_BYTES) return fail('ERR_TRUNCATED', 'bundle header truncated');
+  const count = b[6];
+  if (count < 1) return fail('ERR_BAD_FIELD', 'empty bundle');
+  /** @type {Uint8Array[]} */
+  const parts = [];
+  let o = BUNDLE_HEADER_BYTES;
+  for (let k = 0; k < count; k++) {
+    if (o + 2 > b.length) return fail('ERR_TRUNCATED', 'bundle truncated');
+    const len = u16(b, o);
+    if (len <= COMMON_HEADER_BYTES || len > MAX_DATAGRAM_BYTES || o + 2 + len > b.length) return fail('ERR_BAD_LENGTH', 'bundle part length out of range');
+    const part = b.subarray(o + 2, o + 2 + len);
+    if (part[1] !== MSG.data && part[1] !== MSG.coded) return fail('ERR_BAD_FIELD', 'a bundle holds data or coded datagrams only');
+    parts.push(part);
+    o += 2 + len;
+  }
+  if (o !== b.length) return fail('ERR_BAD_LENGTH', 'bytes after the last bundle part');
+  return okMsg({ type: 'bundle', downloadId, parts });
 }
 
 /** @param {Uint8Array} b @param {number} downloadId */

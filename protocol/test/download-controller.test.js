@@ -28,6 +28,21 @@ describe('download controller piped into the senders', () => {
     });
   }
 
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: a client that asks for bundles gets its packets a few to a message, byte-exact; a corrupt packet inside one is still caught`, async () => {
+      const r = await runPiped({ mode, size: 300_001, n: 4, bundles: true });
+      assertByteExact(r);
+      const packets = r.proxies.reduce((a, p) => a + p.sent, 0);
+      const messages = r.proxies.reduce((a, p) => a + p.messages, 0);
+      assert.ok(messages < packets / 2, `${messages} messages for ${packets} packets`);
+      const plain = await runPiped({ mode, size: 300_001, n: 4 });
+      assert.equal(plain.proxies.reduce((a, p) => a + p.messages, 0), plain.proxies.reduce((a, p) => a + p.sent, 0), 'one packet per message unless asked');
+      const bad = await runPiped({ mode, size: 300_001, n: 4, bundles: true, faults: { 2: { corruptPacket: 5 } } });
+      assertByteExact(bad);
+      assert.equal(actionsOf(bad, 'drop').find((/** @type {any} */ a) => a.source === 2)?.code, 'ERR_INTEGRITY');
+    });
+  }
+
   it('a lost request is re-sent after REQUEST_RESEND_MS', async () => {
     const r = await runPiped({ mode: 'coded', size: 100_000, n: 2, faults: { 1: { dropRequests: 1 } } });
     assertByteExact(r);

@@ -1,7 +1,7 @@
 // Test helper (not a test file): the download controller piped into N real protocol senders
 // in-process, over links with a rate, a one-way delay and optional faults. Every action the
 // controller returns is carried out here the way the live client carries it out with sockets.
-import { createDownloadController, createSender, encodeMessage, decodeMessage } from '../index.js';
+import { createDownloadController, createSender, encodeMessage, decodeMessage, createBundleWriter, MAX_DATAGRAM_BYTES } from '../index.js';
 import { createRng } from '../src/rng.js';
 import { EventQueue, PAPER_RATE_BPS } from './lossy-link.js';
 
@@ -31,6 +31,7 @@ const MAX_EVENTS = 1_000_000;
  * @param {number} [o.maxMs]
  * @param {number} [o.noProgressTimeoutMs]
  * @param {(bytes: number) => Uint8Array} [o.objectBuffer]
+ * @param {boolean} [o.bundles]  the client asks for bundles: each proxy sends what its window allows in bundles
  */
 export async function runPiped(o) {
   const { mode, size, n, params = {}, delayMs = 25, seed = 1, faults = {}, maxMs = 60_000 } = o;
@@ -39,11 +40,11 @@ export async function runPiped(o) {
   for (let i = 0; i < size; i++) data[i] = Math.floor(rand() * 256);
   const downloadId = 0xd0d0;
   const seeds = Array.from({ length: n }, (_, i) => 1000 + i);
-  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer });
+  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer, bundles: o.bundles });
   const q = new EventQueue();
   /** per proxy: what it received and its sender */
   const proxies = Array.from({ length: n }, (_, i) => ({
-    fault: faults[i] ?? {}, requests: 0, feedbacks: 0, done: 0, /** @type {any} */ sender: null, sent: 0, busy: false, closed: false,
+    fault: faults[i] ?? {}, requests: 0, feedbacks: 0, done: 0, /** @type {any} */ sender: null, sent: 0, messages: 0, bundles: false, busy: false, closed: false,
     /** @type {number[]} */ feedbackAt: [], index: i,
   }));
   const senders = await Promise.all(proxies.map((p, i) => createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId })));
@@ -88,19 +89,41 @@ export async function runPiped(o) {
   function pump(p) {
     if (p.busy || !p.sender || p.sender.finished || p.closed) return;
     if (p.fault.stopAfterPackets !== undefined && p.sent >= p.fault.stopAfterPackets) return;
-    const msg = p.sender.nextPacket(now);
-    if (!msg) {
+    const bytes = p.bundles ? nextBundle(p) : nextOne(p);
+    if (!bytes) {
       const w = p.sender.wakeAt();
       if (Number.isFinite(w)) q.push(Math.max(w, now + 0.001), { kind: 'pump', src: p.index });
       return;
     }
-    const bytes = encodeMessage(msg);
-    p.sent++;
-    if (p.fault.corruptPacket === p.sent) bytes[bytes.length - 1] ^= 0x5a;
+    p.messages++;
     p.busy = true;
     const tx = (bytes.length / PAPER_RATE_BPS) * 1000;
     q.push(now + tx, { kind: 'free', src: p.index });
     q.push(now + tx + delayMs, { kind: 'atClient', src: p.index, bytes });
+  }
+
+  /** One packet as a message, or null. @param {any} p */
+  function nextOne(p) {
+    const msg = p.sender.nextPacket(now);
+    return msg ? counted(p, encodeMessage(msg)) : null;
+  }
+
+  /** As many packets as a bundle holds and the sender gives, or null. @param {any} p */
+  function nextBundle(p) {
+    const w = createBundleWriter(downloadId);
+    while (w.fits(MAX_DATAGRAM_BYTES)) {
+      const b = p.sender.nextDatagram(now, w.alloc);
+      if (!b) break;
+      counted(p, b);
+    }
+    return w.take();
+  }
+
+  /** @param {any} p @param {Uint8Array} bytes  a packet sent (the corrupt fault flips a byte) */
+  function counted(p, bytes) {
+    p.sent++;
+    if (p.fault.corruptPacket === p.sent) bytes[bytes.length - 1] ^= 0x5a;
+    return bytes;
   }
 
   /** @param {any} p @param {Uint8Array} bytes */
@@ -110,6 +133,7 @@ export async function runPiped(o) {
     const msg = r.msg;
     if (msg.type === 'request') {
       p.requests++;
+      p.bundles = msg.bundles === true;
       if (p.fault.silent || p.requests <= (p.fault.dropRequests ?? 0)) return;
       if (p.sender) return; // a re-sent request: its meta is already on its way
       p.sender = senders[p.index];

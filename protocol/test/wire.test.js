@@ -1,8 +1,8 @@
 // The wire format: byte layouts, round trips, limits, and parsers that never throw.
 import assert from 'node:assert/strict';
 import {
-  encodeMessage, decodeMessage, maxGenerationSize, normalizeParams, computeLayout, createSender, createReceiver,
-  MAX_DATAGRAM_BYTES, MAX_URL_BYTES, epochPackets,
+  encodeMessage, decodeMessage, maxGenerationSize, normalizeParams, computeLayout, createSender, createReceiver, createBundleWriter,
+  MAX_DATAGRAM_BYTES, MAX_BUNDLE_BYTES, MAX_URL_BYTES, epochPackets,
 } from '../index.js';
 import { createRng } from '../src/rng.js';
 
@@ -95,6 +95,65 @@ describe('wire format', () => {
     const bad = h.slice();
     bad[8] = 0xff;
     assert.equal(decodeMessage(bad).error.code, 'ERR_BAD_FIELD');
+  });
+});
+
+describe('bundles', () => {
+  const coded = (/** @type {number} */ seq) => encodeMessage({ type: 'coded', downloadId: 7, seq, generation: 1, symbols: 24, codedPayload: new Uint8Array(24 + 1100).fill(seq) });
+  /** A bundle of the given datagrams, written as the proxy writes it. @param {Uint8Array[]} parts */
+  const bundleOf = (parts) => {
+    const w = createBundleWriter(7);
+    for (const p of parts) w.alloc(p.length).set(p);
+    return /** @type {Uint8Array} */ (w.take());
+  };
+
+  it('a request says whether the client takes bundles (byte 21, bit 0); other bits are ignored', () => {
+    const request = /** @type {import('../src/wire.js').RequestMessage} */ (samples[0]);
+    const b = encodeMessage({ ...request, bundles: true });
+    assert.equal(b[21], 1);
+    assert.equal(/** @type {any} */ (decodeMessage(b).msg).bundles, true);
+    assert.equal(/** @type {any} */ (decodeMessage(encodeMessage(request)).msg).bundles, false);
+    b[21] = 0xfe;
+    assert.equal(/** @type {any} */ (decodeMessage(b).msg).bundles, false, 'a later ability bit alone');
+  });
+
+  it('round-trips the datagrams it holds, as the layout says; one datagram goes alone; it stops at MAX_BUNDLE_BYTES', () => {
+    const parts = [coded(1), coded(2), coded(3)];
+    const b = bundleOf(parts);
+    assert.deepEqual([...b.subarray(0, 9)], [1, 9, 0, 0, 0, 7, 3, 0x04, 0x74]);
+    const r = decodeMessage(b);
+    assert.ok(r.ok);
+    assert.deepEqual(/** @type {any} */ (r.msg).parts.map((/** @type {Uint8Array} */ p) => [...p]), parts.map((p) => [...p]));
+    assert.deepEqual(bundleOf([parts[0]]), parts[0]);
+    const w = createBundleWriter(7);
+    let n = 0;
+    while (w.fits(parts[0].length)) { w.alloc(parts[0].length).set(parts[0]); n++; }
+    assert.equal(n, 3);
+    assert.ok(/** @type {Uint8Array} */ (w.take()).length <= MAX_BUNDLE_BYTES);
+    assert.equal(w.take(), null, 'taken: empty again');
+  });
+
+  it('refuses a bad bundle with a code: truncated, a part too long or too short, trailing bytes, a part that is not data', () => {
+    const good = bundleOf([coded(1), coded(2)]);
+    const cases = /** @type {[Uint8Array, string][]} */ ([
+      [good.subarray(0, 7), 'ERR_TRUNCATED'],
+      [good.subarray(0, good.length - 1), 'ERR_BAD_LENGTH'],
+      [Uint8Array.from([...good, 0]), 'ERR_BAD_LENGTH'],
+    ]);
+    const empty = good.slice(0, 7);
+    empty[6] = 0;
+    cases.push([empty, 'ERR_BAD_FIELD']);
+    const long = good.slice();
+    long[7] = 0x05; // first part's length 0x05xx > MAX_DATAGRAM_BYTES
+    cases.push([long, 'ERR_BAD_LENGTH']);
+    const feedbackInside = good.slice();
+    feedbackInside[9 + 1] = 5; // the first part's type byte
+    cases.push([feedbackInside, 'ERR_BAD_FIELD']);
+    const big = new Uint8Array(MAX_BUNDLE_BYTES + 1);
+    big.set(good.subarray(0, 7));
+    cases.push([big, 'ERR_TOO_LARGE']);
+    for (const [bytes, code] of cases) assert.equal(decodeMessage(bytes).error?.code, code);
+    assert.throws(() => createBundleWriter(7).alloc(MAX_DATAGRAM_BYTES + 1), { code: 'ERR_BAD_MESSAGE' });
   });
 });
 

@@ -126,6 +126,18 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     assert.equal(proxy.warnings.length, 0, 'a hint is no malformed message');
   });
 
+  it('sends a client that asks for bundles its packets a few to a message, each a whole datagram; byte-exact end to end', async () => {
+    /** @type {any[]} */
+    const got = [];
+    link.channel.addEventListener('message', (/** @type {MessageEvent} */ ev) => got.push(decodeMessage(new Uint8Array(ev.data)).msg));
+    link.channel.send(request({ bundles: true }));
+    await waitFor(() => got.filter((m) => m?.type === 'bundle').length >= 5);
+    const bundles = got.filter((m) => m?.type === 'bundle');
+    assert.ok(bundles.every((b) => b.parts.length >= 2 && b.parts.every((/** @type {Uint8Array} */ p) => decodeMessage(p).msg?.type === 'data')));
+    const { data } = await downloadMutp({ url: URL1, mode: 'coded', bundles: true, proxies: [proxy.ref], RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } });
+    assert.equal(sha256(data), sha256(testBytes(50_000, 9)));
+  });
+
   it('a refused URL answers with its error code and records it', async () => {
     const err = nextMessage(link.channel, 'error');
     link.channel.send(request({ url: BLOCKED, downloadId: 9 }));

@@ -47,7 +47,9 @@ export const SPARE_PROXIES = 4;
  * @property {boolean} [log]  false: do not post the record to Origo
  * @property {number} [stallTimeoutMs]  a proxy silent this long counts as failed (HTTP modes)
  * @property {string | null} [next]  the URL the caller will likely download next (the stream's next segment
- *   file): the proxies are told to fetch it from the origin meanwhile (next-hint.js)
+ *   file): the proxies are told to fetch it from the origin meanwhile
+ * @property {boolean} [bundles]  MUTP: ask the proxies for their packets a few to a message (default: in a
+ *   browser; rtc.browser.js says why)
  */
 
 /**
@@ -145,8 +147,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         running = (async () => {
           const downloadMutp = await loadMutp();
           // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
-          const { defaultRtcConfig } = await import('#rtc');
-          return downloadMutp({ ...common, next, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
+          const { defaultRtcConfig, TAKES_BUNDLES } = await import('#rtc');
+          return downloadMutp({ ...common, next, bundles: opts.bundles ?? TAKES_BUNDLES, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
             params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
         })();
       }

@@ -1,8 +1,9 @@
 // One MUTP session per data channel: parse each message, serve `request`s with a protocol
 // sender, pump its packets as fast as the channel's capped queue allows, apply feedback,
 // stop on `done`, pass a `hint` on to the object store, and write one proxy record per download.
+// A client that asks for bundles gets its packets a few to a data-channel message.
 
-import { checksumTable, computeLayout, createInflightLimit, inflightFloorPackets, normalizeParams } from '@mutp/protocol';
+import { checksumTable, computeLayout, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, MAX_DATAGRAM_BYTES } from '@mutp/protocol';
 import { checksumTableOf } from '../objects/digest-cache.js';
 import { createChannelSender } from './channel-sender.js';
 import { codedError } from '@mutp/common/errors';
@@ -205,23 +206,36 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
    */
   async function pump(dl) {
     let sinceYield = 0;
+    // a client that takes bundles gets its packets a few to a message (each as it would go alone)
+    const bundle = dl.req.bundles ? createBundleWriter(dl.downloadId) : null;
+    const flush = () => {
+      const b = bundle?.take();
+      if (b) send(b);
+    };
     while (!dl.ended) {
-      if (dl.sender.finished) return finish(dl, null);
+      if (dl.sender.finished) {
+        flush();
+        return finish(dl, null);
+      }
       if (!out.open) return finish(dl, { code: 'ERR_CHANNEL_CLOSED', message: 'the data channel closed mid-download' });
       if (!out.canSend()) {
+        flush();
         await out.drained();
         sinceYield = 0;
         continue;
       }
       if (!dl.inflight.allows(now())) {
+        flush();
         await waitForFeedback(dl, Math.min(INFLIGHT_RECHECK_MS, Math.max(0, dl.inflight.wakeAt() - now())));
         sinceYield = 0;
         continue;
       }
-      // one buffer per packet: the sender writes the header and the coded payload straight into
-      // it (the same bytes as encodeMessage(nextPacket()), without the message object and copy)
-      const bytes = dl.sender.nextDatagram(now());
+      if (bundle && !bundle.fits(MAX_DATAGRAM_BYTES)) flush();
+      // the sender writes the header and the coded payload straight into the packet's buffer (its
+      // own, or its place in the bundle): the bytes of encodeMessage(nextPacket()), without the copy
+      const bytes = bundle ? dl.sender.nextDatagram(now(), bundle.alloc) : dl.sender.nextDatagram(now());
       if (!bytes) {
+        flush();
         // blocked by the window: wait for feedback, or until a timeout can free a packet
         const wakeIn = typeof dl.sender.wakeAt === 'function' ? dl.sender.wakeAt() - now() : BLOCKED_RECHECK_MS;
         await waitForFeedback(dl, Math.min(BLOCKED_RECHECK_MS, Math.max(1, wakeIn)));
@@ -229,12 +243,13 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         continue;
       }
       if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw codedError('ERR_PACKET_TOO_LARGE', `packet of ${bytes.length} bytes`);
-      if (!send(bytes)) continue; // closed: the loop ends above
+      if (!bundle && !send(bytes)) continue; // closed: the loop ends above
       dl.packetsSent++; // = the sender's seq of this packet (1, 2, …)
       dl.inflight.onSent(dl.packetsSent, now());
       dl.bytesSent += bytes.length;
       if (++sinceYield >= YIELD_EVERY_PACKETS) {
         sinceYield = 0;
+        flush();
         await new Promise((resolve) => setImmediate(resolve)); // let inbound feedback in
       }
     }

@@ -22,6 +22,7 @@ const MIN_TIMER_MS = 1;
  * @property {string} url
  * @property {{ start: number, end: number } | null} [range]   end inclusive
  * @property {string | null} [next]   the object the caller will likely ask next: each proxy hears it after the request
+ * @property {boolean} [bundles]       ask the proxies for their packets a few to a message (rtc.browser.js says why)
  * @property {'coded'|'uncoded'} mode
  * @property {{ id: string, url: string, uploadRateBps?: number | null }[]} proxies  uploadRateBps: Origo's (bytes/s), for the record
  * @property {object} [params]          window, generationSize, feedbackEvery, payloadSize, surplus, scheduler
@@ -101,7 +102,7 @@ export function downloadMutp(o) {
   }
   o.signal?.addEventListener('abort', onAbort, { once: true });
   createDownloadController({
-    mode, url: o.url, range: o.range ?? null, next: o.next ?? null, params, sourceCount: links.length, downloadId: randomU32(),
+    mode, url: o.url, range: o.range ?? null, next: o.next ?? null, bundles: o.bundles === true, params, sourceCount: links.length, downloadId: randomU32(),
     seeds: links.map(() => randomU32()), noProgressTimeoutMs: o.noProgressTimeoutMs,
   }).then((c) => {
     if (finished) return c.close();

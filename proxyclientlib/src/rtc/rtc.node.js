@@ -2,6 +2,9 @@
 // Chosen by the "#rtc" import condition in package.json; the browser gets rtc.browser.js.
 export { RTCPeerConnection } from 'node-datachannel/polyfill';
 
+/** Node takes one packet per message, as the paper's clients did (the testbed measures those). */
+export const TAKES_BUNDLES = false;
+
 /** Hosts that mean "this machine": a client talking to proxies there needs no other interface. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
