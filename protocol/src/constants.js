@@ -77,10 +77,10 @@ export const BUNDLE_HEADER_BYTES = COMMON_HEADER_BYTES + 1;
 
 /**
  * Largest bundle (bytes): a few data or coded datagrams in one data-channel message, for a client
- * that asked for them. A browser handles every message as a task on the page's main thread, and
- * that per-message cost bounded a Chromium client at ~5 MB/s on loopback; SCTP carries a message
- * in chunks of the path MTU as before. 4 KiB is the SCTP message size our proxies accept, and far
- * under what browsers and libdatachannel accept (≥ 64 KiB).
+ * that asked for them. A browser handles every message as a task on the main thread of the
+ * document that runs the download, and that per-message cost held a Chromium client to about
+ * 5 MB/s on loopback; SCTP still carries a message in chunks of the path MTU. 4 KiB: the SCTP
+ * message size our proxies advertise, under what browsers and libdatachannel take (≥ 64 KiB).
  */
 export const MAX_BUNDLE_BYTES = 4096;
 

@@ -79,12 +79,16 @@ export const YIELD_EVERY_PACKETS = 64;
  */
 export const MAX_INBOUND_MESSAGE_BYTES = 2 * 1024;
 
-/** Largest MUTP message we send (bytes): fits one SCTP chunk under a 1280-byte IPv6 MTU path. */
+/**
+ * Largest MUTP datagram we send (bytes): fits one SCTP chunk under a 1280-byte IPv6 MTU path. A
+ * client that asks for bundles gets a few in one message (at most MAX_BUNDLE_BYTES, docs/protocol.md).
+ */
 export const MAX_OUTBOUND_MESSAGE_BYTES = 1200;
 
 /**
  * Largest SCTP message either side may send on our associations (bytes; our local
- * maxMessageSize, advertised in the SDP). Every MUTP message is ≤ 1200 B. libdatachannel also
+ * maxMessageSize, advertised in the SDP). Every MUTP message is ≤ 1200 B, a bundle ≤ 4096 B
+ * (MAX_BUNDLE_BYTES). libdatachannel also
  * raises usrsctp's send buffer to at least this, so its default (256 KiB, ~290 ms at 896 KiB/s)
  * would hide that much queue below bufferedAmount.
  */
