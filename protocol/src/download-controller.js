@@ -232,10 +232,22 @@ export class DownloadController {
     return this.take();
   }
 
-  /** The caller gave up (abort). @param {string} code @param {string} message */
+  /**
+   * The caller gave up (abort): every open source is told `done`, so it stops sending and its
+   * connection can serve another download. @param {string} code @param {string} message
+   */
   abort(code, message) {
+    if (!this.finished) this.broadcast(encodeMessage({ type: 'done', downloadId: this.downloadId }));
     this.fail(code, message);
     return this.take();
+  }
+
+  /**
+   * Sources still taking part and heard from within REUSED_SILENT_MS: alive, so their connections
+   * may serve another download. @param {number} now @returns {number[]}
+   */
+  liveSources(now) {
+    return this.sources.filter((s) => s.state === 'open' && now - s.lastHeardAt < REUSED_SILENT_MS).map((s) => s.index);
   }
 
   /** When tick() has something to do (ms; Infinity: nothing without a new event). */

@@ -3,7 +3,7 @@
 // corrupt and lying proxies, and its timer (wakeAt).
 import assert from 'node:assert/strict';
 import { runPiped } from './piped-download.js';
-import { REQUEST_RESEND_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, MAX_URL_BYTES, createDownloadController, encodeMessage, decodeMessage } from '../index.js';
+import { REQUEST_RESEND_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, REUSED_SILENT_MS, MAX_URL_BYTES, createDownloadController, encodeMessage, decodeMessage } from '../index.js';
 
 /** @param {any} r */
 function assertByteExact(r) {
@@ -68,6 +68,19 @@ describe('download controller piped into the senders', () => {
     assert.deepEqual(types(none.connected(0, {}, 0)), ['request']);
     const long = await make(`http://o/${'x'.repeat(MAX_URL_BYTES)}`);
     assert.deepEqual(types(long.connected(0, {}, 0)), ['request']);
+  });
+
+  it('abort: every open source is told done, then the download fails; liveSources names the ones heard from lately', async () => {
+    const c = await createDownloadController({ mode: 'coded', url: 'http://o/x', sourceCount: 3, downloadId: 5, seeds: [1, 2, 3] });
+    c.connected(0, {}, 0);
+    c.connected(1, {}, 0);
+    c.datagram(1, new Uint8Array([1, 1, 0, 0, 0, 5]), 1000); // junk, not a sign of life
+    assert.deepEqual(c.liveSources(1000), [0, 1]);
+    assert.deepEqual(c.liveSources(REUSED_SILENT_MS), [], 'silent for REUSED_SILENT_MS');
+    const acts = c.abort('ERR_ABORTED', 'gone');
+    assert.deepEqual(acts.filter((a) => a.type === 'send').map((a) => [a.source, decodeMessage(a.bytes).msg?.type]), [[0, 'done'], [1, 'done']]);
+    assert.equal(acts.at(-1)?.type, 'fail');
+    assert.deepEqual(c.abort('ERR_ABORTED', 'again'), [], 'once');
   });
 
   it('votes as soon as a strict majority sent the same meta (2 of 3): no wait for a slow proxy, which still serves', async () => {

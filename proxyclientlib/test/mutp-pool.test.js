@@ -99,6 +99,38 @@ describe('MUTP kept connections (peer pool, loopback)', function () {
     }
   });
 
+  it('a download the caller aborts gives back the connections that were alive (their proxies told done); a silent one is discarded', async () => {
+    const big = testBytes(4_000_000, 5);
+    const URL_BIG = 'http://origin.test/big';
+    const live = await startTestProxy({ id: 'live', objects: memoryObjects(new Map([[URL_BIG, big], [URL_A, body]])) });
+    const silent = await startTestProxy({ id: 'silent', objects: { get: () => new Promise(() => {}) } });
+    const pool = createPeerPool();
+    try {
+      // aborted mid-transfer: its proxy is alive
+      const ctrl = new AbortController();
+      const aborted = downloadMutp({ ...common, url: URL_BIG, mode: 'coded', proxies: [live.ref], peerPool: pool, signal: ctrl.signal,
+        onProgress: () => ctrl.abort() });
+      await assert.rejects(aborted, { code: 'ERR_ABORTED' });
+      await waitFor(() => live.records.length === 1); // the proxy ends the download on done
+      assert.equal(live.records[0].error, null, 'told done, not cut off');
+      assert.ok(live.records[0].bytesSent < big.length, 'stopped before the end');
+      assert.deepEqual(pool.counters(), { connects: 1, reuses: 0, discarded: 0 });
+      const { data } = await downloadMutp({ ...common, mode: 'coded', proxies: [live.ref], peerPool: pool });
+      assert.equal(sha256(data), sha256(body), 'the next download reuses it, byte-exact');
+      assert.deepEqual(pool.counters(), { connects: 1, reuses: 1, discarded: 0 });
+      // aborted while its proxy had said nothing for longer than a live one would
+      const quiet = new AbortController();
+      const waited = downloadMutp({ ...common, mode: 'coded', proxies: [silent.ref], peerPool: pool, signal: quiet.signal });
+      setTimeout(() => quiet.abort(), 1600);
+      await assert.rejects(waited, { code: 'ERR_ABORTED' });
+      assert.deepEqual(pool.counters(), { connects: 2, reuses: 1, discarded: 1 }, 'the silent connection is not kept');
+    } finally {
+      pool.close();
+      live.kill();
+      silent.kill();
+    }
+  });
+
   it('closeIdle: the kept connections close, the next download connects anew, the pool stays open', async () => {
     const p0 = await startTestProxy({ id: 'p0', objects: objects() });
     const pool = createPeerPool();

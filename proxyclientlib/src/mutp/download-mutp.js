@@ -91,10 +91,13 @@ export function downloadMutp(o) {
     resolve = res;
     reject = rej;
   });
+  /** sources whose connections outlive an abort: alive when it came (told `done` by the controller) */
+  let aliveAtAbort = new Set();
   const onAbort = () => {
     abortError = abortReason(/** @type {AbortSignal} */ (o.signal));
-    if (ctl) run(ctl.abort(abortError.code, String(abortError.message)));
-    else end(abortError, null);
+    if (!ctl) return end(abortError, null);
+    aliveAtAbort = new Set(ctl.liveSources(elapsed()));
+    return run(ctl.abort(abortError.code, String(abortError.message)));
   };
   if (o.signal?.aborted) {
     onAbort();
@@ -248,29 +251,34 @@ export function downloadMutp(o) {
       netBytes: data ? data.byteLength : 0, durationMs, error, ...out,
     });
     ctl?.close();
-    closePeers(err ? 0 : DONE_LINGER_MS);
+    // a download the caller gave up on keeps the connections that were alive: a page that goes
+    // away mid-segment leaves them to the next page; after a failure they are suspect
+    closePeers(err ? 0 : DONE_LINGER_MS, (l) => !err || aliveAtAbort.has(l.index));
     if (err) reject(withLazyStats(Object.assign(err, out), record));
     else resolve(withLazyStats({ data, ...out }, record));
   }
 
-  /** @param {number} lingerMs keep the peer connections this long (ms) before closing them */
-  function closePeers(lingerMs) {
+  /**
+   * @param {number} lingerMs keep the peer connections this long (ms) before closing them (no pool)
+   * @param {(l: import('./source-link.js').SourceLink) => boolean} keep  pool: give this link's connection back (else discard it)
+   */
+  function closePeers(lingerMs, keep) {
     const peers = [];
     for (const l of links) {
       l.offPeer?.();
-      if (l.peer) peers.push(l.peer);
+      if (l.peer) peers.push({ peer: l.peer, keep: keep(l) });
     }
     if (o.peerPool) {
       // kept connections stay open: `done` and later downloads travel on the same channel.
-      // After a failure (abort, all gone) the proxies may still be sending: close instead.
-      for (const p of peers) {
-        const kept = /** @type {import('../rtc/peer-pool.js').PooledPeer} */ (p);
-        if (lingerMs > 0) kept.close();
-        else kept.discard();
+      // After a failure (all gone, a stall) the proxies may still be sending: close instead.
+      for (const { peer, keep: kept } of peers) {
+        const pooled = /** @type {import('../rtc/peer-pool.js').PooledPeer} */ (peer);
+        if (kept) pooled.close();
+        else pooled.discard();
       }
       return;
     }
-    const closeAll = () => peers.forEach((p) => p.close());
+    const closeAll = () => peers.forEach((p) => p.peer.close());
     if (lingerMs > 0) setTimeout(closeAll, lingerMs);
     else closeAll();
   }
