@@ -14,6 +14,30 @@ function sendAll(lim, s, t) {
 }
 
 /**
+ * A link of 1 packet/ms under `lim` from `from` to `to` ms: each ms, the packets lim allows leave,
+ * one per ms of link time, and arrive `delayMs` after the link took them; then the client's side
+ * runs, `each(t, delivered)` (echoes, samples). Returns the packets delivered by `to`.
+ * @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s
+ * @param {{ from: number, to: number, delayMs: number, delivered?: number, each: (t: number, delivered: number) => void }} o
+ *   delivered: packets that arrived before `from`
+ */
+function overLink(lim, s, { from, to, delayMs, delivered = 0, each }) {
+  /** @type {number[]} */
+  const arrivals = [];
+  let linkFreeAt = from;
+  for (let t = from; t < to; t++) {
+    while (lim.allows(t)) {
+      lim.onSent(++s.seq, t);
+      linkFreeAt = Math.max(linkFreeAt, t) + 1;
+      arrivals[s.seq] = linkFreeAt + delayMs;
+    }
+    while (delivered < s.seq && arrivals[delivered + 1] <= t) delivered++;
+    each(t, delivered);
+  }
+  return delivered;
+}
+
+/**
  * A paced link (1 packet/ms, 1 ms away) and a client that echoes after `feedbackEvery` packets or
  * `maxDelayMs` after the first unanswered one, as protocol/ receivers do. The min RTT is known
  * (1 ms) and the rate estimate has collapsed (2 packets echoed in the first second, as after a
@@ -26,29 +50,18 @@ function recoveredRate(floorPackets, feedbackEvery, maxDelayMs = 20, aggregation
   sendAll(lim, s, 0);
   lim.onEcho(1, 1);
   lim.onEcho(2, 1000);
-  /** @type {number[]} */
-  const arrivals = [];
-  let linkFreeAt = 1000;
-  let delivered = 16; // what was sent at t=0 has arrived by now
-  let pending = 0;
-  let firstPendingAt = 0;
+  let echoed = 16; // what was sent at t=0 has arrived by now
+  let firstPendingAt = -1;
   let deliveredAt2000 = 0;
-  for (let t = 1000; t < 3000; t++) {
-    while (lim.allows(t)) {
-      lim.onSent(++s.seq, t);
-      linkFreeAt = Math.max(linkFreeAt, t) + 1;
-      arrivals[s.seq] = linkFreeAt + 1;
+  const delivered = overLink(lim, s, { from: 1000, to: 3000, delayMs: 1, delivered: echoed, each: (t, d) => {
+    if (d > echoed && firstPendingAt < 0) firstPendingAt = t;
+    if (d - echoed >= feedbackEvery || (d > echoed && t - firstPendingAt >= maxDelayMs)) {
+      lim.onEcho(d, t + 1);
+      echoed = d;
+      firstPendingAt = -1;
     }
-    while (delivered < s.seq && arrivals[delivered + 1] <= t) {
-      delivered++;
-      if (pending++ === 0) firstPendingAt = t;
-    }
-    if (pending >= feedbackEvery || (pending > 0 && t - firstPendingAt >= maxDelayMs)) {
-      lim.onEcho(delivered, t + 1);
-      pending = 0;
-    }
-    if (t === 2000) deliveredAt2000 = delivered;
-  }
+    if (t === 2000) deliveredAt2000 = d;
+  } });
   return (delivered - deliveredAt2000) / 1000;
 }
 
@@ -74,22 +87,11 @@ describe('in-flight limit', () => {
    */
   function bunchedEchoes(everyMs, aggregationMaxMs) {
     const lim = createInflightLimit({ path: { rate: 1, minRttMs: 3 }, echoLagPackets: 8, aggregationMaxMs });
-    const s = { seq: 0 };
-    /** @type {number[]} */
-    const arrivals = [];
-    let linkFreeAt = 0;
-    let delivered = 0;
     let at500 = 0;
-    for (let t = 0; t < 1000; t++) {
-      while (lim.allows(t)) {
-        lim.onSent(++s.seq, t);
-        linkFreeAt = Math.max(linkFreeAt, t) + 1;
-        arrivals[s.seq] = linkFreeAt + 2;
-      }
-      while (delivered < s.seq && arrivals[delivered + 1] <= t) delivered++;
-      if (t % everyMs === 0 && delivered > 0) lim.onEcho(delivered, t);
-      if (t === 500) at500 = delivered;
-    }
+    const delivered = overLink(lim, { seq: 0 }, { from: 0, to: 1000, delayMs: 2, each: (t, d) => {
+      if (t % everyMs === 0 && d > 0) lim.onEcho(d, t);
+      if (t === 500) at500 = d;
+    } });
     return { rate: (delivered - at500) / 500, cap: lim.cap() };
   }
 
@@ -116,25 +118,12 @@ describe('in-flight limit', () => {
   it('start-up: about doubles per round trip on a long path until a queue shows', () => {
     // a path of 50 ms min RTT and 1 packet/ms, far above what 16 packets per round trip use
     const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
-    const s = { seq: 0 };
-    /** @type {number[]} */
-    const sentAt = [];
     const caps = [];
-    let linkFreeAt = 0;
-    /** @type {number[]} */
-    const arrivals = [];
-    let echoed = 0;
-    for (let t = 0; t < 400; t++) {
-      while (lim.allows(t)) {
-        lim.onSent(++s.seq, t);
-        sentAt[s.seq] = t;
-        linkFreeAt = Math.max(linkFreeAt, t) + 1;
-        arrivals[s.seq] = linkFreeAt + 49; // echo one min RTT after the link took it
-      }
-      while (echoed < s.seq && arrivals[echoed + 1] <= t) echoed++;
-      if (echoed > 0) lim.onEcho(echoed, t);
+    // echo one min RTT after the link took each packet
+    overLink(lim, { seq: 0 }, { from: 0, to: 400, delayMs: 49, each: (t, d) => {
+      if (d > 0) lim.onEcho(d, t);
       if (t % 50 === 49) caps.push(lim.cap());
-    }
+    } });
     // ×(65/50) = 1.3 per round trip without start-up (16, 21, 27, 35…); with it ×2: 16, 32, 64
     assert.ok(caps[2] >= 30 && caps[3] >= 50, `caps per 50 ms: ${caps.join(' ')}`);
     assert.equal(lim.startup, false, 'a queue showed once the link was full');

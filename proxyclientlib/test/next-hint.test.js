@@ -3,9 +3,8 @@
 // origin meanwhile, and the next download finds it cached, in every mode. A bad next is refused
 // with its code; an older proxy that does not know the hint serves the download all the same.
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { once } from 'node:events';
 import { startProxy } from '@mutp/proxy';
+import { startOrigin } from '@mutp/testkit/local-origin';
 import { createClient } from '../index.js';
 import { encodeMessage, decodeMessage, createSender } from '@mutp/protocol';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
@@ -18,7 +17,7 @@ const quiet = { warn() {} };
 
 describe('download option next: the proxies fetch the next segment meanwhile', function () {
   this.timeout(60_000);
-  /** @type {http.Server} */ let origin;
+  /** @type {Awaited<ReturnType<typeof startOrigin>>} */ let origin;
   /** @type {string} */ let originUrl;
   /** @type {Awaited<ReturnType<typeof startProxy>>[]} */ let proxies = [];
   /** origin requests by path */
@@ -27,22 +26,18 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
   const body = (/** @type {string} */ path) => testBytes(SEGMENT_BYTES, path.length * 7 + path.charCodeAt(path.length - 6));
 
   before(async () => {
-    origin = http.createServer((req, res) => {
+    origin = await startOrigin((req, res) => {
       const path = String(req.url);
       asked.set(path, (asked.get(path) ?? 0) + 1);
       if (!/^\/seg-[\w-]+\.m4s$/.test(path)) return res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'video/iso.segment' }).end(body(path));
     });
-    origin.listen(0, '127.0.0.1');
-    await once(origin, 'listening');
-    const { port } = /** @type {import('node:net').AddressInfo} */ (origin.address());
-    originUrl = `http://127.0.0.1:${port}`;
-    proxies = await Promise.all([0, 1, 2].map((i) => startProxy({ id: `n${i}`, port: 0, host: '127.0.0.1', allowPrivate: true, allowedHosts: [`127.0.0.1:${port}`], logger: silent })));
+    originUrl = origin.url;
+    proxies = await Promise.all([0, 1, 2].map((i) => startProxy({ id: `n${i}`, port: 0, host: '127.0.0.1', allowPrivate: true, allowedHosts: [`127.0.0.1:${origin.port}`], logger: silent })));
   });
   after(async () => {
     await Promise.all(proxies.map((p) => p.close()));
-    origin.closeAllConnections();
-    await new Promise((r) => origin.close(r));
+    await origin.close();
   });
 
   /** Until every proxy holds `url` (its prefetch done). @param {string} url */
