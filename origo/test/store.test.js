@@ -33,6 +33,51 @@ describe('origo: DuckDB store', () => {
     }
   });
 
+  it('inserts that arrive together share one transaction, and each caller gets its own stored and duplicates', async () => {
+    const store = await openDuckDbStore();
+    try {
+      const [a, b, c] = [proxyRecord('p1'), proxyRecord('p2'), proxyRecord('p3')];
+      const before = store.transactions;
+      const results = await Promise.all([store.insertProxyRecords([a]), store.insertProxyRecords([b, a]), store.insertProxyRecords([c])]);
+      assert.deepEqual(results, [{ stored: [a.id], duplicates: [] }, { stored: [b.id], duplicates: [a.id] }, { stored: [c.id], duplicates: [] }]);
+      assert.equal(store.transactions - before, 1);
+      assert.deepEqual((await store.counts()).proxyRecords, 3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a batch the database refuses fails only its own caller, not the inserts it was grouped with', async () => {
+    const store = await openDuckDbStore();
+    try {
+      const good = [proxyRecord('p1'), proxyRecord('p2')];
+      const bad = proxyRecord('p3', { id: 'not-a-uuid' }); // Origo's schema refuses it; the store is the last guard
+      const [r1, r2, r3] = await Promise.allSettled([store.insertProxyRecords([good[0]]), store.insertProxyRecords([bad]), store.insertProxyRecords([good[1]])]);
+      assert.deepEqual(r1, { status: 'fulfilled', value: { stored: [good[0].id], duplicates: [] } });
+      assert.equal(r2.status, 'rejected');
+      assert.equal(/** @type {any} */ (r2).reason.code, 'ERR_STORE_WRITE');
+      assert.deepEqual(r3, { status: 'fulfilled', value: { stored: [good[1].id], duplicates: [] } });
+      assert.deepEqual((await store.listProxyRecords()).map((r) => r.id).sort(), good.map((r) => r.id).sort());
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('close() commits the inserts still waiting for their group: none is lost', async () => {
+    const path = join(dir, 'waiting.duckdb');
+    const store = await openDuckDbStore({ path });
+    const c = clientRecord();
+    const inserted = store.insertClientRecords([c]);
+    await store.close();
+    assert.deepEqual(await inserted, { stored: [c.id], duplicates: [] });
+    const again = await openDuckDbStore({ path });
+    try {
+      assert.equal((await again.listClientRecords())[0].id, c.id);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('uses the configured DB file path (startOrigo db), and its data is there after close', async () => {
     const path = join(dir, 'configured.duckdb');
     const origo = await startTestOrigo({ db: path });
