@@ -43,6 +43,12 @@ describe('extension e2e: real players from npm, default settings (Chromium)', fu
     await site?.close();
   });
 
+  it('the fleet host page (the offscreen document) is made when the extension starts, before any page asks for it', async () => {
+    const pages = (await chrome.browser.pages()).map((p) => p.url());
+    assert.ok(!pages.some((u) => u.startsWith(site.url)), `a site page is open already: ${pages.join(', ')}`);
+    await chrome.browser.waitForTarget((t) => t.url().endsWith('/offscreen.html'), { timeout: 10_000 });
+  });
+
   for (const c of CASES) {
     it(`${c.player}: ${c.what}: ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet, byte-exact, origin head, one record each`, async () => {
       const hitsBefore = site.hits.length;

@@ -77,3 +77,7 @@ browser.alarms.onAlarm.addListener((a) => { if (a.name === RETRY_ALARM) logs.flu
 browser.runtime.onInstalled.addListener(() => { clientId(); });
 logs.flush(); // records left from before a restart
 serveHome();
+// The fleet host page is made as soon as the extension runs, not on the first video page's
+// request: making it then (the worker's round trip, a new document, its scripts) delayed that
+// page's first fleet download by ~270 ms and competed with the page's own start for the CPU.
+loadSettings().then((s) => (s.enabled ? ensureHome() : false)).catch((err) => console.warn(`[mutp] no fleet host page yet: ${err?.message}`));

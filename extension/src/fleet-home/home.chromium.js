@@ -1,7 +1,7 @@
-// Chrome: the fleet host is an offscreen document (reason WEB_RTC), made by the service worker on
-// the first frame's request. The frame reaches its window through chrome.extension.getViews()
-// (same extension process) and transfers the page's port to it: bodies then go from host to
-// page with no copy on the way.
+// Chrome: the fleet host is an offscreen document (reason WEB_RTC), made by the service worker when
+// it starts with the extension enabled, or else on the first frame's request. The frame reaches
+// its window through chrome.extension.getViews() (same extension process) and transfers the
+// page's port to it: bodies then go from host to page with no copy on the way.
 import browser from '../shared/api.js';
 import { whenReady, isReadyHost } from './ready.js';
 import { homeView } from './views.js';
