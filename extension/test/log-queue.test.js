@@ -36,7 +36,7 @@ describe('extension log queue (background)', () => {
     /** @type {string[]} */
     const alarms = [];
     const q = createLogQueue({ storage, origoUrl: async () => 'http://origo.test', fetch: origo.fetch, armAlarm: (n) => alarms.push(n), logger: quiet });
-    await q.add({ id: 'r1' });
+    await q.add([{ id: 'r1' }]);
     await q.flush();
     assert.deepEqual(storage.data.logQueue.map((/** @type {any} */ r) => r.id), ['old', 'r1'], 'nothing lost while Origo is down');
     assert.ok(alarms.includes(RETRY_ALARM));
@@ -55,9 +55,9 @@ describe('extension log queue (background)', () => {
       rejected: b.flatMap((r, index) => (r.id === 'bad' ? [{ index, reason: 'bad record' }] : [])),
     }));
     const q = createLogQueue({ storage, origoUrl: async () => 'http://origo.test', fetch: origo.fetch, logger: quiet });
-    await q.add({ id: 'bad' });
+    await q.add([{ id: 'bad' }]);
     await q.flush();
-    await q.add({ id: 'good' });
+    await q.add([{ id: 'good' }]);
     await q.flush();
     assert.equal(await q.pending(), 0);
     assert.deepEqual([q.counters.stored, q.counters.rejected], [1, 1]);

@@ -6,6 +6,7 @@ import { loadSettings, clientId } from '../shared/storage.js';
 import { createLogQueue, RETRY_ALARM } from './log-queue.js';
 import { emptyStats, addRecord, addFallback, addSeen } from './tab-stats.js';
 import { ensureHome, serveHome, hostConnections, ENSURE_HOME } from '#fleet-home';
+import { BACKGROUND_BATCH_MAX } from '../shared/page-messages.js';
 
 const FRAME_URL = browser.runtime.getURL('frame.html');
 const EXTENSION_ORIGIN = browser.runtime.getURL('');
@@ -45,19 +46,7 @@ browser.runtime.onMessage.addListener((msg, sender) => {
   const fromFrame = fromOwnPage(sender) && sender.url.startsWith(FRAME_URL);
   const tabId = sender.tab?.id;
   if (msg.t === ENSURE_HOME && fromFrame) return ensureHome(); // the fleet host page, made once
-  if (msg.t === 'record' && fromFrame && msg.record && typeof msg.record.id === 'string') {
-    if (Number.isInteger(tabId)) updateStats(tabId, (s) => addRecord(s, msg.record));
-    return logs.add(msg.record).then(() => undefined);
-  }
-  if (msg.t === 'fallback' && fromFrame && typeof msg.reason === 'string' && typeof msg.url === 'string') {
-    console.warn(`[mutp] fallback to direct: ${msg.reason} (${msg.url.slice(0, 200)})`);
-    if (Number.isInteger(tabId)) return updateStats(tabId, (s) => addFallback(s, msg.url, msg.reason)).then(() => undefined);
-    return undefined;
-  }
-  if (msg.t === 'seen' && fromFrame && (msg.kind === 'manifest' || msg.kind === 'segment')) {
-    if (Number.isInteger(tabId)) return updateStats(tabId, (s) => addSeen(s, msg.kind, msg.how)).then(() => undefined);
-    return undefined;
-  }
+  if (msg.t === 'batch' && fromFrame && Array.isArray(msg.msgs)) return takeFrameBatch(msg.msgs.slice(0, BACKGROUND_BATCH_MAX), tabId).then(() => undefined);
   // tabId 'sender': the tab the asking page is framed in (the popup shown inside a page)
   const statsTab = msg.tabId === 'sender' ? tabId : msg.tabId;
   if (msg.t === 'tab-stats' && fromOwnPage(sender) && Number.isInteger(statsTab)) {
@@ -71,6 +60,34 @@ browser.runtime.onMessage.addListener((msg, sender) => {
   }
   return undefined;
 });
+
+/**
+ * A frame's batch (background-batch.js): records, fallbacks and segments seen, checked one by
+ * one; one stats update and one log-queue write for all of them.
+ * @param {unknown[]} msgs @param {number | undefined} tabId
+ */
+function takeFrameBatch(msgs, tabId) {
+  /** @type {{id: string}[]} */
+  const records = [];
+  /** @type {((s: import('./tab-stats.js').TabStats) => void)[]} */
+  const changes = [];
+  for (const m of /** @type {any[]} */ (msgs)) {
+    if (!m || typeof m !== 'object') continue;
+    if (m.t === 'record' && m.record && typeof m.record === 'object' && typeof m.record.id === 'string') {
+      records.push(m.record);
+      changes.push((s) => addRecord(s, m.record));
+    } else if (m.t === 'fallback' && typeof m.reason === 'string' && typeof m.url === 'string') {
+      console.warn(`[mutp] fallback to direct: ${m.reason} (${m.url.slice(0, 200)})`);
+      changes.push((s) => addFallback(s, m.url, m.reason));
+    } else if (m.t === 'seen' && (m.kind === 'manifest' || m.kind === 'segment')) {
+      changes.push((s) => addSeen(s, m.kind, m.how));
+    }
+  }
+  return Promise.all([
+    Number.isInteger(tabId) && changes.length > 0 ? updateStats(/** @type {number} */ (tabId), (s) => { for (const change of changes) change(s); }) : null,
+    records.length > 0 ? logs.add(records) : null,
+  ]);
+}
 
 browser.tabs.onRemoved.addListener((tabId) => { statsArea.remove(statsKey(tabId)); });
 browser.alarms.onAlarm.addListener((a) => { if (a.name === RETRY_ALARM) logs.flush(); });

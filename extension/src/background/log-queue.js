@@ -39,10 +39,10 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
   }
   const persist = () => storage.set({ [KEY]: queue.records() });
 
-  /** @param {{id: string}} record */
-  async function add(record) {
+  /** @param {{id: string}[]} records  stored together: one storage write */
+  async function add(records) {
     const q = await load();
-    q.push(record);
+    for (const r of records) q.push(r);
     await persist();
     flush();
   }
