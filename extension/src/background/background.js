@@ -6,7 +6,7 @@ import { loadSettings, clientId } from '../shared/storage.js';
 import { createLogQueue, RETRY_ALARM } from './log-queue.js';
 import { emptyStats, addRecord, addFallback, addSeen } from './tab-stats.js';
 import { ensureHome, serveHome, hostConnections, ENSURE_HOME } from '#fleet-home';
-import { BACKGROUND_BATCH_MAX } from '../shared/page-messages.js';
+import { createFrameBatch } from './frame-batch.js';
 
 const FRAME_URL = browser.runtime.getURL('frame.html');
 const EXTENSION_ORIGIN = browser.runtime.getURL('');
@@ -46,48 +46,54 @@ browser.runtime.onMessage.addListener((msg, sender) => {
   const fromFrame = fromOwnPage(sender) && sender.url.startsWith(FRAME_URL);
   const tabId = sender.tab?.id;
   if (msg.t === ENSURE_HOME && fromFrame) return ensureHome(); // the fleet host page, made once
-  if (msg.t === 'batch' && fromFrame && Array.isArray(msg.msgs)) return takeFrameBatch(msg.msgs.slice(0, BACKGROUND_BATCH_MAX), tabId).then(() => undefined);
+  if (fromFrame && (msg.t === 'record' || msg.t === 'fallback' || msg.t === 'seen')) {
+    frameReports.add({ msg, tabId });
+    return undefined;
+  }
   // tabId 'sender': the tab the asking page is framed in (the popup shown inside a page)
   const statsTab = msg.tabId === 'sender' ? tabId : msg.tabId;
   if (msg.t === 'tab-stats' && fromOwnPage(sender) && Number.isInteger(statsTab)) {
+    frameReports.flush(); // the popup shows every report so far
     const pageUrl = msg.tabId === 'sender' ? Promise.resolve(sender.tab?.url ?? null) : browser.tabs.get(statsTab).then((t) => t.url ?? null, () => null);
     return Promise.all([statsChain.then(() => statsArea.get(statsKey(statsTab))), pageUrl])
       .then(([got, url]) => ({ stats: got[statsKey(statsTab)] ?? emptyStats(), pageUrl: url }));
   }
   if (msg.t === 'fleet-connections' && fromOwnPage(sender)) return Promise.resolve(hostConnections());
   if (msg.t === 'log-status' && fromOwnPage(sender)) {
+    frameReports.flush();
     return logs.pending().then((pending) => ({ pending, counters: logs.counters }));
   }
   return undefined;
 });
 
 /**
- * A frame's batch (background-batch.js): records, fallbacks and segments seen, checked one by
- * one; one stats update and one log-queue write for all of them.
- * @param {unknown[]} msgs @param {number | undefined} tabId
+ * A batch of the frames' reports (frame-batch.js), each checked alone: one stats update per tab
+ * and one log-queue write for all of them.
+ * @param {{msg: any, tabId: number | undefined}[]} reports
  */
-function takeFrameBatch(msgs, tabId) {
+function takeFrameReports(reports) {
   /** @type {{id: string}[]} */
   const records = [];
-  /** @type {((s: import('./tab-stats.js').TabStats) => void)[]} */
-  const changes = [];
-  for (const m of /** @type {any[]} */ (msgs)) {
-    if (!m || typeof m !== 'object') continue;
+  /** @type {Map<number, ((s: import('./tab-stats.js').TabStats) => void)[]>} */
+  const changesByTab = new Map();
+  for (const { msg: m, tabId } of reports) {
+    /** @type {((s: import('./tab-stats.js').TabStats) => void) | null} */
+    let change = null;
     if (m.t === 'record' && m.record && typeof m.record === 'object' && typeof m.record.id === 'string') {
       records.push(m.record);
-      changes.push((s) => addRecord(s, m.record));
+      change = (s) => addRecord(s, m.record);
     } else if (m.t === 'fallback' && typeof m.reason === 'string' && typeof m.url === 'string') {
       console.warn(`[mutp] fallback to direct: ${m.reason} (${m.url.slice(0, 200)})`);
-      changes.push((s) => addFallback(s, m.url, m.reason));
+      change = (s) => addFallback(s, m.url, m.reason);
     } else if (m.t === 'seen' && (m.kind === 'manifest' || m.kind === 'segment')) {
-      changes.push((s) => addSeen(s, m.kind, m.how));
+      change = (s) => addSeen(s, m.kind, m.how);
     }
+    if (change && Number.isInteger(tabId)) changesByTab.set(/** @type {number} */ (tabId), [...(changesByTab.get(/** @type {number} */ (tabId)) ?? []), change]);
   }
-  return Promise.all([
-    Number.isInteger(tabId) && changes.length > 0 ? updateStats(/** @type {number} */ (tabId), (s) => { for (const change of changes) change(s); }) : null,
-    records.length > 0 ? logs.add(records) : null,
-  ]);
+  for (const [tabId, changes] of changesByTab) updateStats(tabId, (s) => { for (const change of changes) change(s); });
+  if (records.length > 0) logs.add(records).catch((err) => console.warn(`[mutp] log queue: ${err?.message}`));
 }
+const frameReports = createFrameBatch({ take: takeFrameReports });
 
 browser.tabs.onRemoved.addListener((tabId) => { statsArea.remove(statsKey(tabId)); });
 browser.alarms.onAlarm.addListener((a) => { if (a.name === RETRY_ALARM) logs.flush(); });

@@ -8,7 +8,6 @@ import browser from '../shared/api.js';
 import { loadSettings, clientId, SETTINGS_KEY } from '../shared/storage.js';
 import { TAG, FLEET_HOST_KEY } from '../shared/page-messages.js';
 import { attachToHome } from '#fleet-home';
-import { createBackgroundBatch } from './background-batch.js';
 
 const PROXY_LIST_KEY = 'proxyList';
 const logger = { warn: (...a) => console.warn('[mutp frame]', ...a) };
@@ -31,12 +30,11 @@ const page = new MessageChannel();
 const control = new MessageChannel();
 window.parent.postMessage({ [TAG]: 'port' }, '*', [page.port2]);
 
-const toBackground = createBackgroundBatch({
-  send: (batch) => browser.runtime.sendMessage(batch).catch((err) => logger.warn(`background unreachable: ${err?.message}`)),
-});
+/** @param {object} msg */
+const toBackground = (msg) => browser.runtime.sendMessage(msg).catch((err) => logger.warn(`background unreachable: ${err?.message}`));
 control.port1.onmessage = (e) => {
   const m = e.data;
-  if (m?.t === 'bg' && m.msg && typeof m.msg === 'object') toBackground.add(m.msg);
+  if (m?.t === 'bg' && m.msg && typeof m.msg === 'object') toBackground(m.msg);
 };
 
 const [settings, cid] = await Promise.all([loadSettings(), clientId()]);
@@ -54,7 +52,4 @@ browser.storage.onChanged.addListener(async (changes, area) => {
   if (area === 'local' && SETTINGS_KEY in changes) control.port1.postMessage({ t: 'settings', settings: await loadSettings(), clientId: cid });
 });
 // the host stops this page's downloads: their proxies serve the next page
-window.addEventListener('pagehide', () => {
-  control.port1.postMessage({ t: 'bye' });
-  toBackground.flush(); // what waits goes now: this frame ends with the page
-});
+window.addEventListener('pagehide', () => control.port1.postMessage({ t: 'bye' }));
