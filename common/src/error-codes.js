@@ -68,6 +68,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_RTC_BUILD_SOURCES: 'the installed node-datachannel has no C++ sources to build',
   ERR_RTC_BUILD_TOOL: 'a compiler, header or tool the WebRTC build needs is missing',
   ERR_RTC_BUILD_VERSION: 'the installed node-datachannel differs from the pinned version',
+  ERR_RTC_BUSY: 'a MUTP download ran over HTTP because every kept connection to its proxies carried another download',
   ERR_RTC_CHANNEL_CLOSED: 'the data channel closed before it opened or while in use',
   ERR_RTC_CONNECT_FAILED: 'a WebRTC connection to a proxy failed for a reason without its own code',
   ERR_RTC_CONNECT_TIMEOUT: 'a WebRTC connection to a proxy did not open in time',

@@ -15,8 +15,12 @@ const FLEET = ['p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.tes
 const settings = (over = {}) => ({ enabled: true, patterns: [], detect: 'all-sites', mode: 'coded', n: 2, randomModes: [], randomN: [], proximity: false, location: null, ...over });
 const tick = () => new Promise((r) => setImmediate(r));
 
-/** @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch, connected?: Set<string>, clock?: {t: number}}} o */
-function harness({ s = settings(), preconnect, heads, fetch, connected = new Set(), clock = { t: 0 } }) {
+/**
+ * @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch, connected?: Set<string>,
+ *   kept?: number, hold?: Promise<void>, clock?: {t: number}}} o  connected: proxies with `kept` connections each (default 2);
+ *   hold: MUTP downloads end when it resolves
+ */
+function harness({ s = settings(), preconnect, heads, fetch, connected = new Set(), kept = 2, hold, clock = { t: 0 } }) {
   const bg = [];
   const posted = [];
   const calls = [];
@@ -24,11 +28,15 @@ function harness({ s = settings(), preconnect, heads, fetch, connected = new Set
   const client = {
     download: async (url, o) => {
       calls.push({ mode: o.mode, n: o.proxies.length });
+      if (hold && ['coded', 'uncoded'].includes(o.mode)) await hold;
       o.onProgress?.({ objectBytes: 3, chunks: [{ offset: 0, bytes: new Uint8Array([1, 2, 3]) }] });
       return { data: new Uint8Array([1, 2, 3]), stats: { id: `r${calls.length}`, mode: o.mode, n: o.proxies.length, proxyIds: o.proxies.map((p) => p.id), error: null } };
     },
-    connectedTo: (list) => list.every((p) => connected.has(p.id)),
-    preconnect: (list, o) => { preconnects.push({ ids: list.map((p) => p.id), perProxy: o.perProxy }); return preconnect(list); },
+    keptConnections: (url) => (connected.has(new URL(url).hostname.split('.')[0]) ? kept : 0),
+    preconnect: (list, o) => {
+      preconnects.push({ ids: list.map((p) => p.id), perProxy: o.perProxy });
+      return preconnect(list).then((out) => { for (const x of out) if (x.ok) connected.add(x.id); return out; }); // a connection that opened is kept idle
+    },
   };
   const proxies = { list: async () => FLEET, invalidate() {} };
   const server = createRequestServer({
@@ -53,6 +61,23 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.calls.map((c) => c.mode), ['parallel-http', 'coded']);
     assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2], 'then a second connection each, for two downloads at once');
     assert.deepEqual(h.records().map((r) => [r.mode, r.modeWanted ?? null, r.modeWhy ?? null]), [['parallel-http', 'coded', 'ERR_RTC_WARMING'], ['coded', null, null]]);
+  });
+
+  it('after the warm-up, a MUTP segment that finds each kept connection carrying another download goes over HTTP at once, saying why, and one more each opens', async () => {
+    let release = () => {};
+    const hold = new Promise((r) => { release = () => r(undefined); });
+    const h = harness({ kept: 1, hold, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    const first = h.get(1); // holds the one kept connection to each proxy
+    await h.get(2); // asked at once, before the first took its connections
+    release();
+    await first;
+    await h.get(3); // the first gave them back
+    assert.deepEqual(h.calls.map((c) => c.mode), ['coded', 'parallel-http', 'coded']);
+    assert.deepEqual(h.records().map((r) => [r.mode, r.modeWanted ?? null, r.modeWhy ?? null]),
+      [['parallel-http', 'coded', 'ERR_RTC_BUSY'], ['coded', null, null], ['coded', null, null]]);
+    assert.deepEqual(h.preconnects.slice(-1), [{ ids: ['p1', 'p2'], perProxy: 1 }], 'one more connection each, for the next download beside these');
   });
 
   it('during the warm-up, a MUTP segment whose proxies are connected already runs in MUTP', async () => {

@@ -285,8 +285,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     pendingLogs: () => (logs ? logs.pending.length : 0),
     /** Log upload counters: {sent, stored, duplicates, rejected, dropped, failures}. */
     logCounters: () => (logs ? { ...logs.counters } : null),
-    /** Every one of these proxies has a kept WebRTC connection ready (a MUTP download to them would not connect). @param {{url: string}[]} list */
-    connectedTo: (list) => peerPool !== null && list.every((p) => peerPool.idleFor(p.url) > 0),
+    /** Kept WebRTC connections to one proxy, idle or carrying a download. @param {string} url */
+    keptConnections: (url) => peerPool?.keptFor(url) ?? 0,
     /** Pooled proxy connections: {connects, reuses, discarded (lent connections closed as failed or suspect)} and how many are idle now. */
     connectionCounters: () => (peerPool ? { ...peerPool.counters(), idle: peerPool.idleCount } : null),
     /**

@@ -171,6 +171,25 @@ describe('MUTP kept connections (peer pool, loopback)', function () {
     }
   });
 
+  it('keptFor counts a proxy\'s connections idle or lent: lent ones until given back, none once discarded', async () => {
+    const p0 = await startTestProxy({ id: 'p0', objects: objects() });
+    const pool = createPeerPool();
+    try {
+      const opts = { url: p0.ref.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC };
+      const [a, b] = await Promise.all([pool.acquire(opts), pool.acquire(opts)]);
+      assert.deepEqual([pool.keptFor(p0.ref.url), pool.idleFor(p0.ref.url)], [2, 0], 'two lent');
+      a.close();
+      assert.deepEqual([pool.keptFor(p0.ref.url), pool.idleFor(p0.ref.url)], [2, 1], 'one given back, kept idle');
+      b.discard();
+      b.close(); // a second end changes nothing
+      assert.deepEqual([pool.keptFor(p0.ref.url), pool.idleFor(p0.ref.url)], [1, 1], 'the discarded one is gone');
+      assert.equal(pool.keptFor('http://127.0.0.1:9/'), 0);
+    } finally {
+      pool.close();
+      p0.kill();
+    }
+  });
+
   it('closes a connection that stayed idle past its timeout', async () => {
     const p0 = await startTestProxy({ id: 'p0', objects: objects() });
     const pool = createPeerPool({ idleTimeoutMs: 50 });

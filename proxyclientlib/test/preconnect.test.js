@@ -19,7 +19,7 @@ describe('ProxyClientLib preconnect (loopback WebRTC)', function () {
       const out = await client.preconnect(refs, { perProxy: 2 });
       assert.deepEqual(out.map((o) => [o.id, o.ok, o.code]), [['p0', true, null], ['p0', true, null], ['p1', true, null], ['p1', true, null]]);
       assert.deepEqual(client.connectionCounters(), { connects: 4, reuses: 0, discarded: 0, idle: 4 });
-      assert.equal(client.connectedTo(refs), true);
+      assert.deepEqual(refs.map((r) => client.keptConnections(r.url)), [2, 2]);
       const got = await Promise.all(['coded', 'uncoded'].map((mode) => client.download(URL_A, { mode, proxies: refs, log: false })));
       for (const g of got) assert.equal(sha256(g.data), sha256(body));
       const c = client.connectionCounters();
@@ -60,8 +60,8 @@ describe('ProxyClientLib preconnect (loopback WebRTC)', function () {
       assert.deepEqual(out.map((o) => [o.id, o.ok]), [['p0', true], ['gone', false]]);
       assert.match(String(out[1].code), /^ERR_RTC_/);
       assert.equal(client.connectionCounters()?.idle, 1);
-      assert.equal(client.connectedTo([p0.ref]), true);
-      assert.equal(client.connectedTo([p0.ref, { url: 'http://127.0.0.1:9/' }]), false);
+      assert.equal(client.keptConnections(p0.ref.url), 1);
+      assert.equal(client.keptConnections('http://127.0.0.1:9/'), 0);
     } finally {
       client.close();
       p0.kill();

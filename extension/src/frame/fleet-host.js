@@ -12,6 +12,7 @@ import { createOriginHeads } from './origin-heads.js';
 import { createProxyCache } from './proxy-cache.js';
 import { createBreakers } from './breaker.js';
 import { createWarmUp } from './warm-up.js';
+import { createRtcClaims } from './rtc-claims.js';
 import { mixedContentGuard } from '../shared/mixed-content.js';
 import { parseSettings } from '../shared/settings.js';
 
@@ -47,6 +48,7 @@ export function createFleetHost({ underMixedContentRule, shared = null, logger =
   const breakers = createBreakers();
   const now = () => performance.now();
   const warmUp = createWarmUp({ proxies: () => proxies, client: () => /** @type {any} */ (client), breakers, now, logger });
+  const claims = createRtcClaims();
   /** @type {Map<MessagePort, {close: (code: string) => void}>} */
   const pages = new Map();
 
@@ -85,7 +87,7 @@ export function createFleetHost({ underMixedContentRule, shared = null, logger =
     const toFrame = (m) => control.postMessage(m);
     const server = createRequestServer({
       state: () => ({ settings: /** @type {any} */ (settings), matches, client: /** @type {any} */ (client), clientId: cid, proxies, fetch: globalThis.fetch.bind(globalThis) }),
-      port: page, toBackground: (msg) => toFrame({ t: 'bg', msg }), logger, heads, breakers, warmUp, now,
+      port: page, toBackground: (msg) => toFrame({ t: 'bg', msg }), logger, heads, breakers, warmUp, claims, now,
     });
     page.onmessage = (e) => server.onPageMessage(e.data);
     control.onmessage = (e) => {

@@ -13,7 +13,8 @@ import { parsePageMessage, splitReason } from './page-request.js';
 import { createBreakers } from './breaker.js';
 import { createOriginHeads, HEAD_WAIT_MS } from './origin-heads.js';
 import { MIXED_CONTENT_CODE } from '../shared/mixed-content.js';
-import { createWarmUp, WARMING } from './warm-up.js';
+import { createWarmUp, WARMING, RTC_BUSY } from './warm-up.js';
+import { createRtcClaims } from './rtc-claims.js';
 import { codedError } from '@mutp/common/errors';
 import { createHops } from './hop-timing.js';
 
@@ -36,7 +37,7 @@ const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
  * @property {(url: string) => boolean} matches
  * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object, timing?: Record<string, number | null>}>,
  *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>,
- *   connectedTo?: (list: {url: string}[]) => boolean}} client
+ *   keptConnections?: (url: string) => number}} client
  * @property {string} [clientId]
  * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void, worked?: () => void} | null} [proxies]
  *   the cached proxy list; without it ProxyClientLib asks Origo per download
@@ -66,8 +67,9 @@ function rtcUnusable(e) {
  * @param {ReturnType<typeof createOriginHeads>} [o.heads]
  * @param {ReturnType<typeof createBreakers>} [o.breakers]  shared by the pages one fleet host serves: what failed for one page is skipped for the next
  * @param {ReturnType<typeof createWarmUp>} [o.warmUp]  shared likewise: a second page finds the connections open
+ * @param {ReturnType<typeof createRtcClaims>} [o.claims]  shared likewise: the kept connections' downloads, over all pages
  */
-export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now(), heads = createOriginHeads(), breakers = createBreakers(), warmUp = createWarmUp({ proxies: () => state().proxies, client: () => state().client, breakers, now, logger }) }) {
+export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now(), heads = createOriginHeads(), breakers = createBreakers(), warmUp = createWarmUp({ proxies: () => state().proxies, client: () => state().client, breakers, now, logger }), claims = createRtcClaims() }) {
   /** @type {Map<number, AbortController>} */
   const active = new Map();
 
@@ -161,6 +163,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
 
     /** @type {{id: string, url: string, ticket: string | null}[] | number} */
     let proxies = n;
+    /** @type {{url: string}[] | null} the proxies whose kept connections this download claimed */
+    let claimed = null;
     if (st.proxies) {
       try {
         const all = await st.proxies.list(where(settings));
@@ -170,9 +174,18 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         n = drawn.n;
         if (drawn.nWhy) nNote = { nWanted: drawn.nWanted, nWhy: drawn.nWhy };
         proxies = usable.slice(0, n);
-        if (MUTP_MODES.includes(mode) && warmUp.busy() && !client.connectedTo?.(proxies)) {
-          mode = RTC_FALLBACK_MODE; // its connections are still opening: no segment waits on a connect
-          modeWhy = WARMING;
+        if (MUTP_MODES.includes(mode) && typeof client.keptConnections === 'function') {
+          claimed = claims.claim((u) => client.keptConnections(u), proxies) ? proxies : null;
+          if (!claimed) {
+            // no segment waits on a connect: the connections are still opening, or each kept
+            // one carries another download; one more each opens meanwhile, for the next
+            mode = RTC_FALLBACK_MODE;
+            if (warmUp.busy()) modeWhy = WARMING;
+            else {
+              modeWhy = RTC_BUSY;
+              client.preconnect?.(proxies, { perProxy: 1 });
+            }
+          }
         }
       } catch (err) {
         const code = codeOf(err);
@@ -269,6 +282,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       }
     } finally {
       active.delete(id);
+      if (claimed) claims.release(claimed);
     }
   }
 

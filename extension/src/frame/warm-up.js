@@ -7,6 +7,7 @@
 
 export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, each on its own connection (the second round, after one each)
 export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: its connections were still opening
+export const RTC_BUSY = 'ERR_RTC_BUSY'; // why a MUTP download ran over HTTP: every kept connection to its proxies carried another download
 const MUTP_MODES = ['coded', 'uncoded'];
 
 /**

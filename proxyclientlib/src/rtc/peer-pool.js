@@ -32,6 +32,8 @@ export const POOL_MAX_IDLE_PER_PROXY = 2;
 export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePerProxy = POOL_MAX_IDLE_PER_PROXY } = {}) {
   /** @type {Map<string, { pc: RTCPeerConnection, channel: RTCDataChannel, timer: ReturnType<typeof setTimeout> }[]>} */
   const idle = new Map();
+  /** @type {Map<string, number>} connections lent to downloads, per proxy */
+  const lent = new Map();
   /** @type {Map<string, Promise<FillOutcome>[]>} connections fill() is opening, per proxy */
   const opening = new Map();
   let closed = false;
@@ -108,9 +110,13 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
    */
   function lease(key, pc, channel, reused) {
     let done = false;
+    lent.set(key, (lent.get(key) ?? 0) + 1);
     const end = (/** @type {boolean} */ keep) => {
       if (done) return;
       done = true;
+      const n = (lent.get(key) ?? 1) - 1;
+      if (n > 0) lent.set(key, n);
+      else lent.delete(key);
       if (keep && !closed && pc.connectionState === 'connected' && channel.readyState === 'open') putIdle(key, pc, channel);
       else closePeer(pc, channel);
     };
@@ -151,6 +157,8 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
     },
     /** Idle connections to one proxy (a download to it now would take one instead of connecting). @param {string} url */
     idleFor: (url) => idle.get(url)?.length ?? 0,
+    /** Connections to one proxy, idle or lent to a download. @param {string} url */
+    keptFor: (url) => (idle.get(url)?.length ?? 0) + (lent.get(url) ?? 0),
     /** {connects, reuses, discarded} since the pool was made (discarded: lent connections closed as failed or suspect) */
     counters: () => ({ ...counters }),
     /**

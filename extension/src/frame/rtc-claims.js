@@ -1,0 +1,33 @@
+// Which MUTP downloads may start on kept WebRTC connections now. A MUTP download holds one
+// connection per proxy, and one that finds none free opens its own: 250-550 ms from Chromium to a
+// local proxy, longer than the whole segment over HTTP. Requests that come together (a player
+// starts audio and video, init and media, at once) would all see the same idle connections
+// before any of them took one, so the count is kept here: per proxy, the MUTP downloads started
+// and not ended, against the connections kept to it (idle or carrying one of them). Shared by
+// the pages one fleet host serves, like its connections. No browser API here.
+
+export function createRtcClaims() {
+  /** @type {Map<string, number>} proxy URL → MUTP downloads in flight */
+  const inFlight = new Map();
+  return {
+    /**
+     * Claim a free kept connection to each of these proxies, or none of them.
+     * @param {(url: string) => number} kept  connections kept to a proxy (ProxyClientLib's keptConnections)
+     * @param {{url: string}[]} proxies
+     * @returns {boolean}
+     */
+    claim(kept, proxies) {
+      if (!proxies.every((p) => kept(p.url) - (inFlight.get(p.url) ?? 0) > 0)) return false;
+      for (const p of proxies) inFlight.set(p.url, (inFlight.get(p.url) ?? 0) + 1);
+      return true;
+    },
+    /** The download that claimed them ended. @param {{url: string}[]} proxies */
+    release(proxies) {
+      for (const p of proxies) {
+        const n = (inFlight.get(p.url) ?? 1) - 1;
+        if (n > 0) inFlight.set(p.url, n);
+        else inFlight.delete(p.url);
+      }
+    },
+  };
+}
