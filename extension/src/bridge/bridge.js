@@ -1,8 +1,8 @@
 // Content script in the ISOLATED world, at document_start: reads the settings, tells the MAIN
 // world only what it needs (patterns, whether to detect segments on this site, stall timeout),
 // and inserts the hidden download frame the first time the page asks for it.
-import browser from '../shared/api.js';
-import { loadSettings, SETTINGS_KEY } from '../shared/storage.js';
+import browser from '#native-api';
+import { readSettings, SETTINGS_KEY } from '../shared/settings-store.js';
 import { TAG } from '../shared/page-messages.js';
 import { activeOn } from '../shared/sites.js';
 
@@ -18,7 +18,7 @@ const FRAME_PAGE = 'frame.html';
   const post = (cfg) => window.postMessage({ [TAG]: 'config', extensionOrigin, ...cfg }, '*');
 
   async function refresh() {
-    const s = await loadSettings();
+    const s = await readSettings(browser.storage.local);
     const on = activeOn(s, location.hostname);
     lastConfig = { enabled: s.enabled, patterns: on.patterns, detect: on.detect, patternList: s.patterns, noProgressTimeoutMs: s.noProgressTimeoutMs };
     post(lastConfig);

@@ -1,0 +1,20 @@
+// The settings as stored in an extension storage area. No browser API of its own: the content
+// script that runs in every frame of every page reads them with the browser's native API.
+import { parseSettings } from './settings.js';
+
+export const SETTINGS_KEY = 'settings';
+// Settings baked into a TEST build by `build.js --config FILE` (esbuild define); null in the
+// product build. Used only while storage holds no settings, and validated like stored ones.
+// Firefox's WebDriver BiDi cannot open extension pages, so a test cannot set options there.
+const BAKED_SETTINGS = /** @type {unknown} */ (globalThis.__MUTP_BAKED_SETTINGS__ ?? null);
+
+/**
+ * @param {{get: (key: string) => Promise<Record<string, unknown>>}} area  storage.local
+ * @returns {Promise<import('./settings.js').Settings>}
+ */
+export async function readSettings(area) {
+  const got = await area.get(SETTINGS_KEY);
+  const { settings, problems } = parseSettings(got[SETTINGS_KEY] ?? BAKED_SETTINGS);
+  if (problems.length) console.warn(`[mutp] stored settings: ${problems.join('; ')} (defaults used for those)`);
+  return settings;
+}
