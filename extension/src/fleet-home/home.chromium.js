@@ -2,7 +2,7 @@
 // it starts with the extension enabled, or else on the first frame's request. The frame reaches
 // its window through chrome.extension.getViews() (same extension process) and transfers the
 // page's port to it: bodies then go from host to page with no copy on the way.
-import browser from '../shared/api.js';
+import browser from '#native-api';
 import { whenReady, isReadyHost } from './ready.js';
 import { homeView } from './views.js';
 

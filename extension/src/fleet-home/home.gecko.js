@@ -2,7 +2,7 @@
 // idle time, and the connections with it; the records sent while a video plays keep it awake).
 // Its web-accessible frame sees no extension views, so the frame reaches the host over a
 // runtime.Port (port-relay.js), which also wakes the background page.
-import browser from '../shared/api.js';
+import browser from '#native-api';
 import { whenReady } from './ready.js';
 import { relayFromFrame, relayToHost, RELAY_PORT_NAME } from './port-relay.js';
 import { FLEET_HOST_KEY } from '../shared/page-messages.js';

@@ -4,8 +4,8 @@
 // transferred ArrayBuffers with no hop through here. This frame reads the settings for it and
 // sends its records and fallbacks to the background as this tab's. Where no host page can be
 // reached, the frame hosts the fleet itself (each page load then connects anew).
-import browser from '../shared/api.js';
-import { loadSettings, clientId, SETTINGS_KEY } from '../shared/storage.js';
+import browser from '#native-api';
+import { readSettings, readClientId, SETTINGS_KEY } from '../shared/settings-store.js';
 import { TAG, FLEET_HOST_KEY } from '../shared/page-messages.js';
 import { attachToHome } from '#fleet-home';
 
@@ -37,7 +37,8 @@ control.port1.onmessage = (e) => {
   if (m?.t === 'bg' && m.msg && typeof m.msg === 'object') toBackground(m.msg);
 };
 
-const [settings, cid] = await Promise.all([loadSettings(), clientId()]);
+const loadSettings = () => readSettings(browser.storage.local);
+const [settings, cid] = await Promise.all([loadSettings(), readClientId(browser.storage.local)]);
 const attach = { [FLEET_HOST_KEY]: 'attach', settings, clientId: cid };
 const reached = await attachToHome(attach, page.port1, control.port2).catch((err) => {
   logger.warn(`fleet host page unreachable: ${err?.message}`);

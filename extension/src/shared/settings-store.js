@@ -1,8 +1,10 @@
-// The settings as stored in an extension storage area. No browser API of its own: the content
-// script that runs in every frame of every page reads them with the browser's native API.
+// The settings and the installation id as stored in an extension storage area. No browser API
+// of its own: the scripts every page load runs (the content script in every frame, the download
+// frame) read them with the browser's native API, without the polyfill.
 import { parseSettings } from './settings.js';
 
 export const SETTINGS_KEY = 'settings';
+const CLIENT_ID_KEY = 'clientId';
 // Settings baked into a TEST build by `build.js --config FILE` (esbuild define); null in the
 // product build. Used only while storage holds no settings, and validated like stored ones.
 // Firefox's WebDriver BiDi cannot open extension pages, so a test cannot set options there.
@@ -17,4 +19,17 @@ export async function readSettings(area) {
   const { settings, problems } = parseSettings(got[SETTINGS_KEY] ?? BAKED_SETTINGS);
   if (problems.length) console.warn(`[mutp] stored settings: ${problems.join('; ')} (defaults used for those)`);
   return settings;
+}
+
+/**
+ * A random id of this installation, made once.
+ * @param {{get: (key: string) => Promise<Record<string, unknown>>, set: (v: object) => Promise<void>}} area  storage.local
+ * @returns {Promise<string>}
+ */
+export async function readClientId(area) {
+  const got = await area.get(CLIENT_ID_KEY);
+  if (typeof got[CLIENT_ID_KEY] === 'string') return got[CLIENT_ID_KEY];
+  const id = crypto.randomUUID();
+  await area.set({ [CLIENT_ID_KEY]: id });
+  return id;
 }
