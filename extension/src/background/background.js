@@ -88,7 +88,10 @@ function takeFrameReports(reports) {
     } else if (m.t === 'seen' && (m.kind === 'manifest' || m.kind === 'segment')) {
       change = (s) => addSeen(s, m.kind, m.how);
     }
-    if (change && Number.isInteger(tabId)) changesByTab.set(/** @type {number} */ (tabId), [...(changesByTab.get(/** @type {number} */ (tabId)) ?? []), change]);
+    if (!change || !Number.isInteger(tabId)) continue;
+    const forTab = changesByTab.get(/** @type {number} */ (tabId)) ?? [];
+    forTab.push(change);
+    changesByTab.set(/** @type {number} */ (tabId), forTab);
   }
   for (const [tabId, changes] of changesByTab) updateStats(tabId, (s) => { for (const change of changes) change(s); });
   if (records.length > 0) logs.add(records).catch((err) => console.warn(`[mutp] log queue: ${err?.message}`));

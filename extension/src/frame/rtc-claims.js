@@ -6,9 +6,11 @@
 // and not ended, against the connections kept to it (idle or carrying one of them). Shared by
 // the pages one fleet host serves, like its connections. No browser API here.
 
+import { createCounts } from '@mutp/common/counts';
+
 export function createRtcClaims() {
-  /** @type {Map<string, number>} proxy URL → MUTP downloads in flight */
-  const inFlight = new Map();
+  /** @type {ReturnType<typeof createCounts<string>>} proxy URL → MUTP downloads in flight */
+  const inFlight = createCounts();
   return {
     /**
      * Claim a free kept connection to each of these proxies, or none of them.
@@ -17,17 +19,13 @@ export function createRtcClaims() {
      * @returns {boolean}
      */
     claim(kept, proxies) {
-      if (!proxies.every((p) => kept(p.url) - (inFlight.get(p.url) ?? 0) > 0)) return false;
-      for (const p of proxies) inFlight.set(p.url, (inFlight.get(p.url) ?? 0) + 1);
+      if (!proxies.every((p) => kept(p.url) > inFlight.get(p.url))) return false;
+      for (const p of proxies) inFlight.add(p.url);
       return true;
     },
     /** The download that claimed them ended. @param {{url: string}[]} proxies */
     release(proxies) {
-      for (const p of proxies) {
-        const n = (inFlight.get(p.url) ?? 1) - 1;
-        if (n > 0) inFlight.set(p.url, n);
-        else inFlight.delete(p.url);
-      }
+      for (const p of proxies) inFlight.remove(p.url);
     },
   };
 }

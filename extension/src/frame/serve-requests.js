@@ -175,7 +175,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         if (drawn.nWhy) nNote = { nWanted: drawn.nWanted, nWhy: drawn.nWhy };
         proxies = usable.slice(0, n);
         if (MUTP_MODES.includes(mode) && typeof client.keptConnections === 'function') {
-          claimed = claims.claim((u) => client.keptConnections(u), proxies) ? proxies : null;
+          claimed = claims.claim(client.keptConnections, proxies) ? proxies : null;
           if (!claimed) {
             // no segment waits on a connect: the connections are still opening, or each kept
             // one carries another download; one more each opens meanwhile, for the next

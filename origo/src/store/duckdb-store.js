@@ -14,7 +14,7 @@ const select = (/** @type {Column} */ c) => selectExpr(c, DUCKDB);
 /** @typedef {import('./tables.js').Column} Column */
 /** @typedef {import('./store-interface.js').Store} Store */
 /** @typedef {import('./store-interface.js').InsertResult} InsertResult */
-/** @typedef {{records: object[], receivedAt: Date, resolve: (r: InsertResult | Promise<never>) => void, reject: (e: Error) => void}} GroupPart */
+/** @typedef {{records: object[], receivedAt: Date, resolve: (r: InsertResult) => void, reject: (e: Error) => void}} GroupPart */
 
 /**
  * How long an insert waits for others into the same table to share its transaction (ms): the
@@ -145,11 +145,12 @@ export class DuckDbStore {
       const results = await this.#transaction(table, columns, parts, appendChildren);
       parts.forEach((part, i) => part.resolve(results[i]));
     } catch (err) {
+      if (parts.length === 1) return parts[0].reject(/** @type {Error} */ (err));
       for (const part of parts) {
         try {
-          part.resolve(parts.length === 1 ? Promise.reject(err) : (await this.#transaction(table, columns, [part], appendChildren))[0]);
+          part.resolve((await this.#transaction(table, columns, [part], appendChildren))[0]);
         } catch (e) {
-          part.reject(codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${/** @type {Error} */ (e).message}`, { cause: e }));
+          part.reject(/** @type {Error} */ (e)); // ERR_STORE_WRITE from #transaction
         }
       }
     }
@@ -221,19 +222,10 @@ export class DuckDbStore {
   /** @param {object[]} records @param {{ receivedAt?: Date }} [opts] */
   insertClientRecords(records, { receivedAt = new Date() } = {}) {
     return this.#insertIdempotent('client_records', CLIENT_RECORD_COLUMNS, records, receivedAt, async (fresh) => {
-      const rows = fresh.flatMap((r) => (r.perProxy ?? []).map((p, sourceIndex) => ({ p, recordId: r.id, sourceIndex })));
-      const table = 'client_record_proxies';
-      if (rows.length === 0) return;
-      const appender = await this.#writer.createAppender(table);
-      try {
-        for (const { p, recordId, sourceIndex } of rows) {
-          for (const c of CLIENT_RECORD_PROXY_COLUMNS) appendCell(appender, c, c.get(p, { recordId, sourceIndex }));
-          appender.endRow();
-        }
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
+      /** @type {Map<object, {recordId: string, sourceIndex: number}>} each per-proxy entry and its record */
+      const ctx = new Map();
+      for (const r of fresh) (r.perProxy ?? []).forEach((/** @type {object} */ p, /** @type {number} */ sourceIndex) => ctx.set(p, { recordId: r.id, sourceIndex }));
+      await this.#append('client_record_proxies', CLIENT_RECORD_PROXY_COLUMNS, [...ctx.keys()], (p) => ctx.get(p));
     });
   }
 
@@ -382,10 +374,10 @@ export class DuckDbStore {
 
   }
 
-  /** Waits for queued writes, checkpoints the file, releases it. Safe to call twice. */
   /** Record transactions committed since the store opened (a test reads it). */
   get transactions() { return this.#transactions; }
 
+  /** Commits the inserts waiting for their group, waits for queued writes, checkpoints the file, releases it. Safe to call twice. */
   async close() {
     if (this.#closed) return;
     for (const g of [...this.#groups.values()]) { // nothing accepted is lost: the waiting inserts commit now

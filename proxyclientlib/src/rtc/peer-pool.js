@@ -8,6 +8,7 @@
 
 import { closePeer, connectPeer } from './connect-peer.js';
 import { codedError } from '@mutp/common/errors';
+import { createCounts } from '@mutp/common/counts';
 
 /**
  * An idle pooled connection closes after this (ms): under the proxy's 30 s idle sweep
@@ -32,8 +33,8 @@ export const POOL_MAX_IDLE_PER_PROXY = 2;
 export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePerProxy = POOL_MAX_IDLE_PER_PROXY } = {}) {
   /** @type {Map<string, { pc: RTCPeerConnection, channel: RTCDataChannel, timer: ReturnType<typeof setTimeout> }[]>} */
   const idle = new Map();
-  /** @type {Map<string, number>} connections lent to downloads, per proxy */
-  const lent = new Map();
+  /** @type {ReturnType<typeof createCounts<string>>} connections lent to downloads, per proxy */
+  const lent = createCounts();
   /** @type {Map<string, Promise<FillOutcome>[]>} connections fill() is opening, per proxy */
   const opening = new Map();
   let closed = false;
@@ -110,13 +111,11 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
    */
   function lease(key, pc, channel, reused) {
     let done = false;
-    lent.set(key, (lent.get(key) ?? 0) + 1);
+    lent.add(key);
     const end = (/** @type {boolean} */ keep) => {
       if (done) return;
       done = true;
-      const n = (lent.get(key) ?? 1) - 1;
-      if (n > 0) lent.set(key, n);
-      else lent.delete(key);
+      lent.remove(key);
       if (keep && !closed && pc.connectionState === 'connected' && channel.readyState === 'open') putIdle(key, pc, channel);
       else closePeer(pc, channel);
     };
@@ -158,7 +157,7 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
     /** Idle connections to one proxy (a download to it now would take one instead of connecting). @param {string} url */
     idleFor: (url) => idle.get(url)?.length ?? 0,
     /** Connections to one proxy, idle or lent to a download. @param {string} url */
-    keptFor: (url) => (idle.get(url)?.length ?? 0) + (lent.get(url) ?? 0),
+    keptFor: (url) => (idle.get(url)?.length ?? 0) + lent.get(url),
     /** {connects, reuses, discarded} since the pool was made (discarded: lent connections closed as failed or suspect) */
     counters: () => ({ ...counters }),
     /**
