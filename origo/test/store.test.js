@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDuckDbStore } from '../index.js';
-import { clientRecord, connectGoodProxy, emitWithAck, postLogs, proxyRecord, startTestOrigo } from './helpers.js';
+import { clientRecord, connectGoodProxy, emitWithAck, postLogs, proxyRecord, proxyStatus, startTestOrigo } from './helpers.js';
 
 // What only the DuckDB file store does (a file, reopened); the Store contract is in store-contract.test.js.
 describe('origo: DuckDB store', () => {
@@ -63,16 +63,47 @@ describe('origo: DuckDB store', () => {
     }
   });
 
+  it('proxy statuses that arrive together share one transaction, each row with its own time; a bad one fails only its caller', async () => {
+    const store = await openDuckDbStore();
+    try {
+      const t0 = new Date('2026-01-01T00:00:00Z');
+      const at = (/** @type {number} */ s) => new Date(t0.getTime() + s * 1000);
+      const before = store.transactions;
+      await Promise.all([
+        store.insertProxyStatus([proxyStatus('p1', { activeSessions: 1 })], { receivedAt: at(1) }),
+        store.insertProxyStatus([proxyStatus('p2', { activeSessions: 2 }), proxyStatus('p3', { activeSessions: 3 })], { receivedAt: at(2) }),
+      ]);
+      assert.equal(store.transactions - before, 1, 'one transaction for both inserts');
+      const latest = await store.latestProxyStatus();
+      assert.deepEqual(latest.map((s) => [s.proxyId, s.activeSessions, new Date(s.receivedAt).getTime()]),
+        [['p1', 1, at(1).getTime()], ['p2', 2, at(2).getTime()], ['p3', 3, at(2).getTime()]]);
+
+      const [good, bad] = await Promise.allSettled([
+        store.insertProxyStatus([proxyStatus('p4')]),
+        store.insertProxyStatus([proxyStatus('p5', { activeSessions: 1.5 })]), // not an integer: the column refuses it
+      ]);
+      assert.equal(good.status, 'fulfilled');
+      assert.equal(bad.status, 'rejected');
+      assert.equal(/** @type {any} */ (bad).reason.code, 'ERR_STORE_WRITE');
+      assert.deepEqual((await store.latestProxyStatus()).map((s) => s.proxyId), ['p1', 'p2', 'p3', 'p4']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('close() commits the inserts still waiting for their group: none is lost', async () => {
     const path = join(dir, 'waiting.duckdb');
     const store = await openDuckDbStore({ path });
     const c = clientRecord();
     const inserted = store.insertClientRecords([c]);
+    const status = store.insertProxyStatus([proxyStatus('p1')]);
     await store.close();
     assert.deepEqual(await inserted, { stored: [c.id], duplicates: [] });
+    await status;
     const again = await openDuckDbStore({ path });
     try {
       assert.equal((await again.listClientRecords())[0].id, c.id);
+      assert.deepEqual((await again.latestProxyStatus()).map((s) => s.proxyId), ['p1']);
     } finally {
       await again.close();
     }

@@ -14,13 +14,25 @@ const select = (/** @type {Column} */ c) => selectExpr(c, DUCKDB);
 /** @typedef {import('./tables.js').Column} Column */
 /** @typedef {import('./store-interface.js').Store} Store */
 /** @typedef {import('./store-interface.js').InsertResult} InsertResult */
-/** @typedef {{records: object[], receivedAt: Date, resolve: (r: InsertResult) => void, reject: (e: Error) => void}} GroupPart */
+/**
+ * One caller's insert waiting for its group's commit: `result` is what the caller gets.
+ * @template R
+ * @typedef {{rows: object[], receivedAt: Date, resolve: (r: R) => void, reject: (e: Error) => void}} GroupPart
+ */
 
 /**
  * How long an insert waits for others into the same table to share its transaction (ms): the
  * proxies of one download report within a few ms of each other; a caller's ack waits this long.
  */
 export const GROUP_COMMIT_MS = 20;
+
+/**
+ * The same for proxy statuses (ms): a status is a sample no reader waits on, and each proxy
+ * reports on its own 5 s phase, so a short window would rarely hold two. With 1000 proxies
+ * (200 statuses/s) one append carries ~50 statuses instead of one, each append blocking the
+ * event loop ~3.5 ms however few rows it holds.
+ */
+export const STATUS_GROUP_COMMIT_MS = 250;
 
 /**
  * @param {import('@duckdb/node-api').DuckDBAppender} appender
@@ -74,7 +86,7 @@ export class DuckDbStore {
   /** Writes run one at a time on the writer connection: DuckDB transactions on one connection cannot interleave. */
   #queue = Promise.resolve();
   #closed = false;
-  /** @type {Map<string, {parts: GroupPart[], commit: () => void, timer: ReturnType<typeof setTimeout>}>} inserts waiting to share a transaction, per table */
+  /** @type {Map<string, {parts: GroupPart<any>[], commit: () => void, timer: ReturnType<typeof setTimeout>}>} inserts waiting to share a transaction, per table */
   #groups = new Map();
   #transactions = 0;
 
@@ -116,56 +128,85 @@ export class DuckDbStore {
    * @returns {Promise<InsertResult>}
    */
   #insertIdempotent(table, columns, records, receivedAt, appendChildren) {
+    if (records.length === 0 && !this.#closed) return Promise.resolve({ stored: [], duplicates: [] });
+    return this.#grouped(table, GROUP_COMMIT_MS, records, receivedAt, (parts) => this.#transaction(table, columns, parts, appendChildren));
+  }
+
+  /**
+   * Join the group of inserts into `table` that commits `windowMs` after its first one, in one
+   * write; if that write fails, each insert is written alone, so one caller's bad batch fails
+   * only that caller.
+   * @template R
+   * @param {string} table @param {number} windowMs @param {object[]} rows @param {Date} receivedAt
+   * @param {(parts: GroupPart<R>[]) => Promise<R[]>} write  one transaction; a result per part
+   * @returns {Promise<R>}
+   */
+  #grouped(table, windowMs, rows, receivedAt, write) {
     if (this.#closed) return Promise.reject(codedError('ERR_STORE_CLOSED', 'the store is closed'));
-    if (records.length === 0) return Promise.resolve({ stored: [], duplicates: [] });
     return new Promise((resolve, reject) => {
       let group = this.#groups.get(table);
       if (!group) {
-        const parts = /** @type {GroupPart[]} */ ([]);
+        const parts = /** @type {GroupPart<R>[]} */ ([]);
         const commit = () => {
           this.#groups.delete(table);
-          // #commitGroup settles every part itself; #serial refuses only a store closed meanwhile
-          this.#serial(() => this.#commitGroup(table, columns, parts, appendChildren)).catch((err) => { for (const part of parts) part.reject(err); });
+          // #settle settles every part itself; #serial refuses only a store closed meanwhile
+          this.#serial(() => this.#settle(parts, write)).catch((err) => { for (const part of parts) part.reject(err); });
         };
-        group = { parts, commit, timer: setTimeout(commit, GROUP_COMMIT_MS) };
+        group = { parts, commit, timer: setTimeout(commit, windowMs) };
         this.#groups.set(table, group);
       }
-      group.parts.push({ records, receivedAt, resolve, reject });
+      group.parts.push({ rows, receivedAt, resolve, reject });
     });
   }
 
   /**
-   * One transaction for a group's inserts; if it fails, each insert alone, so one caller's bad
-   * batch fails only that caller.
-   * @param {string} table @param {Column[]} columns @param {GroupPart[]} parts
-   * @param {(fresh: any[]) => Promise<void>} [appendChildren]
+   * @template R
+   * @param {GroupPart<R>[]} parts @param {(parts: GroupPart<R>[]) => Promise<R[]>} write
    */
-  async #commitGroup(table, columns, parts, appendChildren) {
+  async #settle(parts, write) {
     try {
-      const results = await this.#transaction(table, columns, parts, appendChildren);
+      const results = await write(parts);
       parts.forEach((part, i) => part.resolve(results[i]));
     } catch (err) {
       if (parts.length === 1) return parts[0].reject(/** @type {Error} */ (err));
       for (const part of parts) {
         try {
-          part.resolve((await this.#transaction(table, columns, [part], appendChildren))[0]);
+          part.resolve((await write([part]))[0]);
         } catch (e) {
-          part.reject(/** @type {Error} */ (e)); // ERR_STORE_WRITE from #transaction
+          part.reject(/** @type {Error} */ (e)); // ERR_STORE_WRITE from the write
         }
       }
     }
   }
 
   /**
-   * BEGIN, skip ids already stored (or earlier in these parts), append the rest, COMMIT.
-   * @param {string} table @param {Column[]} columns @param {GroupPart[]} parts
+   * BEGIN, `body`, COMMIT; ROLLBACK and ERR_STORE_WRITE if any of it fails.
+   * @template T
+   * @param {string} table  for the error @param {() => Promise<T>} body
+   * @returns {Promise<T>}
+   */
+  async #inTransaction(table, body) {
+    await this.#writer.run('BEGIN TRANSACTION');
+    try {
+      const out = await body();
+      await this.#writer.run('COMMIT');
+      this.#transactions++;
+      return out;
+    } catch (err) {
+      await this.#writer.run('ROLLBACK').catch(() => {});
+      throw codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${/** @type {Error} */ (err).message}`, { cause: err });
+    }
+  }
+
+  /**
+   * Skip ids already stored (or earlier in these parts), append the rest, in one transaction.
+   * @param {string} table @param {Column[]} columns @param {GroupPart<InsertResult>[]} parts
    * @param {(fresh: any[]) => Promise<void>} [appendChildren]
    * @returns {Promise<InsertResult[]>} per part
    */
-  async #transaction(table, columns, parts, appendChildren) {
-    const ids = parts.flatMap((p) => p.records.map((r) => /** @type {any} */ (r).id.toLowerCase()));
-    await this.#writer.run('BEGIN TRANSACTION');
-    try {
+  #transaction(table, columns, parts, appendChildren) {
+    const ids = parts.flatMap((p) => p.rows.map((r) => /** @type {any} */ (r).id.toLowerCase()));
+    return this.#inTransaction(table, async () => {
       const existing = await this.#writer.runAndReadAll(
         `SELECT id::VARCHAR AS id FROM ${table} WHERE id IN (SELECT unnest($ids::VARCHAR[])::UUID)`,
         { ids: listValue(ids) },
@@ -177,7 +218,7 @@ export class DuckDbStore {
       const results = parts.map((part) => {
         /** @type {InsertResult} */
         const out = { stored: [], duplicates: [] };
-        for (const r of /** @type {any[]} */ (part.records)) {
+        for (const r of /** @type {any[]} */ (part.rows)) {
           const id = ids[k++];
           if (seen.has(id)) {
             out.duplicates.push(r.id);
@@ -191,25 +232,20 @@ export class DuckDbStore {
       });
       await this.#append(table, columns, [...fresh.keys()], (r) => ({ receivedAt: fresh.get(r), record: r }));
       if (appendChildren) await appendChildren([...fresh.keys()]);
-      await this.#writer.run('COMMIT');
-      this.#transactions++;
       return results;
-    } catch (err) {
-      await this.#writer.run('ROLLBACK').catch(() => {});
-      throw codedError('ERR_STORE_WRITE', `insert into ${table} failed: ${/** @type {Error} */ (err).message}`, { cause: err });
-    }
+    });
   }
 
   /**
    * @param {string} table @param {Column[]} columns @param {any[]} rows
-   * @param {(row: any) => any} ctxOf
+   * @param {(row: any, index: number) => any} ctxOf
    */
   async #append(table, columns, rows, ctxOf) {
     if (rows.length === 0) return;
     const appender = await this.#writer.createAppender(table);
     try {
-      for (const row of rows) {
-        const ctx = ctxOf(row);
+      for (const [i, row] of rows.entries()) {
+        const ctx = ctxOf(row, i);
         for (const c of columns) appendCell(appender, c, c.get(row, ctx));
         appender.endRow();
       }
@@ -236,7 +272,15 @@ export class DuckDbStore {
 
   /** @param {object[]} statuses @param {{ receivedAt?: Date }} [opts] */
   insertProxyStatus(statuses, { receivedAt = new Date() } = {}) {
-    return this.#serial(() => this.#append('proxy_status', PROXY_STATUS_COLUMNS, statuses, () => ({ receivedAt })));
+    if (statuses.length === 0 && !this.#closed) return Promise.resolve();
+    return this.#grouped('proxy_status', STATUS_GROUP_COMMIT_MS, statuses, receivedAt, (parts) => {
+      const rows = parts.flatMap((p) => p.rows);
+      const contexts = parts.flatMap((p) => p.rows.map(() => ({ receivedAt: p.receivedAt })));
+      return this.#inTransaction('proxy_status', async () => {
+        await this.#append('proxy_status', PROXY_STATUS_COLUMNS, rows, (_row, i) => contexts[i]);
+        return parts.map(() => undefined);
+      });
+    });
   }
 
   /** @param {{ limit?: number, offset?: number }} [opts] */
@@ -374,7 +418,7 @@ export class DuckDbStore {
 
   }
 
-  /** Record transactions committed since the store opened (a test reads it). */
+  /** Write transactions committed since the store opened: grouped records or statuses (a test reads it). */
   get transactions() { return this.#transactions; }
 
   /** Commits the inserts waiting for their group, waits for queued writes, checkpoints the file, releases it. Safe to call twice. */
