@@ -34,6 +34,10 @@ export async function startFakeProxy(o = {}) {
       res.writeHead(o.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: o.error.code, message: 'refused by test' } }));
       return;
     }
+    if (u.pathname === '/healthz') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+      return;
+    }
     const target = u.searchParams.get('url');
     const size = target ? demoSize(new URL(target).pathname) : null;
     if (u.pathname !== '/fetch' || size === null) {

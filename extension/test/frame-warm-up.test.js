@@ -7,6 +7,7 @@ import { createRequestServer } from '../src/frame/serve-requests.js';
 import { chooseN } from '../src/shared/choose.js';
 import { createOriginHeads, namePattern } from '../src/frame/origin-heads.js';
 import { compilePatterns } from '../src/shared/patterns.js';
+import { HTTP_WARM_EVERY_MS } from '../src/frame/warm-up.js';
 
 const URL1 = 'http://origin.test/v/seg1.m4s';
 const quiet = { warn: () => {} };
@@ -25,7 +26,9 @@ function harness({ s = settings(), preconnect, heads, fetch, connected = new Set
   const posted = [];
   const calls = [];
   const preconnects = [];
+  const httpWarms = [];
   const client = {
+    warmHttp: async (list) => { httpWarms.push(list.map((p) => p.id)); return list.map((p) => ({ id: p.id, ok: true, code: null })); },
     download: async (url, o) => {
       calls.push({ mode: o.mode, n: o.proxies.length });
       if (hold && ['coded', 'uncoded'].includes(o.mode)) await hold;
@@ -44,7 +47,7 @@ function harness({ s = settings(), preconnect, heads, fetch, connected = new Set
     port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, now: () => clock.t, ...(heads ? { heads } : {}),
   });
   const get = (id, url = URL1) => server.onPageMessage({ t: 'get', id, url, range: null, how: 'manifest' });
-  return { calls, preconnects, posted, server, get, records: () => bg.filter((m) => m.t === 'record').map((m) => m.record) };
+  return { calls, preconnects, httpWarms, posted, server, get, records: () => bg.filter((m) => m.t === 'record').map((m) => m.record) };
 }
 
 describe('extension frame: warm-up', () => {
@@ -61,6 +64,23 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.calls.map((c) => c.mode), ['parallel-http', 'coded']);
     assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2], 'then a second connection each, for two downloads at once');
     assert.deepEqual(h.records().map((r) => [r.mode, r.modeWanted ?? null, r.modeWhy ?? null]), [['parallel-http', 'coded', 'ERR_RTC_WARMING'], ['coded', null, null]]);
+  });
+
+  it('opens an HTTP connection to each proxy the downloads will use, in every mode, again only after HTTP_WARM_EVERY_MS', async () => {
+    const clock = { t: 0 };
+    const h = harness({ s: settings({ mode: 'range-http', n: 3 }), clock, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    assert.deepEqual(h.httpWarms, [['p1', 'p2', 'p3']]);
+    assert.deepEqual(h.preconnects, [], 'an HTTP mode opens no WebRTC connection');
+    clock.t = HTTP_WARM_EVERY_MS - 1;
+    h.server.onPageMessage({ t: 'warm' }); // the next page's warm-up: the browser still keeps those connections
+    await tick();
+    assert.deepEqual(h.httpWarms, [['p1', 'p2', 'p3']]);
+    clock.t = HTTP_WARM_EVERY_MS;
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    assert.deepEqual(h.httpWarms, [['p1', 'p2', 'p3'], ['p1', 'p2', 'p3']]);
   });
 
   it('after the warm-up, a MUTP segment that finds each kept connection carrying another download goes over HTTP at once, saying why, and one more each opens', async () => {

@@ -14,6 +14,28 @@ describe('HTTP modes (fake proxies)', function () {
   afterEach(async () => { await Promise.all(started.splice(0).map((p) => p.close())); });
   const client = () => createClient({ origo: null, logger: quiet });
 
+  it('warmHttp opens a connection to each proxy, and the download after it starts on that connection', async () => {
+    const ps = [await proxy(), await proxy()];
+    const c = client();
+    const refs = ps.map((p, i) => ({ id: `p${i}`, url: `${p.url}/` }));
+    assert.deepEqual(await c.warmHttp(refs), [{ id: 'p0', ok: true, code: null }, { id: 'p1', ok: true, code: null }]);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r)); // the connection goes back to the pool (a page asks later still)
+    const { data } = await c.download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'parallel-http', proxies: refs, log: false });
+    assert.equal(sha(data), sha(demoBytes(1 << 20)));
+    for (const p of ps) {
+      assert.equal(p.requests[0].path, '/healthz');
+      const firstFetch = p.requests.findIndex((r) => r.path === '/fetch');
+      assert.equal(p.requestConnections[firstFetch], p.requestConnections[0], 'the first /fetch came on the warmed connection');
+    }
+  });
+
+  it('warmHttp: a proxy that is not there is an outcome with its code, never a rejection', async () => {
+    const p = await proxy();
+    const out = await client().warmHttp([{ id: 'p0', url: p.url }, { id: 'gone', url: 'http://127.0.0.1:9/' }]);
+    assert.deepEqual(out.map((o) => [o.id, o.ok]), [['p0', true], ['gone', false]]);
+    assert.equal(typeof out[1].code, 'string');
+  });
+
   for (const mode of ['parallel-http', 'range-http']) {
     describe(mode, () => {
       for (const { name, size } of [{ name: '1B', size: 1 }, { name: '1MB', size: 1 << 20 }, { name: '3KB', size: 3072 }]) {

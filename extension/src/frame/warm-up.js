@@ -1,6 +1,6 @@
-// The fleet made ready before the page asks for segments: Origo's proxy list with tickets, and
-// WebRTC connections to the proxies the next MUTP downloads will use (kept in ProxyClientLib's
-// pool). While the connections open, MUTP downloads go over HTTP, so no segment waits on a
+// The fleet made ready before the page asks for segments: Origo's proxy list with tickets, an
+// HTTP connection to each proxy the next downloads will use (the browser keeps it for their
+// requests), and WebRTC connections to them for MUTP downloads (kept in ProxyClientLib's pool). While the connections open, MUTP downloads go over HTTP, so no segment waits on a
 // connect; when every connection fails with a WebRTC code, the WebRTC breaker opens before any
 // segment tried it. When that breaker's backoff has passed, the warm-up probes WebRTC again
 // (the caller starts it), so no segment waits on a connect that failed before. No browser API here.
@@ -9,6 +9,11 @@ export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, 
 export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: its connections were still opening
 export const RTC_BUSY = 'ERR_RTC_BUSY'; // why a MUTP download ran over HTTP: every kept connection to its proxies carried another download
 const MUTP_MODES = ['coded', 'uncoded'];
+/**
+ * A proxy's HTTP connection is opened again by a warm-up at most this often (ms): the browser keeps
+ * a used idle connection for minutes (Chromium 5 min), and every download to the proxy uses it.
+ */
+export const HTTP_WARM_EVERY_MS = 60_000;
 
 /**
  * @typedef {{id: string, url: string, ticket: string | null}} ListedProxy
@@ -18,7 +23,8 @@ const MUTP_MODES = ['coded', 'uncoded'];
 /**
  * @param {object} o
  * @param {() => {list: (where: object) => Promise<ListedProxy[]>} | null | undefined} o.proxies  the cached list
- * @param {() => {preconnect?: (list: ListedProxy[], o: {perProxy: number}) => Promise<ConnectOutcome[]>}} o.client
+ * @param {() => {preconnect?: (list: ListedProxy[], o: {perProxy: number}) => Promise<ConnectOutcome[]>,
+ *   warmHttp?: (list: ListedProxy[]) => Promise<{id: string, ok: boolean}[]>}} o.client
  * @param {ReturnType<typeof import('./breaker.js').createBreakers>} o.breakers
  * @param {() => number} o.now
  * @param {{warn: (...a: unknown[]) => void}} o.logger
@@ -29,6 +35,21 @@ export function createWarmUp({ proxies, client, breakers, now, logger }) {
   let done = false; // the first warm-up finished
   /** @type {{at: number, outcomes: ConnectOutcome[]} | null} */
   let last = null;
+  /** @type {Map<string, number>} proxy URL → when a warm-up last opened its HTTP connection */
+  const httpWarmedAt = new Map();
+
+  /**
+   * The HTTP downloads (and MUTP's while WebRTC connects) find their connections open.
+   * @param {{warmHttp?: (list: ListedProxy[]) => Promise<unknown>}} c @param {ListedProxy[]} list
+   */
+  function warmHttp(c, list) {
+    const t = now();
+    for (const [url, at] of httpWarmedAt) if (t - at >= HTTP_WARM_EVERY_MS) httpWarmedAt.delete(url); // bounded: a proxy once listed is not kept
+    const due = list.filter((p) => !httpWarmedAt.has(p.url));
+    if (due.length === 0 || typeof c.warmHttp !== 'function') return;
+    for (const p of due) httpWarmedAt.set(p.url, t);
+    c.warmHttp(due); // never rejects; a proxy it cannot reach is the breakers' business when a download meets it
+  }
 
   /**
    * Start the warm-up (once; again after it finished, to refresh the connections).
@@ -50,8 +71,9 @@ export function createWarmUp({ proxies, client, breakers, now, logger }) {
         return false;
       }
       const c = client();
-      if (!mayUseRtc || !breakers.allows('rtc', now()) || typeof c.preconnect !== 'function') return false;
       const usable = list.filter((p) => breakers.allows(`proxy:${p.id}`, now())).slice(0, count);
+      warmHttp(c, usable);
+      if (!mayUseRtc || !breakers.allows('rtc', now()) || typeof c.preconnect !== 'function') return false;
       if (usable.length === 0) return false;
       // one connection per proxy first: the first downloads need no more, and fewer connects at once open sooner
       const outcomes = await c.preconnect(usable, { perProxy: 1 });

@@ -10,14 +10,22 @@ export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk i
 const MAX_ERROR_BODY_BYTES = 4096; // proxy error bodies are small JSON objects
 
 /**
+ * The URL of one of a proxy's endpoints: relative to the proxy's URL, which may carry a path
+ * (a proxy behind a reverse proxy's prefix).
+ * @param {string} proxyUrl @param {string} endpoint  e.g. 'fetch', 'healthz'
+ */
+export function proxyEndpoint(proxyUrl, endpoint) {
+  return new URL(endpoint, proxyUrl.endsWith('/') ? proxyUrl : `${proxyUrl}/`).toString();
+}
+
+/**
  * The URL of a proxy's fetch endpoint for an origin URL.
  * @param {string} proxyUrl  e.g. http://127.0.0.1:9001
  * @param {string} url       origin URL
  * @param {Record<string, string | number>} [tags]  downloadId, mode, sourceIndex, n: the proxy logs them in its record
  */
 export function fetchEndpoint(proxyUrl, url, tags = {}) {
-  const base = proxyUrl.endsWith('/') ? proxyUrl : proxyUrl + '/';
-  const u = new URL('fetch', base);
+  const u = new URL(proxyEndpoint(proxyUrl, 'fetch'));
   u.searchParams.set('url', url);
   for (const [k, v] of Object.entries(tags)) u.searchParams.set(k, String(v));
   return u.toString();

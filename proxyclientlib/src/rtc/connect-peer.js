@@ -2,6 +2,7 @@
 // POST it to the proxy's /rtc/offer, apply the answer, and wait for the data channel to open.
 
 import { codedError } from '@mutp/common/errors';
+import { proxyEndpoint } from '../http/proxy-fetch.js';
 
 /** Whole connect budget (ms), all attempts: signalling + ICE + DTLS + SCTP take ~30 ms on a LAN; a proxy slower than this is useless. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -127,7 +128,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
   fetch = globalThis.fetch }) {
   if (typeof RTCPeerConnection !== 'function') throw codedError('ERR_RTC_UNAVAILABLE', 'no RTCPeerConnection in this environment');
   if (signal?.aborted) throw abortError(signal);
-  const offerUrl = new URL('rtc/offer', url.endsWith('/') ? url : `${url}/`);
+  const offerUrl = proxyEndpoint(url, 'rtc/offer');
 
   const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
   const channel = pc.createDataChannel('mutp', MUTP_CHANNEL_OPTIONS);
