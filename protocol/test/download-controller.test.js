@@ -119,7 +119,8 @@ describe('download controller piped into the senders', () => {
   });
 
   it('quorum wait: its end is not enough without a strict majority of metas (2 of 4); the third meta brings the vote', async () => {
-    const r = await runPiped({ mode: 'coded', size: 400_000, n: 4, faults: { 2: { metaDelayMs: 300 }, 3: { metaDelayMs: 600 } } });
+    // large enough that the download still runs when the fourth meta comes (~650 ms)
+    const r = await runPiped({ mode: 'coded', size: 1_200_000, n: 4, faults: { 2: { metaDelayMs: 300 }, 3: { metaDelayMs: 600 } } });
     assertByteExact(r);
     const firstDeliver = actionsOf(r, 'deliver')[0].t;
     assert.ok(firstDeliver >= 50 + 300, `first bytes at ${firstDeliver} ms: voted on 2 of 4 metas`);

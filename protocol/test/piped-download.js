@@ -44,7 +44,7 @@ export async function runPiped(o) {
   const q = new EventQueue();
   /** per proxy: what it received and its sender */
   const proxies = Array.from({ length: n }, (_, i) => ({
-    fault: faults[i] ?? {}, requests: 0, feedbacks: 0, done: 0, /** @type {any} */ sender: null, sent: 0, messages: 0, bundles: false, busy: false, closed: false,
+    fault: faults[i] ?? {}, requests: 0, feedbacks: 0, done: 0, /** @type {any} */ sender: null, serving: false, sent: 0, messages: 0, bundles: false, busy: false, closed: false,
     /** @type {number[]} */ feedbackAt: [], index: i,
   }));
   const senders = await Promise.all(proxies.map((p, i) => createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId })));
@@ -135,8 +135,8 @@ export async function runPiped(o) {
       p.requests++;
       p.bundles = msg.bundles === true;
       if (p.fault.silent || p.requests <= (p.fault.dropRequests ?? 0)) return;
-      if (p.sender) return; // a re-sent request: its meta is already on its way
-      p.sender = senders[p.index];
+      if (p.serving) return; // a re-sent request: its meta is already on its way
+      p.serving = true;
       const later = p.fault.metaDelayMs ?? 0;
       q.push(now + later, { kind: 'serve', src: p.index });
     } else if (msg.type === 'feedback') {
@@ -160,6 +160,7 @@ export async function runPiped(o) {
     switch (ev.kind) {
       case 'atProxy': atProxy(p, ev.bytes); break;
       case 'serve': {
+        p.sender = senders[p.index]; // as a proxy: no packet before its meta, feedback before it is ignored
         for (let k = 0; k < (p.fault.junk ?? 0); k++) toClient(p.index, new Uint8Array([9, 9, 9]));
         for (const m of p.sender.metaMessages({ serverFetchMs: 3 })) toClient(p.index, encodeMessage(p.fault.tamperMeta ? p.fault.tamperMeta(m) : m));
         pump(p);
