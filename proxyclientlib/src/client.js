@@ -254,12 +254,14 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
    * Open an HTTP connection to each of these proxies now (a GET of its /healthz, read to the end so
    * the connection goes back to the pool): the first HTTP download to it then starts on an open
    * connection instead of TCP's handshake (and TLS's, for an https proxy), one to two round trips.
-   * Never rejects: one outcome per proxy.
+   * A proxy this context may not fetch (blocked) is not tried. Never rejects: one outcome per proxy.
    * @param {ProxyRef[]} refs @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{id: string, ok: boolean, code: string | null}[]>}
    */
   function warmHttp(refs, { signal } = {}) {
     return Promise.all(refs.map(async (p) => {
+      const refused = blocked(p.url); // never tried, as a download would not be
+      if (refused) return { id: p.id, ok: false, code: refused.code };
       try {
         const res = await fetch(proxyEndpoint(p.url, 'healthz'), { signal, cache: 'no-store' });
         await res.arrayBuffer();

@@ -36,6 +36,13 @@ describe('HTTP modes (fake proxies)', function () {
     assert.equal(typeof out[1].code, 'string');
   });
 
+  it('warmHttp does not try a proxy this context may not fetch (blocked), and says why', async () => {
+    const p = await proxy();
+    const c = createClient({ origo: null, logger: quiet, blocked: (url) => (url.startsWith(p.url) ? { code: 'ERR_MIXED_CONTENT_BLOCKED', message: 'test' } : null) });
+    assert.deepEqual(await c.warmHttp([{ id: 'p0', url: p.url }]), [{ id: 'p0', ok: false, code: 'ERR_MIXED_CONTENT_BLOCKED' }]);
+    assert.deepEqual(p.requests, []);
+  });
+
   for (const mode of ['parallel-http', 'range-http']) {
     describe(mode, () => {
       for (const { name, size } of [{ name: '1B', size: 1 }, { name: '1MB', size: 1 << 20 }, { name: '3KB', size: 3072 }]) {

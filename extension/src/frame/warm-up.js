@@ -1,6 +1,7 @@
 // The fleet made ready before the page asks for segments: Origo's proxy list with tickets, an
 // HTTP connection to each proxy the next downloads will use (the browser keeps it for their
-// requests), and WebRTC connections to them for MUTP downloads (kept in ProxyClientLib's pool). While the connections open, MUTP downloads go over HTTP, so no segment waits on a
+// requests), and WebRTC connections to them for MUTP downloads (kept in ProxyClientLib's pool).
+// While the connections open, MUTP downloads go over HTTP, so no segment waits on a
 // connect; when every connection fails with a WebRTC code, the WebRTC breaker opens before any
 // segment tried it. When that breaker's backoff has passed, the warm-up probes WebRTC again
 // (the caller starts it), so no segment waits on a connect that failed before. No browser API here.
