@@ -15,7 +15,7 @@ const select = (/** @type {Column} */ c) => selectExpr(c, DUCKDB);
 /** @typedef {import('./store-interface.js').Store} Store */
 /** @typedef {import('./store-interface.js').InsertResult} InsertResult */
 /**
- * One caller's insert waiting for its group's commit: `result` is what the caller gets.
+ * One caller's insert waiting for its group's commit; `resolve` takes what that caller gets (R).
  * @template R
  * @typedef {{rows: object[], receivedAt: Date, resolve: (r: R) => void, reject: (e: Error) => void}} GroupPart
  */
