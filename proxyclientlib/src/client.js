@@ -19,6 +19,10 @@ export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http',
 export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
 /** Extra proxies asked of Origo per download (count): a source whose proxy refuses (503 ERR_PROXY_BUSY) moves to one. */
 export const SPARE_PROXIES = 4;
+/** Most of a /healthz answer warmHttp reads (bytes): a proxy's is ~200 bytes of JSON; a peer may not make us read on. */
+const WARM_HTTP_MAX_BYTES = 64 * 1024;
+/** A proxy whose /healthz has not ended in this long (ms) gives no warm connection: warmHttp stops waiting. */
+const WARM_HTTP_TIMEOUT_MS = 10_000;
 
 /**
  * @typedef {{id: string, url: string, ticket?: string | null, uploadRateBps?: number | null}} ProxyRef  ticket: Origo's, attached to the proxy's requests; uploadRateBps: Origo's (bytes/s, advertised)
@@ -254,7 +258,9 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
    * Open an HTTP connection to each of these proxies now (a GET of its /healthz, read to the end so
    * the connection goes back to the pool): the first HTTP download to it then starts on an open
    * connection instead of TCP's handshake (and TLS's, for an https proxy), one to two round trips.
-   * A proxy this context may not fetch (blocked) is not tried. Never rejects: one outcome per proxy.
+   * A proxy this context may not fetch (blocked) is not tried; an answer longer than
+   * WARM_HTTP_MAX_BYTES or slower than WARM_HTTP_TIMEOUT_MS is given up (ERR_PROXY_TOO_LARGE,
+   * ERR_TIMEOUT). Never rejects: one outcome per proxy.
    * @param {ProxyRef[]} refs @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{id: string, ok: boolean, code: string | null}[]>}
    */
@@ -262,12 +268,23 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     return Promise.all(refs.map(async (p) => {
       const refused = blocked(p.url); // never tried, as a download would not be
       if (refused) return { id: p.id, ok: false, code: refused.code };
+      const limit = AbortSignal.timeout(WARM_HTTP_TIMEOUT_MS);
       try {
-        const res = await fetch(proxyEndpoint(p.url, 'healthz'), { signal, cache: 'no-store' });
-        await res.arrayBuffer();
+        const res = await fetch(proxyEndpoint(p.url, 'healthz'), { signal: signal ? AbortSignal.any([signal, limit]) : limit, cache: 'no-store' });
+        // read to the end (the connection then goes back to the pool), but no further than a proxy's answer goes
+        const reader = res.body?.getReader();
+        for (let read = 0; reader;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          read += value.byteLength;
+          if (read > WARM_HTTP_MAX_BYTES) {
+            await reader.cancel().catch(() => {});
+            return { id: p.id, ok: false, code: 'ERR_PROXY_TOO_LARGE' };
+          }
+        }
         return { id: p.id, ok: res.ok, code: res.ok ? null : `HTTP_${res.status}` };
       } catch (err) {
-        return { id: p.id, ok: false, code: errorInfo(/** @type {Error} */ (err)).code };
+        return { id: p.id, ok: false, code: limit.aborted ? 'ERR_TIMEOUT' : errorInfo(/** @type {Error} */ (err)).code };
       }
     }));
   }
