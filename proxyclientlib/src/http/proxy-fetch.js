@@ -15,7 +15,7 @@ const MAX_ERROR_BODY_BYTES = 4096; // proxy error bodies are small JSON objects
  * @param {string} proxyUrl @param {string} endpoint  e.g. 'fetch', 'healthz'
  */
 export function proxyEndpoint(proxyUrl, endpoint) {
-  return new URL(endpoint, proxyUrl.endsWith('/') ? proxyUrl : `${proxyUrl}/`).toString();
+  return new URL(endpoint, proxyUrl.endsWith('/') ? proxyUrl : `${proxyUrl}/`);
 }
 
 /**
@@ -25,7 +25,7 @@ export function proxyEndpoint(proxyUrl, endpoint) {
  * @param {Record<string, string | number>} [tags]  downloadId, mode, sourceIndex, n: the proxy logs them in its record
  */
 export function fetchEndpoint(proxyUrl, url, tags = {}) {
-  const u = new URL(proxyEndpoint(proxyUrl, 'fetch'));
+  const u = proxyEndpoint(proxyUrl, 'fetch');
   u.searchParams.set('url', url);
   for (const [k, v] of Object.entries(tags)) u.searchParams.set(k, String(v));
   return u.toString();

@@ -35,6 +35,8 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
   const idle = new Map();
   /** @type {ReturnType<typeof createCounts<string>>} connections lent to downloads, per proxy */
   const lent = createCounts();
+  /** Idle connections to one proxy (a download to it now would take one instead of connecting). @param {string} url */
+  const idleFor = (url) => idle.get(url)?.length ?? 0;
   /** @type {Map<string, Promise<FillOutcome>[]>} connections fill() is opening, per proxy */
   const opening = new Map();
   let closed = false;
@@ -154,10 +156,9 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
       for (const l of idle.values()) n += l.length;
       return n;
     },
-    /** Idle connections to one proxy (a download to it now would take one instead of connecting). @param {string} url */
-    idleFor: (url) => idle.get(url)?.length ?? 0,
+    idleFor,
     /** Connections to one proxy, idle or lent to a download. @param {string} url */
-    keptFor: (url) => (idle.get(url)?.length ?? 0) + lent.get(url),
+    keptFor: (url) => idleFor(url) + lent.get(url),
     /** {connects, reuses, discarded} since the pool was made (discarded: lent connections closed as failed or suspect) */
     counters: () => ({ ...counters }),
     /**
