@@ -42,7 +42,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_PROXY_SILENT: 'a MUTP source sent nothing (no meta, no data) within its timeout',
   ERR_PROXY_STALLED: 'a proxy sent no data for the stall timeout',
   ERR_PROXY_STATUS: 'a proxy answered with an HTTP error status',
-  ERR_PROXY_TOO_LARGE: 'a proxy announced more bytes than the client accepts',
+  ERR_PROXY_TOO_LARGE: 'a proxy announced or sent more bytes than the client accepts',
   ERR_PROXY_UNREACHABLE: 'the client cannot connect to a proxy',
   ERR_RANGE_UNSUPPORTED: 'the page asked for a Range the extension does not serve (served natively)',
   ERR_RECEIVER: 'the MUTP receiver could not be created from the sources\' meta',

@@ -6,6 +6,7 @@ import { MAX_PROXIES } from './limits.js';
 import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';
 import { proxyEndpoint } from './http/proxy-fetch.js';
+import { readCapped } from './capped-body.js';
 import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
 import { downloadParallelHttp } from './http/parallel-http.js';
@@ -272,16 +273,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       try {
         const res = await fetch(proxyEndpoint(p.url, 'healthz'), { signal: signal ? AbortSignal.any([signal, limit]) : limit, cache: 'no-store' });
         // read to the end (the connection then goes back to the pool), but no further than a proxy's answer goes
-        const reader = res.body?.getReader();
-        for (let read = 0; reader;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          read += value.byteLength;
-          if (read > WARM_HTTP_MAX_BYTES) {
-            await reader.cancel().catch(() => {});
-            return { id: p.id, ok: false, code: 'ERR_PROXY_TOO_LARGE' };
-          }
-        }
+        await readCapped(res, WARM_HTTP_MAX_BYTES, { what: `${p.id}'s /healthz` });
         return { id: p.id, ok: res.ok, code: res.ok ? null : `HTTP_${res.status}` };
       } catch (err) {
         return { id: p.id, ok: false, code: limit.aborted ? 'ERR_TIMEOUT' : errorInfo(/** @type {Error} */ (err)).code };

@@ -6,3 +6,10 @@ export const MAX_PROXIES = MAX_SOURCES;
 
 /** Longest URL logged or downloaded (characters): the system's one URL limit, Origo stores as much. */
 export { MAX_URL_CHARS };
+
+/**
+ * Most of an Origo answer a client reads (bytes): a proxy list or tickets (at most 64 entries of
+ * ~600 bytes), or a log batch's ack (the ids of at most 20 records). Far above what Origo sends;
+ * an endless body stops here (capped-body.js).
+ */
+export const MAX_ORIGO_ANSWER_BYTES = 1024 * 1024;

@@ -3,6 +3,8 @@
 // for a while loses nothing: we retry with exponential backoff and jitter.
 import { backoffDelayMs } from '@mutp/common/backoff';
 import { createLogQueue } from '@mutp/common/log-queue';
+import { jsonCapped } from './capped-body.js';
+import { MAX_ORIGO_ANSWER_BYTES } from './limits.js';
 
 export const BATCH_MAX_RECORDS = 20; // one POST carries at most this many records: with ~100 KB packet logs each, far below Origo's 8 MiB body cap
 export const RETRY_BASE_MS = 500; // first retry delay after a failed POST
@@ -71,7 +73,7 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
         signal: AbortSignal.timeout(POST_TIMEOUT_MS),
       });
       if (res.status !== 200 && res.status !== 400) throw new Error(`Origo answered HTTP ${res.status}`);
-      const body = await res.json();
+      const body = await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' });
       if (!isAck(body)) throw new Error('Origo answered with an unexpected body');
       const acked = queue.ack(batchIds, body);
       counters.stored += acked.stored;

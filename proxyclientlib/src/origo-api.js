@@ -1,6 +1,8 @@
 // Origo's client API: the proxy list. The answer is checked at the edge; malformed entries are
 // dropped with a warning, never trusted.
 import { codedError } from '@mutp/common/errors';
+import { jsonCapped } from './capped-body.js';
+import { MAX_ORIGO_ANSWER_BYTES } from './limits.js';
 
 const PROXY_LIST_TIMEOUT_MS = 10_000; // Origo is the entry point; a hung Origo fails the download clearly
 const MAX_ID_CHARS = 128; // proxy ids are short names; anything longer is malformed
@@ -83,9 +85,10 @@ async function getJson(u, { origo, fetch, signal }) {
   }
   let body;
   try {
-    body = await res.json();
-  } catch {
-    throw codedError('ERR_ORIGO_BAD_RESPONSE', `Origo answered HTTP ${res.status} without JSON`);
+    body = /** @type {any} */ (await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { code: 'ERR_ORIGO_BAD_RESPONSE', what: 'Origo\'s answer' }));
+  } catch (err) {
+    const e = /** @type {{code?: string, message?: string}} */ (err);
+    throw codedError('ERR_ORIGO_BAD_RESPONSE', e?.code === 'ERR_ORIGO_BAD_RESPONSE' ? String(e.message) : `Origo answered HTTP ${res.status} without JSON`);
   }
   if (!res.ok) {
     const e = body?.error;

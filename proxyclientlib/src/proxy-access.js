@@ -3,6 +3,7 @@
 // with 503 ERR_PROXY_BUSY, moves that source to a spare proxy from Origo's list and retries there.
 // It wraps `fetch`, so every transfer mode gets both without knowing about them.
 import { codedError } from '@mutp/common/errors';
+import { jsonCapped } from './capped-body.js';
 
 /** Largest refusal body read to learn its error code (bytes): an error is ~100 bytes of JSON. */
 const MAX_REFUSAL_BODY_BYTES = 4096;
@@ -97,9 +98,7 @@ function withTicket(href, init, ticket) {
 /** @param {Response} res @returns {Promise<string | null>} */
 async function refusalCode(res) {
   try {
-    const text = await res.text();
-    if (text.length > MAX_REFUSAL_BODY_BYTES) return null;
-    const code = JSON.parse(text)?.error?.code;
+    const code = /** @type {any} */ (await jsonCapped(res, MAX_REFUSAL_BODY_BYTES))?.error?.code;
     return typeof code === 'string' ? code : null;
   } catch {
     return null;

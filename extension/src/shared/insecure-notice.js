@@ -1,6 +1,8 @@
 // The options page's and popup's notice about plain-HTTP endpoints: the configured Origo, and
 // the proxies Origo offers (asked from this page, which is not under a page's mixed-content
 // rule). Empty and hidden when every endpoint is HTTPS or loopback.
+import { jsonCapped } from '@mutp/proxyclientlib/capped-body';
+import { MAX_ORIGO_ANSWER_BYTES } from '@mutp/proxyclientlib/limits';
 import { insecureEndpointNotes, isInsecureUrl } from './mixed-content.js';
 
 const LIST_TIMEOUT_MS = 5000; // a notice, not a download: give up quickly
@@ -24,7 +26,7 @@ async function offeredProxyUrls(origoUrl, fetchImpl) {
   try {
     const u = new URL('/api/proxies', origoUrl);
     u.searchParams.set('n', String(MAX_LISTED));
-    const body = await (await fetchImpl(u, { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) })).json();
+    const body = /** @type {any} */ (await jsonCapped(await fetchImpl(u, { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) }), MAX_ORIGO_ANSWER_BYTES));
     return Array.isArray(body?.proxies) ? body.proxies.map((p) => p?.url).filter((x) => typeof x === 'string') : [];
   } catch {
     return []; // Origo unreachable: the popup's fallbacks say so

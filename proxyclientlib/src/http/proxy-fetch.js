@@ -4,6 +4,7 @@ import { codedError } from '@mutp/common/errors';
 import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
+import { jsonCapped } from '../capped-body.js';
 
 export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
@@ -183,13 +184,12 @@ async function proxyErrorFromResponse(res, proxyUrl) {
   let code = 'ERR_PROXY_STATUS';
   let message = `${proxyUrl} answered HTTP ${res.status}`;
   try {
-    const text = (await res.text()).slice(0, MAX_ERROR_BODY_BYTES);
-    const body = JSON.parse(text);
+    const body = /** @type {any} */ (await jsonCapped(res, MAX_ERROR_BODY_BYTES));
     const e = body?.error;
     if (e && typeof e.code === 'string' && /^ERR_[A-Z0-9_]{1,60}$/.test(e.code)) code = e.code;
     if (e && typeof e.message === 'string') message = `${proxyUrl}: ${e.message.slice(0, 300)}`;
   } catch {
-    // not JSON: keep the status-based error
+    // not JSON, or longer than any error of ours: keep the status-based error
   }
   return codedError(code, message, { status: res.status });
 }

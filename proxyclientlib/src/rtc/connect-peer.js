@@ -3,6 +3,7 @@
 
 import { codedError } from '@mutp/common/errors';
 import { proxyEndpoint } from '../http/proxy-fetch.js';
+import { textCapped } from '../capped-body.js';
 
 /** Whole connect budget (ms), all attempts: signalling + ICE + DTLS + SCTP take ~30 ms on a LAN; a proxy slower than this is useless. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -171,8 +172,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
       if (ctrl.signal.aborted) throw ctrl.signal.reason;
       throw codedError('ERR_RTC_SIGNAL_FAILED', `POST ${offerUrl}: ${/** @type {Error} */ (e).message}`, { cause: e });
     }
-    const text = await step(res.text());
-    if (text.length > MAX_ANSWER_BYTES) throw codedError('ERR_RTC_BAD_ANSWER', 'answer body too large');
+    const text = await step(textCapped(res, MAX_ANSWER_BYTES, { code: 'ERR_RTC_BAD_ANSWER', what: `POST ${offerUrl}: the answer body` }));
     let body;
     try {
       body = JSON.parse(text);
