@@ -48,6 +48,20 @@ describe('extension log queue (background)', () => {
     assert.equal(q.counters.stored, 2);
   });
 
+  it('an endless answer from Origo is a failed upload, read no further than the cap; the records stay', async () => {
+    const storage = memoryStorage();
+    let pulled = 0;
+    /** @type {typeof globalThis.fetch} */
+    const endless = async () => new Response(new ReadableStream({ pull(c) { pulled += 1; c.enqueue(new Uint8Array(64 * 1024).fill(0x20)); } }));
+    const q = createLogQueue({ storage, origoUrl: async () => 'http://origo.test', fetch: endless, logger: quiet });
+    await q.add([{ id: 'r1' }]);
+    await q.flush();
+    assert.equal(q.counters.failures, 1);
+    assert.equal(q.counters.stored, 0);
+    assert.deepEqual(storage.data.logQueue.map((/** @type {any} */ r) => r.id), ['r1']);
+    assert.ok(pulled <= 32, `read ${pulled} chunks of 64 KiB`);
+  });
+
   it('drops records Origo rejected (by batch index) and counts them', async () => {
     const storage = memoryStorage();
     const origo = fakeOrigo((b) => ({

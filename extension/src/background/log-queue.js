@@ -3,6 +3,8 @@
 // alarm after it was suspended. Nothing is lost while Origo is down (up to the queue cap).
 import { backoffDelayMs } from '@mutp/common/backoff';
 import { createLogQueue as createQueue } from '@mutp/common/log-queue';
+import { jsonCapped } from '@mutp/proxyclientlib/capped-body';
+import { MAX_ORIGO_ANSWER_BYTES } from '@mutp/proxyclientlib/limits';
 
 export const BATCH_MAX_RECORDS = 20; // as ProxyClientLib's sender: far below Origo's 8 MiB body cap
 export const QUEUE_MAX_RECORDS = 500; // storage bound (records carry packet logs); the oldest go first
@@ -85,7 +87,7 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
         signal: AbortSignal.timeout(POST_TIMEOUT_MS),
       });
       if (res.status !== 200 && res.status !== 400) throw new Error(`HTTP ${res.status}`);
-      const acked = q.ack(ids, await res.json()); // rejected ones leave too: re-sending them can never succeed
+      const acked = q.ack(ids, await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' })); // rejected ones leave too: re-sending them can never succeed
       for (const r of acked.rejected) logger.warn(`[mutp] Origo rejected a record: ${r.reason.slice(0, 200)}`);
       counters.stored += acked.stored;
       counters.duplicates += acked.duplicates;
