@@ -7,7 +7,8 @@ import { createRequestServer } from '../src/frame/serve-requests.js';
 import { chooseN } from '../src/shared/choose.js';
 import { createOriginHeads, namePattern } from '../src/frame/origin-heads.js';
 import { compilePatterns } from '../src/shared/patterns.js';
-import { HTTP_WARM_EVERY_MS } from '../src/frame/warm-up.js';
+import { HTTP_WARM_EVERY_MS, RTC_CONNECT_AFTER_DOWNLOADS, RTC_CONNECT_WAIT_MAX_MS, createWarmUp } from '../src/frame/warm-up.js';
+import { createBreakers } from '../src/frame/breaker.js';
 
 const URL1 = 'http://origin.test/v/seg1.m4s';
 const quiet = { warn: () => {} };
@@ -18,10 +19,11 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 /**
  * @param {{s?: any, preconnect: (list: any[]) => Promise<any[]>, heads?: any, fetch?: typeof fetch, connected?: Set<string>,
- *   kept?: number, hold?: Promise<void>, clock?: {t: number}}} o  connected: proxies with `kept` connections each (default 2);
- *   hold: MUTP downloads end when it resolves
+ *   kept?: number, hold?: Promise<void>, clock?: {t: number}, gate?: {afterDownloads?: number, maxWaitMs?: number},
+ *   sleep?: (ms: number) => Promise<void>}} o  connected: proxies with `kept` connections each (default 2);
+ *   hold: MUTP downloads end when it resolves; gate: the warm-up's startup gate (default none: connects at once)
  */
-function harness({ s = settings(), preconnect, heads, fetch, connected = new Set(), kept = 2, hold, clock = { t: 0 } }) {
+function harness({ s = settings(), preconnect, heads, fetch, connected = new Set(), kept = 2, hold, clock = { t: 0 }, gate = { afterDownloads: 0 }, sleep }) {
   const bg = [];
   const posted = [];
   const calls = [];
@@ -42,9 +44,12 @@ function harness({ s = settings(), preconnect, heads, fetch, connected = new Set
     },
   };
   const proxies = { list: async () => FLEET, invalidate() {} };
+  const now = () => clock.t;
+  const breakers = createBreakers();
+  const warmUp = createWarmUp({ proxies: () => proxies, client: () => client, breakers, now, logger: quiet, gate, ...(sleep ? { sleep } : {}) });
   const server = createRequestServer({
     state: () => ({ settings: s, matches: compilePatterns(s.patterns), client, clientId: 'c1', proxies, fetch }),
-    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, now: () => clock.t, ...(heads ? { heads } : {}),
+    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, now, breakers, warmUp, ...(heads ? { heads } : {}),
   });
   const get = (id, url = URL1) => server.onPageMessage({ t: 'get', id, url, range: null, how: 'manifest' });
   return { calls, preconnects, httpWarms, posted, server, get, records: () => bg.filter((m) => m.t === 'record').map((m) => m.record) };
@@ -98,6 +103,37 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.records().map((r) => [r.mode, r.modeWanted ?? null, r.modeWhy ?? null]),
       [['parallel-http', 'coded', 'ERR_RTC_BUSY'], ['coded', null, null], ['coded', null, null]]);
     assert.deepEqual(h.preconnects.slice(-1), [{ ids: ['p1', 'p2'], perProxy: 1 }], 'one more connection each, for the next download beside these');
+  });
+
+  it('startup gate: WebRTC connects wait for the page\'s first downloads (over HTTP meanwhile); the HTTP warm-up does not', async () => {
+    const ok = async (/** @type {any[]} */ list) => list.map((p) => ({ id: p.id, ok: true, code: null }));
+    const h = harness({ gate: {}, sleep: () => new Promise(() => {}), preconnect: ok }); // the default gate, its timer never fires
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    assert.deepEqual(h.httpWarms, [['p1', 'p2']], 'HTTP connections open at once');
+    for (let i = 1; i < RTC_CONNECT_AFTER_DOWNLOADS; i++) await h.get(i);
+    await tick();
+    assert.deepEqual(h.preconnects, [], `no WebRTC connect before ${RTC_CONNECT_AFTER_DOWNLOADS} downloads ended`);
+    await h.get(RTC_CONNECT_AFTER_DOWNLOADS);
+    await tick();
+    assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2]);
+    assert.ok(h.records().every((r) => r.mode === 'parallel-http' && r.modeWhy === 'ERR_RTC_WARMING'), 'no segment waited on the gate');
+    await h.get(99);
+    assert.equal(h.calls.at(-1)?.mode, 'coded', 'then MUTP on the connections');
+  });
+
+  it('startup gate: a page that asks for no segment gets its connections after RTC_CONNECT_WAIT_MAX_MS', async () => {
+    /** @type {number[]} */
+    const waits = [];
+    let fire = () => {};
+    const sleep = (/** @type {number} */ ms) => { waits.push(ms); return new Promise((r) => { fire = () => r(undefined); }); };
+    const h = harness({ gate: {}, sleep, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    assert.deepEqual([h.preconnects, waits], [[], [RTC_CONNECT_WAIT_MAX_MS]]);
+    fire();
+    await tick();
+    assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2]);
   });
 
   it('during the warm-up, a MUTP segment whose proxies are connected already runs in MUTP', async () => {

@@ -283,6 +283,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     } finally {
       active.delete(id);
       if (claimed) claims.release(claimed);
+      warmUp.downloadEnded();
     }
   }
 
