@@ -136,6 +136,20 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2]);
   });
 
+  it('startup gate on a later page: a segment that finds every kept connection busy says ERR_RTC_BUSY and opens none before the gate', async () => {
+    let release = () => {};
+    const hold = new Promise((r) => { release = () => r(undefined); });
+    const h = harness({ gate: {}, sleep: () => new Promise(() => {}), connected: new Set(['p1', 'p2']), kept: 1, hold, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })) });
+    h.server.onPageMessage({ t: 'warm' });
+    await tick();
+    const first = h.get(1); // holds the one kept connection to each proxy
+    await h.get(2);
+    release();
+    await first;
+    assert.deepEqual(h.records().map((r) => [r.mode, r.modeWhy ?? null]), [['parallel-http', 'ERR_RTC_BUSY'], ['coded', null]]);
+    assert.deepEqual(h.preconnects, [], 'no connect while the warm-up waits for the page\'s start');
+  });
+
   it('during the warm-up, a MUTP segment whose proxies are connected already runs in MUTP', async () => {
     const connected = new Set(['p1']);
     const h = harness({ s: settings({ n: 'random', randomN: [1, 2] }), connected, preconnect: () => new Promise(() => {}) });

@@ -177,14 +177,13 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         if (MUTP_MODES.includes(mode) && typeof client.keptConnections === 'function') {
           claimed = claims.claim(client.keptConnections, proxies) ? proxies : null;
           if (!claimed) {
-            // no segment waits on a connect: the connections are still opening, or each kept
-            // one carries another download; one more each opens meanwhile, for the next
+            // no segment waits on a connect: the connections are not open yet, or each kept one
+            // carries another download; then one more each opens meanwhile, for the next, unless
+            // the warm-up is still running (its round opens them after the page's start)
             mode = RTC_FALLBACK_MODE;
-            if (warmUp.busy()) modeWhy = WARMING;
-            else {
-              modeWhy = RTC_BUSY;
-              client.preconnect?.(proxies, { perProxy: 1 });
-            }
+            const opened = proxies.every((p) => client.keptConnections(p.url) > 0);
+            modeWhy = warmUp.busy() && !opened ? WARMING : RTC_BUSY;
+            if (!warmUp.busy()) client.preconnect?.(proxies, { perProxy: 1 });
           }
         }
       } catch (err) {
