@@ -18,8 +18,9 @@ const MUTP_MODES = ['coded', 'uncoded'];
  * thread, the browser's network thread and the proxies, and on a first page load that competed
  * with the player's own start; its first segments go over HTTP meanwhile in any case, because the
  * connections take longer to open than they take to arrive. Chromium, loopback, first page loads
- * in Coded MUTP, two runs of 8 alternated pairs per player: the first frame came sooner by a median
- * of 40 and 56 ms (dash.js), 90 and 88 ms (Shaka), 102 and 103 ms (hls.js); 33 of the 48 pairs.
+ * in Coded MUTP, three runs of 8, 8 and 6 alternated pairs per player (median paired differences):
+ * dash.js −40, −56, −19 ms; hls.js −102, −103, −7; Shaka −90, −88, +46; sooner in 41 of 66 pairs.
+ * Second loads (connections kept): −45, −41 (dash.js), +13, +26 (hls.js), −33, −83 (Shaka).
  */
 export const RTC_CONNECT_AFTER_DOWNLOADS = 4;
 /** …or this long after the warm-up began (ms): a page that asks for no segment soon still gets its connections. */
