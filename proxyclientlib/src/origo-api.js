@@ -87,8 +87,8 @@ async function getJson(u, { origo, fetch, signal }) {
   try {
     body = /** @type {any} */ (await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { code: 'ERR_ORIGO_BAD_RESPONSE', what: 'Origo\'s answer' }));
   } catch (err) {
-    const e = /** @type {{code?: string, message?: string}} */ (err);
-    throw codedError('ERR_ORIGO_BAD_RESPONSE', e?.code === 'ERR_ORIGO_BAD_RESPONSE' ? String(e.message) : `Origo answered HTTP ${res.status} without JSON`);
+    if (/** @type {{code?: string}} */ (err)?.code === 'ERR_ORIGO_BAD_RESPONSE') throw err; // longer than any answer of Origo's
+    throw codedError('ERR_ORIGO_BAD_RESPONSE', `Origo answered HTTP ${res.status} without JSON`);
   }
   if (!res.ok) {
     const e = body?.error;

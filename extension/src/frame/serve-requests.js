@@ -181,8 +181,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
             // carries another download; then one more each opens meanwhile, for the next, unless
             // the warm-up is still running (its round opens them after the page's start)
             mode = RTC_FALLBACK_MODE;
-            const opened = proxies.every((p) => client.keptConnections(p.url) > 0);
-            modeWhy = warmUp.busy() && !opened ? WARMING : RTC_BUSY;
+            const unopened = warmUp.busy() && !proxies.every((p) => client.keptConnections(p.url) > 0);
+            modeWhy = unopened ? WARMING : RTC_BUSY;
             if (!warmUp.busy()) client.preconnect?.(proxies, { perProxy: 1 });
           }
         }
