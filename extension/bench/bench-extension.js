@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Extension performance bench: against the local fleet (Origo + proxies in this
 // process, 127.0.0.1, unshaped) and headless Debian Chromium with a bench build of the extension.
-//   node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 2]
+//   node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 4]
 //     [--modes parallel-http,range-http,uncoded,coded] [--repeats 3]
 // Phase 1: added latency per ~1 MiB chunk, per fixed mode, vs the browser's own fetch.
 // Phase 2: MB/s of the extension frame → page byte path (MessageChannel, transferred buffers).
@@ -37,7 +37,7 @@ const { values: opt } = parseArgs({
     json: { type: 'boolean', default: false },
     k: { type: 'string', default: '20' },
     n: { type: 'string', default: '4' },
-    warmup: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '4' }, // the startup gate's RTC_CONNECT_AFTER_DOWNLOADS
     repeats: { type: 'string', default: '3' },
     modes: { type: 'string', default: ALL_BENCH_MODES.join(',') },
   },
