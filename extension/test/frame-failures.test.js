@@ -48,6 +48,16 @@ describe('extension frame: failures', () => {
     assert.equal(h.calls.at(-2).mode, 'coded', 'after the backoff WebRTC is tried again');
   });
 
+  it('each request the frame takes is one runtime message: its first record says it was seen, and why (a retry over HTTP is not seen twice)', async () => {
+    const h = harness({ download: async (_u, o) => { if (o.mode === 'coded') throw rtcFailure(); return ok(o.mode); } });
+    await h.server.onPageMessage({ t: 'get', id: 1, url: URL1, range: null, how: 'manifest' });
+    assert.deepEqual(h.bg.map((m) => [m.t, m.seen ?? null]), [['record', 'manifest'], ['record', null]]);
+    await h.server.onPageMessage({ t: 'get', id: 2, url: URL1, range: null, how: 'range' });
+    assert.deepEqual(h.bg.slice(2).map((m) => [m.t, m.seen ?? null]), [['record', 'range']], 'one message for a download served at once');
+    h.server.onPageMessage({ t: 'fallback', url: URL1, reason: 'ERR_RANGE_UNSUPPORTED: bytes=0-' });
+    assert.deepEqual(h.bg.slice(3).map((m) => [m.t, m.seen ?? null]), [['fallback', null], ['record', null]], 'a request the frame never took was not seen');
+  });
+
   it('a download the page cancels for no progress is recorded with that reason', async () => {
     let release;
     const h = harness({ s: settings({ mode: 'parallel-http' }), download: (_u, o) => new Promise((_, reject) => { release = () => reject(Object.assign(new Error('aborted'), { code: 'ERR_ABORTED', stats: { id: 'x', mode: 'parallel-http', n: 2, proxyIds: ['p1'] } })); o.signal.addEventListener('abort', () => release()); }) });

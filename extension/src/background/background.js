@@ -81,7 +81,12 @@ function takeFrameReports(reports) {
     let change = null;
     if (m.t === 'record' && m.record && typeof m.record === 'object' && typeof m.record.id === 'string') {
       records.push(m.record);
-      change = (s) => addRecord(s, m.record);
+      // a request's first record also says the frame took it for a segment, and why
+      const seen = typeof m.seen === 'string' ? m.seen : null;
+      change = (s) => {
+        if (seen) addSeen(s, 'segment', seen);
+        addRecord(s, m.record);
+      };
     } else if (m.t === 'fallback' && typeof m.reason === 'string' && typeof m.url === 'string') {
       console.warn(`[mutp] fallback to direct: ${m.reason} (${m.url.slice(0, 200)})`);
       change = (s) => addFallback(s, m.url, m.reason);

@@ -89,9 +89,13 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     return serve(m.id, m.url, m.range, m.how, m.next);
   }
 
-  /** @param {object} r */
-  function record(r) {
-    toBackground({ t: 'record', record: r });
+  /**
+   * @param {object} r
+   * @param {string | null} [seen]  why the page took it for a segment, on a request's first record: the
+   *   background counts the segment as seen from it (one runtime message per download, not two)
+   */
+  function record(r, seen = null) {
+    toBackground({ t: 'record', record: r, ...(seen ? { seen } : {}) });
   }
 
   /**
@@ -132,7 +136,12 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       port.postMessage({ t: 'fail', id, code: 'ERR_NOT_MATCHED', message: 'the URL does not match the extension settings' });
       return;
     }
-    toBackground({ t: 'seen', kind: 'segment', how });
+    /** the request's records: its first also says it was seen (a MUTP failure retried over HTTP makes two) */
+    let firstRecord = true;
+    const report = (/** @type {object} */ r) => {
+      record(r, firstRecord ? how : null);
+      firstRecord = false;
+    };
     const hops = createHops(() => performance.now());
     const startedAt = new Date();
     const t0 = now();
@@ -149,7 +158,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     /** @param {string} code @param {string} message @param {{id: string}[]} [used] */
     const refuse = (code, message, used = []) => {
       port.postMessage({ t: 'fail', id, code, message });
-      record(failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: used, extra: notes() }));
+      report(failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: used, extra: notes() }));
     };
     for (const key of ['origo', `host:${host}`]) {
       const open = breakers.openCode(key, now());
@@ -249,7 +258,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           for (const key of ['origo', `host:${host}`, ...(MUTP_MODES.includes(mode) ? ['rtc'] : []), ...(/** @type {any} */ (stats).proxyIds ?? []).map((p) => `proxy:${p}`)]) breakers.succeed(key);
           const got = /** @type {any} */ (stats).n;
           if (Number.isInteger(got) && got < n && !nNote.nWhy) nNote = { nWanted: n, nWhy: FEW_PROXIES }; // Origo listed fewer
-          record({ ...stats, ...notes(), ...(settings.hopTiming ? { hops: hops.record(range) } : {}) });
+          report({ ...stats, ...notes(), ...(settings.hopTiming ? { hops: hops.record(range) } : {}) });
           st.proxies?.worked?.();
           return;
         } catch (err) {
@@ -258,7 +267,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           const code = aborted ? codeOf(ctrl.signal.reason) : codeOf(e);
           const message = String(aborted ? ctrl.signal.reason?.message : e?.message ?? e).slice(0, 300);
           const rec = e?.stats ? { ...e.stats, n: Math.max(1, Number(e.stats.n) || n), error: { code, message } } : failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: [] });
-          record({ ...rec, ...notes() });
+          report({ ...rec, ...notes() });
           if (aborted) {
             // a stall the page gave up on counts against the path it used
             if (code === 'ERR_NO_PROGRESS') {
