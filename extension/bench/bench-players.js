@@ -2,10 +2,12 @@
 // Real-player bench: hls.js, dash.js and Shaka (testkit/e2e/players/) on the local test site, in
 // headless Debian Chromium, with no extension and with the extension pinned to each mode, against
 // the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped).
-//   node extension/bench/bench-players.js [--json] [--repeats 3] [--n 4] [--play-seconds 3]
+//   node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
 //     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded]
-// Each sample is a fresh browser profile: a first page load, then a second load of the same
-// page. Measured: time to first frame (navigation → first video frame) and the time each media
+// Each sample is a fresh browser profile: a first page load, then `--loads` − 1 more loads of the
+// same page, each counted as a second load (the browser's state is the same for all of them: the
+// fleet host and its connections kept, the proxies' caches warm); more of them narrow the
+// second-load medians at little cost. Measured: time to first frame (navigation → first video frame) and the time each media
 // segment takes as the player sees it (request → whole body), medians over the samples, and
 // where that time goes, hop by hop (the extension's marks, settings.hopTiming; bench/hops.js).
 // A bench, not a test: it prints numbers and counts wrong bytes and direct fetches.
@@ -26,13 +28,16 @@ import { codedError } from '@mutp/common/errors';
 const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
 const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
 const LOAD_TIMEOUT_MS = 60_000; // a loaded 2-core box
-const LOADS = /** @type {const} */ (['first', 'second']);
+const LOADS = /** @type {const} */ (['first', 'second']); // the load's bucket: index 0, or any later one
+/** @param {number} i the load's index in its browser */
+const loadBucket = (i) => (i === 0 ? 'first' : 'second');
 const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batches
 
 const { values: opt } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     repeats: { type: 'string', default: '3' },
+    loads: { type: 'string', default: '2' },
     n: { type: 'string', default: '4' },
     'play-seconds': { type: 'string', default: '3' },
     players: { type: 'string', default: Object.keys(STREAMS).join(',') },
@@ -92,6 +97,7 @@ async function newRecords(origo, seen) {
 
 async function main() {
   const repeats = intOpt('repeats', 1, 50);
+  const loads = intOpt('loads', 2, 20);
   const n = intOpt('n', 1, 16);
   const playSeconds = intOpt('play-seconds', 1, 30);
   const players = listOpt('players', Object.keys(STREAMS));
@@ -121,9 +127,10 @@ async function main() {
           if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
           /** @type {number[]} */
           const bounds = [];
-          /** @type {Record<string, any[]>} the page's responses of each load */
-          const pageResponses = {};
-          for (const which of LOADS) {
+          /** @type {any[][]} the page's responses of each load */
+          const pageResponses = [];
+          for (let l = 0; l < loads; l++) {
+            const which = loadBucket(l);
             const hitsBefore = site.hits.length;
             bounds.push(Date.now());
             const m = await measureLoad(chrome.browser, url, playSeconds);
@@ -133,25 +140,27 @@ async function main() {
             c.firstBodyMs.push(m.firstBodyMs);
             c.segmentMs.push(...m.segmentMs);
             c.segments += m.responses.length;
-            pageResponses[which] = m.responses;
+            pageResponses.push(m.responses);
             c.direct += config === 'none' ? 0 : site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path)).length;
             c.wrong.push(...await wrongResponses(mediaDir, m.responses));
           }
           if (config !== 'none') {
             // ProxyClientLib's own time per download, and the modes the downloads ran in (and why, when not the one asked)
-            /** @type {Record<string, any[]>} */
-            const recordsOf = { first: [], second: [] };
+            /** @type {any[][]} each load's records */
+            const recordsOf = bounds.map(() => []);
             for (const r of await newRecords(fleet.origo, seenRecords)) {
-              const which = Date.parse(r.startedAt) >= bounds[1] ? 'second' : 'first';
+              const at = Date.parse(r.startedAt);
+              const l = bounds.reduce((found, b, k) => (at >= b ? k : found), 0); // the load it started in
+              const which = loadBucket(l);
               const c = cell(`${player}|${config}|${which}`);
-              if (r.error === null) recordsOf[which].push(r);
+              if (r.error === null) recordsOf[l].push(r);
               if (r.error === null) c.libraryMs.push(r.durationMs);
               const key = `${r.mode}${r.modeWhy ? ` (${r.modeWhy})` : ''}${r.error ? ` ${r.error.code}` : ''}`;
               c.modes[key] = (c.modes[key] ?? 0) + 1;
             }
-            for (const which of LOADS) {
-              const c = cell(`${player}|${config}|${which}`);
-              const got = hopDurations(recordsOf[which], pageResponses[which] ?? []);
+            for (let l = 0; l < loads; l++) {
+              const c = cell(`${player}|${config}|${loadBucket(l)}`);
+              const got = hopDurations(recordsOf[l], pageResponses[l] ?? []);
               c.hops.push(...got);
               // the load's first segment: what a first frame waits for
               const first = got.filter((d) => Number.isFinite(d.pageStart)).sort((a, b) => a.pageStart - b.pageStart)[0];
@@ -188,7 +197,7 @@ async function main() {
     const ch = await withoutForeignSignalHandlers(() => launchChromium(null));
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
-  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, playSeconds, shaping: 'none (loopback)' }, rows };
+  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)' }, rows };
 }
 
 /** Each hop's median (ms) over the matched segments, null where none. @param {Record<string, number>[]} list */
@@ -206,14 +215,14 @@ function hopMedians(list) {
 function format(r) {
   const pad = (/** @type {any} */ v, w) => String(v ?? '—').padStart(w);
   const lines = [
-    `players bench — ${r.setup.browser}, ${r.setup.cores} cores, load (1 min) ${r.setup.loadAtStart} at start, ${r.setup.loadAtEnd} at end; ${r.setup.proxies} proxies, ${r.setup.repeats} samples, ${r.setup.shaping}`,
+    `players bench — ${r.setup.browser}, ${r.setup.cores} cores, load (1 min) ${r.setup.loadAtStart} at start, ${r.setup.loadAtEnd} at end; ${r.setup.proxies} proxies, ${r.setup.repeats} browsers × ${r.setup.loads} loads (the first, then ${r.setup.loads - 1} second), ${r.setup.shaping}`,
     'first frame = navigation → first video frame; segment = request → whole body as the player sees it; medians; added = vs no extension, same load',
     'library = ProxyClientLib\'s own duration per download (Origo record); modes = what the downloads ran in (why, when not the mode asked)',
-    'player  mode           load    first frame  added   segment  added  library  segments  direct  wrong  modes',
+    'player  mode           load    loads  first frame  added   segment  added  library  segments  direct  wrong  modes',
   ];
   for (const x of r.rows) {
     const modes = Object.entries(x.modes).map(([k, v]) => `${k}: ${v}`).join(', ');
-    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstFrameMs.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.samples, 6)} ${pad(x.firstFrameMs.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
     if (x.wrongFirst) lines.push(`        wrong: ${x.wrongFirst}`);
   }
   lines.push('', 'the first frame\'s way (ms since navigation, medians): the first media request, the first whole media response, the first frame');
