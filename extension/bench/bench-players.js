@@ -5,9 +5,10 @@
 //   node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
 //     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded]
 // Each sample is a fresh browser profile: a first page load, then `--loads` − 1 more loads of the
-// same page, each counted as a second load (the browser's state is the same for all of them: the
-// fleet host and its connections kept, the proxies' caches warm); more of them narrow the
-// second-load medians at little cost. Measured: time to first frame (navigation → first video frame) and the time each media
+// same page, each counted as a second load (the fleet host and its connections kept, the proxies'
+// caches warm, as on the second). More of them narrow the second-load medians at little cost,
+// but from the third load on Chromium also has the page's scripts compiled (its code cache),
+// so those pages start earlier with and without the extension: compare runs of the same K. Measured: time to first frame (navigation → first video frame) and the time each media
 // segment takes as the player sees it (request → whole body), medians over the samples, and
 // where that time goes, hop by hop (the extension's marks, settings.hopTiming; bench/hops.js).
 // A bench, not a test: it prints numbers and counts wrong bytes and direct fetches.

@@ -18,12 +18,12 @@ function rig() {
 describe('extension: the background takes the frames\' reports in batches', () => {
   it('reports within the window are taken together, in order, when the window ends', () => {
     const r = rig();
-    r.batch.add({ t: 'seen', kind: 'segment', how: 'manifest' });
+    r.batch.add({ t: 'seen', kind: 'manifest', url: 'http://origin.test/a.mpd', segments: 3, templates: 0 });
     r.batch.add({ t: 'record', record: { id: 'a' } });
     assert.deepEqual(r.sent, [], 'sent before the window ended');
     assert.equal(r.timer()?.ms, FRAME_BATCH_MS);
     r.fire();
-    assert.deepEqual(r.sent, [[{ t: 'seen', kind: 'segment', how: 'manifest' }, { t: 'record', record: { id: 'a' } }]]);
+    assert.deepEqual(r.sent, [[{ t: 'seen', kind: 'manifest', url: 'http://origin.test/a.mpd', segments: 3, templates: 0 }, { t: 'record', record: { id: 'a' } }]]);
     r.batch.add({ t: 'record', record: { id: 'b' } });
     r.fire();
     assert.equal(r.sent.length, 2, 'a report after a batch went starts the next one');

@@ -90,8 +90,8 @@ function takeFrameReports(reports) {
     } else if (m.t === 'fallback' && typeof m.reason === 'string' && typeof m.url === 'string') {
       console.warn(`[mutp] fallback to direct: ${m.reason} (${m.url.slice(0, 200)})`);
       change = (s) => addFallback(s, m.url, m.reason);
-    } else if (m.t === 'seen' && (m.kind === 'manifest' || m.kind === 'segment')) {
-      change = (s) => addSeen(s, m.kind, m.how);
+    } else if (m.t === 'seen' && m.kind === 'manifest') {
+      change = (s) => addSeen(s, 'manifest');
     }
     if (!change || !Number.isInteger(tabId)) continue;
     const forTab = changesByTab.get(/** @type {number} */ (tabId)) ?? [];
