@@ -4,4 +4,5 @@ export { createClient, MODES, DEFAULT_PROXIES, parseRange } from './src/client.j
 export { MAX_PROXIES } from './src/limits.js';
 export { createLogSender } from './src/log-sender.js';
 export { buildRecord, redactUrl } from './src/stats-record.js';
+export { proxyEndpoint } from './src/http/proxy-fetch.js';
 export { codedError } from '@mutp/common/errors';

@@ -4,6 +4,7 @@
 // It wraps `fetch`, so every transfer mode gets both without knowing about them.
 import { codedError } from '@mutp/common/errors';
 import { jsonCapped } from './capped-body.js';
+import { proxyBase as base } from './http/proxy-fetch.js';
 
 /** Largest refusal body read to learn its error code (bytes): an error is ~100 bytes of JSON. */
 const MAX_REFUSAL_BODY_BYTES = 4096;
@@ -64,11 +65,6 @@ export function createProxyAccess({ proxies, spares = [], fetch, logger }) {
       return perProxy.map((p, i) => (sources[i] && p.proxyId === sources[i].original.id ? { ...p, proxyId: sources[i].current.id } : p));
     },
   };
-}
-
-/** @param {string} url */
-function base(url) {
-  return url.endsWith('/') ? url : `${url}/`;
 }
 
 /**

@@ -5,6 +5,8 @@
 // unless the type is known from a segment of the same name pattern (the same path but for its
 // last number: the next segment of a stream) and no size is needed (no Range).
 
+import { proxyEndpoint } from '@mutp/proxyclientlib';
+
 const MAX_URLS = 2000; // segments of the streams playing now; the oldest are forgotten
 export const HEAD_WAIT_MS = 300; // the first bytes wait this long at most for a MUTP download's head
 
@@ -82,7 +84,7 @@ export function createOriginHeads() {
    * @param {{start: number, end: number} | null} [range]
    */
   async function ask(f, proxy, url, signal, range = null) {
-    const u = new URL('fetch', proxy.url.endsWith('/') ? proxy.url : `${proxy.url}/`);
+    const u = proxyEndpoint(proxy.url, 'fetch');
     u.searchParams.set('url', url);
     if (proxy.ticket) u.searchParams.set('ticket', proxy.ticket);
     const headers = range ? { range: `bytes=${range.start}-${range.end}` } : undefined;

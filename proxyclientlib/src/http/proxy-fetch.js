@@ -11,12 +11,20 @@ export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk i
 const MAX_ERROR_BODY_BYTES = 4096; // proxy error bodies are small JSON objects
 
 /**
- * The URL of one of a proxy's endpoints: relative to the proxy's URL, which may carry a path
- * (a proxy behind a reverse proxy's prefix).
+ * A proxy's URL as the base its endpoints resolve against: with a trailing slash, so a path (a
+ * proxy behind a reverse proxy's prefix) is kept.
+ * @param {string} proxyUrl
+ */
+export function proxyBase(proxyUrl) {
+  return proxyUrl.endsWith('/') ? proxyUrl : `${proxyUrl}/`;
+}
+
+/**
+ * The URL of one of a proxy's endpoints: relative to the proxy's URL, which may carry a path.
  * @param {string} proxyUrl @param {string} endpoint  e.g. 'fetch', 'healthz'
  */
 export function proxyEndpoint(proxyUrl, endpoint) {
-  return new URL(endpoint, proxyUrl.endsWith('/') ? proxyUrl : `${proxyUrl}/`);
+  return new URL(endpoint, proxyBase(proxyUrl));
 }
 
 /**
