@@ -3,11 +3,7 @@
 // with 503 ERR_PROXY_BUSY, moves that source to a spare proxy from Origo's list and retries there.
 // It wraps `fetch`, so every transfer mode gets both without knowing about them.
 import { codedError } from '@mutp/common/errors';
-import { jsonCapped } from './capped-body.js';
-import { proxyBase as base } from './http/proxy-fetch.js';
-
-/** Largest refusal body read to learn its error code (bytes): an error is ~100 bytes of JSON. */
-const MAX_REFUSAL_BODY_BYTES = 4096;
+import { proxyBase as base, proxyErrorFromResponse } from './http/proxy-fetch.js';
 
 /**
  * @typedef {{ id: string, url: string, ticket?: string | null, uploadRateBps?: number | null }} TicketedProxy
@@ -40,7 +36,7 @@ export function createProxyAccess({ proxies, spares = [], fetch, logger }) {
       const target = source.current;
       const res = await fetch(...withTicket(base(target.url) + rest, init, target.ticket));
       if (res.status !== 503) return res;
-      const code = await refusalCode(res.clone());
+      const { code } = await proxyErrorFromResponse(res.clone(), target.url); // the proxy's error body, read with its bound
       if (code !== 'ERR_PROXY_BUSY' || spareQueue.length === 0) return res;
       const spare = /** @type {TicketedProxy} */ (spareQueue.shift());
       logger.warn(`proxy ${target.id} is busy; using ${spare.id} instead`);
@@ -89,14 +85,4 @@ function withTicket(href, init, ticket) {
     return [u.href, init];
   }
   return [href, init];
-}
-
-/** @param {Response} res @returns {Promise<string | null>} */
-async function refusalCode(res) {
-  try {
-    const code = /** @type {any} */ (await jsonCapped(res, MAX_REFUSAL_BODY_BYTES))?.error?.code;
-    return typeof code === 'string' ? code : null;
-  } catch {
-    return null;
-  }
 }

@@ -188,7 +188,7 @@ function rethrow(err, signal, code, message) {
  * @param {Response} res
  * @param {string} proxyUrl
  */
-async function proxyErrorFromResponse(res, proxyUrl) {
+export async function proxyErrorFromResponse(res, proxyUrl) {
   let code = 'ERR_PROXY_STATUS';
   let message = `${proxyUrl} answered HTTP ${res.status}`;
   try {
