@@ -18,15 +18,18 @@ import {
 } from './download-constants.js';
 
 /**
- * @typedef {{ type: 'send', source: number, bytes: Uint8Array } |
+ * @typedef {{ type: 'send', source: number, bytes: Uint8Array, replaceable?: boolean } |
  *   { type: 'drop', source: number, code: string, message: string } |
  *   { type: 'reconnect', source: number, why: string } |
  *   { type: 'deliver', chunks: { offset: number, bytes: Uint8Array }[], grossBytes: number, netBytes: number, objectBytes: number } |
  *   { type: 'complete', data: Uint8Array } |
  *   { type: 'fail', code: string, message: string } |
  *   { type: 'warn', source: number, message: string }} Action
- *   send: these bytes to proxy `source`; drop: close its connection, it takes no further part
- *   (code ERR_INTEGRITY / ERR_META_*: excluded as corrupt or lying); reconnect: its kept connection
+ *   send: these bytes to proxy `source` (replaceable: a feedback, the receiver's whole state, so
+ *   a later replaceable send to the same proxy makes it worthless: a transport whose thread is
+ *   behind may hold it and send only the newest, keeping each proxy's messages in order);
+ *   drop: close its connection, it takes no further part (code ERR_INTEGRITY / ERR_META_*:
+ *   excluded as corrupt or lying); reconnect: its kept connection
  *   is dead, connect afresh and call connected() again; deliver: object bytes newly ready
  *   (views, valid during the call); complete / fail: the end (`done` is already in the sends).
  */
@@ -403,7 +406,7 @@ export class DownloadController {
     this.applyIntegrityVerdicts();
     if (this.finished) return;
     const fb = this.receiver.pollFeedbackFor(now);
-    if (fb) this.sendToOpen(fb.sources, encodeMessage({ ...fb.message, downloadId: this.downloadId }));
+    if (fb) this.sendToOpen(fb.sources, encodeMessage({ ...fb.message, downloadId: this.downloadId }), fb.message.type === 'feedback');
     const chunks = this.receiver.pollDelivered();
     if (chunks.length > 0) {
       for (const c of chunks) this.netBytes += c.bytes.length;
@@ -435,11 +438,11 @@ export class DownloadController {
     for (const s of this.sources) if (s.state === 'open') this.out.push({ type: 'send', source: s.index, bytes });
   }
 
-  /** @param {readonly number[]} indexes @param {Uint8Array} bytes */
-  sendToOpen(indexes, bytes) {
+  /** @param {readonly number[]} indexes @param {Uint8Array} bytes @param {boolean} [replaceable] */
+  sendToOpen(indexes, bytes, replaceable = false) {
     for (const i of indexes) {
       const s = this.sources[i];
-      if (s?.state === 'open') this.out.push({ type: 'send', source: s.index, bytes });
+      if (s?.state === 'open') this.out.push(replaceable ? { type: 'send', source: s.index, bytes, replaceable } : { type: 'send', source: s.index, bytes });
     }
   }
 

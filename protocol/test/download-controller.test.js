@@ -43,6 +43,17 @@ describe('download controller piped into the senders', () => {
     });
   }
 
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: feedback goes out replaceable (it holds the receiver's whole state); requests and done do not`, async () => {
+      const r = await runPiped({ mode, size: 300_001, n: 4 });
+      assertByteExact(r);
+      const sends = actionsOf(r, 'send').map((/** @type {any} */ a) => ({ type: decodeMessage(a.bytes).msg.type, replaceable: a.replaceable === true }));
+      assert.ok(sends.filter((x) => x.type === 'feedback').length > 4, 'feedback was sent');
+      assert.ok(sends.some((x) => x.type === 'request') && sends.some((x) => x.type === 'done'));
+      for (const x of sends) assert.equal(x.replaceable, x.type === 'feedback', `a ${x.type} message`);
+    });
+  }
+
   it('a lost request is re-sent after REQUEST_RESEND_MS', async () => {
     const r = await runPiped({ mode: 'coded', size: 100_000, n: 2, faults: { 1: { dropRequests: 1 } } });
     assertByteExact(r);

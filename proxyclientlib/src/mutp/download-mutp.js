@@ -2,7 +2,8 @@
 // same object with its own source index, and carry out what the download controller
 // (@mutp/protocol createDownloadController, the same one the simulator runs) decides: requests,
 // feedback and done to the proxies, dropping or reconnecting one, delivering bytes, the end.
-// This file owns the sockets, one timer (the controller's wakeAt()) and the result record.
+// This file owns the sockets, one timer (the controller's wakeAt()), the feedback outbox and
+// the result record.
 
 import { RTCPeerConnection as EnvRTCPeerConnection } from '#rtc';
 import { normalizeParams, createDownloadController, MAX_SOURCES } from '@mutp/protocol';
@@ -10,6 +11,7 @@ import { connectPeer, CONNECT_TIMEOUT_MS } from '../rtc/connect-peer.js';
 import { codedError } from '@mutp/common/errors';
 import { createSourceLink, perProxyStats } from './source-link.js';
 import { buildMutpStats } from './mutp-stats.js';
+import { createFeedbackOutbox } from './feedback-outbox.js';
 
 /** After the last byte, keep the channels open this long (ms) so `done` is read before the close (the channel is unordered). */
 const DONE_LINGER_MS = 100;
@@ -93,6 +95,8 @@ export function downloadMutp(o) {
   });
   /** sources whose connections outlive an abort: alive when it came (told `done` by the controller) */
   let aliveAtAbort = new Set();
+  /** feedback waits here for the packets queued behind it: only each proxy's newest goes */
+  const outbox = createFeedbackOutbox(sendTo);
   const onAbort = () => {
     abortError = abortReason(/** @type {AbortSignal} */ (o.signal));
     if (!ctl) return end(abortError, null);
@@ -163,7 +167,7 @@ export function downloadMutp(o) {
       switch (a.type) {
         case 'send':
           if (o.timing && o.timing.sentAt === null) o.timing.sentAt = performance.now();
-          sendTo(links[a.source], a.bytes);
+          outbox.send(links[a.source], a.bytes, a.replaceable === true);
           break;
         case 'warn':
           logger.warn(`mutp: proxy ${links[a.source].proxyId}: ${a.message}`);
@@ -241,6 +245,7 @@ export function downloadMutp(o) {
     if (finished) return;
     finished = true;
     if (timer) clearTimeout(timer);
+    outbox.clear();
     o.signal?.removeEventListener('abort', onAbort);
     connectAbort.abort(codedError('ERR_ABORTED', 'the download ended'));
     const error = err ? { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) } : null;
