@@ -62,6 +62,30 @@ describe('extension log queue (background)', () => {
     assert.ok(pulled <= 32, `read ${pulled} chunks of 64 KiB`);
   });
 
+  it('an answer that is not an ack (a 200 from something else at that URL) is a failed upload; the records stay', async () => {
+    const storage = memoryStorage();
+    const origo = fakeOrigo(() => /** @type {any} */ ({ ok: true }));
+    const q = createLogQueue({ storage, origoUrl: async () => 'http://origo.test', fetch: origo.fetch, logger: quiet });
+    await q.add([{ id: 'r1' }]);
+    await q.flush();
+    assert.equal(q.counters.failures, 1);
+    assert.deepEqual(storage.data.logQueue.map((/** @type {any} */ r) => r.id), ['r1']);
+  });
+
+  it('an Origo URL that cannot be read is a failed upload too; the batch is sent once it can', async () => {
+    const storage = memoryStorage();
+    const origo = fakeOrigo();
+    let broken = true;
+    const q = createLogQueue({ storage, origoUrl: async () => (broken ? 'not a url' : 'http://origo.test'), fetch: origo.fetch, logger: quiet });
+    await q.add([{ id: 'r1' }]);
+    await q.flush();
+    assert.equal(q.counters.failures, 1);
+    broken = false;
+    await q.flush();
+    assert.deepEqual(origo.posts, [['r1']], 'the batch was released, not left in flight');
+    assert.equal(await q.pending(), 0);
+  });
+
   it('drops records Origo rejected (by batch index) and counts them', async () => {
     const storage = memoryStorage();
     const origo = fakeOrigo((b) => ({

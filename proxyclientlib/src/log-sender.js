@@ -1,16 +1,13 @@
-// Ships client log records to Origo (`POST /api/logs`) in batches. Records stay queued until
-// Origo acknowledged them (stored, duplicate, or rejected as invalid), so an Origo that is down
-// for a while loses nothing: we retry with exponential backoff and jitter.
+// Ships client log records to Origo (`POST /api/logs`, log-post.js) in batches, from memory.
+// Records stay queued until Origo acknowledged them (stored, duplicate, or rejected as invalid),
+// so an Origo that is down for a while loses nothing: we retry with exponential backoff and jitter.
 import { backoffDelayMs } from '@mutp/common/backoff';
 import { createLogQueue } from '@mutp/common/log-queue';
-import { jsonCapped } from './capped-body.js';
-import { MAX_ORIGO_ANSWER_BYTES } from './limits.js';
+import { LOG_BATCH_MAX_RECORDS, logsEndpoint, postLogBatch } from './log-post.js';
 
-export const BATCH_MAX_RECORDS = 20; // one POST carries at most this many records: with ~100 KB packet logs each, far below Origo's 8 MiB body cap
 export const RETRY_BASE_MS = 500; // first retry delay after a failed POST
 export const RETRY_MAX_MS = 30_000; // backoff ceiling: an Origo outage costs at most one POST per 30 s
 export const QUEUE_MAX_RECORDS = 10_000; // memory bound; beyond it the oldest records are dropped (counted)
-const POST_TIMEOUT_MS = 10_000; // a hung Origo must not block the queue forever
 
 /**
  * @typedef {object} LogSender
@@ -32,8 +29,8 @@ const POST_TIMEOUT_MS = 10_000; // a hung Origo must not block the queue forever
  * @param {number} [o.queueMax]
  * @returns {LogSender}
  */
-export function createLogSender({ origo, fetch, logger = console, retryBaseMs = RETRY_BASE_MS, retryMaxMs = RETRY_MAX_MS, batchMax = BATCH_MAX_RECORDS, queueMax = QUEUE_MAX_RECORDS }) {
-  const endpoint = new URL('/api/logs', origo).toString();
+export function createLogSender({ origo, fetch, logger = console, retryBaseMs = RETRY_BASE_MS, retryMaxMs = RETRY_MAX_MS, batchMax = LOG_BATCH_MAX_RECORDS, queueMax = QUEUE_MAX_RECORDS }) {
+  const endpoint = logsEndpoint(origo);
   const counters = { sent: 0, stored: 0, duplicates: 0, rejected: 0, dropped: 0, failures: 0 };
   const queue = createLogQueue({ maxRecords: queueMax, batchMaxRecords: batchMax, onDrop: () => { counters.dropped += 1; } });
   let attempt = 0; // consecutive failures, for the backoff
@@ -63,27 +60,15 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
   async function sendBatch() {
     const batch = queue.takeBatch();
     if (batch.length === 0) return;
-    const batchIds = batch.map((r) => r.id);
     counters.sent += 1;
     try {
-      const res = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(batch),
-        signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-      });
-      if (res.status !== 200 && res.status !== 400) throw new Error(`Origo answered HTTP ${res.status}`);
-      const body = await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' });
-      if (!isAck(body)) throw new Error('Origo answered with an unexpected body');
-      const acked = queue.ack(batchIds, body);
+      const acked = await postLogBatch({ fetch, endpoint, queue, batch });
       counters.stored += acked.stored;
       counters.duplicates += acked.duplicates;
       counters.rejected += acked.rejected.length;
       for (const r of acked.rejected) logger.warn(`origo rejected log record ${r.id}: ${r.reason}`);
-      if (acked.acked === 0) throw new Error('Origo acknowledged none of the batch');
       attempt = 0;
     } catch (err) {
-      queue.release(batchIds);
       counters.failures += 1;
       attempt += 1;
       if (attempt === 1) logger.warn(`log upload to ${endpoint} failed, will retry: ${/** @type {Error} */ (err).message}`);
@@ -118,15 +103,4 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
       drainWaiters.clear();
     },
   };
-}
-
-/**
- * Origo's answer to a batch has id lists for `stored` and `duplicates` (and may reject some).
- * @param {unknown} body
- * @returns {body is {stored: string[], duplicates: string[], rejected?: unknown}}
- */
-function isAck(body) {
-  const b = /** @type {{stored?: unknown, duplicates?: unknown}} */ (body);
-  const isIdList = (/** @type {unknown} */ v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  return !!b && typeof b === 'object' && isIdList(b.stored) && isIdList(b.duplicates);
 }

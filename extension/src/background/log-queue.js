@@ -3,14 +3,11 @@
 // alarm after it was suspended. Nothing is lost while Origo is down (up to the queue cap).
 import { backoffDelayMs } from '@mutp/common/backoff';
 import { createLogQueue as createQueue } from '@mutp/common/log-queue';
-import { jsonCapped } from '@mutp/proxyclientlib/capped-body';
-import { MAX_ORIGO_ANSWER_BYTES } from '@mutp/proxyclientlib/limits';
+import { LOG_BATCH_MAX_RECORDS, logsEndpoint, postLogBatch } from '@mutp/proxyclientlib/log-post';
 
-export const BATCH_MAX_RECORDS = 20; // as ProxyClientLib's sender: far below Origo's 8 MiB body cap
 export const QUEUE_MAX_RECORDS = 500; // storage bound (records carry packet logs); the oldest go first
 const RETRY_BASE_MS = 1000; // first retry after a failed POST
 const RETRY_MAX_MS = 60_000; // backoff ceiling
-const POST_TIMEOUT_MS = 10_000; // a hung Origo must not block the queue
 export const RETRY_ALARM = 'mutp-log-retry';
 const ALARM_PERIOD_MIN = 1; // browsers' minimum alarm granularity
 
@@ -34,7 +31,7 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
   async function load() {
     if (queue) return queue;
     const got = await storage.get(KEY);
-    const q = createQueue({ maxRecords: QUEUE_MAX_RECORDS, batchMaxRecords: BATCH_MAX_RECORDS, onDrop: () => { counters.dropped += 1; } });
+    const q = createQueue({ maxRecords: QUEUE_MAX_RECORDS, batchMaxRecords: LOG_BATCH_MAX_RECORDS, onDrop: () => { counters.dropped += 1; } });
     for (const r of Array.isArray(got[KEY]) ? got[KEY] : []) if (r && typeof r.id === 'string') q.push(r, { replayed: true });
     queue ??= q;
     return queue;
@@ -57,10 +54,7 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
     sending = (async () => {
       const q = await load();
       while (q.size > 0) {
-        const batch = q.takeBatch();
-        const ids = batch.map((r) => r.id);
-        if (!(await post(q, batch, ids))) {
-          q.release(ids);
+        if (!(await post(q, q.takeBatch()))) {
           attempt += 1;
           counters.failures += 1;
           timer = setTimeout(() => flush(), backoffDelayMs(attempt - 1, { baseMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS }));
@@ -75,27 +69,20 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
   }
 
   /**
-   * @param {ReturnType<typeof createQueue>} q @param {{id: string}[]} batch @param {string[]} ids
-   * @returns {Promise<boolean>} whether Origo acknowledged any of the batch
+   * @param {ReturnType<typeof createQueue>} q @param {{id: string}[]} batch
+   * @returns {Promise<boolean>} whether Origo acknowledged any of the batch (if not, it waits in the queue again)
    */
-  async function post(q, batch, ids) {
-    let endpoint;
+  async function post(q, batch) {
+    const endpoint = origoUrl().then(logsEndpoint);
     try {
-      endpoint = new URL('/api/logs', await origoUrl()).href;
-      const res = await fetch(endpoint, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(batch),
-        signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-      });
-      if (res.status !== 200 && res.status !== 400) throw new Error(`HTTP ${res.status}`);
-      const acked = q.ack(ids, await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' })); // rejected ones leave too: re-sending them can never succeed
+      const acked = await postLogBatch({ fetch, endpoint, queue: q, batch });
       for (const r of acked.rejected) logger.warn(`[mutp] Origo rejected a record: ${r.reason.slice(0, 200)}`);
       counters.stored += acked.stored;
       counters.duplicates += acked.duplicates;
       counters.rejected += acked.rejected.length;
-      if (acked.acked === 0) throw new Error('Origo acknowledged none of the batch');
       return true;
     } catch (err) {
-      if (attempt === 0) logger.warn(`[mutp] log upload to ${endpoint ?? 'Origo'} failed, will retry: ${/** @type {Error} */ (err)?.message}`);
+      if (attempt === 0) logger.warn(`[mutp] log upload to ${await endpoint.catch(() => 'Origo')} failed, will retry: ${/** @type {Error} */ (err)?.message}`);
       return false;
     }
   }

@@ -1,0 +1,60 @@
+// One batch of client log records to Origo (`POST /api/logs`), with Origo's ack applied to the
+// queue it came from (@mutp/common/log-queue). ProxyClientLib's sender (records in memory) and
+// the extension's background (records kept in extension storage) both ship records this way;
+// each keeps its own retry pace.
+import { jsonCapped } from './capped-body.js';
+import { MAX_ORIGO_ANSWER_BYTES } from './limits.js';
+
+/** One POST carries at most this many records: with ~100 KB packet logs each, far below Origo's 8 MiB body cap. */
+export const LOG_BATCH_MAX_RECORDS = 20;
+
+/** A hung Origo must not block the queue forever (ms). */
+const LOG_POST_TIMEOUT_MS = 10_000;
+
+/** @param {string} origo  Origo's base URL @returns {string} where records are posted */
+export function logsEndpoint(origo) {
+  return new URL('/api/logs', origo).href;
+}
+
+/**
+ * @param {object} o
+ * @param {typeof fetch} o.fetch
+ * @param {string | Promise<string>} o.endpoint  logsEndpoint() (a promise: the extension reads Origo's URL from its settings)
+ * @param {ReturnType<typeof import('@mutp/common/log-queue').createLogQueue>} o.queue
+ * @param {{id: string}[]} o.batch  from queue.takeBatch()
+ * @returns {Promise<{ stored: number, duplicates: number, rejected: { id: string, reason: string }[] }>}
+ *   rejects on a failed POST, an answer that is not an ack, or an ack of none of the batch; the
+ *   batch is then released to the queue, to be sent again. Rejected records leave the queue:
+ *   sending them again can never succeed (the caller logs why).
+ */
+export async function postLogBatch({ fetch, endpoint, queue, batch }) {
+  const ids = batch.map((r) => r.id);
+  try {
+    const res = await fetch(await endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+      signal: AbortSignal.timeout(LOG_POST_TIMEOUT_MS),
+    });
+    if (res.status !== 200 && res.status !== 400) throw new Error(`Origo answered HTTP ${res.status}`);
+    const body = await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' });
+    if (!isAck(body)) throw new Error('Origo answered with an unexpected body');
+    const { acked, ...counts } = queue.ack(ids, body);
+    if (acked === 0) throw new Error('Origo acknowledged none of the batch');
+    return counts;
+  } catch (err) {
+    queue.release(ids);
+    throw err;
+  }
+}
+
+/**
+ * Origo's answer to a batch has id lists for `stored` and `duplicates` (and may reject some).
+ * @param {unknown} body
+ * @returns {body is {stored: string[], duplicates: string[], rejected?: unknown}}
+ */
+function isAck(body) {
+  const b = /** @type {{stored?: unknown, duplicates?: unknown}} */ (body);
+  const isIdList = (/** @type {unknown} */ v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  return !!b && typeof b === 'object' && isIdList(b.stored) && isIdList(b.duplicates);
+}
