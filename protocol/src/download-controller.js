@@ -180,19 +180,23 @@ export class DownloadController {
     }
     if (r.msg.type !== 'bundle') this.onMessage(s, r.msg, now);
     else {
-      // each datagram of a bundle as if it came alone
+      // each datagram of a bundle as if it came alone; feedback, delivery and completion once after them
       for (const part of r.msg.parts) {
         const p = decodeMessage(part);
-        if (p.ok) this.onMessage(s, p.msg, now);
+        if (p.ok) this.onMessage(s, p.msg, now, true);
         else this.malformed(s, `ignored a malformed message in a bundle: ${p.error.code}`);
         if (this.finished || s.state !== 'open') break;
       }
+      if (this.receiver && !this.finished) this.afterPackets(now);
     }
     return this.take();
   }
 
-  /** @param {SourceState} s @param {any} msg  a decoded message from it @param {number} now */
-  onMessage(s, msg, now) {
+  /**
+   * @param {SourceState} s @param {any} msg  a decoded message from it @param {number} now
+   * @param {boolean} [batched]  part of a bundle: the caller runs afterPackets() once after it
+   */
+  onMessage(s, msg, now, batched = false) {
     const i = s.index;
     if (msg.downloadId !== this.downloadId) return; // a stale message from another download
     switch (msg.type) {
@@ -202,7 +206,7 @@ export class DownloadController {
       case 'data':
       case 'coded':
         s.lastHeardAt = now;
-        if (this.receiver) this.onPacket(s, msg, now);
+        if (this.receiver) this.onPacket(s, msg, now, batched);
         else if (this.pending.length < MAX_PENDING_PACKETS) this.pending.push({ msg, source: i });
         break;
       case 'error':
@@ -381,8 +385,11 @@ export class DownloadController {
     this.afterPackets(now);
   }
 
-  /** @param {SourceState} s @param {any} msg @param {number} now @param {boolean} [replay] a packet held until the vote */
-  onPacket(s, msg, now, replay = false) {
+  /**
+   * @param {SourceState} s @param {any} msg @param {number} now
+   * @param {boolean} [batched]  one of several (held until the vote, a bundle's parts): the caller runs afterPackets() once after them
+   */
+  onPacket(s, msg, now, batched = false) {
     if (this.finished) return;
     if (this.firstPacketMs === null) this.firstPacketMs = now;
     let useful;
@@ -397,7 +404,7 @@ export class DownloadController {
     if (msg.seq > s.maxSeq) s.maxSeq = msg.seq;
     if (useful) this.lastProgressAt = now;
     else s.duplicates++;
-    if (!replay) this.afterPackets(now);
+    if (!batched) this.afterPackets(now);
   }
 
   /** Integrity verdicts, feedback, delivery and completion after one or more packets. @param {number} now */

@@ -35,6 +35,8 @@ describe('download controller piped into the senders', () => {
       const packets = r.proxies.reduce((a, p) => a + p.sent, 0);
       const messages = r.proxies.reduce((a, p) => a + p.messages, 0);
       assert.ok(messages < packets / 2, `${messages} messages for ${packets} packets`);
+      // feedback, delivery and completion are decided once per bundle, not once per packet in it
+      assert.ok(actionsOf(r, 'deliver').length <= messages, `${actionsOf(r, 'deliver').length} deliveries for ${messages} messages`);
       const plain = await runPiped({ mode, size: 300_001, n: 4 });
       assert.equal(plain.proxies.reduce((a, p) => a + p.messages, 0), plain.proxies.reduce((a, p) => a + p.sent, 0), 'one packet per message unless asked');
       const bad = await runPiped({ mode, size: 300_001, n: 4, bundles: true, faults: { 2: { corruptPacket: 5 } } });
