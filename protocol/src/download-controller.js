@@ -29,9 +29,9 @@ import {
  *   a later replaceable send to the same proxy makes it worthless: a transport whose thread is
  *   behind may hold it and send only the newest, keeping each proxy's messages in order);
  *   drop: close its connection, it takes no further part (code ERR_INTEGRITY / ERR_META_*:
- *   excluded as corrupt or lying); reconnect: its kept connection
- *   is dead, connect afresh and call connected() again; deliver: object bytes newly ready
- *   (views, valid during the call); complete / fail: the end (`done` is already in the sends).
+ *   excluded as corrupt or lying); reconnect: its kept connection is dead, connect afresh and
+ *   call connected() again; deliver: object bytes newly ready (views, valid during the call);
+ *   complete / fail: the end (`done` is already in the sends).
  */
 
 /**
