@@ -154,14 +154,16 @@ async function main() {
               const l = bounds.reduce((found, b, k) => (at >= b ? k : found), 0); // the load it started in
               const which = loadBucket(l);
               const c = cell(`${player}|${config}|${which}`);
-              if (r.error === null) recordsOf[l].push(r);
-              if (r.error === null) c.libraryMs.push(r.durationMs);
+              if (r.error === null) {
+                recordsOf[l].push(r);
+                c.libraryMs.push(r.durationMs);
+              }
               const key = `${r.mode}${r.modeWhy ? ` (${r.modeWhy})` : ''}${r.error ? ` ${r.error.code}` : ''}`;
               c.modes[key] = (c.modes[key] ?? 0) + 1;
             }
             for (let l = 0; l < loads; l++) {
               const c = cell(`${player}|${config}|${loadBucket(l)}`);
-              const got = hopDurations(recordsOf[l], pageResponses[l] ?? []);
+              const got = hopDurations(recordsOf[l], pageResponses[l]);
               c.hops.push(...got);
               // the load's first segment: what a first frame waits for
               const first = got.filter((d) => Number.isFinite(d.pageStart)).sort((a, b) => a.pageStart - b.pageStart)[0];

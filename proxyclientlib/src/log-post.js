@@ -22,12 +22,13 @@ export function logsEndpoint(origo) {
  * @param {string | Promise<string>} o.endpoint  logsEndpoint() (a promise: the extension reads Origo's URL from its settings)
  * @param {ReturnType<typeof import('@mutp/common/log-queue').createLogQueue>} o.queue
  * @param {{id: string}[]} o.batch  from queue.takeBatch()
- * @returns {Promise<{ stored: number, duplicates: number, rejected: { id: string, reason: string }[] }>}
- *   rejects on a failed POST, an answer that is not an ack, or an ack of none of the batch; the
- *   batch is then released to the queue, to be sent again. Rejected records leave the queue:
- *   sending them again can never succeed (the caller logs why).
+ * @param {{ stored: number, duplicates: number, rejected: number }} o.counters  the ack's counts are added here
+ * @returns {Promise<{ id: string, reason: string }[]>} the records Origo rejected (they leave the
+ *   queue: sending them again can never succeed; the caller logs why). Rejects on a failed POST,
+ *   an answer that is not an ack, or an ack of none of the batch; the batch is then released to
+ *   the queue, to be sent again.
  */
-export async function postLogBatch({ fetch, endpoint, queue, batch }) {
+export async function postLogBatch({ fetch, endpoint, queue, batch, counters }) {
   const ids = batch.map((r) => r.id);
   try {
     const res = await fetch(await endpoint, {
@@ -39,9 +40,12 @@ export async function postLogBatch({ fetch, endpoint, queue, batch }) {
     if (res.status !== 200 && res.status !== 400) throw new Error(`Origo answered HTTP ${res.status}`);
     const body = await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' });
     if (!isAck(body)) throw new Error('Origo answered with an unexpected body');
-    const { acked, ...counts } = queue.ack(ids, body);
-    if (acked === 0) throw new Error('Origo acknowledged none of the batch');
-    return counts;
+    const acked = queue.ack(ids, body);
+    if (acked.acked === 0) throw new Error('Origo acknowledged none of the batch');
+    counters.stored += acked.stored;
+    counters.duplicates += acked.duplicates;
+    counters.rejected += acked.rejected.length;
+    return acked.rejected;
   } catch (err) {
     queue.release(ids);
     throw err;

@@ -62,11 +62,8 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
     if (batch.length === 0) return;
     counters.sent += 1;
     try {
-      const acked = await postLogBatch({ fetch, endpoint, queue, batch });
-      counters.stored += acked.stored;
-      counters.duplicates += acked.duplicates;
-      counters.rejected += acked.rejected.length;
-      for (const r of acked.rejected) logger.warn(`origo rejected log record ${r.id}: ${r.reason}`);
+      const rejected = await postLogBatch({ fetch, endpoint, queue, batch, counters });
+      for (const r of rejected) logger.warn(`origo rejected log record ${r.id}: ${r.reason}`);
       attempt = 0;
     } catch (err) {
       counters.failures += 1;

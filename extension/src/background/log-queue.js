@@ -75,11 +75,8 @@ export function createLogQueue({ storage, origoUrl, fetch = globalThis.fetch, ar
   async function post(q, batch) {
     const endpoint = origoUrl().then(logsEndpoint);
     try {
-      const acked = await postLogBatch({ fetch, endpoint, queue: q, batch });
-      for (const r of acked.rejected) logger.warn(`[mutp] Origo rejected a record: ${r.reason.slice(0, 200)}`);
-      counters.stored += acked.stored;
-      counters.duplicates += acked.duplicates;
-      counters.rejected += acked.rejected.length;
+      const rejected = await postLogBatch({ fetch, endpoint, queue: q, batch, counters });
+      for (const r of rejected) logger.warn(`[mutp] Origo rejected a record: ${r.reason.slice(0, 200)}`);
       return true;
     } catch (err) {
       if (attempt === 0) logger.warn(`[mutp] log upload to ${await endpoint.catch(() => 'Origo')} failed, will retry: ${/** @type {Error} */ (err)?.message}`);
