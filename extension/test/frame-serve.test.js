@@ -119,4 +119,43 @@ describe('extension frame: request server', function () {
       assert.deepEqual(h.nexts, [`${ORIGIN}/media/2.m4s`, null, null, null]);
     });
   });
+
+  describe('a manifest\'s init sections: the proxies fetch them before the player asks', () => {
+    /** @param {object} settings */
+    function harness(settings) {
+      /** @type {{ids: string[], urls: string[]}[]} */
+      const prefetches = [];
+      const listed = ['p0', 'p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.test`, ticket: null }));
+      const client = {
+        download: async () => ({ data: new Uint8Array(0), stats: {} }),
+        prefetch: async (/** @type {{id: string}[]} */ list, /** @type {string[]} */ urls) => { prefetches.push({ ids: list.map((p) => p.id), urls }); return []; },
+      };
+      const proxies = { list: async () => listed, invalidate() {} };
+      const server = createRequestServer({
+        state: () => ({ settings, matches: compilePatterns(settings.patterns), client, proxies }),
+        port: { postMessage() {} }, toBackground: () => {}, logger: quiet,
+      });
+      const seen = (/** @type {unknown} */ inits) => server.onPageMessage({ t: 'seen', kind: 'manifest', url: `${ORIGIN}/m.mpd`, segments: 0, templates: 2, inits });
+      return { prefetches, seen };
+    }
+
+    it('asks the proxies the downloads will use (the largest N), each object once per page; refuses what is not an http(s) URL', async () => {
+      const h = harness(settingsWith({ detect: 'all-sites', n: 3 }));
+      await h.seen([`${ORIGIN}/v/init.mp4`, 'javascript:alert(1)', `${ORIGIN}/a/init.mp4`, 7]);
+      await h.seen([`${ORIGIN}/v/init.mp4`, `${ORIGIN}/v2/init.mp4`]);
+      await h.seen([`${ORIGIN}/a/init.mp4`]);
+      assert.deepEqual(h.prefetches, [
+        { ids: ['p0', 'p1', 'p2'], urls: [`${ORIGIN}/v/init.mp4`, `${ORIGIN}/a/init.mp4`] },
+        { ids: ['p0', 'p1', 'p2'], urls: [`${ORIGIN}/v2/init.mp4`] },
+      ]);
+    });
+
+    it('none when the extension is off, or when only the patterns pass and these do not match', async () => {
+      for (const s of [settingsWith({ detect: 'all-sites', enabled: false }), settingsWith({ detect: 'off' })]) {
+        const h = harness(s);
+        await h.seen(['http://elsewhere.test/v/init.mp4']);
+        assert.deepEqual(h.prefetches, []);
+      }
+    });
+  });
 });

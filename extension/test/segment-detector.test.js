@@ -114,7 +114,7 @@ describe('extension: segment detection', () => {
     assert.equal(det.nextOf(`${B}360p/seg1.ts`), `${B}360p/seg2.ts?sig=a`);
     assert.equal(det.nextOf(`${B}360p/seg2.ts?sig=a#t=0`), 'https://cdn2.example/seg3.ts');
     assert.equal(det.nextOf('https://cdn2.example/seg3.ts'), null, 'the last one: not known yet');
-    assert.equal(det.nextOf(`${B}360p/init.mp4`), null, 'the init section is not in the play order');
+    assert.equal(det.nextOf(`${B}360p/init.mp4`), null, 'the init section is not in the play order (and a live playlist starts near its end)');
     det.learn('hls', `${B}one/index.m3u8`, '#EXTM3U\n#EXTINF:4,\n#EXT-X-BYTERANGE:1000@0\nv.mp4\n#EXTINF:4,\n#EXT-X-BYTERANGE:1000\nv.mp4\n');
     assert.equal(det.nextOf(`${B}one/v.mp4`), null, 'one file\'s next range is not another file');
     det.learn('dash', `${B}list.mpd`, `<MPD><Period><AdaptationSet><Representation id="r3"><SegmentList>
@@ -130,7 +130,41 @@ describe('extension: segment detection', () => {
     assert.equal(det.nextOf(`${B}v1/seg-99999.m4s?a=1`), `${B}v1/seg-100000.m4s?a=1`);
     assert.equal(det.nextOf(`${B}a1/9.m4a`), `${B}a1/10.m4a`);
     assert.equal(det.nextOf(`${B}t1/90000.m4s`), null, '$Time$ needs the timeline');
-    assert.equal(det.nextOf(`${B}v1/init.mp4`), null);
+    assert.equal(det.nextOf(`${B}v1/init.mp4`), null, 'the player started: an init now is a rendition switch');
     assert.equal(det.nextOf(`${B}elsewhere/seg-00001.m4s`), null);
+  });
+
+  it('a VOD rendition\'s init section is followed by its first media segment; not in a live stream, and not in one file', () => {
+    const vod = ['#EXTM3U', '#EXT-X-PLAYLIST-TYPE:VOD', '#EXT-X-MAP:URI="init.mp4"', '#EXTINF:4,', 'seg1.m4s', '#EXTINF:4,', 'seg2.m4s', '#EXT-X-ENDLIST'];
+    assert.deepEqual(parseHls(vod.join('\n'), `${B}a/index.m3u8`).starts, [[`${B}a/init.mp4`, `${B}a/seg1.m4s`]]);
+    assert.deepEqual(parseHls(vod.filter((l) => !/VOD|ENDLIST/.test(l)).join('\n'), `${B}a/index.m3u8`).starts, [], 'live: starts near the end');
+    assert.deepEqual(parseHls(['#EXTM3U', '#EXT-X-MAP:URI="v.mp4",BYTERANGE="720@0"', '#EXTINF:4,', '#EXT-X-BYTERANGE:1000@720', 'v.mp4', '#EXT-X-ENDLIST'].join('\n'), B).starts,
+      [], 'one file: its next range is the proxy\'s read-ahead');
+    const mpd = (type) => `<MPD type="${type}"><BaseURL>https://media.example/c/</BaseURL><Period>
+      <AdaptationSet><SegmentTemplate initialization="$RepresentationID$/init-$Bandwidth$.mp4" media="$RepresentationID$/seg-$Number%05d$.m4s?a=1&amp;b=2" startNumber="7"/>
+        <Representation id="v360" bandwidth="800000"/><Representation id="v720" bandwidth="2000000"><BaseURL>hd/</BaseURL></Representation></AdaptationSet>
+      <AdaptationSet><SegmentTemplate initialization="a/init.mp4" media="a/$Number$.m4a"/><Representation id="a1"/></AdaptationSet>
+      <AdaptationSet><SegmentTemplate initialization="t/init.mp4" media="t/$Time$.m4s"/><Representation id="t1"/></AdaptationSet>
+      <AdaptationSet><Representation id="r3"><SegmentList><Initialization sourceURL="r3/init.mp4"/><SegmentURL media="r3/1.m4s"/></SegmentList></Representation></AdaptationSet>
+    </Period></MPD>`;
+    assert.deepEqual(parseDash(mpd('static'), `${B}s.mpd`).starts, [
+      ['https://media.example/c/v360/init-800000.mp4', 'https://media.example/c/v360/seg-00007.m4s?a=1&b=2'],
+      ['https://media.example/c/hd/v720/init-2000000.mp4', 'https://media.example/c/hd/v720/seg-00007.m4s?a=1&b=2'],
+      ['https://media.example/c/a/init.mp4', 'https://media.example/c/a/1.m4a'],
+      ['https://media.example/c/r3/init.mp4', 'https://media.example/c/r3/1.m4s'],
+    ], 'startNumber inherited (default 1), $Bandwidth$ filled, $Time$ unknown here');
+    assert.deepEqual(parseDash(mpd('dynamic'), `${B}s.mpd`).starts, [], 'live: starts near the edge');
+  });
+
+  it('the detector hints a first media segment only while the player starts: an init asked after a media segment is a rendition switch', () => {
+    const det = createSegmentDetector();
+    det.learn('dash', `${B}s.mpd`, `<MPD><Period><AdaptationSet><SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/$Number$.m4s"/>
+      <Representation id="v1"/><Representation id="v2"/></AdaptationSet>
+      <AdaptationSet><SegmentTemplate initialization="a/init.mp4" media="a/$Number$.m4a"/><Representation id="a"/></AdaptationSet></Period></MPD>`);
+    assert.equal(det.nextOf(`${B}v1/init.mp4`), `${B}v1/1.m4s`);
+    assert.equal(det.nextOf(`${B}a/init.mp4`), `${B}a/1.m4a`, 'audio and video start together');
+    assert.equal(det.nextOf(`${B}v1/1.m4s`), `${B}v1/2.m4s`);
+    assert.equal(det.nextOf(`${B}v2/init.mp4`), null, 'a switch to v2 goes on from the playing position');
+    assert.equal(det.counts().starts, 3);
   });
 });

@@ -19,7 +19,7 @@ export async function readCapped(res, maxBytes, { code = 'ERR_PROXY_TOO_LARGE', 
   }
   const reader = res.body?.getReader();
   if (!reader) return new Uint8Array(0);
-  /** @type {Uint8Array<ArrayBuffer>[]} the stream's chunks (fetch bodies are never shared memory) */
+  /** @type {Uint8Array[]} the stream's chunks */
   const parts = [];
   let length = 0;
   for (;;) {
@@ -30,9 +30,10 @@ export async function readCapped(res, maxBytes, { code = 'ERR_PROXY_TOO_LARGE', 
       reader.cancel().catch(() => {}); // not awaited: a clone's cancel waits for its twin's (tee)
       throw tooLarge();
     }
-    parts.push(/** @type {Uint8Array<ArrayBuffer>} */ (value));
+    parts.push(value);
   }
-  return new Uint8Array(await new Blob(parts).arrayBuffer());
+  // joined here: a Blob would be registered with the browser's blob store and read back asynchronously
+  return concat(parts, length);
 }
 
 /**
@@ -50,4 +51,20 @@ export async function textCapped(res, maxBytes, o) {
  */
 export async function jsonCapped(res, maxBytes, o) {
   return JSON.parse(await textCapped(res, maxBytes, o));
+}
+
+/**
+ * The chunks as one array (the only chunk itself, uncopied).
+ * @param {Uint8Array[]} chunks
+ * @param {number} total
+ */
+export function concat(chunks, total) {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.byteLength;
+  }
+  return out;
 }

@@ -2,10 +2,11 @@
 // log record and hands it to the log sender.
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from './errors.js';
-import { MAX_PROXIES } from './limits.js';
+import { MAX_PREFETCH_URLS, MAX_PROXIES } from './limits.js';
 import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';
-import { proxyEndpoint } from './http/proxy-fetch.js';
+import { proxyEndpoint, proxyFetch } from './http/proxy-fetch.js';
+import { MAX_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, decodeDigestList } from '@mutp/protocol';
 import { readCapped } from './capped-body.js';
 import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
@@ -24,6 +25,8 @@ export const SPARE_PROXIES = 4;
 const WARM_HTTP_MAX_BYTES = 64 * 1024;
 /** A proxy whose /healthz has not ended in this long (ms) gives no warm connection: warmHttp stops waiting. */
 const WARM_HTTP_TIMEOUT_MS = 10_000;
+/** A prefetch still running after this long (ms) is given up: its objects are asked for by then in any case. */
+const PREFETCH_TIMEOUT_MS = 10_000;
 
 /**
  * @typedef {{id: string, url: string, ticket?: string | null, uploadRateBps?: number | null}} ProxyRef  ticket: Origo's, attached to the proxy's requests; uploadRateBps: Origo's (bytes/s, advertised)
@@ -307,11 +310,53 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     return per.flat();
   }
 
+  /**
+   * Have these proxies fetch these objects from their origins now, so the downloads that follow
+   * find them cached (a player's first request for a rendition is its init section, an origin
+   * fetch at every proxy on a first page load). Each proxy is asked for each object's digest list
+   * (GET /fetch?url=…&digests=1): it fetches the whole object and answers only its digests, which
+   * are kept for the HTTP modes' vote (digest-cache.js) as a download's own would be. At most
+   * MAX_PREFETCH_URLS objects; a URL that is not http(s), or a proxy this context may not fetch,
+   * is not tried. Never rejects: one outcome per proxy and object.
+   * @param {ProxyRef[]} refs  those without a ticket get it from Origo
+   * @param {string[]} urls
+   * @param {{signal?: AbortSignal}} [o]
+   * @returns {Promise<{id: string, url: string, ok: boolean, code: string | null}[]>}
+   */
+  async function prefetch(refs, urls, { signal } = {}) {
+    const wanted = [...new Set(urls)].filter((u) => {
+      try {
+        checkOriginUrl(u);
+        return true;
+      } catch {
+        return false;
+      }
+    }).slice(0, MAX_PREFETCH_URLS);
+    const reachable = refs.filter((p) => !blocked(p.url));
+    if (wanted.length === 0 || reachable.length === 0) return [];
+    const list = await withTickets(reachable, signal);
+    const access = createProxyAccess({ proxies: list, fetch, logger });
+    const limit = AbortSignal.timeout(PREFETCH_TIMEOUT_MS);
+    const stop = signal ? AbortSignal.any([signal, limit]) : limit;
+    return Promise.all(list.flatMap((p) => wanted.map(async (url) => {
+      try {
+        const { bytes } = await proxyFetch({ fetch: access.fetch, proxyUrl: p.url, url, range: null, signal: stop, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} });
+        const parsed = decodeDigestList(bytes, WHOLE_OBJECT_BLOCKS);
+        if ('error' in parsed) return { id: p.id, url, ok: false, code: parsed.error.code };
+        digestCache?.set(p.url, url, parsed.list);
+        return { id: p.id, url, ok: true, code: null };
+      } catch (err) {
+        return { id: p.id, url, ok: false, code: limit.aborted ? 'ERR_TIMEOUT' : errorInfo(/** @type {Error} */ (err)).code };
+      }
+    })));
+  }
+
   return {
     download,
     proxies,
     preconnect,
     warmHttp,
+    prefetch,
     /** Wait until queued log records reached Origo (true) or the timeout passed (false). */
     flushLogs: (/** @type {number} */ timeoutMs) => (logs ? logs.flush(timeoutMs) : Promise.resolve(true)),
     /** Records not yet acknowledged by Origo. */

@@ -13,3 +13,6 @@ export { MAX_URL_CHARS };
  * an endless body stops here (capped-body.js).
  */
 export const MAX_ORIGO_ANSWER_BYTES = 1024 * 1024;
+
+/** Most objects one prefetch call names: a manifest's init sections, one per rendition of a VOD stream. */
+export const MAX_PREFETCH_URLS = 16;

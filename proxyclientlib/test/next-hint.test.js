@@ -67,6 +67,35 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
     });
   }
 
+  it('prefetch: every proxy fetches the objects once, byte-exact for the download after it, whose range-http vote takes the lists kept', async () => {
+    /** @type {string[]} */
+    const requests = [];
+    const f = /** @type {typeof fetch} */ ((input, init) => { requests.push(String(input)); return fetch(input, init); });
+    const client = createClient({ origo: null, logger: quiet, fetch: f });
+    const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
+    const [init, other] = ['init-a', 'init-b'].map((k) => `${originUrl}/seg-${k}.m4s`);
+    const got = await client.prefetch(ps, [init, other, init, 'file:///etc/passwd']);
+    assert.equal(got.length, proxies.length * 2, 'one outcome per proxy and http(s) object, duplicates once');
+    assert.ok(got.every((o) => o.ok && o.code === null), JSON.stringify(got));
+    for (const u of [init, other]) assert.equal(asked.get(new URL(u).pathname), proxies.length, 'one origin request per proxy');
+    assert.ok(proxies.every((p) => p.objects.has(init)));
+    requests.length = 0;
+    const b = await client.download(init, { mode: 'range-http', proxies: ps, log: false });
+    assert.deepEqual(b.data, body(new URL(init).pathname));
+    assert.equal(asked.get(new URL(init).pathname), proxies.length, 'the download asked the origin nothing');
+    assert.equal(requests.filter((u) => u.includes('digests=1')).length, 0, 'the vote took the prefetched lists');
+    client.close();
+  });
+
+  it('prefetch: an object a proxy cannot fetch is that proxy\'s failed outcome, with its code; it never rejects', async () => {
+    const client = createClient({ origo: null, logger: quiet });
+    const ps = [...proxies.map((p) => ({ id: p.id, url: p.url })), { id: 'gone', url: 'http://127.0.0.1:9' }];
+    const got = await client.prefetch(ps, [`${originUrl}/missing.bin`]);
+    assert.equal(got.length, ps.length);
+    assert.ok(got.every((o) => !o.ok && typeof o.code === 'string' && o.code.startsWith('ERR_')), JSON.stringify(got));
+    client.close();
+  });
+
   it('refuses a next URL that is not http(s) with ERR_BAD_URL, before any proxy is asked', async () => {
     const client = createClient({ origo: null, logger: quiet });
     const ps = proxies.map((p) => ({ id: p.id, url: p.url }));

@@ -1,5 +1,5 @@
 // Messages from the page (untrusted) to the download frame, checked at the edge.
-import { MAX_URL_CHARS } from '@mutp/proxyclientlib/limits';
+import { MAX_PREFETCH_URLS, MAX_URL_CHARS } from '@mutp/proxyclientlib/limits';
 
 const MAX_REASON_CHARS = 300;
 const HOWS = ['pattern', 'manifest', 'extension', 'range']; // why the page takes a request for a segment
@@ -9,7 +9,7 @@ const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
  * @typedef {{t: 'get', id: number, url: string, range: {start: number, end: number} | null, how: string, next: string | null}
  *   | {t: 'abort', id: number, code: string}
  *   | {t: 'fallback', url: string, reason: string, id: number | null}
- *   | {t: 'seen', kind: 'manifest', url: string, segments: number, templates: number}
+ *   | {t: 'seen', kind: 'manifest', url: string, segments: number, templates: number, inits: string[]}
  *   | {t: 'warm'}
  *   | {t: 'bad', why: string}} PageMessage
  */
@@ -43,7 +43,9 @@ export function parsePageMessage(m) {
   if (o.t === 'seen') {
     const url = httpUrl(o.url);
     if (o.kind !== 'manifest' || url === null) return { t: 'bad', why: 'bad seen note' };
-    return { t: 'seen', kind: 'manifest', url, segments: count(o.segments), templates: count(o.templates) };
+    // its renditions' init sections (a VOD stream's), for the proxies to fetch before the player asks
+    const inits = Array.isArray(o.inits) ? o.inits.slice(0, MAX_PREFETCH_URLS).map(httpUrl).filter((u) => u !== null) : [];
+    return { t: 'seen', kind: 'manifest', url, segments: count(o.segments), templates: count(o.templates), inits };
   }
   if (!Number.isSafeInteger(o.id) || o.id < 1) return { t: 'bad', why: 'bad id' };
   if (o.t === 'abort') return { t: 'abort', id: o.id, code: typeof o.code === 'string' && CODE.test(o.code) ? o.code : 'ERR_ABORTED' };

@@ -27,6 +27,7 @@ const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: byt
  */
 const PAGE_POST_BATCH_BYTES = 64 * 1024;
 const MUTP_MODES = ['coded', 'uncoded'];
+const MAX_PREFETCHES_PER_PAGE = 64; // init sections a page's manifests may have the proxies fetch: a few renditions × a few playlists
 const RTC_FALLBACK_MODE = 'parallel-http'; // the fleet without WebRTC
 const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;
 const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
@@ -37,7 +38,8 @@ const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
  * @property {(url: string) => boolean} matches
  * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object, timing?: Record<string, number | null>}>,
  *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>,
- *   keptConnections?: (url: string) => number}} client
+ *   keptConnections?: (url: string) => number,
+ *   prefetch?: (list: {id: string, url: string, ticket: string | null}[], urls: string[]) => Promise<{id: string, url: string, ok: boolean, code: string | null}[]>}} client
  * @property {string} [clientId]
  * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void, worked?: () => void} | null} [proxies]
  *   the cached proxy list; without it ProxyClientLib asks Origo per download
@@ -72,6 +74,8 @@ function rtcUnusable(e) {
 export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now(), heads = createOriginHeads(), breakers = createBreakers(), warmUp = createWarmUp({ proxies: () => state().proxies, client: () => state().client, breakers, now, logger }), claims = createRtcClaims() }) {
   /** @type {Map<number, AbortController>} */
   const active = new Map();
+  /** @type {Set<string>} objects this page's manifests had the proxies fetch */
+  const prefetched = new Set();
 
   /** @param {unknown} data  a message from the page */
   function onPageMessage(data) {
@@ -79,7 +83,10 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     if (m.t === 'bad') return logger.warn(`ignoring a page message: ${m.why}`);
     if (m.t === 'abort') return active.get(m.id)?.abort(codedError(m.code, m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request'));
     if (m.t === 'warm') return warm();
-    if (m.t === 'seen') return toBackground({ t: 'seen', kind: m.kind, url: m.url, segments: m.segments, templates: m.templates });
+    if (m.t === 'seen') {
+      toBackground({ t: 'seen', kind: m.kind, url: m.url, segments: m.segments, templates: m.templates });
+      return prefetch(m.inits);
+    }
     if (m.t === 'fallback') {
       toBackground({ t: 'fallback', url: m.url, reason: m.reason });
       // a request the frame served was recorded when it failed; one it never saw is recorded now
@@ -108,6 +115,28 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       grossBytes: 0, netBytes: 0, durationMs: ms, error,
     });
     return { ...r, clientId: state().clientId ?? null, n: Math.max(1, n), ...extra }; // n: the N asked for, also when no proxy was reached
+  }
+
+  /**
+   * A manifest's init sections: the proxies the downloads will use fetch them from the origin now,
+   * before the player asks for the one of the rendition it picks (on a first page load an origin
+   * fetch at each proxy, tens of ms). Only what this page's downloads may fetch, at most
+   * MAX_PREFETCHES_PER_PAGE objects per page. Never rejects.
+   * @param {string[]} urls
+   */
+  async function prefetch(urls) {
+    const { settings, matches, client, proxies } = state();
+    if (!settings.enabled || !proxies || typeof client.prefetch !== 'function') return;
+    const wanted = urls.filter((u) => !prefetched.has(u) && (matches(u) || settings.detect !== 'off') && breakers.allows(`host:${new URL(u).host}`, now()))
+      .slice(0, Math.max(0, MAX_PREFETCHES_PER_PAGE - prefetched.size));
+    if (wanted.length === 0 || !breakers.allows('origo', now())) return;
+    for (const u of wanted) prefetched.add(u);
+    try {
+      const usable = (await proxies.list(where(settings))).filter((p) => breakers.allows(`proxy:${p.id}`, now())).slice(0, maxN(settings));
+      await client.prefetch(usable, wanted);
+    } catch (err) {
+      logger.warn(`prefetch: no proxy list (${codeOf(err)})`); // the downloads meet the same and record it
+    }
   }
 
   /** The page will ask for segments: have the proxy list, the tickets and the WebRTC connections ready. */

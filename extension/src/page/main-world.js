@@ -61,7 +61,9 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
       serveReason: (url, hasRange) => (matches(url) ? 'pattern' : detect ? detector.segmentReason(url, hasRange) : null),
       learn: (kind, url, text) => {
         const got = detector.learn(kind, url, text);
-        link.note({ t: 'seen', kind: 'manifest', url, segments: got.segments.length, templates: got.templates.length });
+        // the init sections of its renditions: the player asks one of them first, and the proxies fetch them meanwhile
+        const inits = got.starts.map(([init]) => init);
+        link.note({ t: 'seen', kind: 'manifest', url, segments: got.segments.length, templates: got.templates.length, inits });
         link.warm(); // a player that read a manifest asks for segments next
       },
       manifestOf: detector.manifestOf,

@@ -48,14 +48,16 @@ function resolve(ref, base) {
 }
 
 /**
- * @typedef {{segments: string[], templates: RegExp[], playlists: string[], sequences: string[][]}} Learned
+ * @typedef {{segments: string[], templates: RegExp[], playlists: string[], sequences: string[][], starts: [string, string][]}} Learned
  *   segments: exact URLs; templates: whole-URL matchers (DASH SegmentTemplate; a single $Number$ is
  *   the group `n`, with its indices); playlists: more manifests; sequences: media segment URLs in
- *   play order (an HLS playlist, a DASH SegmentList), so a segment's successor is known
+ *   play order (an HLS playlist, a DASH SegmentList), so a segment's successor is known;
+ *   starts: [init section, first media segment] of each rendition of a VOD stream (a player
+ *   that starts it asks them one after the other; a live stream starts near its end)
  */
 
 /** @returns {Learned} */
-const nothingLearned = () => ({ segments: [], templates: [], playlists: [], sequences: [] });
+const nothingLearned = () => ({ segments: [], templates: [], playlists: [], sequences: [], starts: [] });
 
 /** @param {string} line @param {string} key */
 function attr(line, key) {
@@ -73,25 +75,34 @@ export function parseHls(text, base) {
   if (!text.trimStart().startsWith('#EXTM3U')) return out;
   /** @type {string[]} */
   const media = []; // the playlist's media segments in play order (not its init section or parts)
+  /** @type {[string, string] | null} the first init section (EXT-X-MAP) and the media segment after it */
+  let start = null;
+  /** @type {string | null} the init section (EXT-X-MAP) before the first media segment */
+  let init = null;
+  let vod = false; // the whole stream is listed: a player starts at its first segment
   let nextIsPlaylist = false;
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === '') continue;
     if (line.startsWith('#')) {
       if (line.startsWith('#EXT-X-STREAM-INF')) nextIsPlaylist = true;
+      if (line === '#EXT-X-ENDLIST' || line === '#EXT-X-PLAYLIST-TYPE:VOD') vod = true;
       const uri = attr(line, 'URI');
       if (uri === null) continue;
       // EXT-X-KEY and EXT-X-SESSION-KEY name keys, EXT-X-SESSION-DATA JSON: not media
       if (/^#EXT-X-(MEDIA|I-FRAME-STREAM-INF|RENDITION-REPORT):/.test(line)) push(out.playlists, resolve(uri, base));
       else if (/^#EXT-X-(MAP|PART|PRELOAD-HINT):/.test(line)) push(out.segments, resolve(uri, base));
+      if (line.startsWith('#EXT-X-MAP:') && media.length === 0) init = resolve(uri, base);
       continue;
     }
     const u = resolve(line, base);
     push(nextIsPlaylist ? out.playlists : out.segments, u);
     if (!nextIsPlaylist) push(media, u);
+    if (!nextIsPlaylist && media.length === 1 && init !== null && u !== null && u !== init) start = [init, u];
     nextIsPlaylist = false;
   }
   if (media.length > 1) out.sequences.push(media);
+  if (vod && start) out.starts.push(start);
   return out;
 }
 
@@ -153,14 +164,16 @@ export function templateMatcher(template, base, repId) {
 export function parseDash(text, base) {
   const out = nothingLearned();
   /**
-   * @typedef {{name: string, base: string, media: string | null, init: string | null, id: string | null, owns: boolean, list: string[]}} Frame
-   *   list: a Representation's SegmentURL files in play order
+   * @typedef {{name: string, base: string, media: string | null, init: string | null, startNumber: string | null,
+   *   id: string | null, bandwidth: string | null, owns: boolean, list: string[], initFile: string | null}} Frame
+   *   list: a Representation's SegmentURL files in play order; initFile: its SegmentList's Initialization file
    * @type {Frame[]}
    */
-  const stack = [{ name: '#doc', base, media: null, init: null, id: null, owns: false, list: [] }];
+  const stack = [{ name: '#doc', base, media: null, init: null, startNumber: null, id: null, bandwidth: null, owns: false, list: [], initFile: null }];
   const top = () => stack[stack.length - 1];
   /** @type {string | null} */
   let baseText = null;
+  let live = false; // a dynamic MPD: a player starts near the live edge, not at the first segment
   /** A Representation is complete: its templates, or its own file (SegmentBase with indexRange, fetched by Range). @param {Frame} f */
   const representationDone = (f) => {
     if (f.media !== null || f.init !== null) {
@@ -172,6 +185,11 @@ export function parseDash(text, base) {
       push(out.segments, f.base);
     }
     if (f.list.length > 1) out.sequences.push(f.list);
+    if (live) return;
+    const first = f.media !== null && f.init !== null
+      ? [expandTemplate(f.init, f, null), expandTemplate(f.media, f, f.startNumber ?? '1')]
+      : [f.initFile, f.list[0] ?? null];
+    if (first[0] !== null && first[1] !== null && first[0] !== first[1]) out.starts.push([first[0], first[1]]);
   };
   for (const m of text.matchAll(/<(\/?)([\w:.-]+)([^>]*?)(\/?)>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g)) {
     const [, close, rawName, rest, selfClose, cdata, txt] = m;
@@ -197,13 +215,18 @@ export function parseDash(text, base) {
     const a = attrsOf(rest);
     const parent = top();
     /** @type {Frame} */
-    const f = { name, base: parent.base, media: parent.media, init: parent.init, id: parent.id, owns: false, list: [] };
-    if (name === 'Representation') {
+    const f = { name, base: parent.base, media: parent.media, init: parent.init, startNumber: parent.startNumber, id: parent.id,
+      bandwidth: parent.bandwidth, owns: false, list: [], initFile: null };
+    if (name === 'MPD') {
+      live = a.type === 'dynamic';
+    } else if (name === 'Representation') {
       f.id = a.id ?? null;
+      f.bandwidth = a.bandwidth ?? null;
     } else if (name === 'SegmentTemplate') {
       // applies to its parent and everything inside it
       if (a.media !== undefined) parent.media = a.media;
       if (a.initialization !== undefined) parent.init = a.initialization;
+      if (a.startNumber !== undefined) parent.startNumber = a.startNumber;
     } else if (name === 'SegmentURL' || name === 'Initialization' || name === 'RepresentationIndex') {
       const ref = a.media ?? a.sourceURL;
       if (ref !== undefined) {
@@ -211,6 +234,7 @@ export function parseDash(text, base) {
         push(out.segments, u);
         const rep = markOwned(stack);
         if (rep && name === 'SegmentURL') push(rep.list, u);
+        if (rep && name === 'Initialization') rep.initFile = u;
       } else if (name === 'SegmentURL') {
         push(out.segments, parent.base); // only a mediaRange: a byte range of the Representation's file
       }
@@ -221,6 +245,27 @@ export function parseDash(text, base) {
     else if (name === 'Representation') representationDone(f);
   }
   return out;
+}
+
+/**
+ * One URL of a SegmentTemplate: $RepresentationID$, $Bandwidth$ and $Number$ (with its %0Nd
+ * width) filled in, resolved against the Representation's base.
+ * @param {string} template
+ * @param {{base: string, id: string | null, bandwidth: string | null}} rep
+ * @param {string | null} number  decimal digits; null: the template must not need one
+ * @returns {string | null} null: it needs a value not known here ($Time$, $SubNumber$, a missing one)
+ */
+export function expandTemplate(template, rep, number) {
+  let unknown = false;
+  const filled = template.replace(/\$(RepresentationID|Number|Time|Bandwidth|SubNumber)?(%0(\d+)d)?\$/g, (_, name, _fmt, width) => {
+    const value = name === undefined ? '$' : name === 'RepresentationID' ? rep.id : name === 'Bandwidth' ? rep.bandwidth : name === 'Number' ? number : null;
+    if (value === null || (name !== undefined && name !== 'RepresentationID' && !/^\d+$/.test(value))) {
+      unknown = true;
+      return '';
+    }
+    return width === undefined ? value : value.padStart(Number(width), '0');
+  });
+  return unknown ? null : resolve(filled, rep.base);
 }
 
 /**

@@ -1,8 +1,9 @@
 // Which of a page's requests are video segments: those named by the HLS playlists and DASH
 // manifests the page fetched (learned here), else by the URL's extension, else a Range request
 // on a page that made a MediaSource. And which segment file a player asks after one: the next
-// in its playlist or SegmentList, or a $Number$ template's next number. Knowledge is per page
-// and bounded.
+// in its playlist or SegmentList, or a $Number$ template's next number; while the player starts
+// (before its first media segment), a VOD rendition's first media segment after its init
+// section. Knowledge is per page and bounded.
 import { manifestKind, parseManifest, pathOf, withoutFragment } from './manifests.js';
 
 // media container extensions players fetch segments as (HLS TS/fMP4/packed audio, DASH, CMAF)
@@ -20,6 +21,13 @@ export function createSegmentDetector() {
   /** a segment file → the file played after it (another URL: a single-file stream's next range is the proxy's read-ahead) */
   /** @type {Map<string, string>} */
   const successors = new Map();
+  /**
+   * an init section → its rendition's first media segment. Hinted only while the player starts: an
+   * init asked later is a rendition switch, which goes on from the playing position, not the start.
+   * @type {Map<string, string>}
+   */
+  const firstAfterInit = new Map();
+  let started = false; // the player asked for a segment that is not a known init section
   /** @type {RegExp[]} */
   let templates = [];
   let mediaSource = false;
@@ -56,6 +64,10 @@ export function createSegmentDetector() {
         successors.set(seq[i - 1], seq[i]);
       }
     }
+    for (const [init, first] of got.starts) {
+      if (firstAfterInit.size >= MAX_KNOWN_URLS) firstAfterInit.delete(/** @type {string} */ (firstAfterInit.keys().next().value));
+      firstAfterInit.set(init, first);
+    }
     templates = [...templates, ...got.templates].slice(-MAX_TEMPLATES);
     return got;
   }
@@ -76,12 +88,17 @@ export function createSegmentDetector() {
   }
 
   /**
-   * The segment file a player likely asks after `url`, if the manifests say (null: unknown).
+   * The segment file a player likely asks after `url`, if the manifests say (null: unknown). Called
+   * once per segment request the page makes: a request that is not an init section marks the
+   * player as started.
    * @param {string} url  absolute
    * @returns {string | null}
    */
   function nextOf(url) {
     const u = withoutFragment(url);
+    const first = firstAfterInit.get(u);
+    if (first !== undefined) return started ? null : first;
+    started = true;
     const listed = successors.get(u);
     if (listed !== undefined) return listed;
     for (const re of templates) {
@@ -99,6 +116,6 @@ export function createSegmentDetector() {
     manifestOf, learn, segmentReason, nextOf,
     /** The page made a MediaSource: Range requests from now on are taken for media. */
     noteMediaSource: () => { mediaSource = true; },
-    counts: () => ({ ...counts, knownUrls: known.size, templates: templates.length, successors: successors.size }),
+    counts: () => ({ ...counts, knownUrls: known.size, templates: templates.length, successors: successors.size, starts: firstAfterInit.size }),
   };
 }

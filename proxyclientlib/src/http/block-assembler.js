@@ -1,7 +1,7 @@
 // Cuts one HTTP response body into the object's digest blocks (BLOCK_BYTES, aligned to the
 // object's first byte), so each block can be checked before any of its bytes is delivered.
 import { BLOCK_BYTES } from '@mutp/protocol';
-import { concat } from './proxy-fetch.js';
+import { concat } from '../capped-body.js';
 import { codedError } from '@mutp/common/errors';
 
 /**

@@ -4,7 +4,7 @@ import { codedError } from '@mutp/common/errors';
 import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
-import { jsonCapped } from '../capped-body.js';
+import { concat, jsonCapped } from '../capped-body.js';
 
 export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
@@ -253,18 +253,3 @@ function bodyPiece(chunk, at, from, endBody) {
   return { offset: lo - from, bytes: lo === at && hi === at + chunk.byteLength ? chunk : chunk.subarray(lo - at, hi - at) };
 }
 
-/**
- * The chunks as one array (the only chunk itself, uncopied).
- * @param {Uint8Array[]} chunks
- * @param {number} total
- */
-export function concat(chunks, total) {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.byteLength;
-  }
-  return out;
-}
