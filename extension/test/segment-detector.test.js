@@ -140,19 +140,22 @@ describe('extension: segment detection', () => {
     assert.deepEqual(parseHls(vod.filter((l) => !/VOD|ENDLIST/.test(l)).join('\n'), `${B}a/index.m3u8`).starts, [], 'live: starts near the end');
     assert.deepEqual(parseHls(['#EXTM3U', '#EXT-X-MAP:URI="v.mp4",BYTERANGE="720@0"', '#EXTINF:4,', '#EXT-X-BYTERANGE:1000@720', 'v.mp4', '#EXT-X-ENDLIST'].join('\n'), B).starts,
       [], 'one file: its next range is the proxy\'s read-ahead');
+    assert.deepEqual(parseHls(['#EXTM3U', '#EXT-X-MAP:URI="all.mp4",BYTERANGE="720@0"', '#EXTINF:4,', 's1.m4s', '#EXT-X-ENDLIST'].join('\n'), B).starts,
+      [], 'an init section that is a range: of a file that may hold the whole stream, never fetched whole');
     const mpd = (type) => `<MPD type="${type}"><BaseURL>https://media.example/c/</BaseURL><Period>
       <AdaptationSet><SegmentTemplate initialization="$RepresentationID$/init-$Bandwidth$.mp4" media="$RepresentationID$/seg-$Number%05d$.m4s?a=1&amp;b=2" startNumber="7"/>
         <Representation id="v360" bandwidth="800000"/><Representation id="v720" bandwidth="2000000"><BaseURL>hd/</BaseURL></Representation></AdaptationSet>
       <AdaptationSet><SegmentTemplate initialization="a/init.mp4" media="a/$Number$.m4a"/><Representation id="a1"/></AdaptationSet>
       <AdaptationSet><SegmentTemplate initialization="t/init.mp4" media="t/$Time$.m4s"/><Representation id="t1"/></AdaptationSet>
       <AdaptationSet><Representation id="r3"><SegmentList><Initialization sourceURL="r3/init.mp4"/><SegmentURL media="r3/1.m4s"/></SegmentList></Representation></AdaptationSet>
+      <AdaptationSet><Representation id="r4"><SegmentList><Initialization sourceURL="r4/all.mp4" range="0-700"/><SegmentURL media="r4/1.m4s"/></SegmentList></Representation></AdaptationSet>
     </Period></MPD>`;
     assert.deepEqual(parseDash(mpd('static'), `${B}s.mpd`).starts, [
       ['https://media.example/c/v360/init-800000.mp4', 'https://media.example/c/v360/seg-00007.m4s?a=1&b=2'],
       ['https://media.example/c/hd/v720/init-2000000.mp4', 'https://media.example/c/hd/v720/seg-00007.m4s?a=1&b=2'],
       ['https://media.example/c/a/init.mp4', 'https://media.example/c/a/1.m4a'],
       ['https://media.example/c/r3/init.mp4', 'https://media.example/c/r3/1.m4s'],
-    ], 'startNumber inherited (default 1), $Bandwidth$ filled, $Time$ unknown here');
+    ], 'startNumber inherited (default 1), $Bandwidth$ filled, $Time$ unknown here, an init range never fetched whole');
     assert.deepEqual(parseDash(mpd('dynamic'), `${B}s.mpd`).starts, [], 'live: starts near the edge');
   });
 

@@ -92,7 +92,8 @@ export function parseHls(text, base) {
       // EXT-X-KEY and EXT-X-SESSION-KEY name keys, EXT-X-SESSION-DATA JSON: not media
       if (/^#EXT-X-(MEDIA|I-FRAME-STREAM-INF|RENDITION-REPORT):/.test(line)) push(out.playlists, resolve(uri, base));
       else if (/^#EXT-X-(MAP|PART|PRELOAD-HINT):/.test(line)) push(out.segments, resolve(uri, base));
-      if (line.startsWith('#EXT-X-MAP:') && media.length === 0) init = resolve(uri, base);
+      // a whole file only: a BYTERANGE section is part of a file that may hold the whole stream
+      if (line.startsWith('#EXT-X-MAP:') && media.length === 0 && attr(line, 'BYTERANGE') === null) init = resolve(uri, base);
       continue;
     }
     const u = resolve(line, base);
@@ -234,7 +235,7 @@ export function parseDash(text, base) {
         push(out.segments, u);
         const rep = markOwned(stack);
         if (rep && name === 'SegmentURL') push(rep.list, u);
-        if (rep && name === 'Initialization') rep.initFile = u;
+        if (rep && name === 'Initialization' && a.range === undefined) rep.initFile = u; // a range may be of a file holding the whole stream
       } else if (name === 'SegmentURL') {
         push(out.segments, parent.base); // only a mediaRange: a byte range of the Representation's file
       }
