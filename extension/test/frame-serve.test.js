@@ -128,7 +128,10 @@ describe('extension frame: request server', function () {
       const listed = ['p0', 'p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.test`, ticket: null }));
       const client = {
         download: async () => ({ data: new Uint8Array(0), stats: {} }),
-        prefetch: async (/** @type {{id: string}[]} */ list, /** @type {string[]} */ urls) => { prefetches.push({ ids: list.map((p) => p.id), urls }); return []; },
+        prefetch: async (/** @type {{id: string}[]} */ list, /** @type {{url: string, range: {start: number, end: number} | null}[]} */ objects) => {
+          prefetches.push({ ids: list.map((p) => p.id), urls: objects.map((o) => (o.range ? `${o.url} ${o.range.start}-${o.range.end}` : o.url)) });
+          return [];
+        },
       };
       const proxies = { list: async () => listed, invalidate() {} };
       const server = createRequestServer({
@@ -139,21 +142,23 @@ describe('extension frame: request server', function () {
       return { prefetches, seen };
     }
 
-    it('asks the proxies the downloads will use (the largest N), each object once per page; refuses what is not an http(s) URL', async () => {
+    it('asks the proxies the downloads will use (the largest N), each object once per page; refuses what is not an http(s) URL or a byte range', async () => {
       const h = harness(settingsWith({ detect: 'all-sites', n: 3 }));
-      await h.seen([`${ORIGIN}/v/init.mp4`, 'javascript:alert(1)', `${ORIGIN}/a/init.mp4`, 7]);
-      await h.seen([`${ORIGIN}/v/init.mp4`, `${ORIGIN}/v2/init.mp4`]);
-      await h.seen([`${ORIGIN}/a/init.mp4`]);
+      const whole = (/** @type {string} */ url) => ({ url, range: null });
+      await h.seen([whole(`${ORIGIN}/v/init.mp4`), whole('javascript:alert(1)'), whole(`${ORIGIN}/a/init.mp4`), 7, { url: `${ORIGIN}/one.mp4`, range: { start: 0, end: 1343 } }]);
+      await h.seen([whole(`${ORIGIN}/v/init.mp4`), whole(`${ORIGIN}/v2/init.mp4`), { url: `${ORIGIN}/one.mp4`, range: { start: 0, end: 1343 } }]);
+      await h.seen([{ url: `${ORIGIN}/one.mp4`, range: { start: 5, end: 2 } }, { url: `${ORIGIN}/one.mp4`, range: '0-9' }, { url: `${ORIGIN}/one.mp4`, range: { start: 0, end: 99 } }]);
       assert.deepEqual(h.prefetches, [
-        { ids: ['p0', 'p1', 'p2'], urls: [`${ORIGIN}/v/init.mp4`, `${ORIGIN}/a/init.mp4`] },
+        { ids: ['p0', 'p1', 'p2'], urls: [`${ORIGIN}/v/init.mp4`, `${ORIGIN}/a/init.mp4`, `${ORIGIN}/one.mp4 0-1343`] },
         { ids: ['p0', 'p1', 'p2'], urls: [`${ORIGIN}/v2/init.mp4`] },
+        { ids: ['p0', 'p1', 'p2'], urls: [`${ORIGIN}/one.mp4 0-99`] },
       ]);
     });
 
     it('none when the extension is off, or when only the patterns pass and these do not match', async () => {
       for (const s of [settingsWith({ detect: 'all-sites', enabled: false }), settingsWith({ detect: 'off' })]) {
         const h = harness(s);
-        await h.seen(['http://elsewhere.test/v/init.mp4']);
+        await h.seen([{ url: 'http://elsewhere.test/v/init.mp4', range: null }]);
         assert.deepEqual(h.prefetches, []);
       }
     });

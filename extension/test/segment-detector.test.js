@@ -159,6 +159,27 @@ describe('extension: segment detection', () => {
     assert.deepEqual(parseDash(mpd('dynamic'), `${B}s.mpd`).starts, [], 'live: starts near the edge');
   });
 
+  it('a VOD stream\'s init sections, to prefetch: files, and byte ranges of single-file streams; none for live streams', () => {
+    const hls = (lines) => parseHls(['#EXTM3U', ...lines, '#EXTINF:4,', '#EXT-X-BYTERANGE:1000@1344', 'v.mp4', '#EXT-X-ENDLIST'].join('\n'), `${B}a/index.m3u8`).inits;
+    assert.deepEqual(hls(['#EXT-X-MAP:URI="v.mp4",BYTERANGE="1344@0"']), [{ url: `${B}a/v.mp4`, range: { start: 0, end: 1343 } }]);
+    assert.deepEqual(hls(['#EXT-X-MAP:URI="init.mp4"']), [{ url: `${B}a/init.mp4`, range: null }]);
+    assert.deepEqual(hls(['#EXT-X-MAP:URI="v.mp4",BYTERANGE="1344"']), [], 'a range without its offset: not known');
+    assert.deepEqual(parseHls('#EXTM3U\n#EXT-X-MAP:URI="init.mp4"\n#EXTINF:4,\ns1.m4s\n', B).inits, [], 'live');
+    const mpd = (type) => `<MPD type="${type}"><Period><AdaptationSet>
+      <SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/$Number$.m4s"/><Representation id="v1"/></AdaptationSet>
+      <AdaptationSet><Representation id="r1"><BaseURL>r1.mp4</BaseURL><SegmentBase indexRange="800-1200"><Initialization range="0-799"/></SegmentBase></Representation>
+      <Representation id="r2"><BaseURL>r2.mp4</BaseURL><SegmentList><Initialization range="0-600"/><SegmentURL mediaRange="601-9000"/></SegmentList></Representation>
+      <Representation id="r3"><SegmentList><Initialization sourceURL="r3/init.mp4"/><SegmentURL media="r3/1.m4s"/></SegmentList></Representation>
+      <Representation id="r4"><BaseURL>r4.mp4</BaseURL><SegmentBase><Initialization range="x"/></SegmentBase></Representation></AdaptationSet></Period></MPD>`;
+    assert.deepEqual(parseDash(mpd('static'), `${B}s.mpd`).inits, [
+      { url: `${B}v1/init.mp4`, range: null },
+      { url: `${B}r1.mp4`, range: { start: 0, end: 799 } },
+      { url: `${B}r2.mp4`, range: { start: 0, end: 600 } },
+      { url: `${B}r3/init.mp4`, range: null },
+    ]);
+    assert.deepEqual(parseDash(mpd('dynamic'), `${B}s.mpd`).inits, []);
+  });
+
   it('the detector hints a first media segment only while the player starts: an init asked after a media segment is a rendition switch', () => {
     const det = createSegmentDetector();
     det.learn('dash', `${B}s.mpd`, `<MPD><Period><AdaptationSet><SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/$Number$.m4s"/>

@@ -6,7 +6,7 @@ import { MAX_PREFETCH_URLS, MAX_PROXIES } from './limits.js';
 import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';
 import { proxyEndpoint, proxyFetch } from './http/proxy-fetch.js';
-import { MAX_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, decodeDigestList } from '@mutp/protocol';
+import { MAX_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blocksOfRange, decodeDigestList } from '@mutp/protocol';
 import { readCapped } from './capped-body.js';
 import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
@@ -311,37 +311,43 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
   }
 
   /**
-   * Have these proxies fetch these objects from their origins now, so the downloads that follow
-   * find them cached (a player's first request for a rendition is its init section, an origin
-   * fetch at every proxy on a first page load). Each proxy is asked for each object's digest list
-   * (GET /fetch?url=…&digests=1): it fetches the whole object and answers only its digests, which
-   * are kept for the HTTP modes' vote (digest-cache.js) as a download's own would be. At most
-   * MAX_PREFETCH_URLS objects; a URL that is not http(s), or a proxy this context may not fetch,
-   * is not tried. Never rejects: one outcome per proxy and object.
+   * Have these proxies fetch these objects (or byte ranges of them) from their origins now, so the
+   * downloads that follow find them cached (a player's first request for a rendition is its init
+   * section, an origin fetch at every proxy on a first page load). Each proxy is asked for each
+   * one's digest list (GET /fetch?url=…&digests=1[&span=a-b]): it fetches the object, or the
+   * digest blocks of the range, and answers only their digests, which are kept for the HTTP
+   * modes' vote (digest-cache.js) as a download's own would be. At most MAX_PREFETCH_URLS
+   * objects; a URL that is not http(s), a bad range, or a proxy this context may not fetch is
+   * not tried. Never rejects: one outcome per proxy and object.
    * @param {ProxyRef[]} refs  those without a ticket get it from Origo
-   * @param {string[]} urls
+   * @param {{url: string, range?: ByteRange | null}[]} objects  range: its bytes only (end inclusive)
    * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{id: string, url: string, ok: boolean, code: string | null}[]>}
    */
-  async function prefetch(refs, urls, { signal } = {}) {
-    const wanted = [...new Set(urls)].filter((u) => {
+  async function prefetch(refs, objects, { signal } = {}) {
+    /** @type {Map<string, {url: string, range: ByteRange | null}>} */
+    const wanted = new Map();
+    for (const { url, range: r } of objects) {
       try {
-        checkOriginUrl(u);
-        return true;
+        checkOriginUrl(url);
+        const range = parseRange(r);
+        wanted.set(range ? `${range.start}-${range.end} ${url}` : url, { url, range });
       } catch {
-        return false;
+        // not tried, as a download of it would be refused
       }
-    }).slice(0, MAX_PREFETCH_URLS);
+    }
+    const asked = [...wanted.values()].slice(0, MAX_PREFETCH_URLS);
     const reachable = refs.filter((p) => !blocked(p.url));
-    if (wanted.length === 0 || reachable.length === 0) return [];
+    if (asked.length === 0 || reachable.length === 0) return [];
     const list = await withTickets(reachable, signal);
     const access = createProxyAccess({ proxies: list, fetch, logger });
     const limit = AbortSignal.timeout(PREFETCH_TIMEOUT_MS);
     const stop = signal ? AbortSignal.any([signal, limit]) : limit;
-    return Promise.all(list.flatMap((p) => wanted.map(async (url) => {
+    return Promise.all(list.flatMap((p) => asked.map(async ({ url, range }) => {
       try {
-        const { bytes } = await proxyFetch({ fetch: access.fetch, proxyUrl: p.url, url, range: null, signal: stop, maxBytes: MAX_DIGEST_LIST_BYTES, tags: { digests: 1 }, onBytes: () => {} });
-        const parsed = decodeDigestList(bytes, WHOLE_OBJECT_BLOCKS);
+        const tags = { digests: 1, ...(range ? { span: `${range.start}-${range.end}` } : {}) };
+        const { bytes } = await proxyFetch({ fetch: access.fetch, proxyUrl: p.url, url, range: null, signal: stop, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {} });
+        const parsed = decodeDigestList(bytes, range ? blocksOfRange(range) : WHOLE_OBJECT_BLOCKS);
         if ('error' in parsed) return { id: p.id, url, ok: false, code: parsed.error.code };
         digestCache?.set(p.url, url, parsed.list);
         return { id: p.id, url, ok: true, code: null };

@@ -74,7 +74,7 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
     const client = createClient({ origo: null, logger: quiet, fetch: f });
     const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
     const [init, other] = ['init-a', 'init-b'].map((k) => `${originUrl}/seg-${k}.m4s`);
-    const got = await client.prefetch(ps, [init, other, init, 'file:///etc/passwd']);
+    const got = await client.prefetch(ps, [init, other, init, 'file:///etc/passwd'].map((url) => ({ url })));
     assert.equal(got.length, proxies.length * 2, 'one outcome per proxy and http(s) object, duplicates once');
     assert.ok(got.every((o) => o.ok && o.code === null), JSON.stringify(got));
     for (const u of [init, other]) assert.equal(asked.get(new URL(u).pathname), proxies.length, 'one origin request per proxy');
@@ -87,10 +87,31 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
     client.close();
   });
 
+  it('prefetch of a byte range (an init section inside a single-file stream): a download of that range asks the origin and the proxies\' lists nothing more', async () => {
+    /** @type {string[]} */
+    const requests = [];
+    const f = /** @type {typeof fetch} */ ((input, init) => { requests.push(String(input)); return fetch(input, init); });
+    const client = createClient({ origo: null, logger: quiet, fetch: f });
+    const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
+    const url = `${originUrl}/seg-one-file.m4s`;
+    const range = { start: 0, end: 1343 };
+    const got = await client.prefetch(ps, [{ url, range }, { url, range: { start: 9, end: 3 } }]);
+    assert.equal(got.length, proxies.length, 'a bad range is not tried');
+    assert.ok(got.every((o) => o.ok), JSON.stringify(got));
+    assert.ok(requests.every((u) => u.includes('digests=1') && u.includes('span=0-1343')), requests.join('\n'));
+    const before = asked.get('/seg-one-file.m4s');
+    requests.length = 0;
+    const b = await client.download(url, { mode: 'range-http', proxies: ps, range, log: false });
+    assert.deepEqual(b.data, body('/seg-one-file.m4s').subarray(0, 1344));
+    assert.equal(asked.get('/seg-one-file.m4s'), before, 'the download asked the origin nothing');
+    assert.equal(requests.filter((u) => u.includes('digests=1')).length, 0, 'the vote took the prefetched span lists');
+    client.close();
+  });
+
   it('prefetch: an object a proxy cannot fetch is that proxy\'s failed outcome, with its code; it never rejects', async () => {
     const client = createClient({ origo: null, logger: quiet });
     const ps = [...proxies.map((p) => ({ id: p.id, url: p.url })), { id: 'gone', url: 'http://127.0.0.1:9' }];
-    const got = await client.prefetch(ps, [`${originUrl}/missing.bin`]);
+    const got = await client.prefetch(ps, [{ url: `${originUrl}/missing.bin` }]);
     assert.equal(got.length, ps.length);
     assert.ok(got.every((o) => !o.ok && typeof o.code === 'string' && o.code.startsWith('ERR_')), JSON.stringify(got));
     client.close();

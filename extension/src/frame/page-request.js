@@ -6,10 +6,10 @@ const HOWS = ['pattern', 'manifest', 'extension', 'range']; // why the page take
 const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
 
 /**
- * @typedef {{t: 'get', id: number, url: string, range: {start: number, end: number} | null, how: string, next: string | null}
+ * @typedef {{t: 'get', id: number, url: string, range: ByteRange | null, how: string, next: string | null}
  *   | {t: 'abort', id: number, code: string}
  *   | {t: 'fallback', url: string, reason: string, id: number | null}
- *   | {t: 'seen', kind: 'manifest', url: string, segments: number, templates: number, inits: string[]}
+ *   | {t: 'seen', kind: 'manifest', url: string, segments: number, templates: number, inits: {url: string, range: ByteRange | null}[]}
  *   | {t: 'warm'}
  *   | {t: 'bad', why: string}} PageMessage
  */
@@ -23,6 +23,15 @@ function httpUrl(u) {
   } catch {
     return null;
   }
+}
+
+/** @typedef {{start: number, end: number}} ByteRange  end inclusive */
+
+/** @param {unknown} r @returns {ByteRange | null} whole bytes, start ≤ end */
+function byteRange(r) {
+  const o = /** @type {Record<string, unknown> | null} */ (r && typeof r === 'object' ? r : null);
+  if (!o || !Number.isSafeInteger(o.start) || !Number.isSafeInteger(o.end) || Number(o.start) < 0 || Number(o.end) < Number(o.start)) return null;
+  return { start: Number(o.start), end: Number(o.end) };
 }
 
 const count = (/** @type {unknown} */ v) => (Number.isSafeInteger(v) && /** @type {number} */ (v) >= 0 ? /** @type {number} */ (v) : 0);
@@ -43,8 +52,14 @@ export function parsePageMessage(m) {
   if (o.t === 'seen') {
     const url = httpUrl(o.url);
     if (o.kind !== 'manifest' || url === null) return { t: 'bad', why: 'bad seen note' };
-    // its renditions' init sections (a VOD stream's), for the proxies to fetch before the player asks
-    const inits = Array.isArray(o.inits) ? o.inits.slice(0, MAX_PREFETCH_URLS).map(httpUrl).filter((u) => u !== null) : [];
+    // its renditions' init sections (a VOD stream's: files, or byte ranges of one), for the proxies to fetch before the player asks
+    /** @type {{url: string, range: ByteRange | null}[]} */
+    const inits = [];
+    for (const x of Array.isArray(o.inits) ? o.inits.slice(0, MAX_PREFETCH_URLS) : []) {
+      const u = httpUrl(x?.url);
+      const range = x?.range == null ? null : byteRange(x.range);
+      if (u !== null && (x.range == null || range !== null)) inits.push({ url: u, range });
+    }
     return { t: 'seen', kind: 'manifest', url, segments: count(o.segments), templates: count(o.templates), inits };
   }
   if (!Number.isSafeInteger(o.id) || o.id < 1) return { t: 'bad', why: 'bad id' };
@@ -52,12 +67,8 @@ export function parsePageMessage(m) {
   if (o.t !== 'get') return { t: 'bad', why: `unknown type ${String(o.t).slice(0, 20)}` };
   const url = httpUrl(o.url);
   if (url === null) return { t: 'bad', why: 'bad url' };
-  let range = null;
-  if (o.range != null) {
-    const r = o.range;
-    if (typeof r !== 'object' || !Number.isSafeInteger(r.start) || !Number.isSafeInteger(r.end) || r.start < 0 || r.end < r.start) return { t: 'bad', why: 'bad range' };
-    range = { start: r.start, end: r.end };
-  }
+  const range = o.range == null ? null : byteRange(o.range);
+  if (o.range != null && range === null) return { t: 'bad', why: 'bad range' };
   // the next segment file: on the segment's own origin only (the page names what its player plays next)
   const next = o.next == null ? null : httpUrl(o.next);
   const sameOrigin = next !== null && new URL(next).origin === new URL(url).origin;

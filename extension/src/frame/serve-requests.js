@@ -39,7 +39,7 @@ const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
  * @property {{download: (url: string, opts: object) => Promise<{data: Uint8Array, stats: object, timing?: Record<string, number | null>}>,
  *   preconnect?: (list: {id: string, url: string, ticket: string | null}[], o: {perProxy: number}) => Promise<{id: string, ok: boolean, code: string | null}[]>,
  *   keptConnections?: (url: string) => number,
- *   prefetch?: (list: {id: string, url: string, ticket: string | null}[], urls: string[]) => Promise<{id: string, url: string, ok: boolean, code: string | null}[]>}} client
+ *   prefetch?: (list: {id: string, url: string, ticket: string | null}[], objects: {url: string, range: {start: number, end: number} | null}[]) => Promise<{id: string, url: string, ok: boolean, code: string | null}[]>}} client
  * @property {string} [clientId]
  * @property {{list: (where: object) => Promise<{id: string, url: string, ticket: string | null}[]>, invalidate: () => void, worked?: () => void} | null} [proxies]
  *   the cached proxy list; without it ProxyClientLib asks Origo per download
@@ -74,7 +74,7 @@ function rtcUnusable(e) {
 export function createRequestServer({ state, port, toBackground, logger, now = () => performance.now(), heads = createOriginHeads(), breakers = createBreakers(), warmUp = createWarmUp({ proxies: () => state().proxies, client: () => state().client, breakers, now, logger }), claims = createRtcClaims() }) {
   /** @type {Map<number, AbortController>} */
   const active = new Map();
-  /** @type {Set<string>} objects this page's manifests had the proxies fetch */
+  /** @type {Set<string>} objects (URL and range) this page's manifests had the proxies fetch */
   const prefetched = new Set();
 
   /** @param {unknown} data  a message from the page */
@@ -118,19 +118,20 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
   }
 
   /**
-   * A manifest's init sections: the proxies the downloads will use fetch them from the origin now,
-   * before the player asks for the one of the rendition it picks (on a first page load an origin
-   * fetch at each proxy, tens of ms). Only what this page's downloads may fetch, at most
-   * MAX_PREFETCHES_PER_PAGE objects per page. Never rejects.
-   * @param {string[]} urls
+   * A manifest's init sections (files, or byte ranges of one): the proxies the downloads will use
+   * fetch them from the origin now, before the player asks for the one of the rendition it picks
+   * (on a first page load an origin fetch at each proxy, tens of ms). Only what this page's
+   * downloads may fetch, at most MAX_PREFETCHES_PER_PAGE per page. Never rejects.
+   * @param {{url: string, range: {start: number, end: number} | null}[]} sections
    */
-  async function prefetch(urls) {
+  async function prefetch(sections) {
     const { settings, matches, client, proxies } = state();
     if (!settings.enabled || !proxies || typeof client.prefetch !== 'function') return;
-    const wanted = urls.filter((u) => !prefetched.has(u) && (matches(u) || settings.detect !== 'off') && breakers.allows(`host:${new URL(u).host}`, now()))
+    const keyOf = (/** @type {{url: string, range: {start: number, end: number} | null}} */ x) => (x.range ? `${x.range.start}-${x.range.end} ${x.url}` : x.url);
+    const wanted = sections.filter((x) => !prefetched.has(keyOf(x)) && (matches(x.url) || settings.detect !== 'off') && breakers.allows(`host:${new URL(x.url).host}`, now()))
       .slice(0, Math.max(0, MAX_PREFETCHES_PER_PAGE - prefetched.size));
     if (wanted.length === 0 || !breakers.allows('origo', now())) return;
-    for (const u of wanted) prefetched.add(u);
+    for (const x of wanted) prefetched.add(keyOf(x));
     try {
       const usable = (await proxies.list(where(settings))).filter((p) => breakers.allows(`proxy:${p.id}`, now())).slice(0, maxN(settings));
       await client.prefetch(usable, wanted);

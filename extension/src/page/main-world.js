@@ -62,8 +62,7 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
       learn: (kind, url, text) => {
         const got = detector.learn(kind, url, text);
         // the init sections of its renditions: the player asks one of them first, and the proxies fetch them meanwhile
-        const inits = got.starts.map(([init]) => init);
-        link.note({ t: 'seen', kind: 'manifest', url, segments: got.segments.length, templates: got.templates.length, inits });
+        link.note({ t: 'seen', kind: 'manifest', url, segments: got.segments.length, templates: got.templates.length, inits: got.inits });
         link.warm(); // a player that read a manifest asks for segments next
       },
       manifestOf: detector.manifestOf,

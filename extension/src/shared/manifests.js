@@ -48,16 +48,32 @@ function resolve(ref, base) {
 }
 
 /**
- * @typedef {{segments: string[], templates: RegExp[], playlists: string[], sequences: string[][], starts: [string, string][]}} Learned
+ * @typedef {{url: string, range: {start: number, end: number} | null}} InitSection  range: its bytes of the file (end inclusive), null: the whole file
+ * @typedef {{segments: string[], templates: RegExp[], playlists: string[], sequences: string[][], starts: [string, string][],
+ *   inits: InitSection[]}} Learned
  *   segments: exact URLs; templates: whole-URL matchers (DASH SegmentTemplate; a single $Number$ is
  *   the group `n`, with its indices); playlists: more manifests; sequences: media segment URLs in
  *   play order (an HLS playlist, a DASH SegmentList), so a segment's successor is known;
- *   starts: [init section, first media segment] of each rendition of a VOD stream (a player
- *   that starts it asks them one after the other; a live stream starts near its end)
+ *   starts: [init section file, first media segment file] of each rendition of a VOD stream (a
+ *   player that starts it asks them one after the other; a live stream starts near its end);
+ *   inits: the init section of each rendition of a VOD stream, a file or a byte range of one
+ *   (what a player asks first of the rendition it picks)
  */
 
 /** @returns {Learned} */
-const nothingLearned = () => ({ segments: [], templates: [], playlists: [], sequences: [], starts: [] });
+const nothingLearned = () => ({ segments: [], templates: [], playlists: [], sequences: [], starts: [], inits: [] });
+
+/**
+ * An HLS BYTERANGE "n@o" or a DASH range "a-b" as bytes (end inclusive); null for anything else
+ * (an HLS range without its offset goes on from a previous one, which an init section has not).
+ * @param {string | null | undefined} text
+ */
+function initRange(text) {
+  const m = /^(?:(\d{1,15})@(\d{1,15})|(\d{1,15})-(\d{1,15}))$/.exec((text ?? '').trim());
+  if (!m) return null;
+  const [start, end] = m[1] !== undefined ? [Number(m[2]), Number(m[2]) + Number(m[1]) - 1] : [Number(m[3]), Number(m[4])];
+  return end >= start ? { start, end } : null;
+}
 
 /** @param {string} line @param {string} key */
 function attr(line, key) {
@@ -77,8 +93,10 @@ export function parseHls(text, base) {
   const media = []; // the playlist's media segments in play order (not its init section or parts)
   /** @type {[string, string] | null} the first init section (EXT-X-MAP) and the media segment after it */
   let start = null;
-  /** @type {string | null} the init section (EXT-X-MAP) before the first media segment */
+  /** @type {string | null} the init section (EXT-X-MAP) file before the first media segment */
   let init = null;
+  /** @type {InitSection | null} that init section, a whole file or a byte range of one */
+  let section = null;
   let vod = false; // the whole stream is listed: a player starts at its first segment
   let nextIsPlaylist = false;
   for (const raw of text.split(/\r?\n/)) {
@@ -92,8 +110,14 @@ export function parseHls(text, base) {
       // EXT-X-KEY and EXT-X-SESSION-KEY name keys, EXT-X-SESSION-DATA JSON: not media
       if (/^#EXT-X-(MEDIA|I-FRAME-STREAM-INF|RENDITION-REPORT):/.test(line)) push(out.playlists, resolve(uri, base));
       else if (/^#EXT-X-(MAP|PART|PRELOAD-HINT):/.test(line)) push(out.segments, resolve(uri, base));
-      // a whole file only: a BYTERANGE section is part of a file that may hold the whole stream
-      if (line.startsWith('#EXT-X-MAP:') && media.length === 0 && attr(line, 'BYTERANGE') === null) init = resolve(uri, base);
+      if (line.startsWith('#EXT-X-MAP:') && media.length === 0 && section === null) {
+        const u = resolve(uri, base);
+        const ranged = attr(line, 'BYTERANGE');
+        const range = ranged === null ? null : initRange(ranged);
+        if (u !== null && (ranged === null || range !== null)) section = { url: u, range };
+        // a next-file hint names whole files only: a BYTERANGE section is part of a file that may hold the whole stream
+        if (ranged === null) init = u;
+      }
       continue;
     }
     const u = resolve(line, base);
@@ -104,6 +128,7 @@ export function parseHls(text, base) {
   }
   if (media.length > 1) out.sequences.push(media);
   if (vod && start) out.starts.push(start);
+  if (vod && section) out.inits.push(section);
   return out;
 }
 
@@ -166,11 +191,13 @@ export function parseDash(text, base) {
   const out = nothingLearned();
   /**
    * @typedef {{name: string, base: string, media: string | null, init: string | null, startNumber: string | null,
-   *   id: string | null, bandwidth: string | null, owns: boolean, list: string[], initFile: string | null}} Frame
-   *   list: a Representation's SegmentURL files in play order; initFile: its SegmentList's Initialization file
+   *   id: string | null, bandwidth: string | null, owns: boolean, list: string[], initFile: string | null,
+   *   initBytes: {start: number, end: number} | null}} Frame
+   *   list: a Representation's SegmentURL files in play order; initFile, initBytes: its SegmentList's or
+   *   SegmentBase's Initialization (sourceURL, range; a range without sourceURL is of the Representation's file)
    * @type {Frame[]}
    */
-  const stack = [{ name: '#doc', base, media: null, init: null, startNumber: null, id: null, bandwidth: null, owns: false, list: [], initFile: null }];
+  const stack = [{ name: '#doc', base, media: null, init: null, startNumber: null, id: null, bandwidth: null, owns: false, list: [], initFile: null, initBytes: null }];
   const top = () => stack[stack.length - 1];
   /** @type {string | null} */
   let baseText = null;
@@ -187,10 +214,14 @@ export function parseDash(text, base) {
     }
     if (f.list.length > 1) out.sequences.push(f.list);
     if (live) return;
-    const first = f.media !== null && f.init !== null
-      ? [expandTemplate(f.init, f, null), expandTemplate(f.media, f, f.startNumber ?? '1')]
-      : [f.initFile, f.list[0] ?? null];
+    const templated = f.media !== null && f.init !== null;
+    // a next-file hint names whole files only: an Initialization range may be of a file holding the whole stream
+    const first = templated
+      ? [expandTemplate(/** @type {string} */ (f.init), f, null), expandTemplate(/** @type {string} */ (f.media), f, f.startNumber ?? '1')]
+      : [f.initBytes ? null : f.initFile, f.list[0] ?? null];
     if (first[0] !== null && first[1] !== null && first[0] !== first[1]) out.starts.push([first[0], first[1]]);
+    const section = templated ? first[0] : (f.initFile ?? (f.initBytes ? f.base : null));
+    if (section !== null) out.inits.push({ url: section, range: templated ? null : f.initBytes });
   };
   for (const m of text.matchAll(/<(\/?)([\w:.-]+)([^>]*?)(\/?)>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g)) {
     const [, close, rawName, rest, selfClose, cdata, txt] = m;
@@ -217,7 +248,7 @@ export function parseDash(text, base) {
     const parent = top();
     /** @type {Frame} */
     const f = { name, base: parent.base, media: parent.media, init: parent.init, startNumber: parent.startNumber, id: parent.id,
-      bandwidth: parent.bandwidth, owns: false, list: [], initFile: null };
+      bandwidth: parent.bandwidth, owns: false, list: [], initFile: null, initBytes: null };
     if (name === 'MPD') {
       live = a.type === 'dynamic';
     } else if (name === 'Representation') {
@@ -230,12 +261,19 @@ export function parseDash(text, base) {
       if (a.startNumber !== undefined) parent.startNumber = a.startNumber;
     } else if (name === 'SegmentURL' || name === 'Initialization' || name === 'RepresentationIndex') {
       const ref = a.media ?? a.sourceURL;
+      if (name === 'Initialization') {
+        const rep = representationOf(stack);
+        if (rep) {
+          rep.initBytes = a.range === undefined ? null : initRange(a.range);
+          rep.initFile = ref === undefined ? null : resolve(ref, parent.base);
+          if (a.range !== undefined && rep.initBytes === null) rep.initFile = null; // a range we cannot read: no init section known
+        }
+      }
       if (ref !== undefined) {
         const u = resolve(ref, parent.base);
         push(out.segments, u);
         const rep = markOwned(stack);
         if (rep && name === 'SegmentURL') push(rep.list, u);
-        if (rep && name === 'Initialization' && a.range === undefined) rep.initFile = u; // a range may be of a file holding the whole stream
       } else if (name === 'SegmentURL') {
         push(out.segments, parent.base); // only a mediaRange: a byte range of the Representation's file
       }
@@ -274,12 +312,14 @@ export function expandTemplate(template, rep, number) {
  * @template {{name: string, owns: boolean}} F @param {F[]} stack @returns {F | null} that Representation
  */
 function markOwned(stack) {
-  for (let i = stack.length - 1; i >= 0; i--) {
-    if (stack[i].name === 'Representation') {
-      stack[i].owns = true;
-      return stack[i];
-    }
-  }
+  const rep = representationOf(stack);
+  if (rep) rep.owns = true;
+  return rep;
+}
+
+/** @template {{name: string}} F @param {F[]} stack @returns {F | null} the Representation being read */
+function representationOf(stack) {
+  for (let i = stack.length - 1; i >= 0; i--) if (stack[i].name === 'Representation') return stack[i];
   return null;
 }
 
