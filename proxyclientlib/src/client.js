@@ -5,8 +5,9 @@ import { errorInfo } from './errors.js';
 import { MAX_PREFETCH_URLS, MAX_PROXIES } from './limits.js';
 import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';
-import { proxyEndpoint, proxyFetch } from './http/proxy-fetch.js';
-import { MAX_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blocksOfRange, decodeDigestList } from '@mutp/protocol';
+import { proxyEndpoint } from './http/proxy-fetch.js';
+import { fetchDigestList } from './http/block-delivery.js';
+import { WHOLE_OBJECT_BLOCKS, blocksOfRange, decodeDigestList } from '@mutp/protocol';
 import { readCapped } from './capped-body.js';
 import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
@@ -345,8 +346,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     const stop = signal ? AbortSignal.any([signal, limit]) : limit;
     return Promise.all(list.flatMap((p) => asked.map(async ({ url, range }) => {
       try {
-        const tags = { digests: 1, ...(range ? { span: `${range.start}-${range.end}` } : {}) };
-        const { bytes } = await proxyFetch({ fetch: access.fetch, proxyUrl: p.url, url, range: null, signal: stop, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {} });
+        const bytes = await fetchDigestList({ fetch: access.fetch, proxyUrl: p.url, url, span: range, signal: stop });
         const parsed = decodeDigestList(bytes, range ? blocksOfRange(range) : WHOLE_OBJECT_BLOCKS);
         if ('error' in parsed) return { id: p.id, url, ok: false, code: parsed.error.code };
         digestCache?.set(p.url, url, parsed.list);

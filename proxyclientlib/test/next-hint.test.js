@@ -40,6 +40,14 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
     await origin.close();
   });
 
+  /** A client whose every request URL is recorded, and the proxies as it takes them. */
+  function recordingClient() {
+    /** @type {string[]} */
+    const requests = [];
+    const f = /** @type {typeof fetch} */ ((input, init) => { requests.push(String(input)); return fetch(input, init); });
+    return { requests, client: createClient({ origo: null, logger: quiet, fetch: f }), ps: proxies.map((p) => ({ id: p.id, url: p.url })) };
+  }
+
   /** Until every proxy holds `url` (its prefetch done). @param {string} url */
   async function heldByAll(url) {
     for (let i = 0; i < 500 && !proxies.every((p) => p.objects.has(url)); i++) await new Promise((r) => setTimeout(r, 10));
@@ -48,11 +56,7 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
 
   for (const mode of ['parallel-http', 'range-http', 'uncoded', 'coded']) {
     it(`${mode}: the next segment is fetched once per proxy during the first download, then served from their caches, byte-exact`, async () => {
-      /** @type {string[]} */
-      const requests = [];
-      const f = /** @type {typeof fetch} */ ((input, init) => { requests.push(String(input)); return fetch(input, init); });
-      const client = createClient({ origo: null, logger: quiet, fetch: f });
-      const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
+      const { requests, client, ps } = recordingClient();
       const [first, second] = [1, 2].map((k) => `${originUrl}/seg-${mode}-${k}.m4s`);
       const a = await client.download(first, { mode, proxies: ps, next: second, log: false });
       assert.deepEqual(a.data, body(new URL(first).pathname));
@@ -68,11 +72,7 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
   }
 
   it('prefetch: every proxy fetches the objects once, byte-exact for the download after it, whose range-http vote takes the lists kept', async () => {
-    /** @type {string[]} */
-    const requests = [];
-    const f = /** @type {typeof fetch} */ ((input, init) => { requests.push(String(input)); return fetch(input, init); });
-    const client = createClient({ origo: null, logger: quiet, fetch: f });
-    const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
+    const { requests, client, ps } = recordingClient();
     const [init, other] = ['init-a', 'init-b'].map((k) => `${originUrl}/seg-${k}.m4s`);
     const got = await client.prefetch(ps, [init, other, init, 'file:///etc/passwd'].map((url) => ({ url })));
     assert.equal(got.length, proxies.length * 2, 'one outcome per proxy and http(s) object, duplicates once');
@@ -88,11 +88,7 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
   });
 
   it('prefetch of a byte range (an init section inside a single-file stream): a download of that range asks the origin and the proxies\' lists nothing more', async () => {
-    /** @type {string[]} */
-    const requests = [];
-    const f = /** @type {typeof fetch} */ ((input, init) => { requests.push(String(input)); return fetch(input, init); });
-    const client = createClient({ origo: null, logger: quiet, fetch: f });
-    const ps = proxies.map((p) => ({ id: p.id, url: p.url }));
+    const { requests, client, ps } = recordingClient();
     const url = `${originUrl}/seg-one-file.m4s`;
     const range = { start: 0, end: 1343 };
     const got = await client.prefetch(ps, [{ url, range }, { url, range: { start: 9, end: 3 } }]);

@@ -91,11 +91,9 @@ export function parseHls(text, base) {
   if (!text.trimStart().startsWith('#EXTM3U')) return out;
   /** @type {string[]} */
   const media = []; // the playlist's media segments in play order (not its init section or parts)
-  /** @type {[string, string] | null} the first init section (EXT-X-MAP) and the media segment after it */
+  /** @type {[string, string] | null} the first init section (EXT-X-MAP) file and the media segment after it */
   let start = null;
-  /** @type {string | null} the init section (EXT-X-MAP) file before the first media segment */
-  let init = null;
-  /** @type {InitSection | null} that init section, a whole file or a byte range of one */
+  /** @type {InitSection | null} the init section before the first media segment, a whole file or a byte range of one */
   let section = null;
   let vod = false; // the whole stream is listed: a player starts at its first segment
   let nextIsPlaylist = false;
@@ -115,15 +113,14 @@ export function parseHls(text, base) {
         const ranged = attr(line, 'BYTERANGE');
         const range = ranged === null ? null : initRange(ranged);
         if (u !== null && (ranged === null || range !== null)) section = { url: u, range };
-        // a next-file hint names whole files only: a BYTERANGE section is part of a file that may hold the whole stream
-        if (ranged === null) init = u;
       }
       continue;
     }
     const u = resolve(line, base);
     push(nextIsPlaylist ? out.playlists : out.segments, u);
     if (!nextIsPlaylist) push(media, u);
-    if (!nextIsPlaylist && media.length === 1 && init !== null && u !== null && u !== init) start = [init, u];
+    // a next-file hint names whole files only: a BYTERANGE section is part of a file that may hold the whole stream
+    if (!nextIsPlaylist && media.length === 1 && section?.range === null && u !== null && u !== section.url) start = [section.url, u];
     nextIsPlaylist = false;
   }
   if (media.length > 1) out.sequences.push(media);

@@ -18,6 +18,19 @@ import { createPieceSet, safeProgress } from './body-pieces.js';
 export const LIST_AHEAD_FACTOR = 2;
 
 /**
+ * One proxy's digest list request (GET /fetch?url=…&digests=1[&span=a-b]): the encoded list of
+ * the object's blocks, or of the blocks of `span`. The proxy fetches the object (or those blocks)
+ * from the origin to answer.
+ * @param {{fetch: typeof fetch, proxyUrl: string, url: string, span: {start: number, end: number} | null, signal: AbortSignal,
+ *   stallTimeoutMs?: number, next?: string | null}} o  next: the object asked next, named as on body requests
+ * @returns {Promise<Uint8Array>}
+ */
+export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null }) {
+  const tags = { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}), ...(next ? { next } : {}) };
+  return (await proxyFetch({ fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {} })).bytes;
+}
+
+/**
  * @param {object} o
  * @param {number} o.n  sources
  * @param {{start: number, end: number} | null} o.range  the asked range (end inclusive), null = the whole object
@@ -179,8 +192,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
         try {
           const carried = inline ? await inline(i) : null;
           /** @param {{start: number, end: number} | null} span */
-          const askList = async (span) => (await proxyFetch({ fetch, proxyUrl: p.url, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES,
-            tags: { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}), ...(next ? { next } : {}) }, onBytes: () => {} })).bytes;
+          const askList = (span) => fetchDigestList({ fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next });
           const plain = listSpan(false);
           let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(true) : plain;
           const bytes = carried ?? (await askList(asked).catch((err) => {
