@@ -319,11 +319,12 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
    * digest blocks of the range, and answers only their digests, which are kept for the HTTP
    * modes' vote (digest-cache.js) as a download's own would be. At most MAX_PREFETCH_URLS
    * objects; a URL that is not http(s), a bad range, or a proxy this context may not fetch is
-   * not tried. Never rejects: one outcome per proxy and object.
+   * not tried; an object whose list from that proxy is kept (a recent download or prefetch) is
+   * not asked again (`kept`). Never rejects: one outcome per proxy and object.
    * @param {ProxyRef[]} refs  those without a ticket get it from Origo
    * @param {{url: string, range?: ByteRange | null}[]} objects  range: its bytes only (end inclusive)
    * @param {{signal?: AbortSignal}} [o]
-   * @returns {Promise<{id: string, url: string, ok: boolean, code: string | null}[]>}
+   * @returns {Promise<{id: string, url: string, ok: boolean, code: string | null, kept: boolean}[]>}
    */
   async function prefetch(refs, objects, { signal } = {}) {
     /** @type {Map<string, {url: string, range: ByteRange | null}>} */
@@ -337,24 +338,29 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         // not tried, as a download of it would be refused
       }
     }
-    const asked = [...wanted.values()].slice(0, MAX_PREFETCH_URLS);
+    const asked = [...wanted.values()].slice(0, MAX_PREFETCH_URLS).map((o) => ({ ...o, span: o.range ? blocksOfRange(o.range) : WHOLE_OBJECT_BLOCKS }));
+    // a list kept from a recent download or prefetch: that proxy fetched the object moments ago
+    const kept = (/** @type {string} */ proxyUrl, /** @type {{url: string, span: import('@mutp/protocol').BlockSpan}} */ o) => digestCache?.get(proxyUrl, o.url, o.span) != null;
     const reachable = refs.filter((p) => !blocked(p.url));
-    if (asked.length === 0 || reachable.length === 0) return [];
-    const list = await withTickets(reachable, signal);
+    const toAsk = reachable.filter((p) => asked.some((o) => !kept(p.url, o)));
+    const keptOutcomes = reachable.flatMap((p) => asked.filter((o) => kept(p.url, o)).map(({ url }) => ({ id: p.id, url, ok: true, code: null, kept: true })));
+    if (toAsk.length === 0) return keptOutcomes;
+    const list = await withTickets(toAsk, signal);
     const access = createProxyAccess({ proxies: list, fetch, logger });
     const limit = AbortSignal.timeout(PREFETCH_TIMEOUT_MS);
     const stop = signal ? AbortSignal.any([signal, limit]) : limit;
-    return Promise.all(list.flatMap((p) => asked.map(async ({ url, range }) => {
+    const outcomes = await Promise.all(list.flatMap((p) => asked.filter((o) => !kept(p.url, o)).map(async ({ url, range, span }) => {
       try {
         const bytes = await fetchDigestList({ fetch: access.fetch, proxyUrl: p.url, url, span: range, signal: stop });
-        const parsed = decodeDigestList(bytes, range ? blocksOfRange(range) : WHOLE_OBJECT_BLOCKS);
-        if ('error' in parsed) return { id: p.id, url, ok: false, code: parsed.error.code };
+        const parsed = decodeDigestList(bytes, span);
+        if ('error' in parsed) return { id: p.id, url, ok: false, code: parsed.error.code, kept: false };
         digestCache?.set(p.url, url, parsed.list);
-        return { id: p.id, url, ok: true, code: null };
+        return { id: p.id, url, ok: true, code: null, kept: false };
       } catch (err) {
-        return { id: p.id, url, ok: false, code: limit.aborted ? 'ERR_TIMEOUT' : errorInfo(/** @type {Error} */ (err)).code };
+        return { id: p.id, url, ok: false, code: limit.aborted ? 'ERR_TIMEOUT' : errorInfo(/** @type {Error} */ (err)).code, kept: false };
       }
     })));
+    return [...keptOutcomes, ...outcomes];
   }
 
   return {

@@ -87,6 +87,23 @@ describe('download option next: the proxies fetch the next segment meanwhile', f
     client.close();
   });
 
+  it('prefetch again (a second page load of the site): the lists kept from the first are not asked again; a new object is', async () => {
+    const { requests, client, ps } = recordingClient();
+    const [init, other] = ['init-c', 'init-d'].map((k) => `${originUrl}/seg-${k}.m4s`);
+    const first = await client.prefetch(ps, [{ url: init }]);
+    assert.ok(first.every((o) => o.ok && !o.kept), JSON.stringify(first));
+    requests.length = 0;
+    const again = await client.prefetch(ps, [{ url: init }]);
+    assert.equal(again.length, proxies.length);
+    assert.ok(again.every((o) => o.ok && o.kept), JSON.stringify(again));
+    assert.deepEqual(requests, [], 'no proxy was asked');
+    const mixed = await client.prefetch(ps, [{ url: init }, { url: other }]);
+    assert.equal(mixed.filter((o) => o.kept).length, proxies.length);
+    assert.ok(requests.length === proxies.length && requests.every((u) => u.includes('digests=1') && u.includes('init-d')), requests.join('\n'));
+    assert.equal(asked.get(new URL(init).pathname), proxies.length, 'the origin was asked once per proxy in all');
+    client.close();
+  });
+
   it('prefetch of a byte range (an init section inside a single-file stream): a download of that range asks the origin and the proxies\' lists nothing more', async () => {
     const { requests, client, ps } = recordingClient();
     const url = `${originUrl}/seg-one-file.m4s`;
