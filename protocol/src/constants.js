@@ -59,6 +59,11 @@ export const MAX_SOURCES = 32;
  * (A MUTP request carries at most MAX_URL_BYTES of UTF-8 in its datagram.) */
 export const MAX_URL_CHARS = 8192;
 
+/** How long a proxy keeps an idle HTTP connection open (ms). Longer than a client's gap between
+ * two segments once its buffer is full, and than its re-warm interval: a download (or a page loaded
+ * again) finds the connection open instead of paying TCP's and TLS's handshakes. Node's default is 5 s. */
+export const PROXY_HTTP_IDLE_MS = 65_000;
+
 /** Largest window in packets: an uncoded feedback bitmap of w bits (w/8 bytes) must fit a datagram. */
 export const MAX_WINDOW_PACKETS = 8192;
 

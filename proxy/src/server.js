@@ -9,6 +9,7 @@ import { createObjectStore } from './objects/object-store.js';
 import { READ_AHEAD_MAX_BYTES } from './objects/read-ahead.js';
 import { createLogQueue } from './origo/log-queue.js';
 import { openLogSpool } from './origo/log-spool.js';
+import { PROXY_HTTP_IDLE_MS } from '@mutp/protocol/constants';
 import { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_CHECK_MS } from './limits.js';
 import { createOrigoLink } from './origo/origo-link.js';
 import { createCpuMeter } from './origo/cpu-meter.js';
@@ -79,7 +80,7 @@ export async function startProxy(input = {}, wiring = {}) {
 
   // HTTPS when given a certificate (a deployment: tickets and bodies must not travel in clear text).
   const { server, scheme } = createWebServer(app, { tls: config.tls, logger,
-    serverOptions: { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS } });
+    serverOptions: { keepAliveTimeout: PROXY_HTTP_IDLE_MS, headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS } });
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());

@@ -6,6 +6,7 @@ import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
 import { startProxy } from '../index.js';
 import { configFromCli } from '../src/config/cli-config.js';
 import { resolveConfig } from '../src/config/resolve-config.js';
+import http from 'node:http';
 import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
 
 const OVER_CAP = 10; // 10 sessions over the cap, each refused quickly
@@ -54,6 +55,28 @@ describe('proxy limits', function () {
       const again = await connectPeer({ url: proxy.url, RTCPeerConnection: /** @type {any} */ (RTCPeerConnection), rtcConfig: { bindAddress: '127.0.0.1' } });
       again.close();
     } finally {
+      await proxy.close();
+    }
+  });
+
+  it('keeps an idle HTTP connection open past Node\'s 5 s default: a client\'s next download after a pause reuses it', async function () {
+    this.timeout(15_000);
+    const proxy = await startProxy(common());
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    /** @returns {Promise<boolean>} the request went over a connection opened before */
+    const reused = () => new Promise((resolve, reject) => {
+      const req = http.get(`${proxy.url}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(req.reusedSocket));
+      });
+      req.on('error', reject);
+    });
+    try {
+      assert.equal(await reused(), false);
+      await new Promise((r) => setTimeout(r, 6000));
+      assert.equal(await reused(), true, 'the proxy closed the idle connection');
+    } finally {
+      agent.destroy();
       await proxy.close();
     }
   });

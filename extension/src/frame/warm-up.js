@@ -6,6 +6,7 @@
 // segment tried it. When that breaker's backoff has passed, the warm-up probes WebRTC again
 // (the caller starts it), so no segment waits on a connect that failed before. The WebRTC
 // connects wait for the page's start (startup gate, below). No browser API here.
+import { HTTP_REWARM_MS } from '@mutp/proxyclientlib/limits';
 
 export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, each on its own connection (the second round, after one each)
 export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: the warm-up had not opened its connections yet (waiting for the page's start, or connecting)
@@ -27,10 +28,11 @@ export const RTC_CONNECT_AFTER_DOWNLOADS = 4;
 export const RTC_CONNECT_WAIT_MAX_MS = 1500;
 
 /**
- * A proxy's HTTP connection is opened again by a warm-up at most this often (ms): the browser keeps
- * a used idle connection for minutes (Chromium 5 min), and every download to the proxy uses it.
+ * A proxy's HTTP connection is opened again by a warm-up at most this often (ms): the proxy keeps
+ * an idle connection a little longer than this, the browser for minutes (Chromium 5 min), and every
+ * download to the proxy uses it.
  */
-export const HTTP_WARM_EVERY_MS = 60_000;
+export const HTTP_WARM_EVERY_MS = HTTP_REWARM_MS;
 
 /**
  * @typedef {{id: string, url: string, ticket: string | null}} ListedProxy
