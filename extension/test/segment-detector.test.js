@@ -180,6 +180,18 @@ describe('extension: segment detection', () => {
     assert.deepEqual(parseDash(mpd('dynamic'), `${B}s.mpd`).inits, []);
   });
 
+  it('init sections come in turns from each AdaptationSet: the first 16 of a 20-rendition video ladder keep the audio\'s', () => {
+    const reps = (prefix, n) => Array.from({ length: n }, (_, i) => `<Representation id="${prefix}${i + 1}"/>`).join('');
+    const mpd = `<MPD type="static"><Period>
+      <AdaptationSet contentType="video"><SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/$Number$.m4s"/>${reps('v', 20)}</AdaptationSet>
+      <AdaptationSet contentType="audio"><SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/$Number$.m4s"/>${reps('a', 2)}</AdaptationSet>
+    </Period></MPD>`;
+    const urls = parseDash(mpd, `${B}s.mpd`).inits.map((x) => x.url.slice(B.length));
+    assert.equal(urls.length, 22);
+    assert.deepEqual(urls.slice(0, 5), ['v1/init.mp4', 'a1/init.mp4', 'v2/init.mp4', 'a2/init.mp4', 'v3/init.mp4']);
+    assert.deepEqual(urls.slice(-1), ['v20/init.mp4']);
+  });
+
   it('the detector hints a first media segment only while the player starts: an init asked after a media segment is a rendition switch', () => {
     const det = createSegmentDetector();
     det.learn('dash', `${B}s.mpd`, `<MPD><Period><AdaptationSet><SegmentTemplate initialization="$RepresentationID$/init.mp4" media="$RepresentationID$/$Number$.m4s"/>

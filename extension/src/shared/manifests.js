@@ -57,7 +57,8 @@ function resolve(ref, base) {
  *   starts: [init section file, first media segment file] of each rendition of a VOD stream (a
  *   player that starts it asks them one after the other; a live stream starts near its end);
  *   inits: the init section of each rendition of a VOD stream, a file or a byte range of one
- *   (what a player asks first of the rendition it picks)
+ *   (what a player asks first of the rendition it picks; a DASH MPD's in turns from each
+ *   AdaptationSet, so the first few cover the audio as well as the video)
  */
 
 /** @returns {Learned} */
@@ -199,6 +200,14 @@ export function parseDash(text, base) {
   /** @type {string | null} */
   let baseText = null;
   let live = false; // a dynamic MPD: a player starts near the live edge, not at the first segment
+  /** each AdaptationSet's init sections (keyed by its frame), in document order */
+  /** @type {Map<Frame, InitSection[]>} */
+  const initsBySet = new Map();
+  /** The init sections taken in turns from each AdaptationSet: a capped prefetch of a long video ladder keeps the audio's. */
+  const done = () => {
+    out.inits = interleave([...initsBySet.values()]);
+    return out;
+  };
   /** A Representation is complete: its templates, or its own file (SegmentBase with indexRange, fetched by Range). @param {Frame} f */
   const representationDone = (f) => {
     if (f.media !== null || f.init !== null) {
@@ -218,7 +227,10 @@ export function parseDash(text, base) {
       : [f.initBytes ? null : f.initFile, f.list[0] ?? null];
     if (first[0] !== null && first[1] !== null && first[0] !== first[1]) out.starts.push([first[0], first[1]]);
     const section = templated ? first[0] : (f.initFile ?? (f.initBytes ? f.base : null));
-    if (section !== null) out.inits.push({ url: section, range: templated ? null : f.initBytes });
+    if (section !== null) {
+      const set = top(); // its AdaptationSet (the Representation's own frame is off the stack)
+      initsBySet.set(set, [...(initsBySet.get(set) ?? []), { url: section, range: templated ? null : f.initBytes }]);
+    }
   };
   for (const m of text.matchAll(/<(\/?)([\w:.-]+)([^>]*?)(\/?)>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g)) {
     const [, close, rawName, rest, selfClose, cdata, txt] = m;
@@ -230,7 +242,7 @@ export function parseDash(text, base) {
     const name = rawName.replace(/^.*:/, '');
     if (close) {
       const f = stack.pop();
-      if (!f || stack.length === 0) return out; // unbalanced: keep what was learned
+      if (!f || stack.length === 0) return done(); // unbalanced: keep what was learned
       if (name === 'BaseURL' && baseText !== null) {
         const b = resolve(baseText.trim(), top().base);
         if (b !== null) top().base = b;
@@ -280,6 +292,16 @@ export function parseDash(text, base) {
     if (!selfClose) stack.push(f);
     else if (name === 'Representation') representationDone(f);
   }
+  return done();
+}
+
+/**
+ * The lists' items taken in turns, first of each, then second of each, …
+ * @template T @param {T[][]} lists @returns {T[]}
+ */
+function interleave(lists) {
+  const out = [];
+  for (let i = 0; lists.some((l) => i < l.length); i++) for (const l of lists) if (i < l.length) out.push(l[i]);
   return out;
 }
 
