@@ -9,6 +9,8 @@ import { parseRates, formatRate } from '../src/rates.js';
 import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
 import { MAX_DELAY_MS } from '../src/delay.js';
 
+const MAX_PAUSE_MS = 600_000; // a pause longer than any idle timeout a connection meets (10 min)
+
 const USAGE = `Usage: npm run testbed -- [options]   (needs root)
 
   --rates LIST       proxies and their upload rates, e.g. 14x896KiB,4x1792KiB   [4x896KiB]
@@ -25,6 +27,7 @@ const USAGE = `Usage: npm run testbed -- [options]   (needs root)
   --subnet S         private /24 (first three octets)   [10.219.0]
   --distinct-urls    each download a URL of its own, as a video's segments (default: one URL, cached after the first)
   --cold             each MUTP download on new WebRTC connections, as a one-off download (default: kept ones)
+  --pause-ms MS      idle time between downloads, as a player with a full buffer waits between segments   [0]
   -h, --help`;
 
 let values;
@@ -34,7 +37,7 @@ try {
       rates: { type: 'string', default: '4x896KiB' }, loss: { type: 'string', default: '0' }, 'delay-ms': { type: 'string' }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC },
       downloads: { type: 'string' }, mode: { type: 'string', default: 'coded' }, proxies: { type: 'string' }, size: { type: 'string', default: '1536' },
       dir: { type: 'string', default: join('test-artifacts', 'testbed') }, tag: { type: 'string', default: 'tb' }, subnet: { type: 'string', default: '10.219.0' },
-      'distinct-urls': { type: 'boolean', default: false }, cold: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+      'distinct-urls': { type: 'boolean', default: false }, cold: { type: 'boolean', default: false }, 'pause-ms': { type: 'string', default: '0' }, help: { type: 'boolean', short: 'h' },
     },
   }));
 } catch (err) {
@@ -62,6 +65,8 @@ const delayMs = Number(values['delay-ms'] ?? 0);
 if (!(Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= MAX_DELAY_MS)) fail(`--delay-ms must be an integer in [0, ${MAX_DELAY_MS}]`);
 const size = Number(values.size);
 if (!(Number.isInteger(size) && size > 0 && size <= 65536)) fail('--size must be 1..65536 KiB');
+const pauseMs = Number(values['pause-ms']);
+if (!(Number.isInteger(pauseMs) && pauseMs >= 0 && pauseMs <= MAX_PAUSE_MS)) fail(`--pause-ms must be an integer in [0, ${MAX_PAUSE_MS}]`);
 
 const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs, tcpCongestion: values['tcp-cc'] });
 console.log(`testbed up: Origo ${tb.origoUrl} (admin password ${tb.adminPassword}), origin ${tb.originUrl}`);
@@ -75,6 +80,7 @@ if (values.downloads) {
   const n = Number(values.downloads);
   const use = values.proxies ? tb.proxies.slice(0, Number(values.proxies)) : tb.proxies;
   for (let i = 0; i < n; i++) {
+    if (i > 0 && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
     const r = await tb.download({ url: tb.objectUrl(size, values['distinct-urls'] ? i : undefined), mode: values.mode, proxies: use.map(clientProxy), cold: values.cold });
     const s = r.stats ?? {};
     console.log(r.error
