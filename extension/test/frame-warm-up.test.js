@@ -7,7 +7,8 @@ import { createRequestServer } from '../src/frame/serve-requests.js';
 import { chooseN } from '../src/shared/choose.js';
 import { createOriginHeads, namePattern } from '../src/frame/origin-heads.js';
 import { compilePatterns } from '../src/shared/patterns.js';
-import { HTTP_WARM_EVERY_MS, RTC_CONNECT_AFTER_DOWNLOADS, RTC_CONNECT_WAIT_MAX_MS, createWarmUp } from '../src/frame/warm-up.js';
+import { HTTP_REWARM_MS } from '@mutp/proxyclientlib/limits';
+import { RTC_CONNECT_AFTER_DOWNLOADS, RTC_CONNECT_WAIT_MAX_MS, createWarmUp } from '../src/frame/warm-up.js';
 import { createBreakers } from '../src/frame/breaker.js';
 
 const URL1 = 'http://origin.test/v/seg1.m4s';
@@ -71,18 +72,18 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.records().map((r) => [r.mode, r.modeWanted ?? null, r.modeWhy ?? null]), [['parallel-http', 'coded', 'ERR_RTC_WARMING'], ['coded', null, null]]);
   });
 
-  it('opens an HTTP connection to each proxy the downloads will use, in every mode, again only after HTTP_WARM_EVERY_MS', async () => {
+  it('opens an HTTP connection to each proxy the downloads will use, in every mode, again only after HTTP_REWARM_MS', async () => {
     const clock = { t: 0 };
     const h = harness({ s: settings({ mode: 'range-http', n: 3 }), clock, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })) });
     h.server.onPageMessage({ t: 'warm' });
     await tick();
     assert.deepEqual(h.httpWarms, [['p1', 'p2', 'p3']]);
     assert.deepEqual(h.preconnects, [], 'an HTTP mode opens no WebRTC connection');
-    clock.t = HTTP_WARM_EVERY_MS - 1;
+    clock.t = HTTP_REWARM_MS - 1;
     h.server.onPageMessage({ t: 'warm' }); // the next page's warm-up: the browser still keeps those connections
     await tick();
     assert.deepEqual(h.httpWarms, [['p1', 'p2', 'p3']]);
-    clock.t = HTTP_WARM_EVERY_MS;
+    clock.t = HTTP_REWARM_MS;
     h.server.onPageMessage({ t: 'warm' });
     await tick();
     assert.deepEqual(h.httpWarms, [['p1', 'p2', 'p3'], ['p1', 'p2', 'p3']]);

@@ -28,13 +28,6 @@ export const RTC_CONNECT_AFTER_DOWNLOADS = 4;
 export const RTC_CONNECT_WAIT_MAX_MS = 1500;
 
 /**
- * A proxy's HTTP connection is opened again by a warm-up at most this often (ms): the proxy keeps
- * an idle connection a little longer than this, the browser for minutes (Chromium 5 min), and every
- * download to the proxy uses it.
- */
-export const HTTP_WARM_EVERY_MS = HTTP_REWARM_MS;
-
-/**
  * @typedef {{id: string, url: string, ticket: string | null}} ListedProxy
  * @typedef {{id: string, ok: boolean, code: string | null}} ConnectOutcome
  */
@@ -84,7 +77,9 @@ export function createWarmUp({ proxies, client, breakers, now, logger, sleep = (
    */
   function warmHttp(c, list) {
     const t = now();
-    for (const [url, at] of httpWarmedAt) if (t - at >= HTTP_WARM_EVERY_MS) httpWarmedAt.delete(url); // bounded: a proxy once listed is not kept
+    // again only after HTTP_REWARM_MS: the proxy keeps an idle connection a little longer, the
+    // browser for minutes (Chromium 5 min), and every download to the proxy uses it
+    for (const [url, at] of httpWarmedAt) if (t - at >= HTTP_REWARM_MS) httpWarmedAt.delete(url); // bounded: a proxy once listed is not kept
     const due = list.filter((p) => !httpWarmedAt.has(p.url));
     if (due.length === 0 || typeof c.warmHttp !== 'function') return;
     for (const p of due) httpWarmedAt.set(p.url, t);
