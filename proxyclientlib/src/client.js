@@ -339,17 +339,17 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       }
     }
     const asked = [...wanted.values()].slice(0, MAX_PREFETCH_URLS).map((o) => ({ ...o, span: o.range ? blocksOfRange(o.range) : WHOLE_OBJECT_BLOCKS }));
-    // a list kept from a recent download or prefetch: that proxy fetched the object moments ago
-    const kept = (/** @type {string} */ proxyUrl, /** @type {{url: string, span: import('@mutp/protocol').BlockSpan}} */ o) => digestCache?.get(proxyUrl, o.url, o.span) != null;
     const reachable = refs.filter((p) => !blocked(p.url));
-    const toAsk = reachable.filter((p) => asked.some((o) => !kept(p.url, o)));
-    const keptOutcomes = reachable.flatMap((p) => asked.filter((o) => kept(p.url, o)).map(({ url }) => ({ id: p.id, url, ok: true, code: null, kept: true })));
+    // per proxy, what it is asked for: not what its list is kept for (a recent download or prefetch: it fetched the object moments ago)
+    const missing = new Map(reachable.map((p) => [p.url, asked.filter((o) => digestCache?.get(p.url, o.url, o.span) == null)]));
+    const keptOutcomes = reachable.flatMap((p) => asked.filter((o) => !missing.get(p.url)?.includes(o)).map(({ url }) => ({ id: p.id, url, ok: true, code: null, kept: true })));
+    const toAsk = reachable.filter((p) => (missing.get(p.url)?.length ?? 0) > 0);
     if (toAsk.length === 0) return keptOutcomes;
     const list = await withTickets(toAsk, signal);
     const access = createProxyAccess({ proxies: list, fetch, logger });
     const limit = AbortSignal.timeout(PREFETCH_TIMEOUT_MS);
     const stop = signal ? AbortSignal.any([signal, limit]) : limit;
-    const outcomes = await Promise.all(list.flatMap((p) => asked.filter((o) => !kept(p.url, o)).map(async ({ url, range, span }) => {
+    const outcomes = await Promise.all(list.flatMap((p) => (missing.get(p.url) ?? []).map(async ({ url, range, span }) => {
       try {
         const bytes = await fetchDigestList({ fetch: access.fetch, proxyUrl: p.url, url, span: range, signal: stop });
         const parsed = decodeDigestList(bytes, span);

@@ -4,6 +4,7 @@
 import { parseRangeHeader } from './response-head.js';
 import { serveThroughFleet, abortReason } from './fleet-serve.js';
 import { learnFromText } from './manifest-reader.js';
+import { concat } from '@mutp/proxyclientlib/capped-body';
 
 const EMULATED_TYPES = ['', 'text', 'arraybuffer', 'blob', 'json']; // 'document' needs the HTML parser: native
 
@@ -189,7 +190,7 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
         const bytes = concat(parts, loaded);
         const type = s.respHeaders.find(([k]) => k === 'content-type')?.[1] ?? '';
         const rt = this.responseType;
-        if (rt === 'arraybuffer') s.response = bytes.buffer;
+        if (rt === 'arraybuffer') s.response = ownBuffer(bytes);
         else if (rt === 'blob') s.response = new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)], { type });
         else {
           s.text = new TextDecoder().decode(bytes);
@@ -231,14 +232,7 @@ export function makeXhrClass({ OrigXHR, origFetch, config, configNow, link, warn
   };
 }
 
-/** @param {Uint8Array[]} parts @param {number} n */
-function concat(parts, n) {
-  if (parts.length === 1 && parts[0].byteOffset === 0 && parts[0].byteLength === parts[0].buffer.byteLength) return parts[0];
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.byteLength;
-  }
-  return out;
+/** The bytes' own ArrayBuffer, copied only when they are a view into a larger one. @param {Uint8Array} bytes */
+function ownBuffer(bytes) {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
 }

@@ -19,7 +19,7 @@ export function createBlockAssembler(objectStart, onBlock) {
 
   const blockLength = () => Math.min(BLOCK_BYTES, end - block * BLOCK_BYTES);
   function emit() {
-    const bytes = parts.length === 1 ? parts[0] : concat(parts, have);
+    const bytes = concat(parts, have);
     parts = [];
     have = 0;
     onBlock(block++, bytes);
