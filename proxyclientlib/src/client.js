@@ -333,7 +333,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       try {
         checkOriginUrl(url);
         const range = parseRange(r);
-        wanted.set(range ? `${range.start}-${range.end} ${url}` : url, { url, range });
+        wanted.set(objectKey(url, range), { url, range });
       } catch {
         // not tried, as a download of it would be refused
       }
@@ -407,6 +407,14 @@ function checkOriginUrl(url) {
     throw codedError('ERR_BAD_URL', `not a URL: ${url}`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw codedError('ERR_BAD_URL', `only http(s) URLs can be downloaded: ${url}`);
+}
+
+/**
+ * One string per object or byte range of it, for sets and maps of what was asked for already.
+ * @param {string} url @param {ByteRange | null | undefined} range  end inclusive
+ */
+export function objectKey(url, range) {
+  return range ? `${range.start}-${range.end} ${url}` : url;
 }
 
 /**

@@ -6,7 +6,7 @@
 // Parallel HTTP. Every download, failed, skipped or cancelled, becomes a record for Origo; one
 // that ran in another mode or with another N than drawn says which and why.
 // No browser API here: the frame wires it to the port, the settings and the background.
-import { buildRecord } from '@mutp/proxyclientlib';
+import { buildRecord, objectKey } from '@mutp/proxyclientlib';
 import { chooseModeAndN, chooseMode, chooseN, maxN, FEW_PROXIES } from '../shared/choose.js';
 import { createInOrder } from './in-order.js';
 import { parsePageMessage, splitReason } from './page-request.js';
@@ -127,7 +127,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
   async function prefetch(sections) {
     const { settings, matches, client, proxies } = state();
     if (!settings.enabled || !proxies || typeof client.prefetch !== 'function') return;
-    const keyOf = (/** @type {{url: string, range: {start: number, end: number} | null}} */ x) => (x.range ? `${x.range.start}-${x.range.end} ${x.url}` : x.url);
+    const keyOf = (/** @type {{url: string, range: {start: number, end: number} | null}} */ x) => objectKey(x.url, x.range);
     const wanted = sections.filter((x) => !prefetched.has(keyOf(x)) && (matches(x.url) || settings.detect !== 'off') && breakers.allows(`host:${new URL(x.url).host}`, now()))
       .slice(0, Math.max(0, MAX_PREFETCHES_PER_PAGE - prefetched.size));
     if (wanted.length === 0 || !breakers.allows('origo', now())) return;
