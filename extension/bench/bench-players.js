@@ -3,7 +3,7 @@
 // headless Debian Chromium, with no extension and with the extension pinned to each mode, against
 // the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped).
 //   node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
-//     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded]
+//     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame]
 // Each sample is a fresh browser profile: a first page load, then `--loads` − 1 more loads of the
 // same page, each counted as a second load (the fleet host and its connections kept, the proxies'
 // caches warm, as on the second). More of them narrow the second-load medians at little cost,
@@ -12,9 +12,14 @@
 // segment takes as the player sees it (request → whole body), medians over the samples, and
 // where that time goes, hop by hop (the extension's marks, settings.hopTiming; bench/hops.js).
 // A bench, not a test: it prints numbers and counts wrong bytes and direct fetches.
+// `empty-frame` (not in the default modes) is the extension with its download frame replaced by
+// an empty page: what Chromium's making of any extension frame costs a page's start, before any
+// fleet download. Its segments get no port, wait out the shortest stall timeout and go direct,
+// so only its first media request is reported.
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
 import { wrongResponses } from '@mutp/testkit/e2e/players/check';
@@ -28,6 +33,9 @@ import { codedError } from '@mutp/common/errors';
 
 const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
 const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
+const EMPTY_FRAME = 'empty-frame';
+const EMPTY_FRAME_STALL_MS = 500; // the settings' shortest stall timeout: its segments go direct soon
+const EMPTY_PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>empty</title></head><body></body></html>\n';
 const LOAD_TIMEOUT_MS = 60_000; // a loaded 2-core box
 const LOADS = /** @type {const} */ (['first', 'second']); // the load's bucket: index 0, or any later one
 /** @param {number} i the load's index in its browser */
@@ -102,7 +110,7 @@ async function main() {
   const n = intOpt('n', 1, 16);
   const playSeconds = intOpt('play-seconds', 1, 30);
   const players = listOpt('players', Object.keys(STREAMS));
-  const configs = listOpt('modes', CONFIGS);
+  const configs = listOpt('modes', [...CONFIGS, EMPTY_FRAME]);
   if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
   const loadAtStart = load1();
   progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -112,6 +120,7 @@ async function main() {
   onShutdown(() => site.close());
   const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
   onShutdown(() => fleet.close());
+  const extDir = { default: path.join(EXT_DIST, 'chrome'), [EMPTY_FRAME]: configs.includes(EMPTY_FRAME) ? await emptyFrameCopy() : null };
 
   /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[]}>} */
   const cells = {};
@@ -123,9 +132,10 @@ async function main() {
       const url = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
       for (const config of configs) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
-        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : path.join(EXT_DIST, 'chrome')));
+        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : extDir[config] ?? extDir.default));
         try {
-          if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
+          if (config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });
+          else if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
           /** @type {number[]} */
           const bounds = [];
           /** @type {any[][]} the page's responses of each load */
@@ -145,7 +155,7 @@ async function main() {
             c.direct += config === 'none' ? 0 : site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path)).length;
             c.wrong.push(...await wrongResponses(mediaDir, m.responses));
           }
-          if (config !== 'none') {
+          if (config !== 'none' && config !== EMPTY_FRAME) {
             // ProxyClientLib's own time per download, and the modes the downloads ran in (and why, when not the one asked)
             /** @type {any[][]} each load's records */
             const recordsOf = bounds.map(() => []);
@@ -182,14 +192,14 @@ async function main() {
     for (const config of configs) {
       for (const which of LOADS) {
         const c = cells[`${player}|${config}|${which}`];
-        const base = cells[`${player}|none|${which}`];
-        const ff = median(c.firstFrameMs);
-        const seg = median(c.segmentMs);
+        const base = config === EMPTY_FRAME ? null : cells[`${player}|none|${which}`];
+        const ff = config === EMPTY_FRAME ? null : median(c.firstFrameMs); // its segments waited for a port that never came
+        const seg = config === EMPTY_FRAME ? null : median(c.segmentMs);
         rows.push({
-          player, config, load: which, firstFrameMs: round(ff), segmentMs: round(seg),
+          player, config, load: which, firstFrameMs: ff === null ? null : round(ff), segmentMs: seg === null ? null : round(seg),
           firstRequestMs: round(median(c.firstRequestMs)), firstBodyMs: round(median(c.firstBodyMs)),
-          addedFirstFrameMs: base && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
-          addedSegmentMs: base && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
+          addedFirstFrameMs: base && ff !== null && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
+          addedSegmentMs: base && seg !== null && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
           libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
@@ -201,6 +211,15 @@ async function main() {
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
   return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)' }, rows };
+}
+
+/** A copy of the Chrome build whose download frame is an empty page (removed when the bench ends). @returns {Promise<string>} */
+async function emptyFrameCopy() {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mutp-empty-frame-'));
+  onShutdown(() => rm(dir, { recursive: true, force: true }));
+  await cp(path.join(EXT_DIST, 'chrome'), dir, { recursive: true });
+  await writeFile(path.join(dir, 'frame.html'), EMPTY_PAGE);
+  return dir;
 }
 
 /** Each hop's median (ms) over the matched segments, null where none. @param {Record<string, number>[]} list */
@@ -225,12 +244,12 @@ function format(r) {
   ];
   for (const x of r.rows) {
     const modes = Object.entries(x.modes).map(([k, v]) => `${k}: ${v}`).join(', ');
-    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.samples, 6)} ${pad(x.firstFrameMs.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.samples, 6)} ${pad(x.firstFrameMs?.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs?.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
     if (x.wrongFirst) lines.push(`        wrong: ${x.wrongFirst}`);
   }
   lines.push('', 'the first frame\'s way (ms since navigation, medians): the first media request, the first whole media response, the first frame');
   lines.push('player  mode           load    1st request  1st response  first frame');
-  for (const x of r.rows) lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstRequestMs.toFixed(0), 12)} ${pad(x.firstBodyMs.toFixed(0), 13)} ${pad(x.firstFrameMs.toFixed(0), 12)}`);
+  for (const x of r.rows) lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.firstRequestMs.toFixed(0), 12)} ${pad(x.config === EMPTY_FRAME ? null : x.firstBodyMs.toFixed(0), 13)} ${pad(x.firstFrameMs?.toFixed(0), 12)}`);
   const names = [...HOPS.map((h) => h[0]), 'total'];
   lines.push('', 'where a segment\'s time goes (ms, median per hop over the segments matched to their record; hops do not add up to the total\'s median)');
   lines.push(`player  mode           load   segs ${names.map((nm) => nm.padStart(Math.max(8, nm.length))).join(' ')}`);
