@@ -120,7 +120,7 @@ async function main() {
   onShutdown(() => site.close());
   const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
   onShutdown(() => fleet.close());
-  const extDir = { default: path.join(EXT_DIST, 'chrome'), [EMPTY_FRAME]: configs.includes(EMPTY_FRAME) ? await emptyFrameCopy() : null };
+  const emptyFrameDir = configs.includes(EMPTY_FRAME) ? await emptyFrameCopy() : null;
 
   /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[]}>} */
   const cells = {};
@@ -132,7 +132,7 @@ async function main() {
       const url = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
       for (const config of configs) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
-        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : extDir[config] ?? extDir.default));
+        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome')));
         try {
           if (config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });
           else if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
@@ -192,9 +192,10 @@ async function main() {
     for (const config of configs) {
       for (const which of LOADS) {
         const c = cells[`${player}|${config}|${which}`];
-        const base = config === EMPTY_FRAME ? null : cells[`${player}|none|${which}`];
-        const ff = config === EMPTY_FRAME ? null : median(c.firstFrameMs); // its segments waited for a port that never came
-        const seg = config === EMPTY_FRAME ? null : median(c.segmentMs);
+        const timed = config !== EMPTY_FRAME; // an empty frame's segments waited for a port that never came
+        const base = timed ? cells[`${player}|none|${which}`] : null;
+        const ff = timed ? median(c.firstFrameMs) : null;
+        const seg = timed ? median(c.segmentMs) : null;
         rows.push({
           player, config, load: which, firstFrameMs: ff === null ? null : round(ff), segmentMs: seg === null ? null : round(seg),
           firstRequestMs: round(median(c.firstRequestMs)), firstBodyMs: round(median(c.firstBodyMs)),

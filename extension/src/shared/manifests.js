@@ -229,7 +229,8 @@ export function parseDash(text, base) {
     const section = templated ? first[0] : (f.initFile ?? (f.initBytes ? f.base : null));
     if (section !== null) {
       const set = top(); // its AdaptationSet (the Representation's own frame is off the stack)
-      initsBySet.set(set, [...(initsBySet.get(set) ?? []), { url: section, range: templated ? null : f.initBytes }]);
+      if (!initsBySet.has(set)) initsBySet.set(set, []);
+      initsBySet.get(set)?.push({ url: section, range: templated ? null : f.initBytes });
     }
   };
   for (const m of text.matchAll(/<(\/?)([\w:.-]+)([^>]*?)(\/?)>|<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|([^<]+)/g)) {
