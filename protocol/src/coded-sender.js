@@ -31,6 +31,10 @@ export class CodedSender extends SenderBase {
     const G = this.layout.generationCount;
     this.dof = new Int32Array(G);
     this.inTransit = new Int32Array(G);
+    /** per generation: my packets a later echo settled (each received or lost) */
+    this.echoed = new Int32Array(G);
+    /** per generation: my packets known lost so far (stats.lostByEcho counts their sum) */
+    this.lostSeen = new Int32Array(G);
     /** @type {(import('@mutp/rlnc').Encoder | undefined)[]} */
     this.encoders = new Array(G);
     this.gmin = 0;
@@ -334,9 +338,32 @@ export class CodedSender extends SenderBase {
     }
   }
 
-  /** Feedback applied and echoed packets settled: my transit now spans about one RTT. */
-  afterFeedback() {
+  /** Feedback applied and echoed packets settled: my transit now spans about one RTT. @param {any} msg */
+  afterFeedback(msg) {
+    this.countLost(msg);
     if (this.shared) this.computeStealable();
+  }
+
+  /**
+   * Packets of mine lost, for the pacing's loss response: in a generation the client has not
+   * completed every packet it got was useful, so my echoed packets less my contribution
+   * (feedback `contrib`) were lost. Generations completed by now are left out (their late
+   * packets are not useful), so this counts a little less than was lost.
+   * @param {any} msg
+   */
+  countLost(msg) {
+    const d = msg.dof;
+    const c = msg.contrib;
+    const n = this.sourceCount;
+    for (let i = 0; i < d.length; i++) {
+      const k = msg.base + i;
+      if (d[i] >= this.generationSize(k)) continue;
+      const lost = this.echoed[k] - c[i * n + this.sourceIndex];
+      if (lost > this.lostSeen[k]) {
+        this.stats.lostByEcho += lost - this.lostSeen[k];
+        this.lostSeen[k] = lost;
+      }
+    }
   }
 
   /** @param {number} k */
@@ -345,10 +372,11 @@ export class CodedSender extends SenderBase {
     if (enc) { enc.dispose(); this.encoders[k] = undefined; }
   }
 
-  /** @param {number} k */
-  settle(k) {
+  /** @param {number} k @param {number} _seq @param {boolean} byEcho */
+  settle(k, _seq, byEcho) {
     this.inTransit[k]--;
-    return false; // coded: a settled packet is either counted in DoF or lost; no per-packet state
+    if (byEcho) this.echoed[k]++;
+    return false; // coded: a settled packet is either counted in DoF or lost (countLost); no per-packet state
   }
 
   allAcknowledged() {

@@ -38,18 +38,71 @@ export const INFLIGHT_STARTUP_GAIN = 2;
 /** Delivery-rate sample length (ms): several feedbacks even at 896 KiB/s. */
 export const INFLIGHT_RATE_SAMPLE_MS = 20;
 
-/** Weight of a lower delivery-rate sample (0..1): a sample may be app-limited, so the estimate falls slowly. */
+/** Weight of a lower sample in the next download's path estimate (0..1): a sample may be app-limited, so it falls slowly. */
 export const INFLIGHT_RATE_DOWN_WEIGHT = 0.25;
 
 /**
- * Pacing (when the source asks for it: its SCTP sends what it is given at once, max burst off):
- * packets leave at this × the delivery rate, so a download on a kept connection fills its first
- * round trip without bursting a whole window into the bottleneck's queue. Simulator, RTT 50 ms,
- * 1.5 MiB, the testbed's 50 ms shaper queue, kept connections: 4×896 KiB/s 2732 → 2796 KiB/s,
- * 1×1792 + 3×896 3208 → 3381, 1×1792 1432 → 1489 (against max burst 30, unpaced); max burst off
- * unpaced collapses to ~1300 (the queue overflows, SCTP halves its window).
+ * The bottleneck rate is the most delivered in any of this many round trips (BBR's windowed max
+ * filter): a sample taken while the source had little to send, or while echoes came late, does
+ * not lower it, and a path whose share fell is seen within this many round trips.
  */
-export const INFLIGHT_PACING_GAIN = 1.25;
+export const INFLIGHT_BW_WINDOW_ROUNDS = 10;
+
+/**
+ * Pacing and in-flight gains of the probing cycle, one phase per min RTT (BBR's ProbeBW): a round
+ * trip at 1.25× looks for more rate, the next at 0.75× drains the queue that probe made, then six
+ * at 1×. The in-flight cap is rate × (gain × min RTT + queue target).
+ */
+export const INFLIGHT_PROBE_GAINS = Object.freeze([1.25, 0.75, 1, 1, 1, 1, 1, 1]);
+
+/** Index in INFLIGHT_PROBE_GAINS of the draining phase: after start-up, a standing queue or heavy loss. */
+export const INFLIGHT_DRAIN_PHASE = 1;
+
+/** Shortest phase of the probing cycle (ms): on a LAN (min RTT < 1 ms) a phase still spans several feedbacks. */
+export const INFLIGHT_PHASE_MIN_MS = 10;
+
+/**
+ * Start-up ends when the delivered rate grew less than this factor over INFLIGHT_STARTUP_FLAT_ROUNDS
+ * round trips (BBR: 1.25 over 3): the path is full even if no queue showed (a shaper that drops
+ * instead of queueing).
+ */
+export const INFLIGHT_STARTUP_GROWTH = 1.25;
+/** See INFLIGHT_STARTUP_GROWTH (round trips). */
+export const INFLIGHT_STARTUP_FLAT_ROUNDS = 3;
+
+/**
+ * A standing queue: every RTT of this many round trips in a row above min RTT + this (ms). Our
+ * own queue stays near INFLIGHT_QUEUE_TARGET_MS plus the echo lag; a queue that does not drain
+ * in a cruising round trip is another flow's or a stale rate estimate's, and the source drains
+ * (one phase at the drain gain) instead of holding it.
+ */
+export const INFLIGHT_STANDING_QUEUE_MS = 40;
+/** See INFLIGHT_STANDING_QUEUE_MS (round trips). */
+export const INFLIGHT_STANDING_QUEUE_ROUNDS = 2;
+
+/**
+ * Loss that means congestion (fraction of packets sent): random loss on the worst links a viewer
+ * chooses this protocol for (Wi-Fi, mobile: 0.5-5%) stays far below it, a queue that overflows
+ * because several senders overran it does not. Above it the bottleneck rate is cut by
+ * INFLIGHT_LOSS_BETA and the source drains. MUTP packets are never re-sent by SCTP (coded: any
+ * later packet replaces a lost one), so random loss is not a congestion signal.
+ */
+export const INFLIGHT_LOSS_THRESHOLD = 0.2;
+/** Packets sent before a loss rate is judged: at 5% random loss 8 of 40 lost is a 1-in-2000 event. */
+export const INFLIGHT_LOSS_MIN_PACKETS = 40;
+/** Multiplicative decrease of the bottleneck rate on congestive loss (as cubic's β). */
+export const INFLIGHT_LOSS_BETA = 0.7;
+
+/**
+ * Pacing (when the source asks for it: its SCTP sends what it is given at once, max burst off):
+ * packets leave at the phase's gain (INFLIGHT_PROBE_GAINS) × the bottleneck rate, so a download on
+ * a kept connection fills its first round trip without bursting a whole window into the
+ * bottleneck's queue. Such a download starts in the probing phase, at this gain. Simulator, RTT
+ * 50 ms, 1.5 MiB, the testbed's 50 ms shaper queue, kept connections, paced at 1.25× throughout:
+ * 4×896 KiB/s 2732 → 2796 KiB/s, 1×1792 + 3×896 3208 → 3381, 1×1792 1432 → 1489 (against max burst
+ * 30, unpaced); max burst off unpaced collapses to ~1300 (the queue overflows, SCTP halves its window).
+ */
+export const INFLIGHT_PACING_GAIN = INFLIGHT_PROBE_GAINS[0];
 
 /** Pacing gain before the first queue shows on a connection with no kept path: the ramp must not be slower than unpaced (×3 simulated best of 2, 3, 4). */
 export const INFLIGHT_PACING_STARTUP_GAIN = 3;
@@ -71,3 +124,10 @@ export const PATH_CACHE_MAX_AGE_MS = 5 * 60_000;
 
 /** Clients whose path a source remembers (count; the least recently used is forgotten): bounds a proxy's memory. */
 export const PATH_CACHE_MAX_ENTRIES = 4096;
+
+/**
+ * A min RTT not seen again for this long (ms) is forgotten for the lowest RTT of the latest round
+ * trip (BBR's min-RTT window): a path whose base delay rose (a route change) must not keep the cap
+ * too small, nor one that fell keep it too large.
+ */
+export const INFLIGHT_MIN_RTT_WINDOW_MS = 10_000;

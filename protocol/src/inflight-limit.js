@@ -1,15 +1,26 @@
-// How many of our packets may be in flight (sent, not yet echoed by the client's feedback).
-// A source's pacing on top of its sender's window (the proxy's live path; the simulator runs it too).
+// How many of our packets may be in flight (sent, not yet echoed by the client's feedback), and
+// how fast they leave: a source's congestion controller, in the spirit of BBR, on top of its
+// sender's window (the proxy's live path; the simulator runs it too).
 // node-datachannel hands every send straight to usrsctp, whose own queue bufferedAmount does not
-// show (measured on the testbed: bufferedAmount 0 while 230 packets, ~300 ms, were on their way).
-// Every queued packet was chosen on feedback that is stale by the time it leaves, so the pump
-// keeps in flight only the delivery rate × (min RTT + a small queue): what the link needs, no more.
+// show (measured on the testbed: bufferedAmount 0 while 230 packets, ~300 ms, were on their way),
+// and the proxy's tuned SCTP no longer backs off on random loss. So this is what keeps a path's
+// queue short and yields to other flows:
+// - the bottleneck rate: the most delivered per ms in any of the last INFLIGHT_BW_WINDOW_ROUNDS
+//   round trips (a sample is packets echoed over the longer of their echo and send spans);
+// - the min RTT, forgotten after INFLIGHT_MIN_RTT_WINDOW_MS;
+// - in flight capped at rate × (gain × min RTT + a small queue), paced at gain × rate, the gain
+//   cycling through INFLIGHT_PROBE_GAINS (probe for more, drain, cruise);
+// - a standing queue (RTT above min RTT + INFLIGHT_STANDING_QUEUE_MS for round trips) or loss
+//   above INFLIGHT_LOSS_THRESHOLD (random loss stays below it) drains; heavy loss also cuts the rate.
 // Pure: the caller passes the clock.
 
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
   INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
-  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS,
+  INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS,
+  INFLIGHT_BW_WINDOW_ROUNDS, INFLIGHT_PROBE_GAINS, INFLIGHT_DRAIN_PHASE, INFLIGHT_PHASE_MIN_MS,
+  INFLIGHT_STARTUP_GROWTH, INFLIGHT_STARTUP_FLAT_ROUNDS, INFLIGHT_STANDING_QUEUE_MS, INFLIGHT_STANDING_QUEUE_ROUNDS,
+  INFLIGHT_LOSS_THRESHOLD, INFLIGHT_LOSS_MIN_PACKETS, INFLIGHT_LOSS_BETA, INFLIGHT_MIN_RTT_WINDOW_MS,
 } from './inflight-constants.js';
 
 /**
@@ -29,16 +40,17 @@ const SEND_TIME_RING = 8192;
  */
 
 /**
- * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, echoLagPackets?: number, aggregationMaxMs?: number }} [o]
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, echoLagPackets?: number, aggregationMaxMs?: number, now?: number }} [o]
  *   path: the previous download's estimate on this channel (a kept connection), or on an earlier
  *   connection of the same client (the proxy's path cache): the cap starts there instead of at
  *   initialPackets, so a download does not ramp up from scratch each time.
- *   pacing: also space the packets at INFLIGHT_PACING_GAIN × the delivery rate (once one is
+ *   pacing: also space the packets at the phase's gain × the bottleneck rate (once one is
  *   known), for a transport that would send whatever it is given at once.
  *   echoLagPackets: packets the client may have received before it echoes them (it answers a source
  *   every feedbackEvery of its packets): counted in flight here though off the path, so the cap
  *   allows them on top of what the path holds.
  *   aggregationMaxMs: the most bunched echoes may add to the cap (ms at the delivery rate; 0: none).
+ *   now: the download's start (ms), when a carried path's min RTT counts as measured.
  */
 export function createInflightLimit(o = {}) {
   const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
@@ -52,22 +64,43 @@ export function createInflightLimit(o = {}) {
   let echo = 0;
   let echoAt = 0;
   let minRttMs = o.path && o.path.minRttMs > 0 ? o.path.minRttMs : Infinity;
-  /** delivered packets per ms: rises at once to a higher sample, falls slowly (a sample may be app-limited) */
-  let rate = o.path && o.path.rate > 0 && Number.isFinite(minRttMs) ? o.path.rate : 0;
+  /** when minRttMs was last seen (ms): a carried one counts from the download's start */
+  let minRttAt = o.now ?? 0;
+  const carriedRate = o.path && o.path.rate > 0 && Number.isFinite(minRttMs) ? o.path.rate : 0;
+  /** the bottleneck rate (packets per ms): the max of roundMax, the most delivered per round trip */
+  let rate = carriedRate;
+  const roundMax = new Float64Array(INFLIGHT_BW_WINDOW_ROUNDS);
+  roundMax[0] = carriedRate;
   /** the delivery rate as the next download should start from it (packets per ms): no faster than we sent */
-  let pathRate = rate;
+  let pathRate = carriedRate;
   /** the download starts from a path measured before (o.path): its rate is known */
-  const keptPath = rate > 0;
+  const keptPath = carriedRate > 0;
   /**
    * Start-up, on a path not measured yet: until a round trip shows a queue (RTT > min RTT + queue
-   * target), the cap may grow to INFLIGHT_STARTUP_GAIN × rate × min RTT: about ×2 per round trip
-   * instead of (min RTT + queue target) / RTT, which at a 50 ms RTT is only ×1.3.
-   * A download that starts from a known path has none: it is paced at that rate and its cap
-   * follows the delivery rate from there. A 2× start-up cap on top of a known rate let new
-   * connections (testbed, RTT 50 ms, SCTP initial window 40, 4×896 KiB/s) overfill the links'
-   * 50 ms queues: 48 duplicate packets per download, 2554 KiB/s; without it 2.5, 2769 KiB/s.
+   * target) or the rate stops growing, the cap may grow to INFLIGHT_STARTUP_GAIN × rate × min RTT:
+   * about ×2 per round trip instead of (min RTT + queue target) / RTT, which at a 50 ms RTT is only
+   * ×1.3. A download that starts from a known path has none: it starts probing at that rate. A 2×
+   * start-up cap on top of a known rate let new connections (testbed, RTT 50 ms, SCTP initial
+   * window 40, 4×896 KiB/s) overfill the links' 50 ms queues: 48 duplicate packets per download,
+   * 2554 KiB/s; without it 2.5, 2769 KiB/s.
    */
   let startup = !keptPath;
+  let startupBestRate = 0;
+  let startupFlatRounds = 0;
+  /** the probing cycle: phase index into INFLIGHT_PROBE_GAINS and when it began */
+  let phase = 0;
+  let phaseAt = o.now ?? 0;
+  /** round trips: one ends when a packet sent after it began is echoed */
+  let round = 0;
+  let roundEndSeq = 0;
+  let roundStartSeq = 0;
+  let roundMinRtt = Infinity;
+  let standingRounds = 0;
+  /** loss: the sender's count of packets it learnt were lost, and the tally being judged */
+  let lostTotal = 0;
+  let lossSent = 0;
+  let lossLost = 0;
+  let congestionEvents = 0;
   let sampleAt = -1;
   let sampleEcho = 0;
   /** when the last probe was let through while the echo was stuck */
@@ -92,8 +125,74 @@ export function createInflightLimit(o = {}) {
   let aggAt = -1;
   let aggEcho = 0;
   let aggExtra = 0;
+  const gain = () => INFLIGHT_PROBE_GAINS[phase];
   /** packets per ms the pacing lets through now */
-  const paceRate = () => rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : INFLIGHT_PACING_GAIN);
+  const paceRate = () => rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : gain());
+
+  /** @param {number} p @param {number} now */
+  function enterPhase(p, now) {
+    phase = p;
+    phaseAt = now;
+  }
+
+  /** A round trip ended at `now`: judge its queue and loss, move the rate window on. @param {number} now */
+  function endRound(now) {
+    round++;
+    const sent = lastSeq - roundStartSeq;
+    roundStartSeq = lastSeq;
+    roundEndSeq = lastSeq;
+    if (startup) {
+      // the path is full when the rate stopped growing (BBR's full-pipe check)
+      if (rate >= startupBestRate * INFLIGHT_STARTUP_GROWTH) {
+        startupBestRate = rate;
+        startupFlatRounds = 0;
+      } else if (++startupFlatRounds >= INFLIGHT_STARTUP_FLAT_ROUNDS) endStartup(now);
+    }
+    // a standing queue: the lowest RTT of the round stayed high
+    if (Number.isFinite(roundMinRtt) && roundMinRtt > minRttMs + INFLIGHT_STANDING_QUEUE_MS) standingRounds++;
+    else standingRounds = 0;
+    if (standingRounds >= INFLIGHT_STANDING_QUEUE_ROUNDS && !startup && gain() >= 1) {
+      standingRounds = 0;
+      enterPhase(INFLIGHT_DRAIN_PHASE, now);
+    }
+    if (Number.isFinite(roundMinRtt) && now - minRttAt > INFLIGHT_MIN_RTT_WINDOW_MS) {
+      minRttMs = roundMinRtt; // not seen again within the window: the path's base RTT changed
+      minRttAt = now;
+    }
+    roundMinRtt = Infinity;
+    // loss: judged over at least INFLIGHT_LOSS_MIN_PACKETS sent
+    lossSent += sent;
+    if (lossSent >= INFLIGHT_LOSS_MIN_PACKETS) {
+      if (lossLost > INFLIGHT_LOSS_THRESHOLD * lossSent) onCongestiveLoss(now);
+      lossSent = 0;
+      lossLost = 0;
+    }
+    roundMax[round % INFLIGHT_BW_WINDOW_ROUNDS] = 0;
+    rate = Math.max(...roundMax);
+  }
+
+  /** @param {number} now */
+  function endStartup(now) {
+    startup = false;
+    enterPhase(INFLIGHT_DRAIN_PHASE, now); // drain the queue start-up built
+  }
+
+  /** Loss above the threshold: more than random loss, the bottleneck's queue overflows. @param {number} now */
+  function onCongestiveLoss(now) {
+    congestionEvents++;
+    const cut = rate * INFLIGHT_LOSS_BETA;
+    for (let i = 0; i < roundMax.length; i++) roundMax[i] = Math.min(roundMax[i], cut);
+    rate = cut;
+    if (startup) startup = false;
+    enterPhase(INFLIGHT_DRAIN_PHASE, now);
+  }
+
+  /** @param {number} r a delivery-rate sample (packets per ms) */
+  function addRateSample(r) {
+    const i = round % INFLIGHT_BW_WINDOW_ROUNDS;
+    if (r > roundMax[i]) roundMax[i] = r;
+    if (r > rate) rate = r;
+  }
 
   return {
     /** @param {number} seq the packet's sequence number (1, 2, …) @param {number} now ms */
@@ -108,8 +207,12 @@ export function createInflightLimit(o = {}) {
       if (!Number.isInteger(e) || e <= echo || e > lastSeq) return; // stale, or not a seq we sent
       if (lastSeq - e < SEND_TIME_RING) {
         const rtt = Math.max(0, now - sendTimes[e % SEND_TIME_RING]);
-        minRttMs = Math.min(minRttMs, rtt);
-        if (rtt > minRttMs + queueTargetMs) startup = false;
+        if (rtt <= minRttMs) {
+          minRttMs = rtt;
+          minRttAt = now;
+        }
+        roundMinRtt = Math.min(roundMinRtt, rtt);
+        if (startup && rtt > minRttMs + queueTargetMs) endStartup(now);
       }
       // in start-up the rate lags echoes that double each round trip: that is growth, not bunching
       if (startup || rate === 0) aggAt = -1;
@@ -122,6 +225,10 @@ export function createInflightLimit(o = {}) {
       }
       echo = e;
       echoAt = now;
+      if (e >= roundEndSeq) endRound(now);
+      if (!startup && now - phaseAt >= Math.max(minRttMs, INFLIGHT_PHASE_MIN_MS)) {
+        enterPhase((phase + 1) % INFLIGHT_PROBE_GAINS.length, now);
+      }
       if (sampleAt < 0) {
         // rate samples start at the first echo: before it lies the path's round trip, not delivery
         sampleAt = now;
@@ -130,25 +237,34 @@ export function createInflightLimit(o = {}) {
       }
       const dt = now - sampleAt;
       if (dt >= INFLIGHT_RATE_SAMPLE_MS) {
-        const r = (e - sampleEcho) / dt;
-        rate = r > rate ? r : rate + INFLIGHT_RATE_DOWN_WEIGHT * (r - rate);
-        // for the next download: the same packets over the longer of their echo span and their send
-        // span. Echoes that come bunched (a late feedback, a download's last one) show more than was
-        // sent: at 896 KiB/s (~0.73 packets/ms) the testbed's downloads ended at up to 1.06, and the
-        // next one, started from it, overran the link's queue. Within a download the bunched samples
-        // stay: they only speed start-up, which ends at the first queue.
+        // the same packets over the longer of their echo span and their send span (as BBR's
+        // delivery rate): echoes that come bunched (a late feedback, a download's last one) show
+        // more than was sent, and at 896 KiB/s (~0.73 packets/ms) the testbed's downloads ended at
+        // up to 1.06 by the echoes alone
         const sendSpan = lastSeq - sampleEcho < SEND_TIME_RING ? sendTimes[e % SEND_TIME_RING] - sendTimes[sampleEcho % SEND_TIME_RING] : 0;
-        const sent = (e - sampleEcho) / Math.max(dt, sendSpan);
-        pathRate = sent > pathRate ? sent : pathRate + INFLIGHT_RATE_DOWN_WEIGHT * (sent - pathRate);
+        const r = (e - sampleEcho) / Math.max(dt, sendSpan);
+        addRateSample(r);
+        // for the next download: falls slowly, as a download's tail trickles
+        pathRate = r > pathRate ? r : pathRate + INFLIGHT_RATE_DOWN_WEIGHT * (r - pathRate);
         sampleAt = now;
         sampleEcho = e;
       }
+    },
+    /**
+     * The sender's running count of packets it learnt were lost (the protocol's own detection from
+     * the feedback). Loss above INFLIGHT_LOSS_THRESHOLD of what was sent is taken as congestion.
+     * @param {number} total @param {number} _now ms
+     */
+    onLost(total, _now) {
+      if (!Number.isInteger(total) || total <= lostTotal) return;
+      lossLost += total - lostTotal;
+      lostTotal = total;
     },
     /** packets allowed in flight now */
     cap() {
       if (rate === 0) return initialPackets;
       const rtt = Number.isFinite(minRttMs) ? minRttMs : 0;
-      const steady = rate * (rtt + queueTargetMs) + this.echoAllowance;
+      const steady = rate * ((startup ? 1 : gain()) * rtt + queueTargetMs) + this.echoAllowance;
       return Math.max(floorPackets, Math.ceil(startup ? Math.max(steady, INFLIGHT_STARTUP_GAIN * rate * rtt) : steady));
     },
     /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */
@@ -196,6 +312,7 @@ export function createInflightLimit(o = {}) {
     get echoAllowance() {
       return Math.max(echoLagPackets, Math.min(aggExtra, rate * aggregationMaxMs));
     },
+    /** the bottleneck rate estimate (packets per ms) */
     get rate() {
       return rate;
     },
@@ -204,6 +321,18 @@ export function createInflightLimit(o = {}) {
     },
     get startup() {
       return startup;
+    },
+    /** the probing cycle's gain now (start-up: its pacing gain) */
+    get gain() {
+      return startup ? INFLIGHT_PACING_STARTUP_GAIN : gain();
+    },
+    /** round trips so far */
+    get rounds() {
+      return round;
+    },
+    /** times loss above INFLIGHT_LOSS_THRESHOLD cut the rate */
+    get congestionEvents() {
+      return congestionEvents;
     },
     /** @returns {PathEstimate | null} for the next download on this channel (null: nothing measured) */
     pathEstimate() {

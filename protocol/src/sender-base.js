@@ -158,7 +158,7 @@ export class SenderBase {
       if (seq === echoSeq) this.sampleRtt(now - q.frontTime());
       const item = q.frontItem();
       q.shift();
-      if (this.settle(item, seq)) this.stats.lostByEcho++;
+      if (this.settle(item, seq, true)) this.stats.lostByEcho++;
     }
   }
 
@@ -170,7 +170,7 @@ export class SenderBase {
       const item = q.frontItem();
       const seq = q.frontSeq();
       q.shift();
-      if (this.settle(item, seq)) this.stats.lostByTimeout++;
+      if (this.settle(item, seq, false)) this.stats.lostByTimeout++;
     }
   }
 
@@ -192,8 +192,12 @@ export class SenderBase {
   applyFeedback(_msg, _now) {}
   /** @param {any} _msg @param {number} _now */
   afterFeedback(_msg, _now) {}
-  /** Packet `item` sent as `seq` left transit; return true if it was presumed lost. @param {number} _item @param {number} _seq */
-  settle(_item, _seq) { return false; }
+  /**
+   * Packet `item` sent as `seq` left transit (byEcho: a later packet of ours was echoed; else its
+   * RTO ran out); return true if it was presumed lost.
+   * @param {number} _item @param {number} _seq @param {boolean} _byEcho
+   */
+  settle(_item, _seq, _byEcho) { return false; }
   /** @returns {boolean} */
   allAcknowledged() { return false; }
   /** Free codec memory. */

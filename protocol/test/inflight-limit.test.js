@@ -1,7 +1,9 @@
 // The in-flight cap (src/inflight-limit.js): pure, driven with a fake clock.
 import assert from 'node:assert/strict';
 import { createInflightLimit, inflightFloorPackets } from '../src/inflight-limit.js';
-import { INFLIGHT_PACING_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS } from '../src/inflight-constants.js';
+import {
+  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS, INFLIGHT_PROBE_GAINS,
+} from '../src/inflight-constants.js';
 
 /** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
 function sendAll(lim, s, t) {
@@ -145,8 +147,11 @@ describe('in-flight limit', () => {
     const path = { rate: 0.9, minRttMs: 50 }; // packets/ms, ms
     const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 16, initialPackets: 16, stallMs: 200, path });
     assert.equal(lim.startup, false);
-    // 0.9 × (50 + 15): the link's round trip and a 15 ms queue; a start-up cap would be 2 × 0.9 × 50 = 90
-    assert.equal(lim.cap(), Math.ceil(path.rate * (path.minRttMs + 15)));
+    // it starts probing: 0.9 × (1.25 × 50 + 15), the link's round trip at the probing gain and a
+    // 15 ms queue; a start-up cap would be 2 × 0.9 × 50 = 90
+    assert.equal(lim.gain, INFLIGHT_PROBE_GAINS[0]);
+    assert.equal(lim.cap(), Math.ceil(path.rate * (INFLIGHT_PROBE_GAINS[0] * path.minRttMs + 15)));
+    assert.ok(lim.cap() < 2 * path.rate * path.minRttMs);
     const fresh = createInflightLimit({ queueTargetMs: 15, floorPackets: 16, initialPackets: 16, stallMs: 200 });
     assert.equal(fresh.startup, true, 'an unmeasured path still starts up');
   });

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Builds the proxy's tuned WebRTC: node-datachannel's own C++ sources (from its npm package),
-// patched so setSctpSettings passes maxBurst through, linked against the libdatachannel tree
-// (with usrsctp, libjuice, plog) that the datachannel-sys crate carries. Output:
+// patched so setSctpSettings passes maxBurst and lossTolerant through, linked against the
+// libdatachannel tree (with usrsctp, libjuice, plog) that the datachannel-sys crate carries,
+// patched so usrsctp can leave random loss on unordered PR-SCTP chunks out of its congestion
+// response (rtc-build.json lists the patches and the tree each applies to). Output:
 // proxy/native/build/node-datachannel/, a copy of the npm package with its addon in build/,
 // which proxy/src/rtc/wrtc.js loads when present. See proxy/native/README.md.
 //
@@ -128,8 +130,10 @@ async function main() {
   const addonApiDir = dirname(require.resolve('node-addon-api/package.json'));
   const nodeInc = nodeIncludeDir();
   const crate = await fetchCrate();
-  const patchFile = join(NATIVE_DIR, PIN.patch);
-  const stamp = `${PIN.crate.sha256} ${sha256(readFileSync(patchFile))} ${PIN.nodeDatachannel}`;
+  /** @type {{ file: string, tree: 'node-datachannel' | 'libdatachannel' }[]} */
+  const patches = PIN.patches;
+  const patchSums = patches.map((p) => `${p.tree}:${p.file}:${sha256(readFileSync(join(NATIVE_DIR, p.file)))}`);
+  const stamp = `${PIN.crate.sha256} ${patchSums.join(' ')} ${PIN.nodeDatachannel}`;
 
   // Sources: the crate's libdatachannel tree and the patched node-datachannel package. Kept
   // between runs (same stamp) so a rebuild is incremental.
@@ -143,7 +147,10 @@ async function main() {
     mkdirSync(pkgSrc, { recursive: true });
     run('tar', ['-xzf', crate, '-C', srcDir]);
     for (const part of ['CMakeLists.txt', 'package.json', 'src']) cpSync(join(stockDir, part), join(pkgSrc, part), { recursive: true });
-    run('patch', ['-p1', '--forward', '--batch', '-d', pkgSrc, '-i', patchFile]);
+    for (const p of patches) {
+      const tree = { 'node-datachannel': pkgSrc, libdatachannel: libTree }[p.tree] ?? fail(`rtc-build.json: unknown patch tree ${p.tree}`, 'ERR_RTC_BUILD_PATCH');
+      run('patch', ['-p1', '--forward', '--batch', '-d', tree, '-i', join(NATIVE_DIR, p.file)]);
+    }
     writeFileSync(stampFile, stamp);
   }
 
@@ -169,12 +176,13 @@ async function main() {
   cpSync(join(cmakeDir, 'node_datachannel.node'), join(next, 'build', 'node_datachannel.node'));
   const binding = createRequire(import.meta.url)(join(next, 'build', 'node_datachannel.node'));
   if (binding.sctpSettingsMaxBurst !== true) fail('the built addon lacks the maxBurst patch', 'ERR_RTC_BUILD_PATCH');
+  if (binding.sctpSettingsLossTolerant !== true) fail('the built addon lacks the lossTolerant patch', 'ERR_RTC_BUILD_PATCH');
   const manifest = {
     nodeDatachannel: PIN.nodeDatachannel,
     libdatachannel: binding.getLibraryVersion(),
     crate: `${PIN.crate.name}@${PIN.crate.version}`,
     crateSha256: PIN.crate.sha256,
-    patch: PIN.patch,
+    patches: patches.map((p) => p.file),
     builtAt: new Date().toISOString(),
     buildSeconds: Math.round((Date.now() - started) / 1000),
   };

@@ -122,6 +122,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         } catch (e) {
           return warn(`feedback refused: ${/** @type {Error} */ (e).message}`);
         }
+        active.inflight.onLost(active.sender.stats.lostByEcho, now());
         active.wake?.();
         return;
       case 'done':
@@ -190,7 +191,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     if (dl.ended) return;
     const feedbackEvery = dl.sender.params.feedbackEvery;
     const start = paths?.cache.get(paths.key, now()) ?? path;
-    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing });
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, now: now() });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     for (const b of dl.metaBytes) send(b);

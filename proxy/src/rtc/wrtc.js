@@ -4,13 +4,16 @@
 // of 10 packets. MUTP_RTC_BUILD=stock (default) | auto (tuned when built) | tuned.
 // Stock is the default, so that a plain install runs what its tests ran; the Docker image and the
 // testbed ask for the tuned build.
-// MUTP_SCTP_MAX_BURST / MUTP_SCTP_SEND_BUFFER / MUTP_SCTP_INITIAL_CWND override the limits.js
-// values for measurements (packets / bytes / packets; the initial window applies to both builds).
+// The tuned build's sender is also loss-tolerant: unordered chunks abandoned under PR-SCTP do not
+// cut its congestion window (proxy/native/libdatachannel-loss-tolerant.patch).
+// MUTP_SCTP_MAX_BURST / MUTP_SCTP_SEND_BUFFER / MUTP_SCTP_INITIAL_CWND / MUTP_SCTP_LOSS_TOLERANT
+// override the limits.js values for measurements (packets / bytes / packets / 0 or 1; the
+// initial window applies to both builds, the others to the tuned one).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { codedError } from './http-error.js';
-import { SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_TUNED_INITIAL_CWND_PACKETS } from './limits.js';
+import { SCTP_LOSS_TOLERANT, SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_TUNED_INITIAL_CWND_PACKETS } from './limits.js';
 
 /** Where `npm run build:rtc` (proxy/native/build-rtc.js) writes the tuned package. */
 export const TUNED_DIR = fileURLToPath(new URL('../../native/build/node-datachannel/', import.meta.url));
@@ -25,6 +28,8 @@ const STOCK_MAX_BURST_PACKETS = 10;
  * @property {number} maxBurst               packets; < 0: disabled
  * @property {number} sendBufferBytes
  * @property {number | null} initialCwnd     packets; null: libdatachannel's default (10, the stock build's max burst)
+ * @property {'loss-tolerant' | 'usrsctp'} sender  loss-tolerant: random loss does not cut SCTP's window (tuned
+ *   build); usrsctp: every abandoned chunk halves it, as the stock build
  * @property {string | null} fallbackReason  why a tuned build present was not used
  */
 
@@ -53,7 +58,12 @@ export function sctpSettingsFrom(env) {
   if (maxBurst === 0) throw codedError('ERR_BAD_CONFIG', 'MUTP_SCTP_MAX_BURST: use < 0 to disable, > 0 for packets', 500);
   if (sendBufferBytes <= 0) throw codedError('ERR_BAD_CONFIG', 'MUTP_SCTP_SEND_BUFFER must be > 0', 500);
   if (initialCwnd !== null && initialCwnd <= 0) throw codedError('ERR_BAD_CONFIG', 'MUTP_SCTP_INITIAL_CWND must be > 0', 500);
-  return { maxBurst, sendBufferBytes, initialCwnd };
+  const lossTolerantRaw = env.MUTP_SCTP_LOSS_TOLERANT;
+  if (lossTolerantRaw !== undefined && lossTolerantRaw !== '' && lossTolerantRaw !== '0' && lossTolerantRaw !== '1') {
+    throw codedError('ERR_BAD_CONFIG', `MUTP_SCTP_LOSS_TOLERANT must be 0 or 1, got ${JSON.stringify(lossTolerantRaw)}`, 500);
+  }
+  const lossTolerant = lossTolerantRaw === undefined || lossTolerantRaw === '' ? SCTP_LOSS_TOLERANT : lossTolerantRaw === '1';
+  return { maxBurst, sendBufferBytes, initialCwnd, lossTolerant };
 }
 
 /** @param {string} dir */
@@ -61,6 +71,7 @@ async function importTuned(dir) {
   const base = pathToFileURL(join(dir, '/')).href;
   const binding = (await import(`${base}dist/esm/lib/node-datachannel.mjs`)).default;
   if (binding.sctpSettingsMaxBurst !== true) throw new Error(`${dir} is not a tuned build (no maxBurst in setSctpSettings)`);
+  if (binding.sctpSettingsLossTolerant !== true) throw new Error(`${dir} is an older tuned build (no lossTolerant in setSctpSettings): run npm run build:rtc`);
   return { lib: (await import(`${base}dist/esm/lib/index.mjs`)).default, polyfill: await import(`${base}dist/esm/polyfill/index.mjs`) };
 }
 
@@ -95,10 +106,11 @@ export async function loadWrtc(env = process.env, tunedDir = TUNED_DIR) {
   mod ??= await importStock();
   // the tuned build's own initial window; the stock build keeps libdatachannel's unless asked
   const initialCwnd = settings.initialCwnd ?? (kind === 'tuned' ? SCTP_TUNED_INITIAL_CWND_PACKETS : null);
+  const lossTolerant = kind === 'tuned' && settings.lossTolerant;
   // setSctpSettings resets every field it is not given to libdatachannel's default.
   mod.lib.setSctpSettings({
     sendBufferSize: settings.sendBufferBytes,
-    ...(kind === 'tuned' ? { maxBurst: settings.maxBurst } : {}),
+    ...(kind === 'tuned' ? { maxBurst: settings.maxBurst, lossTolerant } : {}),
     ...(initialCwnd !== null ? { initialCongestionWindow: initialCwnd } : {}),
   });
   return {
@@ -109,6 +121,7 @@ export async function loadWrtc(env = process.env, tunedDir = TUNED_DIR) {
       maxBurst: kind === 'tuned' ? settings.maxBurst : STOCK_MAX_BURST_PACKETS,
       sendBufferBytes: settings.sendBufferBytes,
       initialCwnd,
+      sender: lossTolerant ? 'loss-tolerant' : 'usrsctp',
       fallbackReason,
     },
   };
@@ -118,7 +131,8 @@ export async function loadWrtc(env = process.env, tunedDir = TUNED_DIR) {
 export function describeRtcBuild(b) {
   const burst = b.maxBurst < 0 ? 'off' : String(b.maxBurst);
   return `${b.kind} (libdatachannel ${b.libdatachannel}, SCTP maxBurst ${burst}, send buffer ${b.sendBufferBytes} B` +
-    `${b.initialCwnd !== null ? `, initial cwnd ${b.initialCwnd}` : ''})` +
+    `${b.initialCwnd !== null ? `, initial cwnd ${b.initialCwnd}` : ''}, ` +
+    `${b.sender === 'loss-tolerant' ? 'loss-tolerant sender: random loss does not cut its window' : "usrsctp's sender: every loss halves its window"})` +
     `${b.fallbackReason ? `; tuned build not used: ${b.fallbackReason}` : ''}`;
 }
 
