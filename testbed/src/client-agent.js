@@ -4,6 +4,7 @@
 // One process for the whole campaign: Node start-up and codec loading are paid once, not per download.
 import { createInterface } from 'node:readline';
 import diagnostics from 'node:diagnostics_channel';
+import { createHash } from 'node:crypto';
 import { createClient } from '@mutp/proxyclientlib';
 import { cpuSeconds } from './proc-cpu.js';
 import { codedError } from '@mutp/common/errors';
@@ -58,8 +59,10 @@ const commands = {
       return c0 && c1 ? { reused: c1.reuses - c0.reuses, opened: c1.connects - c0.connects, tcpOpened: proxyTcpConnects - tcp0 } : null;
     };
     try {
-      const { stats } = await client.download(url, { mode, proxies, window, generationSize, feedbackEvery });
-      return { stats: slim(stats), clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0, connections: connections() };
+      const { data, stats } = await client.download(url, { mode, proxies, window, generationSize, feedbackEvery });
+      // the body's digest: the caller checks it byte-exact against the object it asked for
+      const sha256 = createHash('sha256').update(data).digest('hex');
+      return { stats: slim(stats), sha256, clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0, connections: connections() };
     } catch (err) {
       return { stats: slim(err.stats ?? null), error: { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) }, clientCpuSeconds: cpuSeconds(process.pid) - cpu0, wallMs: performance.now() - t0, connections: connections() };
     }

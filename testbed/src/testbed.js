@@ -10,6 +10,9 @@ import { proxyToken } from '@mutp/origo';
 import { planTopology, createTopology, destroyTag, allNodes } from './topology.js';
 import { shapeUpload, setLinkLoss, setTcpCongestion, DEFAULT_TCP_CC, countSentToClient, sentToClient } from './links.js';
 import { startDelay } from './delay.js';
+import { capClientDownload, segmentAtSender, startQueueSampler } from './bottleneck.js';
+import { startCrossTcp } from './cross-traffic.js';
+import { createSharedLinkMeter, CROSS_LEAD_MS } from './shared-link.js';
 import { spawnInNs } from './spawn-in-ns.js';
 import { cpuSeconds } from './proc-cpu.js';
 import { readProxyRtcBuild } from './rtc-build.js';
@@ -74,11 +77,16 @@ export function clientProxy(p) {
  * @param {string} [o.tcpCongestion]  TCP congestion control of every host (links.js: why cubic)
  * @param {boolean} [o.freshDigestLists]  the client asks for each download's digest lists (HTTP modes) instead of
  *                                 reusing a URL's from its last download: a viewer meets each segment once
+ * @param {import('./bottleneck.js').ClientCap | null} [o.clientCap]  a download cap on the client with a bounded queue,
+ *                                 shared by every flow towards it (bottleneck.js)
+ * @param {boolean} [o.crossTcp]    a host of its own for one long TCP download to the client through the cap
+ *                                 (started by startSharedLink)
  */
-export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false }) {
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false, clientCap = null, crossTcp = false }) {
   checkPrerequisites();
+  if (crossTcp && !clientCap) throw codedError('ERR_BAD_OPTION', 'cross traffic needs a client cap: without one the client\'s link has no bottleneck to share');
   mkdirSync(dir, { recursive: true });
-  const topo = planTopology({ tag, subnet, proxyCount: rates.length });
+  const topo = planTopology({ tag, subnet, proxyCount: rates.length, cross: crossTcp });
   const cleanup = installCleanup(tag);
   createTopology(topo);
   /** @type {import('node:child_process').ChildProcess[]} */
@@ -86,9 +94,13 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
   try {
     topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
     for (const n of allNodes(topo)) setTcpCongestion(n, subnet, tcpCongestion);
+    let bottleneck = clientCap ? capClientDownload(topo.hub, topo.client.hubDev, clientCap) : null;
+    if (bottleneck) for (const n of allNodes(topo)) if (n !== topo.client) segmentAtSender(n.ns);
     /** @type {import('./delay.js').DelayInfo | null} */
     const delay = delayMs > 0
-      ? await startDelay({ clientNs: topo.client.ns, peerNs: topo.hub, peerDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine })
+      // with a cap, the delay line: netem's inbound half would take the root of the cap's device,
+      // and the queue must stay where the cap is
+      ? await startDelay({ clientNs: topo.client.ns, peerNs: topo.hub, peerDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine: forceDelayLine || bottleneck !== null })
       : null;
 
     const secret = randomBytes(32).toString('hex'); // per run: tokens of an earlier run are worthless
@@ -126,6 +138,8 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     links.forEach(countSentToClient);
 
     let closed = false;
+    /** @type {ReturnType<typeof createSharedLinkMeter> | null} */
+    let meter = null;
     return {
       topology: topo,
       origoUrl,
@@ -136,6 +150,41 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
       delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe, pid: delay.pid } : null,
       tcpCongestion,
+      /** The client's download cap (null: none): rate, queue bound in ms and bytes, device. */
+      get bottleneck() {
+        return bottleneck;
+      },
+      /**
+       * Changes the client's cap or its queue bound (the testbed must have started with one).
+       * @param {import('./bottleneck.js').ClientCap} cap
+       */
+      setClientCap(cap) {
+        if (!bottleneck) throw codedError('ERR_BAD_OPTION', 'no client cap: start the testbed with clientCap');
+        bottleneck = capClientDownload(topo.hub, topo.client.hubDev, cap);
+      },
+      /**
+       * Starts watching the capped link: the queue sampler, and the cross TCP flow (crossTcp,
+       * unless cross is false) with CROSS_LEAD_MS of lead. Run each download through the meter's
+       * measure(); its summary() covers their time spans. One meter at a time: stop() the last.
+       * @param {{cross?: boolean}} [o]
+       */
+      async startSharedLink({ cross: withCross = true } = {}) {
+        if (!bottleneck) throw codedError('ERR_BAD_OPTION', 'no client cap: start the testbed with clientCap');
+        const sampler = startQueueSampler({ ns: topo.hub, dev: bottleneck.dev });
+        let cross = null;
+        try {
+          await sampler.first();
+          if (topo.cross && withCross) {
+            cross = await startCrossTcp({ senderNs: topo.cross.ns, receiverNs: topo.client.ns, receiverIp: topo.client.ip, logFile: join(dir, 'cross-tcp.log') });
+            await new Promise((r) => setTimeout(r, CROSS_LEAD_MS));
+          }
+        } catch (err) {
+          sampler.stop();
+          throw err;
+        }
+        meter = createSharedLinkMeter({ bottleneck, sampler, cross, crossCongestion: tcpCongestion });
+        return meter;
+      },
       /**
        * URL of a deterministic demo object of `kib` KiB on the origin. With `segment`, a URL of its own
        * (the origin ignores the query) as each segment of a video has: no cache on the way (the
@@ -144,7 +193,8 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
        */
       objectUrl: (kib, segment) => `${originUrl}/media/demo-${kib}KB.bin${segment === undefined ? '' : `?segment=${segment}`}`,
       /**
-       * One download by the client. Resolves with {stats, error?, clientCpuSeconds, wallMs}.
+       * One download by the client. Resolves with {stats, sha256?, error?, clientCpuSeconds, wallMs}
+       * (sha256: of the body the client returned, when it completed).
        * @param {{url: string, mode: string, proxies: {id: string, url: string, uploadRateBps?: number}[], window?: number, generationSize?: number, cold?: boolean}} req
        *   proxies: as Origo lists them (clientProxy): with their upload rate, the client sizes the
        *   MUTP window from the paths and the records carry the rate mix, as a real client's do;
@@ -184,6 +234,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
         } catch {
           /* the agent is gone: nothing to flush */
         }
+        meter?.stop();
         agentChild.stdin?.end();
         delay?.stop();
         cleanup.run();

@@ -5,20 +5,21 @@ import { execFileSync } from 'node:child_process';
 import { codedError } from '@mutp/common/errors';
 
 export const NS_PREFIX = 'mtb-'; // every namespace we create starts with this: a stale run is found by it
-const HOST_OCTETS = /** @type {const} */ ({ origo: 2, origin: 3, client: 4, firstProxy: 11 }); // fixed, readable addresses
+const HOST_OCTETS = /** @type {const} */ ({ origo: 2, origin: 3, client: 4, cross: 5, firstProxy: 11 }); // fixed, readable addresses
 const MAX_TAG_CHARS = 8; // namespace names stay short and greppable
 const KILL_GRACE_MS = 1500; // SIGTERM first: Origo flushes DuckDB, proxies drain their logs
 
 /**
  * @typedef {{name: string, ns: string, ip: string, hubDev: string}} NodeNet
- * @typedef {{tag: string, subnet: string, hub: string, origo: NodeNet, origin: NodeNet, client: NodeNet, proxies: NodeNet[]}} Topology
+ * @typedef {{tag: string, subnet: string, hub: string, origo: NodeNet, origin: NodeNet, client: NodeNet, proxies: NodeNet[], cross: NodeNet | null}} Topology
  */
 
 /**
- * @param {{tag: string, subnet: string, proxyCount: number}} o  subnet: first three octets of a private /24, e.g. "10.219.0"
+ * @param {{tag: string, subnet: string, proxyCount: number, cross?: boolean}} o  subnet: first three octets of a private /24, e.g. "10.219.0";
+ *   cross: a host of its own for cross traffic towards the client
  * @returns {Topology}
  */
-export function planTopology({ tag, subnet, proxyCount }) {
+export function planTopology({ tag, subnet, proxyCount, cross = false }) {
   if (!/^[a-z0-9]{1,8}$/.test(tag)) throw codedError('ERR_BAD_OPTION', `tag must be 1..${MAX_TAG_CHARS} of [a-z0-9]`);
   const m = /^(10|192\.168|172\.(?:1[6-9]|2\d|3[01]))\.(\d{1,3})(?:\.(\d{1,3}))?$/.exec(subnet);
   const octets = subnet.split('.').map(Number);
@@ -35,11 +36,12 @@ export function planTopology({ tag, subnet, proxyCount }) {
     origin: node('origin', HOST_OCTETS.origin),
     client: node('client', HOST_OCTETS.client),
     proxies: Array.from({ length: proxyCount }, (_, i) => node(`p${i + 1}`, HOST_OCTETS.firstProxy + i)),
+    cross: cross ? node('cross', HOST_OCTETS.cross) : null,
   };
 }
 
-/** @param {Topology} t */
-export const allNodes = (t) => [t.origo, t.origin, t.client, ...t.proxies];
+/** @param {Topology} t @returns {NodeNet[]} */
+export const allNodes = (t) => [t.origo, t.origin, t.client, ...t.proxies, ...(t.cross ? [t.cross] : [])];
 
 /** @param {string[]} args */
 function ip(...args) {
