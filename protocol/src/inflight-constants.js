@@ -38,9 +38,6 @@ export const INFLIGHT_STARTUP_GAIN = 2;
 /** Delivery-rate sample length (ms): several feedbacks even at 896 KiB/s. */
 export const INFLIGHT_RATE_SAMPLE_MS = 20;
 
-/** Weight of a lower sample in the next download's path estimate (0..1): a sample may be app-limited, so it falls slowly. */
-export const INFLIGHT_RATE_DOWN_WEIGHT = 0.25;
-
 /**
  * The bottleneck rate is the most delivered in any of this many round trips (BBR's windowed max
  * filter): a sample taken while the source had little to send, or while echoes came late, does

@@ -16,7 +16,7 @@
 
 import {
   INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
-  INFLIGHT_RATE_DOWN_WEIGHT, INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
+  INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
   INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS,
   INFLIGHT_BW_WINDOW_ROUNDS, INFLIGHT_PROBE_GAINS, INFLIGHT_DRAIN_PHASE, INFLIGHT_PHASE_MIN_MS,
   INFLIGHT_STARTUP_GROWTH, INFLIGHT_STARTUP_FLAT_ROUNDS, INFLIGHT_STANDING_QUEUE_MS, INFLIGHT_STANDING_QUEUE_ROUNDS,
@@ -71,8 +71,6 @@ export function createInflightLimit(o = {}) {
   let rate = carriedRate;
   const roundMax = new Float64Array(INFLIGHT_BW_WINDOW_ROUNDS);
   roundMax[0] = carriedRate;
-  /** the delivery rate as the next download should start from it (packets per ms): no faster than we sent */
-  let pathRate = carriedRate;
   /** the download starts from a path measured before (o.path): its rate is known */
   const keptPath = carriedRate > 0;
   /**
@@ -89,7 +87,7 @@ export function createInflightLimit(o = {}) {
   let startupFlatRounds = 0;
   /** the probing cycle: phase index into INFLIGHT_PROBE_GAINS and when it began */
   let phase = 0;
-  let phaseAt = o.now ?? 0;
+  let phaseAt = 0;
   /** round trips: one ends when a packet sent after it began is echoed */
   let round = 0;
   let roundEndSeq = 0;
@@ -199,7 +197,10 @@ export function createInflightLimit(o = {}) {
     onSent(seq, now) {
       if (pacing && rate > 0) tokens -= 1;
       sendTimes[seq % SEND_TIME_RING] = now;
-      if (lastSeq === 0) echoAt = now; // the stall clock starts with the first packet
+      if (lastSeq === 0) {
+        echoAt = now; // the stall clock starts with the first packet
+        phaseAt = now; // and so does the first phase: it must span a round trip of sending
+      }
       lastSeq = seq;
     },
     /** @param {number} e highest seq of ours the client has seen @param {number} now ms */
@@ -236,16 +237,18 @@ export function createInflightLimit(o = {}) {
         return;
       }
       const dt = now - sampleAt;
-      if (dt >= INFLIGHT_RATE_SAMPLE_MS) {
+      // past start-up a sample spans at least a round trip (as BBR's): over less, a few ms of
+      // jitter in when the echoes come make up a large part of it, and the max filter would keep
+      // the high ones; start-up needs one every INFLIGHT_RATE_SAMPLE_MS to double per round trip
+      if (dt >= (startup ? INFLIGHT_RATE_SAMPLE_MS : Math.max(INFLIGHT_RATE_SAMPLE_MS, Number.isFinite(minRttMs) ? minRttMs : 0))) {
         // the same packets over the longer of their echo span and their send span (as BBR's
         // delivery rate): echoes that come bunched (a late feedback, a download's last one) show
         // more than was sent, and at 896 KiB/s (~0.73 packets/ms) the testbed's downloads ended at
         // up to 1.06 by the echoes alone
         const sendSpan = lastSeq - sampleEcho < SEND_TIME_RING ? sendTimes[e % SEND_TIME_RING] - sendTimes[sampleEcho % SEND_TIME_RING] : 0;
-        const r = (e - sampleEcho) / Math.max(dt, sendSpan);
-        addRateSample(r);
-        // for the next download: falls slowly, as a download's tail trickles
-        pathRate = r > pathRate ? r : pathRate + INFLIGHT_RATE_DOWN_WEIGHT * (r - pathRate);
+        // (start-up takes the echo span alone: a window sent at once comes back at the bottleneck's
+        // rate, which is what start-up looks for, and its queue ends start-up)
+        addRateSample((e - sampleEcho) / (startup ? dt : Math.max(dt, sendSpan)));
         sampleAt = now;
         sampleEcho = e;
       }
@@ -334,9 +337,15 @@ export function createInflightLimit(o = {}) {
     get congestionEvents() {
       return congestionEvents;
     },
-    /** @returns {PathEstimate | null} for the next download on this channel (null: nothing measured) */
+    /**
+     * For the next download on this channel: the bottleneck rate and min RTT (null: nothing
+     * measured). The windowed max, not the latest samples: a download's tail trickles (the window
+     * waits for the last generations), and a next download started from its rate was paced at
+     * half the link and probed its way back only 1.25× per cycle.
+     * @returns {PathEstimate | null}
+     */
     pathEstimate() {
-      return pathRate > 0 && Number.isFinite(minRttMs) ? { rate: pathRate, minRttMs } : null;
+      return rate > 0 && Number.isFinite(minRttMs) ? { rate, minRttMs } : null;
     },
   };
 }
