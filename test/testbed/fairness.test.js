@@ -30,6 +30,8 @@ const SIZE_KIB = 1536; // a 1.5 MiB video segment
 const DOWNLOADS = 13; // ~25 s of downloads beside TCP: many cubic sawteeth, within the time budget
 const MIN_TCP_SHARE = 0.3; // TCP's fair share against one more application is 1/2; 0.3 leaves room for the downloads' gaps and ramps
 const MAX_MEDIAN_QUEUE_MS = 100;
+/** Two long senders into a 2-RTT queue keep the link full (measured 96-100%): less means the cap was not the bottleneck. */
+const MIN_LINK_BUSY = 0.9;
 /** The deep queue of the second part, ms: far more than any controller that keeps a small queue needs. */
 const DEEP_QUEUE_MS = 500;
 const ALONE_DOWNLOADS = 5; // ~1 s each at the cap
@@ -78,9 +80,9 @@ describe('coded MUTP on a capped client link shared with cubic TCP (namespaces, 
   it(`leaves a cubic TCP flow ≥ ${MIN_TCP_SHARE * 100}% of the cap and a median queue ≤ ${MAX_MEDIAN_QUEUE_MS} ms`, async () => {
     const s = await codedDownloads(await tb.startSharedLink(), DOWNLOADS);
     assert.ok(s.cross, 'the cross TCP flow ran');
-    assert.ok(s.linkBusy !== null && s.linkBusy > 0.9, `the cap was the bottleneck: ${s.linkBusy} of it used`);
     assert.ok(s.cross.share >= MIN_TCP_SHARE, `TCP got ${(s.cross.share * 100).toFixed(1)}% of the cap while the coded downloads ran`);
     assert.ok(s.queueDelayMs.median <= MAX_MEDIAN_QUEUE_MS, `median queue delay ${s.queueDelayMs.median} ms`);
+    assert.ok(s.linkBusy !== null && s.linkBusy >= MIN_LINK_BUSY, `the cap was the bottleneck: ${s.linkBusy} of it used`);
   });
 
   it(`alone, keeps a ${DEEP_QUEUE_MS} ms queue's p95 delay ≤ ${MAX_ALONE_P95_QUEUE_MS} ms (${PROXIES} × the controller's queue target)`, async () => {
