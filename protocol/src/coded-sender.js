@@ -20,6 +20,23 @@ import { RecentRates } from './recent-rates.js';
  */
 const WEIGHT_SPAN_WINDOWS = 1;
 
+/**
+ * End game ('share', the window at the object's end): a source with nothing left to owe sends up
+ * to this many coded packets beyond its debt to each incomplete generation per round of feedback,
+ * when it has seen loss. Its owed packets are all on their way then, and a lost one would cost the
+ * round trip of feedback that reports it: any coded packet replaces it instead. Each is useful
+ * where a packet of that generation was lost and costs a duplicate where none was (the source
+ * would idle meanwhile).
+ */
+const END_GAME_EXTRA_PACKETS = 1;
+
+/**
+ * Loss (fraction of this source's echoed packets) from which the end game sends extra packets:
+ * below it a generation's tail rarely loses a packet (a queue overflow now and then), and the
+ * extras would be duplicates.
+ */
+const END_GAME_MIN_LOSS = 0.002;
+
 export class CodedSender extends SenderBase {
   /**
    * @param {import('./sender-base.js').SenderOptions} opts
@@ -35,6 +52,8 @@ export class CodedSender extends SenderBase {
     this.echoed = new Int32Array(G);
     /** per generation: my packets known lost so far (stats.lostByEcho counts their sum) */
     this.lostSeen = new Int32Array(G);
+    /** my packets a later echo settled, in all */
+    this.echoedTotal = 0;
     /** @type {(import('@mutp/rlnc').Encoder | undefined)[]} */
     this.encoders = new Array(G);
     this.gmin = 0;
@@ -210,7 +229,7 @@ export class CodedSender extends SenderBase {
         if (this.dof[k] + this.inTransit[k] < this.generationSize(k) + surplus &&
           this.inTransit[k] - this.owe[k] < this.stealable[k % wg]) return k;
       }
-      return -1;
+      return this.endGamePick();
     }
     let best = -1;
     let bestEst = Infinity;
@@ -223,6 +242,23 @@ export class CodedSender extends SenderBase {
       if (est < bestEst) { best = k; bestEst = est; ties = 1; } else if (est === bestEst && this.rand() * ++ties < 1) best = k;
     }
     return best;
+  }
+
+  /**
+   * 'share', nothing owed or stealable: in the end game, the lowest incomplete generation that has
+   * fewer than END_GAME_EXTRA_PACKETS of mine beyond my debt in transit; else -1. Only on a lossy
+   * path, or when none of mine is in transit: a source that heard nothing since its last packets
+   * settled (its feedback or the client's done was lost) sends one packet per round trip, whose
+   * arrival brings feedback or done again, instead of idling with the download unfinished.
+   */
+  endGamePick() {
+    if (this.gend < this.layout.generationCount) return -1;
+    const lossy = this.stats.lostByEcho > 0 && this.stats.lostByEcho >= END_GAME_MIN_LOSS * this.echoedTotal;
+    if (!lossy && this.transit.length > 0) return -1;
+    for (let k = this.gmin; k < this.gend; k++) {
+      if (this.dof[k] < this.generationSize(k) && this.inTransit[k] < this.owe[k] + END_GAME_EXTRA_PACKETS) return k;
+    }
+    return -1;
   }
 
   /** @param {number} k */
@@ -375,7 +411,10 @@ export class CodedSender extends SenderBase {
   /** @param {number} k @param {number} _seq @param {boolean} byEcho */
   settle(k, _seq, byEcho) {
     this.inTransit[k]--;
-    if (byEcho) this.echoed[k]++;
+    if (byEcho) {
+      this.echoed[k]++;
+      this.echoedTotal++;
+    }
     return false; // coded: a settled packet is either counted in DoF or lost (countLost); no per-packet state
   }
 
