@@ -270,6 +270,62 @@ describe('in-flight limit', () => {
     assert.equal(lagged.cap(), plain.cap() + 8);
   });
 
+  /**
+   * A kept path (1 packet/ms, min RTT 50 ms) under the paced limit for `ms`: the link delivers one
+   * packet per ms, `lossOf(seq)` packets are dropped, and every arrival is echoed after 25 ms plus
+   * `extraDelayMs(t)` (another flow's queue); the sender's loss count reaches the limit as the
+   * protocol's would, with each echo. Returns the limit and how often it entered the drain gain.
+   * @param {{ ms: number, lossOf?: (seq: number) => boolean, extraDelayMs?: (t: number) => number }} o
+   */
+  function pathWith({ ms, lossOf = () => false, extraDelayMs = () => 0 }) {
+    const lim = createInflightLimit({ path: { rate: 1, minRttMs: 50 }, pacing: true, echoLagPackets: 8 });
+    /** @type {{ at: number, seq: number }[]} */
+    const echoes = [];
+    let seq = 0;
+    let linkFreeAt = 0;
+    let lost = 0;
+    let drains = 0;
+    let lastGain = lim.gain;
+    for (let t = 0; t < ms; t++) {
+      while (lim.allows(t)) {
+        lim.onSent(++seq, t);
+        linkFreeAt = Math.max(linkFreeAt, t) + 1;
+        if (lossOf(seq)) lost++;
+        else echoes.push({ at: linkFreeAt + 50 + extraDelayMs(t), seq });
+      }
+      let e = 0;
+      while (echoes.length > 0 && echoes[0].at <= t) e = /** @type {{ seq: number }} */ (echoes.shift()).seq;
+      if (e > 0) {
+        lim.onEcho(e, t);
+        lim.onLost(lost, t);
+      }
+      if (lim.gain < 1 && lastGain >= 1) drains++;
+      lastGain = lim.gain;
+    }
+    return { lim, drains };
+  }
+
+  it('random loss is not congestion: 5% of packets lost, the rate holds', () => {
+    let n = 0;
+    const { lim } = pathWith({ ms: 3000, lossOf: () => (n = (n * 1103515245 + 12345) % 2147483648) / 2147483648 < 0.05 });
+    assert.equal(lim.congestionEvents, 0);
+    assert.ok(lim.rate > 0.9, `rate ${lim.rate} packets/ms on a 1/ms link`);
+  });
+
+  it('loss above the threshold is congestion: the rate is cut and the source drains', () => {
+    // after 1 s every other packet is dropped: a queue that overflows
+    const { lim } = pathWith({ ms: 1200, lossOf: (seq) => seq > 1000 && seq % 2 === 0 });
+    assert.ok(lim.congestionEvents >= 1, 'heavy loss taken as congestion');
+    assert.ok(lim.rate < 0.8, `rate ${lim.rate} after the cut (link 1/ms)`);
+  });
+
+  it('a standing queue (another flow\'s) makes the source drain more often than its probing cycle does', () => {
+    const plain = pathWith({ ms: 3000 });
+    const queued = pathWith({ ms: 3000, extraDelayMs: (t) => (t > 500 ? 60 : 0) });
+    assert.ok(queued.drains >= plain.drains + 3, `drains: ${queued.drains} with a 60 ms standing queue, ${plain.drains} without`);
+    assert.ok(plain.lim.rate > 0.9, `rate ${plain.lim.rate} packets/ms on a 1/ms link without the queue`);
+  });
+
   it('waiting for the pacer is not a hold: only the cap holds the sender', () => {
     const paced = createInflightLimit({ path: { rate: 0.8, minRttMs: 50 }, pacing: true });
     const s = { seq: 0 };
