@@ -57,6 +57,20 @@ for (const mode of /** @type {const} */ (['uncoded', 'coded'])) {
         assert.ok(r.tailGapMs <= 3 * feedbackRtt, `seed ${seed}: tail stalled ${r.tailGapMs.toFixed(1)} ms > ${3 * feedbackRtt} ms`);
       }
     });
+    if (mode === 'coded') it('end game: at 2% loss the last generations wait for no feedback round trip (median tail gap < half the delay)', async function () {
+      this.timeout(30_000);
+      const delayMs = 25;
+      const gaps = [];
+      for (let seed = 1; seed <= 12; seed++) {
+        const r = await runTransfer({ mode, size: 1500 * 1000, n: 4, loss: 0.02, seed, delayMs, params: { feedbackMaxDelayMs: 20, minRtoMs: 2000 } });
+        assertDelivered(r);
+        gaps.push(r.tailGapMs);
+      }
+      gaps.sort((a, b) => a - b);
+      const median = (gaps[5] + gaps[6]) / 2;
+      // each lost packet of the last generations replaced by a spare already on its way, not re-sent a round trip later
+      assert.ok(median < delayMs / 2, `median tail gap ${median.toFixed(1)} ms over 12 seeds: ${gaps.map((g) => g.toFixed(0)).join(' ')}`);
+    });
     it('both schedulers complete with heterogeneous-looking loss (paper and share)', async () => {
       for (const scheduler of ['paper', 'share']) {
         assertDelivered(await runTransfer({ mode, size: 300000, n: 4, loss: 0.05, seed: 9, params: { scheduler } }));
