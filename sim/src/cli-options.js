@@ -3,7 +3,9 @@
 
 import { parseArgs } from 'node:util';
 import { parseRates, parseRate, parseSize, badInput } from './units.js';
-import { MODES } from './simulate.js';
+import { MODES, DEFAULT_TCP_CC } from './simulate.js';
+import { SCTP_SENDERS, DEFAULT_SCTP_SENDER } from './sctp.js';
+import { TCP_CC_KINDS } from './tcp-cc.js';
 
 export const USAGE = `Usage: npm run sim -- [options]
 
@@ -28,9 +30,13 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --overhead-bytes H  lower-layer header bytes per datagram/segment on the wire (0); MUTP adds
                       SCTP (28) and DTLS (37) bytes per packet itself
   --max-burst B       MUTP: SCTP max burst, packets (10: stock usrsctp; 0: off)
+  --sctp-sender S     MUTP: the proxies' SCTP sender: loss-tolerant (default: the tuned build's,
+                      random loss does not cut its window) | usrsctp (stock: each loss halves it)
+  --tcp-cc C          HTTP modes: the proxies' TCP congestion control: cubic (default, Linux's) |
+                      bbr (paces at the bottleneck rate, ignores random loss)
   --queue-ms Q        the uplinks' shaper queue in ms of each link's rate (full frames, at least 10
                       packets, as shaping/shape sizes it: the testbed's is 50); a packet that finds
-                      it full is dropped (MUTP's SCTP; TCP's loss is modelled apart) (default: unbounded)
+                      it full is dropped (default: unbounded)
   --kept              MUTP: kept paths, as the extension's and the testbed's downloads after
                       the first: each proxy's in-flight cap starts from the path it measured (on
                       this connection, or on an earlier one of the same client)
@@ -46,7 +52,8 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --first-seed S      first seed (1)
   --sweep AXIS=V1,V2  cross product over an axis; repeat the flag, or give several
                       space-separated AXIS=LIST items in one. Axes: mode n rates window
-                      generation feedbackEvery payload surplus loss delayMs startDelayMs size.
+                      generation feedbackEvery payload surplus loss delayMs startDelayMs size
+                      sctpSender tcpCc.
                       Alternatives of 'rates' are separated by '/':
                       --sweep rates=4x896KiB/1x1792KiB,3x896KiB
   --json              one JSON object per configuration, one per line
@@ -75,6 +82,8 @@ const OPTIONS = /** @type {const} */ ({
   scheduler: { type: 'string' },
   'overhead-bytes': { type: 'string', default: '0' },
   'max-burst': { type: 'string', default: '10' },
+  'sctp-sender': { type: 'string', default: DEFAULT_SCTP_SENDER },
+  'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC },
   kept: { type: 'boolean', default: false },
   'new-tcp': { type: 'boolean', default: false },
   'start-cwnd': { type: 'string' },
@@ -158,7 +167,15 @@ const AXES = {
   delayMs: ['delay-ms', (/** @type {string} */ v) => parseNumber(v, 'delay-ms', 0, 60_000)],
   startDelayMs: ['start-delay-ms', (/** @type {string} */ v) => parseNumber(v, 'start-delay-ms', 0, 60_000)],
   size: ['size', (/** @type {string} */ v) => checkSize(parseSize(v))],
+  sctpSender: ['sctp-sender', (/** @type {string} */ v) => parseChoice(v, 'sctp-sender', SCTP_SENDERS)],
+  tcpCc: ['tcp-cc', (/** @type {string} */ v) => parseChoice(v, 'tcp-cc', TCP_CC_KINDS)],
 };
+
+/** @param {string} v @param {string} name @param {readonly string[]} choices */
+function parseChoice(v, name, choices) {
+  if (!choices.includes(v)) throw badInput(`--${name} must be one of ${choices.join(', ')}, got '${v}'`);
+  return v;
+}
 
 /** @param {number} bytes */
 function checkSize(bytes) {
@@ -225,6 +242,8 @@ export function parseCli(argv) {
     scheduler: v.scheduler,
     overheadBytes: parseInteger(v['overhead-bytes'], 'overhead-bytes', 0, 1000),
     maxBurst: parseInteger(v['max-burst'], 'max-burst', 0, 100_000),
+    sctpSender: parseChoice(v['sctp-sender'], 'sctp-sender', SCTP_SENDERS),
+    tcpCc: parseChoice(v['tcp-cc'], 'tcp-cc', TCP_CC_KINDS),
     kept: v.kept,
     newTcp: v['new-tcp'],
     startCwnd: v['start-cwnd'] === undefined ? undefined : parseStartCwnd(v['start-cwnd']),

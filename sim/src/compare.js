@@ -7,7 +7,11 @@ import { join } from 'node:path';
 import { median } from '@mutp/protocol';
 import { simulateOnce } from './simulate.js';
 import { parseRates } from './units.js';
-import { SCTP_INITIAL_CWND_PACKETS } from './sctp.js';
+import { SCTP_INITIAL_CWND_PACKETS, SCTP_SENDERS } from './sctp.js';
+import { TCP_CC_KINDS } from './tcp-cc.js';
+
+/** The SCTP sender of a campaign that did not record its proxies' build: it predates the loss-tolerant one. */
+export const UNRECORDED_SCTP_SENDER = 'usrsctp';
 
 /**
  * Lower-layer bytes per packet the campaign's shaped links count besides the transport's own
@@ -42,8 +46,11 @@ export const DEFAULT_PER_BOX = 20;
 /**
  * Read a campaign folder (results.jsonl, meta.json).
  * @param {string} dir
- * @returns {{ records: CampaignRecord[], delayMs: number, maxBurst: number | null, newConnections: NewConnectionModel }}
+ * @returns {{ records: CampaignRecord[], delayMs: number, maxBurst: number | null, newConnections: NewConnectionModel,
+ *   sctpSender: import('./sctp.js').SctpSender, tcpCc: import('./tcp-cc.js').TcpCcKind }}
  *   maxBurst: the proxies' SCTP max burst in the simulator's terms (0: off), null when the campaign did not record it;
+ *   sctpSender: the proxies' SCTP sender (sctpSender in meta.json, else as its rtcBuilds describe it, else usrsctp's);
+ *   tcpCc: the hosts' TCP congestion control (tcpCongestion, else cubic);
  *   newConnections: libdatachannel's initial cwnd and no path cache when the campaign did not record them
  */
 export function readCampaign(dir) {
@@ -59,7 +66,23 @@ export function readCampaign(dir) {
     startCwnd: typeof meta.sctpInitialCwnd === 'number' && meta.sctpInitialCwnd > 0 ? meta.sctpInitialCwnd : SCTP_INITIAL_CWND_PACKETS,
     pathKept: meta.pathCache === true,
   };
-  return { records, delayMs: meta.delayMs ?? 0, maxBurst: typeof burst === 'number' ? Math.max(0, burst) : null, newConnections };
+  return {
+    records, delayMs: meta.delayMs ?? 0, maxBurst: typeof burst === 'number' ? Math.max(0, burst) : null, newConnections,
+    sctpSender: campaignSctpSender(meta), tcpCc: TCP_CC_KINDS.includes(meta.tcpCongestion) ? meta.tcpCongestion : 'cubic',
+  };
+}
+
+/**
+ * The proxies' SCTP sender as a campaign's meta.json says: its sctpSender field, else the build
+ * summaries (rtcBuilds: the proxy's describeRtcBuild names a loss-tolerant sender), else the stock one.
+ * @param {{ sctpSender?: unknown, rtcBuilds?: unknown }} meta
+ * @returns {import('./sctp.js').SctpSender}
+ */
+export function campaignSctpSender(meta) {
+  if (SCTP_SENDERS.includes(/** @type {any} */ (meta.sctpSender))) return /** @type {any} */ (meta.sctpSender);
+  const builds = Array.isArray(meta.rtcBuilds) ? meta.rtcBuilds.map(String) : [];
+  if (builds.length > 0 && builds.every((b) => b.includes('loss-tolerant sender'))) return 'loss-tolerant';
+  return UNRECORDED_SCTP_SENDER;
 }
 
 /**
@@ -137,6 +160,8 @@ export function isFigure11(r) {
  * @param {number} o.delayMs
  * @param {number} [o.perBox]
  * @param {number} [o.maxBurst]
+ * @param {import('./sctp.js').SctpSender} [o.sctpSender]  the proxies' SCTP sender (default: usrsctp's, as a campaign that did not record it)
+ * @param {import('./tcp-cc.js').TcpCcKind} [o.tcpCc]     the hosts' TCP congestion control (default cubic)
  * @param {number} [o.overheadBytes]
  * @param {NewConnectionModel} [o.newConnections]   how a download on new connections starts (default: libdatachannel's cwnd, no path cache)
  * @param {'recorded' | 'new' | 'kept'} [o.connections]  which downloads started on new connections (newConnectionCount)
@@ -171,6 +196,7 @@ export async function compareCampaign(records, o) {
         mode: /** @type {any} */ (r.mode), rates, delayMs: o.delayMs, loss: r.lossPct / 100, startDelayMs: proxyStarts(r, rates.length, o.proxyStart ?? 'recorded'), downCapBps: Infinity,
         size: r.netBytes, params: { window: r.window, generationSize: r.generationSize }, seeds: 1,
         overheadBytes: o.overheadBytes ?? CAMPAIGN_OVERHEAD_BYTES, maxBurst: o.maxBurst,
+        sctpSender: o.sctpSender ?? UNRECORDED_SCTP_SENDER, tcpCc: o.tcpCc,
         // a kept connection: its cwnd and path; a new one: a new association's cwnd, and the path
         // only where the proxies remember it per client
         ...start,

@@ -20,6 +20,8 @@ function rankFactory() {
   return rankFactoryPromise;
 }
 
+/** The soonest the controller is woken again after a tick (ms): a microsecond, far below any of its timers. */
+const WAKE_AFTER_TICK_MS = 1e-3;
 /** Simulated time after which a run that has not completed is called stalled, ms. */
 const STALL_LIMIT_MS = 600_000;
 
@@ -71,6 +73,7 @@ function takeObjectBuffer(size) {
  * @property {number} overheadBytes   per-datagram lower-layer header bytes on the wire
  * @property {any} protocol           the protocol package (its exports)
  * @property {number} [maxBurst]      SCTP max burst, packets (10: stock usrsctp; 0 or Infinity: off)
+ * @property {import('./sctp.js').SctpSender} [sctpSender] the proxies' SCTP sender (sctp.js; default DEFAULT_SCTP_SENDER)
  * @property {number|number[]} [startCwnd] SCTP cwnd at the start, packets (before the max-burst rule), for all or per source
  * @property {boolean} [inflightCap]  run the proxy's in-flight cap (default true)
  * @property {boolean|boolean[]} [kept] (for all or per source) the connections carried a download before: each proxy's in-flight cap starts from
@@ -127,6 +130,8 @@ export async function runMutp(net, job) {
   let badMessages = 0;
   let feedbackSent = 0;
   let armedWake = Infinity;
+  /** when the controller's tick last ran (ms) */
+  let tickedAt = -Infinity;
   const over = () => doneMs !== null || failed !== null;
   const proxies = senders.map((sender, i) => ({
     sender, started: false, dropped: false, seq: 0, pumpAt: Infinity, /** @type {Uint8Array[]} */ metaBytes: [],
@@ -136,7 +141,7 @@ export async function runMutp(net, job) {
       pacing: !(maxBurst > 0 && Number.isFinite(maxBurst)), // as the live proxy: paced when SCTP's max burst is off
     }),
     path: createSctpPath({
-      net, source: i, maxBurst, startCwnd: perSource(job.startCwnd, i) ?? Infinity, overheadBytes, over,
+      net, source: i, maxBurst, sender: job.sctpSender, startCwnd: perSource(job.startCwnd, i) ?? Infinity, overheadBytes, over,
       deliver: (bytes) => atClient(i, bytes),
     }),
     idleMs: 0, idleSince: NaN,
@@ -158,12 +163,15 @@ export async function runMutp(net, job) {
       }
     }
     if (over()) return;
-    const w = ctl.wakeAt();
+    // a wake-up no later than the tick just run would loop at one instant: the controller's
+    // timers are sums (first meta + wait) that rounding can leave a hair short of due
+    const w = Math.max(ctl.wakeAt(), tickedAt + WAKE_AFTER_TICK_MS);
     if (w < armedWake) {
       armedWake = w;
       q.at(w, () => {
         if (armedWake !== w) return;
         armedWake = Infinity;
+        tickedAt = q.now;
         if (!over()) apply(ctl.tick(q.now));
       });
     }
@@ -212,6 +220,7 @@ export async function runMutp(net, job) {
     } else if (msg.type === 'feedback') {
       p.inflight.onEcho(msg.echo?.[i], q.now);
       p.sender.handleFeedback(msg, q.now);
+      p.inflight.onLost(p.sender.stats.lostByEcho, q.now);
       pump(i);
     } else if (msg.type === 'done') {
       p.sender.handleFeedback(msg, q.now);

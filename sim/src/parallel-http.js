@@ -1,14 +1,14 @@
 // Parallel HTTP baseline (paper III): every source sends the whole object; the first
 // response to finish wins and the others are aborted at that moment.
 
-import { startTcpStream, tcpHandshakeMs } from './tcp-stream.js';
+import { startTcpStream, tcpHandshakeMs, createTcpConn, requestArrivesAt } from './tcp-stream.js';
 
 /**
  * @param {import('./network.js').Network} net
- * @param {{size: number, data: Uint8Array, overheadBytes: number}} job
+ * @param {{size: number, data: Uint8Array, overheadBytes: number, tcpCc?: import('./tcp-cc.js').TcpCcKind}} job
  * @returns {Promise<import('./simulate.js').RunResult>}
  */
-export async function runParallelHttp(net, { size, data, overheadBytes }) {
+export async function runParallelHttp(net, { size, data, overheadBytes, tcpCc }) {
   const q = net.queue;
   const n = net.sources.length;
   let grossBytes = 0;
@@ -22,7 +22,8 @@ export async function runParallelHttp(net, { size, data, overheadBytes }) {
     const link = net.sources[i];
     // The request reaches the proxy after one delay (after the handshake's round trip on a new
     // connection); it fetches the origin, then streams.
-    const startAt = tcpHandshakeMs(link) + link.delayMs + link.startDelayMs;
+    const conn = createTcpConn(net, i, tcpCc);
+    const startAt = tcpHandshakeMs(link) + requestArrivesAt(net, i, conn) + link.startDelayMs;
     streams.push(startTcpStream(net, i, size, startAt, (_offset, count) => {
       if (doneMs !== null) return;
       if (ttfbMs === null) ttfbMs = q.now;
@@ -33,7 +34,7 @@ export async function runParallelHttp(net, { size, data, overheadBytes }) {
         winner = i;
         for (let k = 0; k < n; k++) if (k !== i) streams[k].cancel();
       }
-    }, overheadBytes));
+    }, overheadBytes, conn));
   }
   if (size === 0) return emptyResult();
   q.run(() => doneMs !== null, Infinity);

@@ -8,14 +8,15 @@
 // checks it byte for byte.
 
 import { BLOCK_BYTES, blockCount, createBlockRangeScheduler, createBlockVote } from '@mutp/protocol';
-import { startTcpStream, createTcpConn, tcpHandshakeMs } from './tcp-stream.js';
+import { startTcpStream, createTcpConn, tcpHandshakeMs, requestArrivesAt } from './tcp-stream.js';
 
 /**
  * @param {import('./network.js').Network} net
- * @param {{size: number, data: Uint8Array, overheadBytes: number, schedulerOptions?: object}} job
+ * @param {{size: number, data: Uint8Array, overheadBytes: number, schedulerOptions?: object, tcpCc?: import('./tcp-cc.js').TcpCcKind,
+ *   tcpPrior?: Array<import('./tcp-cc.js').TcpCcState | null>}} job  tcpPrior: per source, a kept connection's window (null: a new one's)
  * @returns {Promise<import('./simulate.js').RunResult>}
  */
-export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOptions }) {
+export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOptions, tcpCc, tcpPrior }) {
   const q = net.queue;
   const n = net.sources.length;
   // in whole digest blocks, as the live client: a range [b, e) of blocks is bytes [b·BLOCK, min(e·BLOCK, size))
@@ -32,8 +33,8 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   /** @type {Array<{range: {start: number, end: number}, got: number, stream: {cancel: () => void}} | null>} */
   const active = new Array(n).fill(null);
   /** when each proxy has the object (its probe reached it, after the handshake on a new connection, and it fetched the origin), ms */
-  const fetchedAt = net.sources.map((l) => tcpHandshakeMs(l) + l.delayMs + l.startDelayMs);
-  const conns = net.sources.map(() => createTcpConn());
+  const conns = net.sources.map((_, i) => createTcpConn(net, i, tcpCc, tcpPrior?.[i] ?? null));
+  const fetchedAt = net.sources.map((l, i) => tcpHandshakeMs(l) + requestArrivesAt(net, i, conns[i]) + l.startDelayMs);
   let probed = false;
   /** the live client's size vote: the size is known once a strict majority of the proxies said it */
   const sizeVote = createBlockVote({ sources: n });
@@ -45,11 +46,10 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
     const range = sched.nextRange(i, q.now);
     if (!range) return;
     requests++;
-    const link = net.sources[i];
     const bytes = bytesOf(range);
     const len = bytes.end - bytes.start;
     const slot = { range, got: 0, stream: /** @type {{cancel: () => void}} */ (/** @type {unknown} */ (null)) };
-    slot.stream = startTcpStream(net, i, len, Math.max(q.now + link.delayMs, fetchedAt[i]), (_offset, count) => {
+    slot.stream = startTcpStream(net, i, len, Math.max(requestArrivesAt(net, i, conns[i]), fetchedAt[i]), (_offset, count) => {
       if (doneMs !== null || active[i] !== slot) return;
       if (ttfbMs === null) ttfbMs = q.now;
       grossBytes += count;
@@ -121,6 +121,7 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
     duplicates: copiesLost,
     packets: requests,
     verified: exact,
+    tcpStates: conns.map((c) => c.cc.state()),
     ranges: sched.completedRanges().map(([b, e]) => [b * BLOCK_BYTES, Math.min(e * BLOCK_BYTES, size)]),
   };
 }

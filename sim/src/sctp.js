@@ -2,20 +2,37 @@
 // proxy to the client, unreliable unordered channel. What is modelled, per source:
 // - a send queue the application fills without limit (usrsctp takes every send at once);
 // - the congestion window in packets: slow start (+min(acked, ABC_L) per SACK while cwnd is used
-//   fully), congestion avoidance (+1 per window), halving on a loss seen in a SACK (once per
-//   window), cwnd 1 after a retransmission timeout; a lost DATA chunk is abandoned, not resent;
+//   fully), congestion avoidance (+1 per window); a lost DATA chunk is abandoned, not resent
+//   (FORWARD-TSN), once MISS_INDICATIONS later chunks arrived;
+// - the sender's response to a chunk so abandoned (`sender`):
+//   'usrsctp' (stock): it counts as a fast retransmit: fast recovery, at most once per window
+//   (until every chunk sent before it is settled), ssthresh = cwnd/2 (at least 2 packets), cwnd =
+//   ssthresh, and no growth until recovery ends (usrsctp's RFC 2581 module);
+//   'loss-tolerant' (the tuned build's patch): none; the proxy's in-flight cap owns the response;
+// - for both, the T3-rtx timeout (no SACK progress for an RTO, at least 200 ms, doubled at each
+//   timeout in a row up to 10 s): ssthresh = max(cwnd/2, 4), cwnd 1;
 // - usrsctp's cwnd-based max-burst rule: before each output pass cwnd = min(cwnd, flight +
 //   maxBurst) (maxBurst 0 or Infinity: off), so a kept idle association restarts from maxBurst;
+// - a kept association's cwnd (startCwnd Infinity): the stock sender's is where random loss left
+//   it in the previous download (keptCwnd); the loss-tolerant one's is not limited by SCTP;
 // - the client's delayed SACK: every SACK_EVERY_PACKETS packets, at once on a gap, else after
 //   SACK_DELAY_MS; SACKs cross the reverse link (delay, loss).
-// Not modelled: bundling, the receiver window, path MTU, retransmissions (unreliable channel).
+// Not modelled: bundling, the receiver window, path MTU, retransmissions (unreliable channel),
+// the FORWARD-TSN's own round trip before the cumulative ack passes an abandoned chunk.
 
+/** The SCTP senders modelled: usrsctp's stock one, and the tuned build's loss-tolerant one. */
+export const SCTP_SENDERS = Object.freeze(/** @type {const} */ (['usrsctp', 'loss-tolerant']));
+/** @typedef {typeof SCTP_SENDERS[number]} SctpSender */
+/** The simulator's sender by default: the one the live proxy runs by default (the tuned build, MUTP_SCTP_LOSS_TOLERANT on). */
+export const DEFAULT_SCTP_SENDER = 'loss-tolerant';
 /** usrsctp's max burst (packets), sctp_use_cwnd_based_maxburst on: the stock value. */
 export const SCTP_MAX_BURST_STOCK = 10;
 /** Initial cwnd of a new association (packets): libdatachannel sets usrsctp's sctp_initial_cwnd to 10 (usrsctp's own default is 3). */
 export const SCTP_INITIAL_CWND_PACKETS = 10;
-/** Lowest cwnd after a halving (packets): RFC 4960 7.2.3, 4 MTU. */
-const SCTP_MIN_SSTHRESH_PACKETS = 4;
+/** Lowest ssthresh after a fast retransmit (packets): usrsctp's RFC 2581 module, 2 MTU. */
+const SCTP_MIN_SSTHRESH_FR_PACKETS = 2;
+/** Lowest ssthresh after a T3 timeout (packets): usrsctp, max(cwnd/2, 4 MTU) (RFC 4960 7.2.3). */
+const SCTP_MIN_SSTHRESH_T3_PACKETS = 4;
 /** ssthresh of a fresh association (packets): the peer's receive window, in effect unlimited here. */
 const SCTP_INITIAL_SSTHRESH_PACKETS = 1e9;
 /** Appropriate byte counting limit (packets per SACK in slow start): usrsctp's sctp_L2_abc_variable. */
@@ -26,6 +43,8 @@ const SACK_EVERY_PACKETS = 2;
 export const SACK_DELAY_MS = 20;
 /** Minimum retransmission timeout (ms): libdatachannel sets usrsctp's RTO.min to 200 ms. */
 const SCTP_MIN_RTO_MS = 200;
+/** Maximum retransmission timeout (ms): libdatachannel sets usrsctp's RTO.max to 10 s. */
+const SCTP_MAX_RTO_MS = 10_000;
 /** Missing reports before a chunk counts as lost (RFC 4960 7.2.4: the fourth, i.e. three later SACKs). */
 const MISS_INDICATIONS = 3;
 /** SCTP common header + DATA chunk header (bytes) on every packet, besides IP/UDP/DTLS in overheadBytes. */
@@ -35,12 +54,30 @@ export const DTLS_RECORD_OVERHEAD_BYTES = 37;
 /** Bytes of a SACK on the wire. */
 const SACK_BYTES = 28 + 16;
 
+/** Wire bytes of a full MUTP packet (1100-byte payload, headers, SCTP, DTLS, IP/UDP), for keptCwnd. */
+const KEPT_PACKET_BYTES = 1245;
+
+/**
+ * The stock sender's cwnd on a kept association (packets): where the previous download left it.
+ * Lossless: not limiting (cwnd grows whenever it limits). Under random loss p the window saw
+ * usrsctp's AIMD sawtooth, whose mean is sqrt(3/(2p)) packets (halved every 1/p packets, +1 per
+ * round trip), at most what the path holds (its BDP and shaper queue).
+ * @param {import('./network.js').SourceLink} link
+ */
+export function keptCwnd(link) {
+  if (!(link.loss > 0)) return Infinity;
+  const bdp = (link.rateBps * 2 * link.delayMs) / 1000 / KEPT_PACKET_BYTES;
+  const path = bdp + (link.queuePackets ?? Infinity);
+  return Math.max(SCTP_MIN_SSTHRESH_FR_PACKETS, Math.min(path, Math.sqrt(1.5 / link.loss)));
+}
+
 /**
  * @param {object} o
  * @param {import('./network.js').Network} o.net
  * @param {number} o.source
  * @param {number} o.maxBurst          packets; 0 or Infinity: the rule is off
- * @param {number} o.startCwnd         packets: cwnd when the download starts (a kept association's)
+ * @param {number} o.startCwnd         packets: cwnd when the download starts (Infinity: a kept association's)
+ * @param {SctpSender} [o.sender]      the response to an abandoned chunk (default DEFAULT_SCTP_SENDER)
  * @param {number} o.overheadBytes     lower-layer bytes per packet (IP, UDP, DTLS)
  * @param {(bytes: Uint8Array) => void} o.deliver   at the client
  * @param {() => boolean} o.over       the run has ended: stop scheduling
@@ -50,8 +87,11 @@ export function createSctpPath(o) {
   const q = net.queue;
   const link = net.sources[i];
   const burst = o.maxBurst > 0 && Number.isFinite(o.maxBurst) ? o.maxBurst : Infinity;
-  let cwnd = Math.min(o.startCwnd, burst);
-  let ssthresh = SCTP_INITIAL_SSTHRESH_PACKETS;
+  const tolerant = (o.sender ?? DEFAULT_SCTP_SENDER) === 'loss-tolerant';
+  const start = o.startCwnd === Infinity && !tolerant ? keptCwnd(link) : o.startCwnd;
+  let cwnd = Math.min(start, burst);
+  // a kept association's ssthresh is where its cwnd settled: it does not slow-start again
+  let ssthresh = start !== o.startCwnd && start < Infinity ? start : SCTP_INITIAL_SSTHRESH_PACKETS;
   let partialAcked = 0;
   /** @type {Uint8Array[]} */
   const queue = [];
@@ -70,6 +110,8 @@ export function createSctpPath(o) {
   let abandonLost = false;
   /** the last retransmission timeout (ms): the next one is a full RTO later */
   let lastTimeoutAt = -Infinity;
+  /** T3 timeouts since the last SACK that acknowledged new data: each doubles the RTO */
+  let backoffs = 0;
   let rtoArmed = false;
   // client: the highest TSN received, and packets not yet SACKed
   let highest = 0;
@@ -87,10 +129,13 @@ export function createSctpPath(o) {
     sentAt = s2;
   }
 
+  /** usrsctp sends while flight < cwnd (one full packet counts one MTU: the testbed's logs show 10 packets under a 10-MTU max burst) */
+  const room = () => flight < cwnd;
+
   /** One output pass: the max-burst rule, then send while the window allows. */
   function output() {
     if (burst !== Infinity && flight + burst < cwnd) cwnd = flight + burst;
-    while (queueHead < queue.length && flight < cwnd) {
+    while (queueHead < queue.length && room()) {
       const bytes = queue[queueHead];
       queue[queueHead++] = /** @type {any} */ (undefined);
       const tsn = nextTsn++;
@@ -122,8 +167,8 @@ export function createSctpPath(o) {
 
   function armRto() {
     rtoArmed = true;
-    const rto = Math.max(SCTP_MIN_RTO_MS, 3 * 2 * link.delayMs);
-    const due = () => Math.max(sentAt[settled + 1], lastTimeoutAt) + rto;
+    const rto = () => Math.min(SCTP_MAX_RTO_MS, Math.max(SCTP_MIN_RTO_MS, 3 * 2 * link.delayMs) * 2 ** backoffs);
+    const due = () => Math.max(sentAt[settled + 1], lastTimeoutAt) + rto();
     q.at(due(), () => {
       rtoArmed = false;
       if (over() || flight === 0) return;
@@ -132,7 +177,8 @@ export function createSctpPath(o) {
       // T3-rtx: cwnd to one packet; the lost chunks outstanding are abandoned (FORWARD-TSN), and
       // what the timer sends makes the client SACK at once (the last SACK may have been lost)
       stats.timeouts++;
-      ssthresh = Math.max(Math.floor(cwnd / 2), SCTP_MIN_SSTHRESH_PACKETS);
+      backoffs++;
+      ssthresh = Math.max(Math.floor(cwnd / 2), SCTP_MIN_SSTHRESH_T3_PACKETS);
       cwnd = 1;
       abandonLost = true;
       q.at(q.now + link.delayMs, () => {
@@ -168,7 +214,7 @@ export function createSctpPath(o) {
   /** The sender learns that every TSN up to h arrived, except the lost ones. @param {number} h */
   function onSack(h) {
     if (over()) return;
-    const fullyUsed = flight >= cwnd;
+    const fullyUsed = !room();
     let acked = 0;
     let sawLoss = false;
     // in order: arrived TSNs settle; a lost one settles once MISS_INDICATIONS later TSNs arrived
@@ -192,13 +238,15 @@ export function createSctpPath(o) {
       abandonLost = false;
       sawLoss = false;
     }
-    if (sawLoss && settled > recoverUntil) {
+    if (acked > 0) backoffs = 0;
+    if (sawLoss && !tolerant && settled > recoverUntil) {
       stats.halvings++;
-      ssthresh = Math.max(Math.floor(cwnd / 2), SCTP_MIN_SSTHRESH_PACKETS);
+      ssthresh = Math.max(cwnd / 2, SCTP_MIN_SSTHRESH_FR_PACKETS); // bytes in usrsctp: not rounded
       cwnd = ssthresh;
       partialAcked = 0;
       recoverUntil = nextTsn - 1;
-    } else if (acked > 0 && fullyUsed) {
+    } else if (acked > 0 && fullyUsed && (tolerant || settled > recoverUntil)) {
+      // usrsctp skips every cwnd update while in fast recovery
       if (cwnd <= ssthresh) {
         cwnd += Math.min(acked, ABC_L_PACKETS);
       } else {

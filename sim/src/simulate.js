@@ -7,8 +7,18 @@ import { Network, shaperQueuePackets } from './network.js';
 import { createPrng, randomBytes } from './prng.js';
 import { runParallelHttp } from './parallel-http.js';
 import { runRangeHttp } from './range-http.js';
+import { keptTcpWindow } from './tcp-stream.js';
 import { runMutp } from './mutp.js';
 import { badInput, perSource } from './units.js';
+import { DEFAULT_SCTP_SENDER } from './sctp.js';
+
+/** Quiet between a kept connection's downloads (ms): testbed:reference's default --settle-ms. */
+export const KEPT_TCP_IDLE_MS = 300;
+/** Seed of the previous download that leaves a kept connection its window: another run's. */
+const WARM_SEED_XOR = 0x3a7e;
+
+/** TCP congestion control of the HTTP modes' proxies by default: Linux's (the testbed sets it on every host). */
+export const DEFAULT_TCP_CC = 'cubic';
 
 export const MODES = Object.freeze(['coded', 'uncoded', 'parallel-http', 'range-http']);
 
@@ -32,9 +42,12 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {number|number[]} [startCwnd] MUTP: each SCTP association's cwnd at the start, packets, before the max-burst rule;
  *   for all or per source (Infinity: a kept association's, unlimited) (default: unlimited)
  * @property {boolean} [inflightCap]       MUTP: run the proxy's in-flight cap (default true)
- * @property {boolean|boolean[]} [kept]    MUTP: kept paths, for all or per source: the in-flight cap starts from the path a previous download measured
+ * @property {boolean|boolean[]} [kept]    kept paths, for all or per source: MUTP's in-flight cap starts from the path a previous download measured;
+ *   Range-split HTTP's TCP connections start from the windows a previous download left them (after KEPT_TCP_IDLE_MS of quiet)
  * @property {number} [queueMs]            the uplinks' shaper queue, ms of each link's rate (shaping/shape's QUEUE_MS); absent: unbounded
  * @property {boolean|boolean[]} [newTcp]  HTTP modes, for all or per source: a new TCP connection (a handshake round trip before the request)
+ * @property {import('./sctp.js').SctpSender} [sctpSender] MUTP: the proxies' SCTP sender (default: loss-tolerant, the tuned build's)
+ * @property {import('./tcp-cc.js').TcpCcKind} [tcpCc] HTTP modes: the proxies' TCP congestion control (default cubic)
  * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
  */
 
@@ -51,6 +64,7 @@ const OBJECT_SEED = 0x0b1ec7;
  * @property {boolean} verified   the client's bytes equal the object, byte for byte
  * @property {number} [winner]
  * @property {number[][]} [ranges]
+ * @property {import('./tcp-cc.js').TcpCcState[]} [tcpStates]  Range-split HTTP: each connection's window at the end
  * @property {number} [badMessages]
  * @property {number} [feedbackSent]
  * @property {number[]} [senderIdleMs]  MUTP: per source, time its sender returned null (stalled)
@@ -118,16 +132,24 @@ export async function simulateOnce(config, seed) {
   }));
   const net = new Network(queue, { sources, downCapBps: config.downCapBps, prng: createPrng(seed ^ 0x51) });
   const data = objectBytes(config.size);
-  const job = { size: config.size, data, overheadBytes: config.overheadBytes };
+  const job = { size: config.size, data, overheadBytes: config.overheadBytes, tcpCc: config.tcpCc ?? DEFAULT_TCP_CC };
   switch (config.mode) {
     case 'parallel-http': return runParallelHttp(net, job);
-    case 'range-http': return runRangeHttp(net, job);
+    case 'range-http': {
+      const keptAt = sources.map((_, i) => perSource(config.kept ?? false, i));
+      if (!keptAt.some(Boolean)) return runRangeHttp(net, job);
+      // kept connections: the windows a previous download left them, after the testbed's quiet
+      const before = await simulateOnce({ ...config, kept: false }, seed ^ WARM_SEED_XOR);
+      const left = before.tcpStates ?? [];
+      const tcpPrior = sources.map((l, i) => (keptAt[i] && left[i] ? keptTcpWindow(l, left[i], KEPT_TCP_IDLE_MS) : null));
+      return runRangeHttp(net, { ...job, tcpPrior });
+    }
     case 'coded':
     case 'uncoded': {
       const protocol = await loadProtocol();
       return runMutp(net, {
         ...job, mode: config.mode, params: config.params, seed, protocol,
-        maxBurst: config.maxBurst, startCwnd: config.startCwnd, inflightCap: config.inflightCap, kept: config.kept, codec: config.codec,
+        maxBurst: config.maxBurst, sctpSender: config.sctpSender ?? DEFAULT_SCTP_SENDER, startCwnd: config.startCwnd, inflightCap: config.inflightCap, kept: config.kept, codec: config.codec,
       });
     }
     default: throw badInput(`unknown mode '${config.mode}' (one of ${MODES.join(', ')})`);
@@ -196,6 +218,7 @@ export async function simulateConfig(config, hooks = {}) {
   if (config.mode === 'coded' || config.mode === 'uncoded') {
     summary.params = config.params;
     summary.maxBurst = config.maxBurst ?? null;
+    summary.sctpSender = config.sctpSender ?? DEFAULT_SCTP_SENDER;
     summary.kept = config.kept ?? false;
     const cwndText = (/** @type {number} */ c) => (c === Infinity ? 'kept' : c);
     summary.startCwnd = config.startCwnd === undefined ? null
@@ -203,6 +226,8 @@ export async function simulateConfig(config, hooks = {}) {
     summary.queueMs = config.queueMs ?? null;
   } else {
     summary.newTcp = config.newTcp ?? false;
+    summary.kept = config.kept ?? false;
+    summary.tcpCc = config.tcpCc ?? DEFAULT_TCP_CC;
   }
   return summary;
 }

@@ -58,6 +58,8 @@ export function toSimConfig(o) {
     firstSeed: o.firstSeed,
     overheadBytes: o.overheadBytes,
     maxBurst: o.maxBurst,
+    sctpSender: o.sctpSender,
+    tcpCc: o.tcpCc,
     kept: o.kept,
     startCwnd: o.startCwnd,
     newTcp: o.newTcp,

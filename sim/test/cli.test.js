@@ -26,6 +26,9 @@ describe('sim CLI', function () {
       [['--json', '--csv'], /not both/],
       [['--delay-ms', '10,20', '--rates', '3x896KiB'], /lists 2 values but there are 3 sources/],
       [['--start-cwnd', '10,fast'], /--start-cwnd must be an integer/],
+      [['--sctp-sender', 'reno'], /--sctp-sender must be one of usrsctp, loss-tolerant/],
+      [['--tcp-cc', 'vegas'], /--tcp-cc must be one of cubic, bbr/],
+      [['--sweep', 'tcpCc=cubic,x'], /--tcp-cc must be one of/],
     ];
     for (const [args, pattern] of cases) {
       const r = sim(args);
@@ -55,6 +58,15 @@ describe('sim CLI', function () {
     assert.equal(o.n, 2);
     assert.equal(o.runs, 2);
     assert.equal(o.sizeBytes, 300_000);
+  });
+
+  it('--sctp-sender and --tcp-cc reach the runs, as flags and as sweep axes', () => {
+    const r = sim(['--mode', 'coded', '--size', '100KB', '--seeds', '1', '--json', '--sweep', 'sctpSender=usrsctp,loss-tolerant']);
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(r.out.trim().split('\n').map((l) => JSON.parse(l).sctpSender), ['usrsctp', 'loss-tolerant']);
+    const h = sim(['--mode', 'range-http', '--size', '100KB', '--seeds', '1', '--json', '--tcp-cc', 'bbr']);
+    assert.equal(h.code, 0, h.err);
+    assert.equal(JSON.parse(h.out).tcpCc, 'bbr');
   });
 
   it('--sweep runs the cross product; --csv has a header', () => {

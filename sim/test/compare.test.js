@@ -21,6 +21,18 @@ describe('sim: reading a campaign for sim:compare', () => {
     assert.equal(readCampaign(campaignDir({ delayMs: 25 })).delayMs, 25);
   });
 
+  it('takes the proxies\' SCTP sender from meta.json (its field, else the build summaries); a campaign that does not say ran usrsctp\'s', () => {
+    assert.equal(readCampaign(campaignDir({ sctpSender: 'loss-tolerant' })).sctpSender, 'loss-tolerant');
+    assert.equal(readCampaign(campaignDir({ sctpSender: 'usrsctp' })).sctpSender, 'usrsctp');
+    const tuned = 'tuned (libdatachannel 0.23.2, SCTP maxBurst off, send buffer 131072 B, loss-tolerant sender: random loss does not cut its window)';
+    assert.equal(readCampaign(campaignDir({ rtcBuilds: [tuned] })).sctpSender, 'loss-tolerant');
+    assert.equal(readCampaign(campaignDir({ rtcBuilds: [tuned, 'stock (libdatachannel 0.23.2, SCTP maxBurst 10)'] })).sctpSender, 'usrsctp', 'a mixed fleet: not all tolerant');
+    assert.equal(readCampaign(campaignDir({ rtcBuilds: ['tuned (libdatachannel 0.23.2, SCTP maxBurst off, send buffer 131072 B)'] })).sctpSender, 'usrsctp');
+    assert.equal(readCampaign(campaignDir(null)).sctpSender, 'usrsctp');
+    assert.equal(readCampaign(campaignDir({ tcpCongestion: 'bbr' })).tcpCc, 'bbr');
+    assert.equal(readCampaign(campaignDir({})).tcpCc, 'cubic');
+  });
+
   it('a campaign that did not record it says null; one without meta.json ran without delay', () => {
     assert.equal(readCampaign(campaignDir({ delayMs: 25, sctpMaxBurst: null })).maxBurst, null);
     const bare = readCampaign(campaignDir(null));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { simulateOnce, simulateConfig } from '../src/simulate.js';
-import { TCP_MSS_BYTES, TCP_INITIAL_CWND_SEGMENTS, tcpRateBps } from '../src/tcp-stream.js';
+import { TCP_MSS_BYTES, TCP_INITIAL_CWND_SEGMENTS } from '../src/tcp-stream.js';
 
 const KIB = 1024;
 const RATE = 896 * KIB;
@@ -55,11 +55,6 @@ describe('parallel-http baseline', () => {
     assert.ok(r.durationMs > 1.9 * (1_500_000 / RATE) * 1000, `${r.durationMs}`);
   });
 
-  it('loss lowers the TCP rate by the Mathis bound', () => {
-    const link = { rateBps: 10 * RATE, delayMs: 25, loss: 0.01, startDelayMs: 0 };
-    assert.ok(Math.abs(tcpRateBps(link) - (TCP_MSS_BYTES / 0.05) * Math.sqrt(1.5) / 0.1) < 1e-6);
-    assert.equal(tcpRateBps({ ...link, loss: 0 }), 10 * RATE);
-  });
 });
 
 describe('range-http baseline', () => {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Network, shaperQueuePackets } from '../src/network.js';
 import { TESTBED_QUEUE_MS } from '../src/compare.js';
 import { createPrng } from '../src/prng.js';
-import { createSctpPath } from '../src/sctp.js';
+import { createSctpPath, keptCwnd } from '../src/sctp.js';
 
 const RATE = 896 * 1024;
 
@@ -16,13 +16,14 @@ const RATE = 896 * 1024;
  * Two downloads on one association: the first grows the window, the second starts 1 s later
  * on the idle association (a kept connection), and its bins are counted.
  * @param {number} maxBurst
+ * @param {import('../src/sctp.js').SctpSender} [sender]
  */
-function bins(maxBurst, loss = 0, queuePackets = Infinity) {
+function bins(maxBurst, loss = 0, queuePackets = Infinity, sender = 'usrsctp') {
   const q = new EventQueue();
   const net = new Network(q, { sources: [{ rateBps: RATE, delayMs: 25, loss, startDelayMs: 0, queuePackets }], downCapBps: Infinity, prng: createPrng(3) });
   /** @type {number[]} */
   const at = [];
-  const path = createSctpPath({ net, source: 0, maxBurst, startCwnd: Infinity, overheadBytes: 40, deliver: () => at.push(q.now), over: () => false });
+  const path = createSctpPath({ net, source: 0, maxBurst, sender, startCwnd: Infinity, overheadBytes: 40, deliver: () => at.push(q.now), over: () => false });
   for (let k = 0; k < 400; k++) path.send(new Uint8Array(1140));
   q.run(() => false, 30_000);
   const first = at.length;
@@ -54,6 +55,7 @@ describe('sim SCTP path model', () => {
 
   it('loss halves the window; lost chunks are abandoned, not resent', () => {
     const { arrived, path } = bins(10, 0.05);
+    assert.equal(bins(10, 0.05, Infinity, 'loss-tolerant').path.stats.halvings, 0, 'the loss-tolerant sender does not halve');
     assert.ok(path.stats.halvings >= 1, 'the window was halved');
     assert.equal(arrived + path.stats.lost, 800);
   });
@@ -75,5 +77,83 @@ describe('sim SCTP path model', () => {
     assert.equal(Number(/^QUEUE_MS=(\d+)/m.exec(shape)?.[1]), TESTBED_QUEUE_MS);
     assert.equal(Number(/^MIN_QUEUE_PACKETS=(\d+)/m.exec(shape)?.[1]), shaperQueuePackets(1, TESTBED_QUEUE_MS));
     assert.equal(Number(/^FRAME_BYTES=(\d+)/m.exec(shape)?.[1]), 1514);
+  });
+});
+
+/**
+ * One association with `start` packets of cwnd (congestion avoidance) sending `count` packets
+ * over a link whose n-th loss draw (1, 2, …) is lost when lose(n) says so; cwnd is sampled at
+ * every arrival and every 5 ms.
+ * @param {import('../src/sctp.js').SctpSender} sender @param {(n: number) => boolean} lose
+ */
+function run(sender, lose, { start = 40, count = 600, untilMs = 30_000 } = {}) {
+  const q = new EventQueue();
+  let draws = 0;
+  const prng = { next: () => (lose(++draws) ? 0 : 0.999) };
+  const net = new Network(q, { sources: [{ rateBps: RATE, delayMs: 25, loss: 0.5, startDelayMs: 0 }], downCapBps: Infinity, prng });
+  /** @type {Array<[number, number, number]>} time, cwnd, timeouts */
+  const trace = [];
+  const path = createSctpPath({ net, source: 0, maxBurst: 0, sender, startCwnd: start, overheadBytes: 40, over: () => false,
+    deliver: () => trace.push([q.now, path.cwnd, path.stats.timeouts]) });
+  for (let k = 0; k < count; k++) path.send(new Uint8Array(1140));
+  const tick = () => {
+    trace.push([q.now, path.cwnd, path.stats.timeouts]);
+    if (q.now < untilMs) q.at(q.now + 5, tick);
+  };
+  tick();
+  q.run(() => false, untilMs);
+  return { path, trace };
+}
+
+describe('sim SCTP senders: stock usrsctp against the loss-tolerant one', () => {
+  // every 50th loss draw (data and SACKs alike) is a loss: 2% random loss, made deterministic
+  const twoPercent = (/** @type {number} */ n) => n % 50 === 0;
+
+  it('usrsctp halves its window on a loss a SACK shows (ssthresh = cwnd/2), once per window, and does not grow in recovery', () => {
+    const { path, trace } = run('usrsctp', twoPercent);
+    assert.ok(path.stats.halvings >= 2, `halvings ${path.stats.halvings}`);
+    /** @type {number[]} */
+    const cuts = [];
+    for (let k = 1; k < trace.length; k++) if (trace[k][1] < trace[k - 1][1]) cuts.push(k);
+    assert.ok(cuts.length >= 2);
+    for (const k of cuts) {
+      const [t, after] = trace[k];
+      const before = trace[k - 1][1];
+      assert.ok(Math.abs(after - Math.max(before / 2, 2)) < 1e-9, `a cut from ${before} to ${after}, not a halving`);
+      // fast recovery lasts until what was in flight is settled, about a round trip: no growth
+      const next = cuts.find((c) => c > k) ?? trace.length;
+      for (const [u, w] of trace.slice(k, next)) if (u <= t + 40) assert.equal(w, after, `cwnd grew ${u - t} ms into recovery`);
+    }
+    assert.equal(path.stats.timeouts, 0);
+  });
+
+  it('the loss-tolerant sender keeps its window on random loss: no halving, no growth lost', () => {
+    const { path, trace } = run('loss-tolerant', twoPercent);
+    assert.equal(path.stats.halvings, 0);
+    assert.equal(path.stats.timeouts, 0);
+    assert.ok(path.stats.lost > 5, `lost ${path.stats.lost}`);
+    assert.ok(trace.every((t) => t[1] >= 40), 'cwnd never fell below its start');
+  });
+
+  it('the loss-tolerant sender still backs off on a T3 timeout: cwnd 1, the RTO doubled at each one in a row', () => {
+    // the path dies after 100 draws: no DATA nor SACK gets through, the timer is all that is left
+    const { path, trace } = run('loss-tolerant', (n) => n > 100, { count: 200, untilMs: 5000 });
+    assert.ok(path.stats.timeouts >= 3, `timeouts ${path.stats.timeouts}`);
+    const at = [];
+    for (let k = 1; k < trace.length; k++) if (trace[k][2] > trace[k - 1][2]) at.push(trace[k][0]);
+    assert.equal(trace.find((t) => t[2] === 1)?.[1], 1, 'cwnd 1 after the first timeout');
+    const gaps = at.slice(1).map((t, k) => t - at[k]);
+    assert.ok(Math.abs(gaps[0] - 400) <= 5 && Math.abs(gaps[1] - 800) <= 5, `gaps between timeouts ${gaps.map((g) => g.toFixed(0))} ms, not 400, 800`);
+  });
+
+  it('a kept stock association starts where random loss left its window (the sawtooth\'s mean), a loss-tolerant one unlimited', () => {
+    const link = { rateBps: RATE, delayMs: 25, loss: 0.01, startDelayMs: 0, queuePackets: 30 };
+    assert.ok(Math.abs(keptCwnd(link) - Math.sqrt(150)) < 1e-9);
+    assert.equal(keptCwnd({ ...link, loss: 0 }), Infinity);
+    const q = new EventQueue();
+    const net = new Network(q, { sources: [link], downCapBps: Infinity, prng: createPrng(1) });
+    const make = (/** @type {any} */ sender) => createSctpPath({ net, source: 0, maxBurst: 0, sender, startCwnd: Infinity, overheadBytes: 0, deliver: () => {}, over: () => true });
+    assert.equal(make('usrsctp').cwnd, keptCwnd(link));
+    assert.equal(make('loss-tolerant').cwnd, Infinity);
   });
 });
