@@ -363,7 +363,8 @@ export class DownloadController {
     const alive = this.sources.filter((s) => s.state === 'open' || s.state === 'connecting');
     const live = this.metaOrder.filter((s) => s.state === 'open');
     if (live.length === 0) return;
-    if (now - this.firstMetaAt >= META_QUORUM_WAIT_MS) this.quorumWaitOver = true;
+    // the same sum as wakeAt(): now - first >= wait can be false by rounding at the instant it wakes us
+    if (now >= this.firstMetaAt + META_QUORUM_WAIT_MS) this.quorumWaitOver = true;
     const entries = live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table }));
     const waitForMore = !this.quorumWaitOver || 2 * live.length <= alive.length;
     if (live.length < alive.length && waitForMore && !majorityAgrees(entries, alive.length)) return;

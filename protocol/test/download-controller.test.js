@@ -124,6 +124,16 @@ describe('download controller piped into the senders', () => {
     assert.deepEqual(drops.map((/** @type {any} */ d) => [d.source, d.code]), [[1, 'ERR_INTEGRITY']]);
   });
 
+  it('quorum wait: ends at the instant its timer wakes the controller, whatever the rounding of the times', async () => {
+    // metas at 2 × 53.001000000071045 ms = 106.00200000014209, where (t + 150) - t < 150 in doubles
+    const delayMs = 53.001000000071045;
+    const lie = (/** @type {any} */ m) => (m.checksums ? { ...m, checksums: { ...m.checksums, values: m.checksums.values.map((/** @type {number} */ v) => v ^ 1) } } : m);
+    const r = await runPiped({ mode: 'coded', size: 400_000, n: 4, delayMs, faults: { 1: { tamperMeta: lie }, 3: { metaDelayMs: 400 } } });
+    assertByteExact(r);
+    const firstDeliver = actionsOf(r, 'deliver')[0].t;
+    assert.ok(firstDeliver < 2 * delayMs + 400, `first bytes at ${firstDeliver} ms: the vote missed the end of its wait and came with the slow meta`);
+  });
+
   it('quorum wait: with every meta in, the vote does not wait', async () => {
     const r = await runPiped({ mode: 'uncoded', size: 200_000, n: 3 });
     assertByteExact(r);
