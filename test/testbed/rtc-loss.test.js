@@ -31,7 +31,8 @@ const MIN_TOLERANT_RATIO = 0.9;
 
 const url = (/** @type {string} */ spec) => import.meta.resolve(spec);
 
-// Sender (namespace B): on a text message [rate, ms, size], paced sends of `size` bytes for `ms`.
+// Sender (namespace B): on a text message [rate, ms, size], paced sends of `size` bytes for `ms`
+// (once: the receiver repeats its ask until data comes, the channel being as lossy as the data).
 // Prints the build on listening.
 const SENDER = `
 const [signallingUrl, wrtcUrl, expressUrl, ip, port] = process.argv.slice(1);
@@ -42,7 +43,10 @@ const { RTCPeerConnection, build } = await loadWrtc();
 const silent = { info() {}, warn() {}, error() {} };
 const sig = createSignalling({ RTCPeerConnection, rtcConfig: { bindAddress: ip }, logger: silent,
   onChannel: (channel) => {
+    let started = false;
     channel.addEventListener('message', (ev) => {
+      if (started) return;
+      started = true;
       const [rate, ms, size] = JSON.parse(String(ev.data));
       const payload = new Uint8Array(size);
       const t0 = performance.now();
@@ -76,7 +80,9 @@ ch.addEventListener('message', (ev) => {
   last = t;
   bytes += ev.data.byteLength;
 });
-ch.send(JSON.stringify([Number(rate), Number(ms), Number(size)]));
+const ask = () => { if (!first) { ch.send(JSON.stringify([Number(rate), Number(ms), Number(size)])); setTimeout(ask, 200); } };
+ask();
+while (!first) await new Promise((res) => setTimeout(res, 20));
 await new Promise((res) => setTimeout(res, Number(ms) + 1500));
 console.log(JSON.stringify({ bytes, spanMs: last - first, maxGapMs: gap }));
 link.close();

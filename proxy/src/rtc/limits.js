@@ -95,12 +95,16 @@ export const MAX_OUTBOUND_MESSAGE_BYTES = 1200;
 export const SCTP_MAX_MESSAGE_BYTES = 4 * 1024;
 
 /**
- * usrsctp's send buffer per association (bytes): data sent but not yet acked plus data queued in
- * usrsctp. Past it libdatachannel keeps messages in its own queue, where bufferedAmount (and so
- * channel-sender.js) sees them. Must hold the largest window a proxy needs: 128 KiB is
- * 1792 KiB/s × 70 ms (libdatachannel's default is 1 MiB, ~1.1 s at 896 KiB/s).
+ * usrsctp's send buffer per association (bytes): data sent but not yet cumulatively acked plus
+ * data queued in usrsctp. Past it libdatachannel keeps messages in its own queue, where
+ * bufferedAmount (and so channel-sender.js) sees them. What the proxy queues is bounded by the
+ * in-flight limit, not by this; but under random loss every chunk after a lost one stays here
+ * until the FORWARD-TSN for it comes back acked (about 1.5 round trips), and usrsctp charges each
+ * ~1.1 KB message a 2 KB cluster. 128 KiB held the loss-tolerant sender to 0.77-0.85 of its paced
+ * rate at 5% loss (namespaces, RTT 50 ms, 896 KiB/s, paced at 700 KiB/s); 512 KiB to 0.95, the
+ * loss itself. libdatachannel's default is 1 MiB.
  */
-export const SCTP_SEND_BUFFER_BYTES = 128 * 1024;
+export const SCTP_SEND_BUFFER_BYTES = 512 * 1024;
 
 /**
  * usrsctp's max burst (packets per output pass; < 0 disables). usrsctp cuts cwnd to flight +
