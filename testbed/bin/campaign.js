@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { DEFAULT_TCP_CC } from '../src/links.js';
 import { parseRates } from '../src/rates.js';
 import { startTestbed, checkPrerequisites } from '../src/testbed.js';
-import { PRESETS, PAPER_FLEET, DEFAULT_DELAY_MS, planConditions, planDownloads, seededRandom } from '../src/campaign-plan.js';
+import { PRESETS, PAPER_FLEET, DEFAULT_DELAY_MS, MODES, planConditions, planDownloads, seededRandom, runsAlone } from '../src/campaign-plan.js';
+import { sctpSender } from '../src/rtc-build.js';
 import { MAX_DELAY_MS } from '../src/delay.js';
 import { runCampaign, feasibleCompositions } from '../src/campaign-run.js';
 import { calibrate } from '../src/calibrate.js';
@@ -23,7 +24,10 @@ Runs the paper's measurement design on the namespace testbed (needs root) and wr
 report: README.md with the claims table and targets, SVG boxplots of FIGURES 11–15,
 results.jsonl (one line per download) and Origo's DuckDB with every log record.
 
-  --preset NAME        quick (30 per box, < 10 min) | paper (100 per box) | smoke (CI)   [quick]
+  --preset NAME        quick (30 per box, < 10 min) | paper (100 per box) | smoke (CI)
+                       | loss (FIGURE 15 alone: the mix at 0, 1, 2, 5% loss, 16 per box,
+                       each download alone, ~10–12 min)   [quick]
+  --modes LIST         only these modes, comma-separated (${MODES.join(', ')})   [all]
   --out DIR            report folder        [test-artifacts/campaign/<timestamp>]
   --rates LIST         proxy fleet          [${PAPER_FLEET}; smoke: 2x896KiB]
   --per-box N          downloads per box (overrides the preset)
@@ -41,7 +45,7 @@ let values;
 try {
   ({ values } = parseArgs({
     options: {
-      preset: { type: 'string', default: 'quick' }, out: { type: 'string' }, rates: { type: 'string' }, 'per-box': { type: 'string' },
+      preset: { type: 'string', default: 'quick' }, modes: { type: 'string' }, out: { type: 'string' }, rates: { type: 'string' }, 'per-box': { type: 'string' },
       concurrency: { type: 'string' }, 'delay-ms': { type: 'string', default: String(DEFAULT_DELAY_MS) }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC }, seed: { type: 'string' }, 'no-calibrate': { type: 'boolean' }, 'report-only': { type: 'string' },
       tag: { type: 'string', default: 'camp' }, subnet: { type: 'string', default: '10.219.0' }, help: { type: 'boolean', short: 'h' },
     },
@@ -69,7 +73,10 @@ if (values['report-only']) {
 }
 
 const preset = PRESETS[/** @type {keyof typeof PRESETS} */ (values.preset)];
-if (!preset) fail(`unknown preset "${values.preset}" (quick, paper, smoke)`);
+if (!preset) fail(`unknown preset "${values.preset}" (${Object.keys(PRESETS).join(', ')})`);
+const modes = values.modes ? values.modes.split(',').map((m) => m.trim()) : [...MODES];
+const badMode = modes.find((m) => !(/** @type {readonly string[]} */ (MODES)).includes(m));
+if (badMode !== undefined) fail(`unknown mode "${badMode}" in --modes (${MODES.join(', ')})`);
 const perBox = values['per-box'] ? Number(values['per-box']) : preset.perBox;
 const concurrency = values.concurrency ? Number(values.concurrency) : preset.concurrency;
 if (!(Number.isInteger(perBox) && perBox > 0)) fail('--per-box must be a positive integer');
@@ -94,8 +101,15 @@ const t0 = Date.now();
 console.error(`campaign: starting the testbed (${rates.length} proxies) in ${dir}`);
 const testbed = await startTestbed({ rates, dir, tag: values.tag, subnet: values.subnet, delayMs, tcpCongestion: values['tcp-cc'] });
 console.error(`campaign: delay: ${testbed.delay ? testbed.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}; TCP congestion control ${testbed.tcpCongestion}`);
+// what each proxy serves its data channels with, as it says itself (FIGURE 15 depends on the SCTP sender)
+const servedBuilds = await testbed.rtcBuilds();
+const sender = sctpSender(servedBuilds.map((b) => b.build));
+const unanswered = servedBuilds.filter((b) => !b.build);
+console.error(`campaign: proxies' SCTP sender: ${sender ?? 'not reported'}${unanswered.length ? ` (no GET /rtc/build from ${unanswered.map((b) => `${b.id}: ${b.error}`).join(', ')})` : ''}`);
 const compositions = feasibleCompositions(testbed.proxies);
-const conditions = planConditions({ ...preset, compositions });
+const conditions = planConditions({ ...preset, compositions }).filter((c) => modes.includes(c.mode));
+if (!conditions.length) fail(`no box of preset ${values.preset} fits this fleet and these modes`);
+const lossAlone = 'lossAlone' in preset && preset.lossAlone;
 const items = planDownloads(conditions, perBox, random);
 let calibration = null;
 if (!values['no-calibrate']) {
@@ -108,7 +122,7 @@ const resultsFile = join(dir, 'results.jsonl');
 writeFileSync(resultsFile, '');
 let failed = 0;
 const rows = await runCampaign({
-  testbed, items, concurrency, resultsFile, random,
+  testbed, items, concurrency, resultsFile, random, isAlone: (c) => runsAlone(c, { lossAlone }),
   onProgress: (done, total, row) => {
     if (!(/** @type {any} */ (row).ok)) failed++;
     progress.update(done, total, failed ? `(${failed} failed)` : '');
@@ -133,6 +147,8 @@ const meta = {
   // the proxies' WebRTC build and SCTP max burst (packets, < 0: off): sim:compare models the same transport
   rtcBuilds: [...new Set(testbed.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown'))],
   sctpMaxBurst: sameField(testbed.proxies, 'maxBurst'),
+  // each proxy's build as its GET /rtc/build served it, and their SCTP sender ('loss-tolerant' | 'usrsctp' | 'mixed')
+  proxyRtcBuilds: servedBuilds, sctpSender: sender, modes,
   // a new association's cwnd (packets; null: libdatachannel's 10), and whether a proxy starts a
   // client's new connection from the path it measured before (the path cache): how sim:compare
   // models a download on new connections

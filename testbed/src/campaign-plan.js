@@ -54,16 +54,36 @@ export function condition(c) {
   return { window: DEFAULT_WINDOW, generationSize: DEFAULT_GENERATION, lossPct: 0, sizeBin: MAIN_BIN, ...c };
 }
 
+/** Is this one of FIGURE 15's injected-loss boxes (the mix at the default w, g and 1–2 MB, any loss)? @param {Condition} c */
+export function isLossBox(c) {
+  return conditionKey(c) === conditionKey(condition({ composition: MIX, mode: c.mode, lossPct: c.lossPct }));
+}
+
 /**
  * Does this box run one download at a time? FIGURE 11's boxes do (every composition and mode at the default
  * w, g, no loss, 1–2 MB): the targets are measured on them and the simulator is compared with them
  * (sim:compare), so they must measure the protocol, not the machine: concurrent downloads share the client's
- * delay line and the CPU.
+ * delay line and the CPU. With `lossAlone` (the loss preset) FIGURE 15's loss boxes do too.
  * @param {Condition} c
+ * @param {{lossAlone?: boolean}} [rule]
  */
-export function runsAlone(c) {
+export function runsAlone(c, rule = {}) {
+  if (rule.lossAlone && isLossBox(c)) return true;
   return conditionKey(c) === conditionKey(condition({ composition: c.composition, mode: c.mode }));
 }
+
+/** Injected loss rates (%) of the loss preset: the paper's 0–2% and 5%, where cubic's TCP collapses. */
+export const LOSS_PRESET_PCT = /** @type {const} */ ([1, 2, 5]);
+/**
+ * Downloads per box of the loss preset. Duration, estimated from the paper campaign's mix boxes at
+ * RTT 50 ms (mean download 0.7–1.1 s lossless, 0.9–1.8 s at 1%, 1.1–2.7 s at 2%) and 5% projected
+ * from 4×896 KiB/s (Coded 3.5 s with usrsctp's sender, Range-split 2.6 s, Parallel and Uncoded ~5 s),
+ * ~34 s for one download of each of the 16 boxes, plus ~0.65 s per download of flush, preconnect and
+ * settling before each one that runs alone (campaign-fig11-*: 1.9 s per download for 1.25 s of
+ * download): 16 × (34 + 16 × 0.65) s ≈ 12 min, + ~0.5 min start-up. A check with one download per box
+ * (loss-tolerant sender, load average ~4) took 27 s of downloads, Parallel HTTP at 5% 8.6 s of them: ~10 min.
+ */
+const LOSS_PRESET_PER_BOX = 16;
 
 export const PRESETS = /** @type {const} */ ({
   // < 10 min on 2 cores: every box of FIGURE 11, and the grids' extremes.
@@ -71,6 +91,8 @@ export const PRESETS = /** @type {const} */ ({
   quick: { perBox: 30, concurrency: 3, g: [12, 20], w: [120, 480], loss: [1], sizeBins: /** @type {(keyof typeof SIZE_BINS)[]} */ (['256-512KB']) },
   // the paper's design: at least 100 downloads per box, all grid points.
   paper: { perBox: 100, concurrency: 3, g: [12, 20], w: [120, 360, 480], loss: [0.5, 1, 2], sizeBins: /** @type {(keyof typeof SIZE_BINS)[]} */ (['256-512KB', '512KB-1MB', '2-4MB']) },
+  // FIGURE 15 alone: the mix's loss boxes, every mode, each download alone (~12 min at RTT 50 ms)
+  loss: { perBox: LOSS_PRESET_PER_BOX, concurrency: 1, g: [], w: [], loss: LOSS_PRESET_PCT, sizeBins: [], only: /** @type {(keyof typeof COMPOSITIONS)[]} */ ([MIX]), lossAlone: true },
   // CI smoke: two proxies, a handful of downloads.
   smoke: { perBox: 2, concurrency: 1, g: [], w: [], loss: [], sizeBins: [] },
 });
@@ -78,11 +100,12 @@ export const PRESETS = /** @type {const} */ ({
 /**
  * Every condition the campaign measures. FIGURE 11's grid, then the grids of FIGURES 12–15 on
  * the mix (the baseline mix condition is shared: g=24, w=240, loss 0, 1–2 MB).
- * @param {{g: readonly number[], w: readonly number[], loss: readonly number[], sizeBins: readonly (keyof typeof SIZE_BINS)[], compositions?: (keyof typeof COMPOSITIONS)[]}} grid
+ * @param {{g: readonly number[], w: readonly number[], loss: readonly number[], sizeBins: readonly (keyof typeof SIZE_BINS)[], compositions?: (keyof typeof COMPOSITIONS)[], only?: readonly (keyof typeof COMPOSITIONS)[]}} grid
+ *   compositions: those the fleet can serve; only: the preset's own (the loss preset: the mix)
  * @returns {Condition[]}
  */
 export function planConditions(grid) {
-  const comps = grid.compositions ?? /** @type {(keyof typeof COMPOSITIONS)[]} */ (Object.keys(COMPOSITIONS));
+  const comps = (grid.compositions ?? /** @type {(keyof typeof COMPOSITIONS)[]} */ (Object.keys(COMPOSITIONS))).filter((c) => !grid.only || grid.only.includes(c));
   /** @type {Map<string, Condition>} */
   const all = new Map();
   const add = (/** @type {Condition} */ c) => all.set(conditionKey(c), c);

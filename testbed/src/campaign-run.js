@@ -1,7 +1,8 @@
 // Runs a campaign's downloads on a started testbed: up to `concurrency` downloads at a time,
 // each on its own proxies (disjoint sets, so every proxy's shaped uplink serves one download),
-// with loss set on exactly the links a download uses. FIGURE 11's boxes (runsAlone) run alone:
-// the others drain first and wait, so those boxes measure the protocol, not a crowded machine.
+// with loss set on exactly the links a download uses. FIGURE 11's boxes (runsAlone; with the loss
+// preset, FIGURE 15's too) run alone: the others drain first and wait, so those boxes measure the
+// protocol, not a crowded machine.
 // One JSON line per download, with the machine's load while it ran.
 import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -35,9 +36,10 @@ export function feasibleCompositions(proxies) {
  * @param {() => number} o.random
  * @param {(done: number, total: number, last: object) => void} [o.onProgress]
  * @param {number} [o.settleMs]  quiet time before each download that runs alone, once the logs reached Origo
+ * @param {(c: Condition) => boolean} [o.isAlone]  which boxes run alone   [runsAlone: FIGURE 11's]
  * @returns {Promise<object[]>} the result rows
  */
-export async function runCampaign({ testbed, items, concurrency, resultsFile, random, onProgress, settleMs = SETTLE_MS }) {
+export async function runCampaign({ testbed, items, concurrency, resultsFile, random, onProgress, settleMs = SETTLE_MS, isAlone = runsAlone }) {
   const busy = new Set();
   const queue = [...items];
   const rows = [];
@@ -74,7 +76,7 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
   function takeNext() {
     if (aloneRunning) return null;
     for (let i = 0; i < queue.length; i++) {
-      const alone = runsAlone(queue[i].condition);
+      const alone = isAlone(queue[i].condition);
       if (alone && inFlight > 0) {
         if (i === 0) return null;
         continue;

@@ -11,6 +11,7 @@ import { codedError } from '@mutp/common/errors';
 
 const FLEET_POLL_MS = 200; // Origo registration is a socket.io handshake: a few hundred ms
 const LOG_FLUSH_TIMEOUT_MS = 10_000; // at the end, give Origo this long to ack the records
+const RTC_BUILD_TIMEOUT_MS = 5_000; // a proxy answers GET /rtc/build from memory: 5 s means it is not serving
 
 const origo = process.argv[2];
 // --fresh-digest-lists: each download asks the proxies for its digest lists, as a viewer's client does
@@ -75,6 +76,18 @@ const commands = {
   async closeConnections({ proxies }) {
     client.closeIdleConnections(proxies.map((/** @type {{url: string}} */ p) => p.url));
     return null;
+  },
+  /** Each proxy's WebRTC build as it serves it (GET /rtc/build), e.g. which SCTP sender its data channels run. */
+  async rtcBuilds({ proxies }) {
+    return Promise.all(proxies.map(async (/** @type {{id: string, url: string}} */ p) => {
+      try {
+        const res = await fetch(new URL('/rtc/build', p.url), { signal: AbortSignal.timeout(RTC_BUILD_TIMEOUT_MS) });
+        if (!res.ok) throw codedError('ERR_RTC_BUILD_FETCH', `GET /rtc/build: HTTP ${res.status}`);
+        return { id: p.id, build: await res.json() };
+      } catch (err) {
+        return { id: p.id, build: null, error: err.code ?? err.name ?? 'ERR_UNKNOWN' };
+      }
+    }));
   },
   async flush() {
     return { flushed: await client.flushLogs(LOG_FLUSH_TIMEOUT_MS), counters: client.logCounters(), pending: client.pendingLogs() };

@@ -3,10 +3,11 @@
 // explain misses. Built only from the result rows, so it can be re-made from results.jsonl.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { boxplotSvg, modeName } from './charts.js';
+import { boxplotSvg, lineChartSvg, modeName } from './charts.js';
 import { median } from './stats.js';
 import { MODES, MUTP_MODES, COMPOSITIONS, MIX, MAIN_BIN, SIZE_BINS, DEFAULT_WINDOW, DEFAULT_GENERATION, SLOW_BPS } from './campaign-plan.js';
 import { inferLoss, lossBin, LOSS_BINS, INFER_WINDOW_MS } from './fig15-paper.js';
+import { lossCurves, lossTable, codedKeepsVerdict, KEEPS_SHARE, CLAIM_LOSS_RANGE_PCT } from './fig15-loss.js';
 import { breakdownTable } from './time-report.js';
 import { TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 
@@ -46,7 +47,7 @@ const ratio = (/** @type {number} */ a, /** @type {number} */ b) => (Number.isFi
 const verdict = (/** @type {boolean | null} */ ok) => (ok === null ? 'no data' : ok ? 'holds' : 'does not hold');
 
 /**
- * The load FIGURE 11's boxes (which run alone) ran at, and the delay line's cost there.
+ * The load the boxes that run alone (FIGURE 11's; with the loss preset FIGURE 15's too) ran at, and the delay line's cost there.
  * @param {Row[]} rows @param {number} cores
  */
 function loadLine(rows, cores) {
@@ -54,19 +55,33 @@ function loadLine(rows, cores) {
   if (!alone.length) return '';
   const loads = alone.map((r) => r.loadavg1).filter(Number.isFinite);
   const dl = alone.filter((r) => r.composition === '4x896' && r.mode === 'coded').map((r) => r.delaylineCpu).filter((v) => Number.isFinite(v));
-  return `FIGURE 11's ${alone.length} downloads ran alone; 1-min load average at their ends: median ${num(median(loads), 1)}, max ${num(Math.max(...loads), 1)} on ${cores} cores (the machine is shared; the average lags a minute behind), busy cores during them: median ${num(median(alone.map((r) => /** @type {number} */ (r.busyCores)).filter(Number.isFinite)), 1)}.` +
+  return `Of the downloads, ${alone.length} ran alone; 1-min load average at their ends: median ${num(median(loads), 1)}, max ${num(Math.max(...loads), 1)} on ${cores} cores (the machine is shared; the average lags a minute behind), busy cores during them: median ${num(median(alone.map((r) => /** @type {number} */ (r.busyCores)).filter(Number.isFinite)), 1)}.` +
     (dl.length ? ` The delay line used ${pct(median(/** @type {number[]} */ (dl)))} of a core (median, max ${pct(Math.max(.../** @type {number[]} */ (dl)))}) during the Coded 4×896 downloads.` : '');
+}
+
+/** What SCTP sender the proxies' data channels ran (FIGURE 15 depends on it), from their GET /rtc/build. @param {Record<string, any>} meta */
+function senderLine(meta) {
+  const what = /** @type {Record<string, string>} */ ({
+    'loss-tolerant': 'loss-tolerant (the tuned build\'s: random loss does not cut its congestion window)',
+    usrsctp: 'usrsctp\'s (every loss halves its congestion window, as TCP Reno\'s)',
+    mixed: `mixed: ${(meta.proxyRtcBuilds ?? []).map((/** @type {{id: string, build: any}} */ p) => `${p.id} ${p.build?.sender ?? 'unknown'}`).join(', ')}`,
+  });
+  const builds = Array.isArray(meta.rtcBuilds) && meta.rtcBuilds.length ? ` Build: ${meta.rtcBuilds.join(' | ')}.` : '';
+  return meta.sctpSender
+    ? `**Proxies' SCTP sender:** ${what[meta.sctpSender] ?? meta.sctpSender}, as each proxy's GET /rtc/build reported it.${builds}`
+    : `**Proxies' SCTP sender:** not recorded for this run (its meta.json has no sctpSender).${builds}`;
 }
 
 /**
  * @param {object} o
  * @param {Row[]} o.rows
  * @param {string} o.dir
- * @param {object} o.meta   {preset, fleet, concurrency, startedAt, finishedAt, cores, commit, calibration?, origoUrl, delayMs?, delayMethod?}
+ * @param {object} o.meta   {preset, fleet, concurrency, startedAt, finishedAt, cores, commit, calibration?, origoUrl, delayMs?, delayMethod?, sctpSender?, proxyRtcBuilds?, rtcBuilds?}
  * @returns {{markdown: string, claims: string, targets: {name: string, ok: boolean | null}[]}}
  */
 export function writeReport({ rows, dir, meta }) {
   const delayMs = Number(meta.delayMs ?? 0); // reports made before --delay-ms existed had none
+  const sender = meta.sctpSender ?? null; // runs before the proxies reported their sender have none
   const rttText = delayMs > 0 ? `RTT ${2 * delayMs} ms` : 'RTT ≈ 0.1 ms';
   const figures = [];
   const fig = (/** @type {string} */ file, /** @type {string} */ caption, /** @type {Parameters<typeof boxplotSvg>[0]} */ spec) => {
@@ -111,6 +126,16 @@ export function writeReport({ rows, dir, meta }) {
       title: `FIGURE 15: ${label} by loss (1×1792 + 3×896)`, yName: label, ticks: losses.map((l) => `${l}%`), modes: [...MODES], scale,
       values: (t, m) => metricOf(metric)({ ...base(MIX, m), lossPct: Number(t.slice(0, -1)) }),
     });
+  }
+  // FIGURE 15 as curves: every mode's median goodput against the injected loss, and its ratio to lossless.
+  const curves = lossCurves(rows);
+  if (curves.losses.length) {
+    writeFileSync(join(dir, 'fig15-loss-curves.svg'), lineChartSvg({
+      title: 'FIGURE 15: median goodput by injected loss (1×1792 + 3×896 KiB/s)', xName: 'injected loss (%)', yName: 'goodput (KiB/s)', scale: KIB,
+      series: curves.modes.map((m) => ({ mode: m.mode, points: m.points.map((p) => ({ x: p.lossPct, median: p.median, q1: p.q1, q3: p.q3 })) })),
+    }));
+    const caption = 'FIGURE 15 — median goodput against injected loss, every mode (mix, w=240, g=24; bars: interquartile range)';
+    figures.push(`### ${caption}\n\n![${caption}](fig15-loss-curves.svg)\n\nMedian goodput at each injected loss rate, × that mode's own lossless median, and downloads:\n\n${lossTable(curves, modeName, kib)}\n`);
   }
   // FIGURE 15 the paper's way: no injected loss; MUTP loss measured on the wire, HTTP loss inferred (paper V.e).
   const fig15Rows = inferLoss(rows.filter((r) => r.lossPct === 0 && r.composition === MIX && r.window === DEFAULT_WINDOW && r.generationSize === DEFAULT_GENERATION && r.sizeBin === MAIN_BIN));
@@ -178,9 +203,15 @@ export function writeReport({ rows, dir, meta }) {
     const du = drop('uncoded');
     const dc = drop('coded');
     const holds = [dh, du, dc].every(Number.isFinite) ? dh > du && dh > dc : null;
-    // why it can fail here: the data channel's SCTP (usrsctp) halves its window on loss even on unreliable channels
-    const sctp = holds === false && delayMs > 0 ? ' — WebRTC data channels run SCTP\'s loss-based (Reno) congestion control even when unreliable, so random loss caps each MUTP path about as it caps a TCP Reno flow (≈ MSS/RTT × 1.22/√p), and below cubic\'s TCP' : '';
+    // why it can fail here: usrsctp's sender halves its window on loss even on unreliable channels (not the loss-tolerant one)
+    const sctp = holds === false && delayMs > 0 && sender !== 'loss-tolerant' ? ' — WebRTC data channels run SCTP\'s loss-based (Reno) congestion control even when unreliable, so random loss caps each MUTP path about as it caps a TCP Reno flow (≈ MSS/RTT × 1.22/√p), and below cubic\'s TCP' : '';
     claim('At 1% loss Parallel HTTP drops while MUTP holds (FIG. 15)', `${rttText}; goodput change at 1% vs 0%: Parallel HTTP ${change(dh)}, Range-split ${change(drop('range-http'))}, Uncoded ${change(du)}, Coded ${change(dc)}${sctp}`, holds);
+  }
+  {
+    const v = codedKeepsVerdict(curves, kib);
+    const [lo, hi] = CLAIM_LOSS_RANGE_PCT;
+    claim(`Coded MUTP keeps its goodput under random loss (FIG. 15): ≥ ${KEEPS_SHARE} of its lossless median at ${lo}–${hi}% injected loss, and above Range-split HTTP there`,
+      `${rttText}, SCTP sender ${sender ?? 'not recorded'}; Coded lossless ${kib(g(MIX, 'coded'))}; ${v.text}`, v.ok);
   }
   const claims = ['| paper claim | our medians | verdict |', '|---|---|---|', ...claimRows].join('\n');
 
@@ -268,6 +299,8 @@ export function writeReport({ rows, dir, meta }) {
       ? `**TCP congestion control:** ${meta.tcpCongestion} on every host (the paper's 2018 servers ran Linux's default, cubic; bbr, this machine's default, ignores random loss and would hide FIGURE 15's effect on HTTP).`
       : '**TCP congestion control:** the machine\'s default (not recorded; bbr here, which ignores random loss).',
     '',
+    senderLine(meta),
+    '',
     meta.calibration ? `**Shaping check:** ${meta.calibration}\n` : '',
     '## Paper claims vs our medians',
     '',
@@ -290,7 +323,7 @@ export function writeReport({ rows, dir, meta }) {
     '',
     '## Every box',
     '',
-    `Load: the 1-min load average when each download ended (median / max over the box), on ${meta.cores} cores; busy cores: the whole machine's CPU use during the download (/proc/stat), which, unlike the 1-min average, does not lag behind. "alone": the box's downloads ran one at a time (FIGURE 11's boxes: every composition and mode at w=240, g=24, no loss, 1–2 MB). Delay line: its CPU per download (a fraction of one core; shared by whatever ran at the same time).`,
+    `Load: the 1-min load average when each download ended (median / max over the box), on ${meta.cores} cores; busy cores: the whole machine's CPU use during the download (/proc/stat), which, unlike the 1-min average, does not lag behind. "alone": the box's downloads ran one at a time (FIGURE 11's boxes: every composition and mode at w=240, g=24, no loss, 1–2 MB; with the loss preset, FIGURE 15's loss boxes too). Delay line: its CPU per download (a fraction of one core; shared by whatever ran at the same time).`,
     '',
     '| proxies | mode | w | g | loss | chunk | ok/all | goodput | throughput | normalized | busiest proxy CPU | client CPU | downloads at once | load median / max | busy cores | delay line CPU |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',

@@ -29,3 +29,16 @@ export function readProxyRtcBuild(logFile) {
   }
   return { kind: summary.split(' ')[0], ...fields, summary };
 }
+
+/**
+ * The proxies' SCTP sender in one word: 'loss-tolerant' (random loss does not cut its window) or
+ * 'usrsctp' (every loss halves it) when every proxy reported the same, 'mixed' when they differ,
+ * null when none reported one (an older proxy, or none answered).
+ * @param {({sender?: string} | null | undefined)[]} builds  as GET /rtc/build answers
+ * @returns {string | null}
+ */
+export function sctpSender(builds) {
+  const senders = new Set(builds.map((b) => b?.sender ?? null));
+  if (senders.size === 1) return [...senders][0];
+  return senders.size === 0 ? null : 'mixed';
+}

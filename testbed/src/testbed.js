@@ -213,6 +213,12 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       sentToClient: async () => (await Promise.all(links.map(sentToClient))).reduce((a, b) => ({ packets: a.packets + b.packets, bytes: a.bytes + b.bytes }), { packets: 0, bytes: 0 }),
       /** CPU seconds used so far by a process of the testbed. @param {number} pid */
       cpuSeconds,
+      /**
+       * Each proxy's WebRTC build as the client gets it from GET /rtc/build (its SCTP sender included):
+       * [{id, build}], build null (with an error code) when a proxy did not answer.
+       * @returns {Promise<{id: string, build: Record<string, any> | null, error?: string}[]>}
+       */
+      rtcBuilds: () => agent.call({ cmd: 'rtcBuilds', proxies: proxies.map((p) => ({ id: p.id, url: p.url })) }),
       /** Waits until the client's log records reached Origo. */
       flushLogs: () => agent.call({ cmd: 'flush' }),
       /**
