@@ -13,7 +13,7 @@ import { CodedReceiver } from './coded-receiver.js';
 import { createMetaVote, createMetaAssembler, majorityAgrees } from './integrity/meta-vote.js';
 import { codedError } from '@mutp/common/errors';
 import {
-  REQUEST_RESEND_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
+  REQUEST_RESEND_MS, REQUEST_RESEND_FIRST_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
   MAX_MALFORMED_PER_PROXY, MAX_WARNINGS_PER_PROXY, META_QUORUM_WAIT_MS, EXCLUDE_AFTER_BAD_PACKETS,
 } from './download-constants.js';
 
@@ -43,6 +43,7 @@ import {
  * @property {any} metaAsm               collects its meta slices (checksum table)
  * @property {number} badPackets         packets proven corrupted
  * @property {number} requestedAt        ms, the last request sent
+ * @property {number} requestsSent       requests sent to this source so far
  * @property {number} lastHeardAt        ms, the last valid message
  * @property {number} connectedAt        ms, the connection was ready
  * @property {boolean} reused            the connection was kept from an earlier download
@@ -100,7 +101,7 @@ export class DownloadController {
     this.requests = [];
     for (let i = 0; i < o.sourceCount; i++) {
       this.sources.push({
-        index: i, state: 'connecting', meta: null, metaAsm: null, badPackets: 0, requestedAt: 0, lastHeardAt: 0,
+        index: i, state: 'connecting', meta: null, metaAsm: null, badPackets: 0, requestedAt: 0, requestsSent: 0, lastHeardAt: 0,
         connectedAt: 0, reused: false, bytes: 0, packets: 0, duplicates: 0, maxSeq: 0, malformed: 0, error: null,
       });
       this.requests.push(encodeMessage({
@@ -231,7 +232,7 @@ export class DownloadController {
         this.reconnect(s, `silent for ${Math.round(now - s.connectedAt)} ms`);
       } else if (!s.meta) {
         if (now - s.lastHeardAt >= META_TIMEOUT_MS) this.drop(s, 'ERR_PROXY_SILENT', `no meta within ${META_TIMEOUT_MS} ms`);
-        else if (now - s.requestedAt >= REQUEST_RESEND_MS) this.sendRequest(s, now);
+        else if (now >= this.requestResendAt(s)) this.sendRequest(s, now);
       } else if (stalled && now - s.lastHeardAt >= this.noProgressTimeoutMs) {
         this.drop(s, 'ERR_PROXY_SILENT', `no packet for ${Math.round(now - s.lastHeardAt)} ms while the download stalled`);
       }
@@ -266,7 +267,7 @@ export class DownloadController {
     for (const s of this.sources) {
       if (s.state !== 'open') continue;
       if (s.reused && !s.metaAsm) t = Math.min(t, s.connectedAt + REUSED_SILENT_MS);
-      if (!s.meta) t = Math.min(t, s.lastHeardAt + META_TIMEOUT_MS, s.requestedAt + REQUEST_RESEND_MS);
+      if (!s.meta) t = Math.min(t, s.lastHeardAt + META_TIMEOUT_MS, this.requestResendAt(s));
       else t = Math.min(t, Math.max(stallAt, s.lastHeardAt + this.noProgressTimeoutMs));
     }
     return t;
@@ -313,9 +314,15 @@ export class DownloadController {
     return a;
   }
 
+  /** When a source's request is re-sent if no meta came (ms). @param {SourceState} s */
+  requestResendAt(s) {
+    return s.requestedAt + (s.requestsSent <= 1 ? REQUEST_RESEND_FIRST_MS : REQUEST_RESEND_MS);
+  }
+
   /** @param {SourceState} s @param {number} now */
   sendRequest(s, now) {
     s.requestedAt = now;
+    s.requestsSent++;
     this.out.push({ type: 'send', source: s.index, bytes: this.requests[s.index] });
   }
 

@@ -3,7 +3,7 @@
 // corrupt and lying proxies, and its timer (wakeAt).
 import assert from 'node:assert/strict';
 import { runPiped } from './piped-download.js';
-import { REQUEST_RESEND_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, REUSED_SILENT_MS, MAX_URL_BYTES, createDownloadController, encodeMessage, decodeMessage } from '../index.js';
+import { REQUEST_RESEND_MS, REQUEST_RESEND_FIRST_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, REUSED_SILENT_MS, MAX_URL_BYTES, createDownloadController, encodeMessage, decodeMessage } from '../index.js';
 
 /** @param {any} r */
 function assertByteExact(r) {
@@ -56,13 +56,14 @@ describe('download controller piped into the senders', () => {
     });
   }
 
-  it('a lost request is re-sent after REQUEST_RESEND_MS', async () => {
-    const r = await runPiped({ mode: 'coded', size: 100_000, n: 2, faults: { 1: { dropRequests: 1 } } });
+  it('a lost request is re-sent after REQUEST_RESEND_FIRST_MS, a second loss after REQUEST_RESEND_MS more', async () => {
+    const r = await runPiped({ mode: 'coded', size: 100_000, n: 2, faults: { 1: { dropRequests: 2 } } });
     assertByteExact(r);
-    assert.equal(r.proxies[1].requests, 2);
+    assert.equal(r.proxies[1].requests, 3);
     assert.equal(r.proxies[0].requests, 1);
-    const sends = r.actions.filter((a) => a.type === 'send' && a.source === 1 && a.t < 1000);
-    assert.equal(sends[1].t - sends[0].t, REQUEST_RESEND_MS, 'the second request went at the re-send deadline');
+    const sends = r.actions.filter((a) => a.type === 'send' && a.source === 1 && a.t < 2000);
+    assert.equal(sends[1].t - sends[0].t, REQUEST_RESEND_FIRST_MS, 'the second request went at the first re-send deadline');
+    assert.equal(sends[2].t - sends[1].t, REQUEST_RESEND_MS, 'the third after the longer one: the proxy may be fetching the object');
   });
 
   it('next: each proxy hears the hint once, after its request; a re-sent request goes alone; a URL too long is not hinted', async () => {
@@ -76,7 +77,7 @@ describe('download controller piped into the senders', () => {
     const c = await make('http://o/seg-2.m4s');
     assert.deepEqual(types(c.connected(0, {}, 0)), ['request', 'hint http://o/seg-2.m4s 9']);
     assert.deepEqual(types(c.connected(1, {}, 1)), ['request', 'hint http://o/seg-2.m4s 9']);
-    assert.deepEqual(types(c.tick(REQUEST_RESEND_MS)), ['request'], 'the re-send of the first');
+    assert.deepEqual(types(c.tick(REQUEST_RESEND_FIRST_MS)), ['request'], 'the re-send of the first');
     const none = await make(undefined);
     assert.deepEqual(types(none.connected(0, {}, 0)), ['request']);
     const long = await make(`http://o/${'x'.repeat(MAX_URL_BYTES)}`);
@@ -154,7 +155,8 @@ describe('download controller piped into the senders', () => {
   it('one of two proxies never answers: no vote without a majority until it is dropped as silent (META_TIMEOUT_MS)', async () => {
     const r = await runPiped({ mode: 'uncoded', size: 50_000, n: 2, faults: { 0: { silent: true } }, maxMs: 30_000 });
     assertByteExact(r);
-    assert.equal(r.proxies[0].requests, 1 + Math.floor((META_TIMEOUT_MS - 1) / REQUEST_RESEND_MS), 'its request was re-sent every REQUEST_RESEND_MS');
+    assert.equal(r.proxies[0].requests, 2 + Math.floor((META_TIMEOUT_MS - REQUEST_RESEND_FIRST_MS - 1) / REQUEST_RESEND_MS),
+      'its request was re-sent after REQUEST_RESEND_FIRST_MS, then every REQUEST_RESEND_MS');
     const drops = actionsOf(r, 'drop');
     assert.equal(drops.length, 1);
     assert.equal(drops[0].code, 'ERR_PROXY_SILENT');
