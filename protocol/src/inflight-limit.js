@@ -117,12 +117,16 @@ export function createInflightLimit(o = {}) {
    * event loop was busy) echoes more in a burst than the delivery rate accounts for. Between
    * bursts the cap fills and the sender idles though the path is empty. As BBR's extra_acked: an
    * epoch starts with an echo when those since the last epoch are no ahead of the rate; the most
-   * the echoes ran ahead of it (packets, the largest over the download) is allowed in flight on
-   * top of the path's share. One echo each feedbackEvery packets runs that many ahead.
+   * the echoes ran ahead of it (packets, the largest in the last INFLIGHT_BW_WINDOW_ROUNDS round
+   * trips, as BBR's windowed filter) is allowed in flight on top of the path's share. One echo
+   * each feedbackEvery packets runs that many ahead. Kept for the whole download, one late burst
+   * let a source hold its queue 40 ms fuller from then on: with SCTP no longer backing off on
+   * loss, a single 896 KiB/s path overflowed its 50 ms shaper queue (1-3% loss, testbed).
    */
   let aggAt = -1;
   let aggEcho = 0;
   let aggExtra = 0;
+  const aggRoundMax = new Float64Array(INFLIGHT_BW_WINDOW_ROUNDS);
   const gain = () => INFLIGHT_PROBE_GAINS[phase];
   /** packets per ms the pacing lets through now */
   const paceRate = () => rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : gain());
@@ -167,6 +171,8 @@ export function createInflightLimit(o = {}) {
     }
     roundMax[round % INFLIGHT_BW_WINDOW_ROUNDS] = 0;
     rate = Math.max(...roundMax);
+    aggRoundMax[round % INFLIGHT_BW_WINDOW_ROUNDS] = 0;
+    aggExtra = Math.max(...aggRoundMax);
   }
 
   /** @param {number} now */
@@ -222,7 +228,9 @@ export function createInflightLimit(o = {}) {
           aggAt = now; // a new epoch, from this echo's packets on
           aggEcho = echo;
         }
-        aggExtra = Math.max(aggExtra, e - aggEcho - rate * (now - aggAt));
+        const i = round % INFLIGHT_BW_WINDOW_ROUNDS;
+        aggRoundMax[i] = Math.max(aggRoundMax[i], e - aggEcho - rate * (now - aggAt));
+        aggExtra = Math.max(aggExtra, aggRoundMax[i]);
       }
       echo = e;
       echoAt = now;

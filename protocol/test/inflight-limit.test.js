@@ -107,6 +107,26 @@ describe('in-flight limit', () => {
     assert.ok(smooth.cap <= Math.ceil(1 * (3 + 15)) + 8 + 1, `cap ${smooth.cap} for echoes each ms`);
   });
 
+  it('one burst of bunched echoes widens the cap only for the rate window, not the whole download', () => {
+    const lim = createInflightLimit({ path: { rate: 1, minRttMs: 50 }, echoLagPackets: 8 });
+    let seq = 0;
+    let t = 0;
+    const send = (/** @type {number} */ n) => { for (let i = 0; i < n; i++) lim.onSent(++seq, t); };
+    send(160);
+    lim.onEcho(10, (t = 60));
+    lim.onEcho(150, (t = 70)); // 140 echoed in 10 ms at 1 per ms: a late feedback burst
+    const widened = lim.echoAllowance;
+    assert.ok(widened > 8, `allowance ${widened} after the burst`);
+    // then echoes at the rate, one round trip after another
+    for (let e = 160; e <= 3000; e += 10) {
+      send(10);
+      lim.onEcho(e, (t += 10));
+    }
+    assert.ok(lim.rounds > 12, `${lim.rounds} round trips`);
+    // each echo of 10 packets runs 10 ahead: what the regular echoes need, not the burst's 40
+    assert.equal(lim.echoAllowance, 10, 'back to the echoes\' own spacing once the burst left the window');
+  });
+
   it('bunched echoes add at most INFLIGHT_ACK_AGGREGATION_MAX_MS at the rate to the cap', () => {
     const lim = createInflightLimit({ path: { rate: 1, minRttMs: 5 }, queueTargetMs: 15, echoLagPackets: 8 });
     for (let seq = 1; seq <= 300; seq++) lim.onSent(seq, 0);
