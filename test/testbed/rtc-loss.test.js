@@ -8,7 +8,7 @@
 // The sender is the proxy's own signalling and WebRTC selection, paced by the application at
 // SEND_RATE below the link, as the proxy's pacer does; the receiver the client's connectPeer.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { createPair, destroyPair, nodeIn } from '@mutp/testkit/netns';
 import { ensureDelayLine, startDelay } from '@mutp/testbed/delay';
 import { SHAPE } from '@mutp/testbed/links';
 import { tunedBuildPresent, TUNED_DIR } from '@mutp/proxy/wrtc';
+import { startRtcSender } from './rtc-sender.js';
 
 const DELAY_MS = 25; // one way: RTT 50 ms, as the campaign
 const PORT = 40173;
@@ -33,36 +34,18 @@ const url = (/** @type {string} */ spec) => import.meta.resolve(spec);
 
 // Sender (namespace B): on a text message [rate, ms, size], paced sends of `size` bytes for `ms`
 // (once: the receiver repeats its ask until data comes, the channel being as lossy as the data).
-// Prints the build on listening.
-const SENDER = `
-const [signallingUrl, wrtcUrl, expressUrl, ip, port] = process.argv.slice(1);
-const { createSignalling } = await import(signallingUrl);
-const { loadWrtc } = await import(wrtcUrl);
-const express = (await import(expressUrl)).default;
-const { RTCPeerConnection, build } = await loadWrtc();
-const silent = { info() {}, warn() {}, error() {} };
-const sig = createSignalling({ RTCPeerConnection, rtcConfig: { bindAddress: ip }, logger: silent,
-  onChannel: (channel) => {
-    let started = false;
-    channel.addEventListener('message', (ev) => {
-      if (started) return;
-      started = true;
-      const [rate, ms, size] = JSON.parse(String(ev.data));
-      const payload = new Uint8Array(size);
-      const t0 = performance.now();
-      let sent = 0;
-      const timer = setInterval(() => {
-        const t = performance.now() - t0;
-        if (t > ms) return clearInterval(timer);
-        while (sent * size < (rate * t) / 1000 && channel.bufferedAmount < 64 * 1024) { channel.send(payload); sent++; }
-      }, 1);
-    });
-    return { stop() {} };
-  } });
-const app = express();
-app.use(sig.router);
-app.listen(Number(port), ip, () => console.log(JSON.stringify(build)));
-setTimeout(() => process.exit(0), 120000);
+const ON_MESSAGE = `
+if (channel.mutpStarted) return;
+channel.mutpStarted = true;
+const [rate, ms, size] = JSON.parse(String(ev.data));
+const payload = new Uint8Array(size);
+const t0 = performance.now();
+let sent = 0;
+const timer = setInterval(() => {
+  const t = performance.now() - t0;
+  if (t > ms) return clearInterval(timer);
+  while (sent * size < (rate * t) / 1000 && channel.bufferedAmount < 64 * 1024) { channel.send(payload); sent++; }
+}, 1);
 `;
 
 // Receiver (namespace A): asks for RUN_MS of paced sends; prints bytes received and the longest gap.
@@ -131,16 +114,10 @@ describe('proxy WebRTC build: random loss is not congestion (namespaces, RTT 50 
       dropFrom(net.a, net.ipB, lossPct);
       dropFrom(net.b, net.ipA, lossPct);
     }
-    const proc = spawn('ip', ['netns', 'exec', net.b, process.execPath, '--input-type=module', '-e', SENDER,
-      url('@mutp/proxy/signalling'), url('@mutp/proxy/wrtc'), url('express'), net.ipB, String(PORT)],
-    { env: { ...process.env, MUTP_RTC_BUILD: 'tuned', MUTP_SCTP_LOSS_TOLERANT: tolerant ? '1' : '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    sender = proc;
-    let stderr = '';
-    proc.stderr?.on('data', (d) => (stderr += d));
-    const build = await new Promise((resolve, reject) => {
-      proc.stdout?.once('data', (d) => resolve(JSON.parse(String(d))));
-      proc.once('close', (code) => reject(new Error(`sender exited ${code}: ${stderr}`)));
-    });
+    const started = await startRtcSender({ ns: net.b, ip: net.ipB, port: PORT, onMessage: ON_MESSAGE,
+      env: { MUTP_RTC_BUILD: 'tuned', MUTP_SCTP_LOSS_TOLERANT: tolerant ? '1' : '0' } });
+    sender = started.proc;
+    const build = started.build;
     assert.equal(build.sender, tolerant ? 'loss-tolerant' : 'usrsctp');
     const out = JSON.parse(await nodeIn(net.a, RECEIVER, [
       url('@mutp/proxyclientlib/connect-peer'), url('node-datachannel/polyfill'), `http://${net.ipB}:${PORT}`,

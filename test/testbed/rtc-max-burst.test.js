@@ -7,7 +7,6 @@
 // signalling and WebRTC selection (proxy/src/rtc), the receiver the client's connectPeer with the
 // stock build. MUTP_RTC_BUILD=stock runs the sender on the stock build: the test then fails.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { createPair, destroyPair, nodeIn } from '@mutp/testkit/netns';
 import { ensureDelayLine, startDelay } from '@mutp/testbed/delay';
 import { tunedBuildPresent, TUNED_DIR } from '@mutp/proxy/wrtc';
 import { SCTP_MAX_BURST_PACKETS } from '@mutp/proxy/rtc-limits';
+import { startRtcSender } from './rtc-sender.js';
 
 const DELAY_MS = 25; // one way: RTT 50 ms, as the campaign
 const PORT = 40171;
@@ -33,29 +33,13 @@ const SLACK_PACKETS = 3;
 
 const url = (/** @type {string} */ spec) => import.meta.resolve(spec);
 
-// Proxy side (namespace B): POST /rtc/offer as the proxy serves it; each text message [round, n]
-// asks for n messages of 1200 B whose first byte is the round. Prints the build on listening.
-const SENDER = `
-const [signallingUrl, wrtcUrl, expressUrl, ip, port] = process.argv.slice(1);
-const { createSignalling } = await import(signallingUrl);
-const { loadWrtc } = await import(wrtcUrl);
-const express = (await import(expressUrl)).default;
-const { RTCPeerConnection, build } = await loadWrtc();
-const silent = { info() {}, warn() {}, error() {} };
+// Proxy side (namespace B): each text message [round, n] asks for n messages of 1200 B whose
+// first byte is the round.
+const ON_MESSAGE = `
+const [round, n] = JSON.parse(String(ev.data));
 const payload = new Uint8Array(1200);
-const sig = createSignalling({ RTCPeerConnection, rtcConfig: { bindAddress: ip }, logger: silent,
-  onChannel: (channel) => {
-    channel.addEventListener('message', (ev) => {
-      const [round, n] = JSON.parse(String(ev.data));
-      payload[0] = round;
-      for (let i = 0; i < n; i++) channel.send(payload);
-    });
-    return { stop() {} };
-  } });
-const app = express();
-app.use(sig.router);
-app.listen(Number(port), ip, () => console.log(JSON.stringify(build)));
-setTimeout(() => process.exit(0), 120000);
+payload[0] = round;
+for (let i = 0; i < n; i++) channel.send(payload);
 `;
 
 // Client side (namespace A): warm-up, then ROUNDS bursts after an idle pause each; prints, per
@@ -111,16 +95,10 @@ describe('proxy WebRTC build: SCTP max burst lifted (namespaces, RTT 50 ms)', fu
   });
 
   it('after an idle pause, SCTP_MAX_BURST_PACKETS of a burst arrive in the first round trip (stock: ~10)', async () => {
-    const proc = spawn('ip', ['netns', 'exec', net.b, process.execPath, '--input-type=module', '-e', SENDER,
-      url('@mutp/proxy/signalling'), url('@mutp/proxy/wrtc'), url('express'), net.ipB, String(PORT)],
-    { env: { ...process.env, MUTP_RTC_BUILD: process.env.MUTP_RTC_BUILD || 'tuned', MUTP_SCTP_MAX_BURST: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    sender = proc;
-    let stderr = '';
-    proc.stderr?.on('data', (d) => (stderr += d));
-    const build = await new Promise((resolve, reject) => {
-      proc.stdout?.once('data', (d) => resolve(JSON.parse(String(d))));
-      proc.once('close', (code) => reject(new Error(`sender exited ${code}: ${stderr}`)));
-    });
+    const started = await startRtcSender({ ns: net.b, ip: net.ipB, port: PORT, onMessage: ON_MESSAGE,
+      env: { MUTP_RTC_BUILD: process.env.MUTP_RTC_BUILD || 'tuned', MUTP_SCTP_MAX_BURST: '' } });
+    sender = started.proc;
+    const build = started.build;
     const out = JSON.parse(await nodeIn(net.a, RECEIVER, [
       url('@mutp/proxyclientlib/connect-peer'), url('node-datachannel/polyfill'), `http://${net.ipB}:${PORT}`,
       String(WARMUP_MESSAGES), String(BURST), String(ROUNDS), String(IDLE_MS), String(WITHIN_MS),
