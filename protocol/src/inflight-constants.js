@@ -48,7 +48,13 @@ export const INFLIGHT_BW_WINDOW_ROUNDS = 10;
 /**
  * Pacing and in-flight gains of the probing cycle, one phase per min RTT (BBR's ProbeBW): a round
  * trip at 1.25× looks for more rate, the next at 0.75× drains the queue that probe made, then six
- * at 1×. The in-flight cap is rate × (gain × min RTT + queue target).
+ * at 1×. The in-flight cap is rate × (gain × min RTT + queue target). When the source paces (its
+ * SCTP sends what it is given at once, max burst off), packets leave at the phase's gain × the
+ * rate, so a download on a kept connection, which starts in the probing phase, fills its first
+ * round trip without bursting a window into the bottleneck's queue. Simulator, RTT 50 ms, 1.5 MiB,
+ * the testbed's 50 ms shaper queue, kept connections, paced at 1.25× throughout: 4×896 KiB/s
+ * 2732 → 2796 KiB/s, 1×1792 + 3×896 3208 → 3381 (against max burst 30, unpaced); max burst off
+ * unpaced collapses to ~1300 (the queue overflows, SCTP halves its window).
  */
 export const INFLIGHT_PROBE_GAINS = Object.freeze([1.25, 0.75, 1, 1, 1, 1, 1, 1]);
 
@@ -89,17 +95,6 @@ export const INFLIGHT_LOSS_THRESHOLD = 0.2;
 export const INFLIGHT_LOSS_MIN_PACKETS = 40;
 /** Multiplicative decrease of the bottleneck rate on congestive loss (as cubic's β). */
 export const INFLIGHT_LOSS_BETA = 0.7;
-
-/**
- * Pacing (when the source asks for it: its SCTP sends what it is given at once, max burst off):
- * packets leave at the phase's gain (INFLIGHT_PROBE_GAINS) × the bottleneck rate, so a download on
- * a kept connection fills its first round trip without bursting a whole window into the
- * bottleneck's queue. Such a download starts in the probing phase, at this gain. Simulator, RTT
- * 50 ms, 1.5 MiB, the testbed's 50 ms shaper queue, kept connections, paced at 1.25× throughout:
- * 4×896 KiB/s 2732 → 2796 KiB/s, 1×1792 + 3×896 3208 → 3381, 1×1792 1432 → 1489 (against max burst
- * 30, unpaced); max burst off unpaced collapses to ~1300 (the queue overflows, SCTP halves its window).
- */
-export const INFLIGHT_PACING_GAIN = INFLIGHT_PROBE_GAINS[0];
 
 /** Pacing gain before the first queue shows on a connection with no kept path: the ramp must not be slower than unpaced (×3 simulated best of 2, 3, 4). */
 export const INFLIGHT_PACING_STARTUP_GAIN = 3;

@@ -264,9 +264,9 @@ export function createInflightLimit(o = {}) {
     /**
      * The sender's running count of packets it learnt were lost (the protocol's own detection from
      * the feedback). Loss above INFLIGHT_LOSS_THRESHOLD of what was sent is taken as congestion.
-     * @param {number} total @param {number} _now ms
+     * @param {number} total
      */
-    onLost(total, _now) {
+    onLost(total) {
       if (!Number.isInteger(total) || total <= lostTotal) return;
       lossLost += total - lostTotal;
       lostTotal = total;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createInflightLimit, inflightFloorPackets } from '../src/inflight-limit.js';
 import {
-  INFLIGHT_PACING_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS, INFLIGHT_PROBE_GAINS,
+  INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS, INFLIGHT_PROBE_GAINS,
 } from '../src/inflight-constants.js';
 
 /** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
@@ -177,19 +177,20 @@ describe('in-flight limit', () => {
     assert.equal(fresh.startup, true, 'an unmeasured path still starts up');
   });
 
-  it('pacing: a kept path\'s download leaves at INFLIGHT_PACING_GAIN × its rate, not as one burst', () => {
+  it('pacing: a kept path\'s download leaves at the probing gain × its rate, not as one burst', () => {
+    const PROBE_GAIN = INFLIGHT_PROBE_GAINS[0]; // a kept path's download starts probing
     const path = { rate: 0.8, minRttMs: 50 }; // packets/ms
     const paced = createInflightLimit({ path, pacing: true });
     const s = { seq: 0 };
     assert.equal(sendAll(paced, s, 1000), INFLIGHT_PACING_BURST_PACKETS, 'only the token bucket at once');
     const next = paced.wakeAt();
-    const gap = 1 / (path.rate * INFLIGHT_PACING_GAIN);
+    const gap = 1 / (path.rate * PROBE_GAIN);
     assert.ok(Math.abs(next - 1000 - gap) < 1e-9, `the next packet one pace gap later (${next - 1000} ms)`);
     assert.equal(paced.allows(next - 0.01), false);
     assert.equal(paced.allows(next), true);
     let sent = INFLIGHT_PACING_BURST_PACKETS;
     for (let t = 1000; t <= 1020; t += 0.5) sent += sendAll(paced, s, t);
-    const expect = INFLIGHT_PACING_BURST_PACKETS + 20 * path.rate * INFLIGHT_PACING_GAIN;
+    const expect = INFLIGHT_PACING_BURST_PACKETS + 20 * path.rate * PROBE_GAIN;
     assert.ok(Math.abs(sent - expect) <= 1, `20 ms at the pace: ${sent} packets, expected ~${expect}`);
     const unpaced = createInflightLimit({ path });
     assert.equal(sendAll(unpaced, { seq: 0 }, 1000), unpaced.cap(), 'without pacing the whole cap goes at once');
@@ -317,7 +318,7 @@ describe('in-flight limit', () => {
       while (echoes.length > 0 && echoes[0].at <= t) e = /** @type {{ seq: number }} */ (echoes.shift()).seq;
       if (e > 0) {
         lim.onEcho(e, t);
-        lim.onLost(lost, t);
+        lim.onLost(lost);
       }
       if (lim.gain < 1 && lastGain >= 1) drains++;
       lastGain = lim.gain;

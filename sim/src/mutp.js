@@ -220,7 +220,7 @@ export async function runMutp(net, job) {
     } else if (msg.type === 'feedback') {
       p.inflight.onEcho(msg.echo?.[i], q.now);
       p.sender.handleFeedback(msg, q.now);
-      p.inflight.onLost(p.sender.stats.lostByEcho, q.now);
+      p.inflight.onLost(p.sender.stats.lostByEcho);
       pump(i);
     } else if (msg.type === 'done') {
       p.sender.handleFeedback(msg, q.now);

@@ -101,8 +101,8 @@ export const SCTP_MAX_MESSAGE_BYTES = 4 * 1024;
  * in-flight limit, not by this; but under random loss every chunk after a lost one stays here
  * until the FORWARD-TSN for it comes back acked (about 1.5 round trips), and usrsctp charges each
  * ~1.1 KB message a 2 KB cluster. 128 KiB held the loss-tolerant sender to 0.77-0.85 of its paced
- * rate at 5% loss (namespaces, RTT 50 ms, 896 KiB/s, paced at 700 KiB/s); 512 KiB to 0.95, the
- * loss itself. libdatachannel's default is 1 MiB.
+ * rate at 5% loss (namespaces, RTT 50 ms, 896 KiB/s, paced at 700 KiB/s); 512 KiB to 0.88-0.95
+ * (0.95: the loss itself). libdatachannel's default is 1 MiB.
  */
 export const SCTP_SEND_BUFFER_BYTES = 512 * 1024;
 

@@ -122,7 +122,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         } catch (e) {
           return warn(`feedback refused: ${/** @type {Error} */ (e).message}`);
         }
-        active.inflight.onLost(active.sender.stats.lostByEcho, now());
+        active.inflight.onLost(active.sender.stats.lostByEcho);
         active.wake?.();
         return;
       case 'done':
