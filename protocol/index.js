@@ -3,7 +3,7 @@
 export { encodeMessage, decodeMessage, createBundleWriter } from './src/wire.js';
 export {
   MSG, MODE, SCHEDULER, DEFAULTS, WIRE_VERSION, MAX_DATAGRAM_BYTES, MAX_BUNDLE_BYTES, MAX_OBJECT_BYTES, MAX_SOURCES,
-  MAX_WINDOW_PACKETS, MAX_URL_BYTES, MAX_URL_CHARS, DATA_HEADER_BYTES, CODED_HEADER_BYTES,
+  MAX_WINDOW_PACKETS, MAX_URL_BYTES, MAX_URL_CHARS, DATA_HEADER_BYTES, CODED_HEADER_BYTES, META_COPIES,
 } from './src/constants.js';
 export { normalizeParams, computeLayout, maxGenerationSize } from './src/params.js';
 export { windowFromPaths, maxWindowPackets, WINDOW_BDP_MARGIN, DEFAULT_RTT_ESTIMATE_MS, MIN_DEFAULT_WINDOW_PACKETS } from './src/window-size.js';

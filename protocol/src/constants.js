@@ -92,6 +92,15 @@ export const MAX_BUNDLE_BYTES = 4096;
 /** Hint header bytes before the URL: common header + URL length u16. */
 export const HINT_HEADER_BYTES = COMMON_HEADER_BYTES + 2;
 
+/**
+ * Copies a source sends of each meta datagram, back to back (count). The client votes once a
+ * majority of the proxies' metas are complete; a lost datagram cost the request re-send, 150 ms:
+ * at 5% random loss (testbed, 4 proxies, RTT 50 ms, a meta of 2 datagrams) one download in ~8
+ * started at ~205 ms instead of 55. Two copies lose both 1 time in 400 and cost two or three
+ * datagrams of a download's ~1400 (1.5 MiB); a repeated slice is skipped.
+ */
+export const META_COPIES = 2;
+
 /** Error messages on the wire are cut to this many UTF-8 bytes so the datagram always fits. */
 export const MAX_ERROR_MESSAGE_BYTES = 1024;
 

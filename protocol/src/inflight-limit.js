@@ -21,6 +21,7 @@ import {
   INFLIGHT_BW_WINDOW_ROUNDS, INFLIGHT_PROBE_GAINS, INFLIGHT_DRAIN_PHASE, INFLIGHT_PHASE_MIN_MS,
   INFLIGHT_STARTUP_GROWTH, INFLIGHT_STARTUP_FLAT_ROUNDS, INFLIGHT_STANDING_QUEUE_MS, INFLIGHT_STANDING_QUEUE_ROUNDS,
   INFLIGHT_LOSS_THRESHOLD, INFLIGHT_LOSS_MIN_PACKETS, INFLIGHT_LOSS_BETA, INFLIGHT_MIN_RTT_WINDOW_MS,
+  INFLIGHT_PROBE_ROOM_GROWTH,
 } from './inflight-constants.js';
 
 /**
@@ -33,6 +34,9 @@ export function inflightFloorPackets(feedbackEvery) {
 
 /** Send times kept (packets): far more than ever fly at once. */
 const SEND_TIME_RING = 8192;
+
+/** Echoes kept for rate samples (count): a round trip's at one per packet on a fast path; beyond it the span only grows. */
+const ECHO_HISTORY = 512;
 
 /**
  * What one download learnt about the path, for the next download on the same channel.
@@ -88,19 +92,27 @@ export function createInflightLimit(o = {}) {
   /** the probing cycle: phase index into INFLIGHT_PROBE_GAINS and when it began */
   let phase = 0;
   let phaseAt = 0;
+  /** the rate when the last probe (phase 0) began: what it must beat to show room */
+  let probeBaseRate = rate;
   /** round trips: one ends when a packet sent after it began is echoed */
   let round = 0;
   let roundEndSeq = 0;
-  let roundStartSeq = 0;
+  let roundEchoStart = 0;
   let roundMinRtt = Infinity;
   let standingRounds = 0;
   /** loss: the sender's count of packets it learnt were lost, and the tally being judged */
   let lostTotal = 0;
-  let lossSent = 0;
+  let lossEchoed = 0;
   let lossLost = 0;
   let congestionEvents = 0;
-  let sampleAt = -1;
-  let sampleEcho = 0;
+  /** times a probe found room and start-up ran again */
+  let restarts = 0;
+  /** the echoes of the last round trip or more, for rate samples: when, how far, lost by then */
+  const histAt = new Float64Array(ECHO_HISTORY);
+  const histEcho = new Float64Array(ECHO_HISTORY);
+  const histLost = new Float64Array(ECHO_HISTORY);
+  let histHead = 0;
+  let histLen = 0;
   /** when the last probe was let through while the echo was stuck */
   let probeAt = -Infinity;
   /** time allows() said no (ms): the hold the download's time breakdown shows; heldSince ≥ 0 while holding */
@@ -135,13 +147,30 @@ export function createInflightLimit(o = {}) {
   function enterPhase(p, now) {
     phase = p;
     phaseAt = now;
+    if (p === 0) probeBaseRate = rate;
+  }
+
+  /** Drain the queue of start-up, of another flow or of heavy loss (one phase at the drain gain). @param {number} now */
+  function drain(now) {
+    phase = INFLIGHT_DRAIN_PHASE;
+    phaseAt = now;
+  }
+
+  /** The path had room the rate estimate did not show: grow ~×2 per round trip until a queue shows. */
+  function startUpAgain() {
+    startup = true;
+    startupBestRate = rate;
+    startupFlatRounds = 0;
+    restarts++;
   }
 
   /** A round trip ended at `now`: judge its queue and loss, move the rate window on. @param {number} now */
   function endRound(now) {
     round++;
-    const sent = lastSeq - roundStartSeq;
-    roundStartSeq = lastSeq;
+    // loss is learnt from echoes, so it is judged against the packets echoed meanwhile (packets
+    // sent in the same round trip are another round's: a probe's sends against a drain's losses)
+    const echoed = echo - roundEchoStart;
+    roundEchoStart = echo;
     roundEndSeq = lastSeq;
     if (startup) {
       // the path is full when the rate stopped growing (BBR's full-pipe check)
@@ -155,18 +184,18 @@ export function createInflightLimit(o = {}) {
     else standingRounds = 0;
     if (standingRounds >= INFLIGHT_STANDING_QUEUE_ROUNDS && !startup && gain() >= 1) {
       standingRounds = 0;
-      enterPhase(INFLIGHT_DRAIN_PHASE, now);
+      drain(now);
     }
     if (Number.isFinite(roundMinRtt) && now - minRttAt > INFLIGHT_MIN_RTT_WINDOW_MS) {
       minRttMs = roundMinRtt; // not seen again within the window: the path's base RTT changed
       minRttAt = now;
     }
     roundMinRtt = Infinity;
-    // loss: judged over at least INFLIGHT_LOSS_MIN_PACKETS sent
-    lossSent += sent;
-    if (lossSent >= INFLIGHT_LOSS_MIN_PACKETS) {
-      if (lossLost > INFLIGHT_LOSS_THRESHOLD * lossSent) onCongestiveLoss(now);
-      lossSent = 0;
+    // loss: judged over at least INFLIGHT_LOSS_MIN_PACKETS echoed
+    lossEchoed += echoed;
+    if (lossEchoed >= INFLIGHT_LOSS_MIN_PACKETS) {
+      if (lossLost > INFLIGHT_LOSS_THRESHOLD * lossEchoed) onCongestiveLoss(now);
+      lossEchoed = 0;
       lossLost = 0;
     }
     roundMax[round % INFLIGHT_BW_WINDOW_ROUNDS] = 0;
@@ -178,7 +207,8 @@ export function createInflightLimit(o = {}) {
   /** @param {number} now */
   function endStartup(now) {
     startup = false;
-    enterPhase(INFLIGHT_DRAIN_PHASE, now); // drain the queue start-up built
+    probeBaseRate = rate;
+    drain(now); // the queue start-up built
   }
 
   /** Loss above the threshold: more than random loss, the bottleneck's queue overflows. @param {number} now */
@@ -188,14 +218,58 @@ export function createInflightLimit(o = {}) {
     for (let i = 0; i < roundMax.length; i++) roundMax[i] = Math.min(roundMax[i], cut);
     rate = cut;
     if (startup) startup = false;
-    enterPhase(INFLIGHT_DRAIN_PHASE, now);
+    drain(now);
   }
 
   /** @param {number} r a delivery-rate sample (packets per ms) */
   function addRateSample(r) {
+    // a probe's packets came back well above the rate it started from: the path has room
+    if (!startup && probeBaseRate > 0 && r >= probeBaseRate * INFLIGHT_PROBE_ROOM_GROWTH) startUpAgain();
     const i = round % INFLIGHT_BW_WINDOW_ROUNDS;
     if (r > roundMax[i]) roundMax[i] = r;
     if (r > rate) rate = r;
+  }
+
+  /**
+   * A delivery-rate sample at each echo, over the echoes of the last round trip or more (a sliding
+   * window, as BBR's per-ack samples): over less, a few ms of jitter in when the echoes come make
+   * up a large part of it, and the max filter keeps the high ones (testbed, 896 KiB/s links,
+   * disjoint 20 ms start-up samples: estimates of 1.15-1.2× the link, carried on). Rate samples
+   * start at the first echo: before it lies the path's round trip, not delivery.
+   * @param {number} e @param {number} now
+   */
+  function sampleRate(e, now) {
+    const span = Math.max(INFLIGHT_RATE_SAMPLE_MS, Number.isFinite(minRttMs) ? minRttMs : 0);
+    // the oldest echo kept is the newest at least `span` old: drop those before it
+    while (histLen >= 2 && now - histAt[(histHead + 1) % ECHO_HISTORY] >= span) {
+      histHead = (histHead + 1) % ECHO_HISTORY;
+      histLen--;
+    }
+    if (histLen > 0 && now - histAt[histHead] >= span) {
+      const from = histEcho[histHead];
+      const dt = now - histAt[histHead];
+      // the same packets over the longer of their echo span and their send span (as BBR's
+      // delivery rate): echoes that come bunched (a late feedback, a download's last one) show
+      // more than was sent, and at 896 KiB/s (~0.73 packets/ms) the testbed's downloads ended at
+      // up to 1.06 by the echoes alone
+      const sendSpan = lastSeq - from < SEND_TIME_RING ? sendTimes[e % SEND_TIME_RING] - sendTimes[from % SEND_TIME_RING] : 0;
+      // Lost packets crossed the bottleneck when the loss is random (dropped past it, as on a
+      // radio link): they count. Above the congestion threshold the queue dropped them: they
+      // do not, or a source overrunning a queue would read its own send rate as the link's.
+      const progress = e - from;
+      const lostIn = lostTotal - histLost[histHead];
+      const delivered = lostIn > INFLIGHT_LOSS_THRESHOLD * progress ? progress - lostIn : progress;
+      addRateSample(Math.max(0, delivered) / Math.max(dt, sendSpan));
+    }
+    if (histLen === ECHO_HISTORY) { // more echoes in a round trip than kept: forget the oldest
+      histHead = (histHead + 1) % ECHO_HISTORY;
+      histLen--;
+    }
+    const at = (histHead + histLen) % ECHO_HISTORY;
+    histAt[at] = now;
+    histEcho[at] = e;
+    histLost[at] = lostTotal;
+    histLen++;
   }
 
   return {
@@ -224,7 +298,9 @@ export function createInflightLimit(o = {}) {
       // in start-up the rate lags echoes that double each round trip: that is growth, not bunching
       if (startup || rate === 0) aggAt = -1;
       else {
-        if (aggAt < 0 || e - aggEcho <= rate * (now - aggAt)) {
+        // an epoch also ends after a round trip: echoes that keep pace with the rate after a
+        // burst would otherwise carry the burst's lead on in every round trip's maximum
+        if (aggAt < 0 || e - aggEcho <= rate * (now - aggAt) || now - aggAt > Math.max(minRttMs, INFLIGHT_PHASE_MIN_MS)) {
           aggAt = now; // a new epoch, from this echo's packets on
           aggEcho = echo;
         }
@@ -238,28 +314,7 @@ export function createInflightLimit(o = {}) {
       if (!startup && now - phaseAt >= Math.max(minRttMs, INFLIGHT_PHASE_MIN_MS)) {
         enterPhase((phase + 1) % INFLIGHT_PROBE_GAINS.length, now);
       }
-      if (sampleAt < 0) {
-        // rate samples start at the first echo: before it lies the path's round trip, not delivery
-        sampleAt = now;
-        sampleEcho = e;
-        return;
-      }
-      const dt = now - sampleAt;
-      // past start-up a sample spans at least a round trip (as BBR's): over less, a few ms of
-      // jitter in when the echoes come make up a large part of it, and the max filter would keep
-      // the high ones; start-up needs one every INFLIGHT_RATE_SAMPLE_MS to double per round trip
-      if (dt >= (startup ? INFLIGHT_RATE_SAMPLE_MS : Math.max(INFLIGHT_RATE_SAMPLE_MS, Number.isFinite(minRttMs) ? minRttMs : 0))) {
-        // the same packets over the longer of their echo span and their send span (as BBR's
-        // delivery rate): echoes that come bunched (a late feedback, a download's last one) show
-        // more than was sent, and at 896 KiB/s (~0.73 packets/ms) the testbed's downloads ended at
-        // up to 1.06 by the echoes alone
-        const sendSpan = lastSeq - sampleEcho < SEND_TIME_RING ? sendTimes[e % SEND_TIME_RING] - sendTimes[sampleEcho % SEND_TIME_RING] : 0;
-        // (start-up takes the echo span alone: a window sent at once comes back at the bottleneck's
-        // rate, which is what start-up looks for, and its queue ends start-up)
-        addRateSample((e - sampleEcho) / (startup ? dt : Math.max(dt, sendSpan)));
-        sampleAt = now;
-        sampleEcho = e;
-      }
+      sampleRate(e, now);
     },
     /**
      * The sender's running count of packets it learnt were lost (the protocol's own detection from
@@ -340,6 +395,10 @@ export function createInflightLimit(o = {}) {
     /** round trips so far */
     get rounds() {
       return round;
+    },
+    /** times a probe found the path far from full and start-up ran again */
+    get startupRestarts() {
+      return restarts;
     },
     /** times loss above INFLIGHT_LOSS_THRESHOLD cut the rate */
     get congestionEvents() {

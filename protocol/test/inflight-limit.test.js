@@ -245,8 +245,8 @@ describe('in-flight limit', () => {
     const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
     const s = { seq: 0 };
     sendAll(lim, s, 0);
-    lim.onEcho(1, 500); // the first echo starts the rate samples
-    lim.onEcho(2, 1000); // 1 more packet in 500 ms: a tiny rate
+    lim.onEcho(1, 1); // the first echo starts the rate samples (min RTT 1 ms)
+    lim.onEcho(2, 1000); // 1 more packet in 1 s: a tiny rate
     assert.equal(lim.cap(), 6);
     assert.equal(sendAll(lim, s, 1000), 0, '14 in flight, over the floor');
     lim.onEcho(14, 1001);
@@ -296,10 +296,11 @@ describe('in-flight limit', () => {
    * packet per ms, `lossOf(seq)` packets are dropped, and every arrival is echoed after 25 ms plus
    * `extraDelayMs(t)` (another flow's queue); the sender's loss count reaches the limit as the
    * protocol's would, with each echo. Returns the limit and how often it entered the drain gain.
-   * @param {{ ms: number, lossOf?: (seq: number) => boolean, extraDelayMs?: (t: number) => number }} o
+   * @param {{ ms: number, lossOf?: (seq: number) => boolean, extraDelayMs?: (t: number) => number, startRate?: number }} o
+   *   startRate: the carried estimate the download starts from (packets/ms; the link's own: 1)
    */
-  function pathWith({ ms, lossOf = () => false, extraDelayMs = () => 0 }) {
-    const lim = createInflightLimit({ path: { rate: 1, minRttMs: 50 }, pacing: true, echoLagPackets: 8 });
+  function pathWith({ ms, lossOf = () => false, extraDelayMs = () => 0, startRate = 1 }) {
+    const lim = createInflightLimit({ path: { rate: startRate, minRttMs: 50 }, pacing: true, echoLagPackets: 8 });
     /** @type {{ at: number, seq: number }[]} */
     const echoes = [];
     let seq = 0;
@@ -331,6 +332,19 @@ describe('in-flight limit', () => {
     const { lim } = pathWith({ ms: 3000, lossOf: () => (n = (n * 1103515245 + 12345) % 2147483648) / 2147483648 < 0.05 });
     assert.equal(lim.congestionEvents, 0);
     assert.ok(lim.rate > 0.9, `rate ${lim.rate} packets/ms on a 1/ms link`);
+  });
+
+  it('an estimate far below the link recovers within round trips, not probing cycles', () => {
+    // carried at a tenth of the link: ×1.25 per 8-round cycle would reach ~0.2 packets/ms in 1.5 s
+    const low = pathWith({ ms: 1500, startRate: 0.1 });
+    assert.ok(low.lim.rate > 0.8, `rate ${low.lim.rate} packets/ms on a 1/ms link after 1.5 s`);
+    assert.ok(low.lim.startupRestarts >= 1);
+    assert.equal(low.lim.startup, false, 'start-up ended once the link was full');
+    let n = 0;
+    const lossy = pathWith({ ms: 1500, startRate: 0.1, lossOf: () => (n = (n * 1103515245 + 12345) % 2147483648) / 2147483648 < 0.05 });
+    assert.ok(lossy.lim.rate > 0.8, `rate ${lossy.lim.rate} packets/ms with 5% random loss`);
+    // on a full path probes find no room: no restart in 3 s
+    assert.equal(pathWith({ ms: 3000 }).lim.startupRestarts, 0);
   });
 
   it('loss above the threshold is congestion: the rate is cut and the source drains', () => {

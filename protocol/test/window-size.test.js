@@ -8,17 +8,17 @@ const KIB896 = 896 * 1024; // bytes/s
 
 describe('window from the paths (windowFromPaths)', () => {
   it('is the bandwidth-delay product × the margin, in whole generations (known answers)', () => {
-    assert.equal(WINDOW_BDP_MARGIN, 3);
+    assert.equal(WINDOW_BDP_MARGIN, 5);
     assert.equal(DEFAULT_RTT_ESTIMATE_MS, 50);
-    // 6 × 917504 B/s × 50 ms = 275251 B = 241.4 coded datagrams of 1140 B; × 3 = 724.3 → 31 generations of 24
-    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(6).fill(KIB896), rttMs: 50 }), 744);
-    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(6).fill(KIB896) }), 744, 'RTT defaults to 50 ms');
-    // 4 × 896 KiB/s: 161.0 × 3 = 482.9 → 21 generations
-    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(4).fill(KIB896), rttMs: 50 }), 504);
-    // uncoded datagrams are 1114 B, no generations: 247.1 × 3 = 741.3 → 742
-    assert.equal(windowFromPaths({ mode: 'uncoded', ratesBps: new Array(6).fill(KIB896), rttMs: 50 }), 742);
-    // g = 16 rounds to 16s: 6 × 896 KiB/s over 1132 B datagrams: 243.2 × 3 = 729.5 → 736
-    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(6).fill(KIB896), rttMs: 50, params: { generationSize: 16 } }), 736);
+    // 6 × 917504 B/s × 50 ms = 275251 B = 241.4 coded datagrams of 1140 B; × 5 = 1207.1 → 51 generations of 24
+    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(6).fill(KIB896), rttMs: 50 }), 1224);
+    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(6).fill(KIB896) }), 1224, 'RTT defaults to 50 ms');
+    // 4 × 896 KiB/s: 161.0 × 5 = 804.8 → 34 generations
+    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(4).fill(KIB896), rttMs: 50 }), 816);
+    // uncoded datagrams are 1114 B, no generations: 247.1 × 5 = 1235.5 → 1236
+    assert.equal(windowFromPaths({ mode: 'uncoded', ratesBps: new Array(6).fill(KIB896), rttMs: 50 }), 1236);
+    // g = 16 rounds to 16s: 6 × 896 KiB/s over 1132 B datagrams: 243.2 × 5 = 1215.9 → 1216
+    assert.equal(windowFromPaths({ mode: 'coded', ratesBps: new Array(6).fill(KIB896), rttMs: 50, params: { generationSize: 16 } }), 1216);
   });
 
   it('never goes below the paper window (in whole generations) nor above what the wire carries', () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
-import { encodeMessage, decodeMessage, normalizeParams, createSender, createPathCache } from '@mutp/protocol';
+import { encodeMessage, decodeMessage, normalizeParams, createSender, createPathCache, META_COPIES } from '@mutp/protocol';
 import { startProxy } from '../index.js';
 import { MAX_INBOUND_MESSAGE_BYTES, SCTP_MAX_MESSAGE_BYTES } from '../src/rtc/limits.js';
 import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
@@ -16,11 +16,12 @@ const BLOCKED = 'http://169.254.169.254/';
 const sha256 = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 
 /** @param {RTCDataChannel} channel @returns {Promise<any>} the next decodable message */
-function nextMessage(channel, type) {
+function nextMessage(channel, type, count = 1) {
+  let seen = 0;
   return new Promise((resolve) => {
     const on = (/** @type {MessageEvent} */ ev) => {
       const r = decodeMessage(new Uint8Array(ev.data));
-      if (r.ok && r.msg.type === type) {
+      if (r.ok && r.msg.type === type && ++seen === count) {
         channel.removeEventListener('message', on);
         resolve(r.msg);
       }
@@ -126,7 +127,7 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
   it('passes on one next-object hint per download, and only for the download it serves', async () => {
     const hint = (/** @type {number} */ downloadId, /** @type {string} */ url) => encodeMessage({ type: 'hint', downloadId, url });
     link.channel.send(hint(5, 'http://origin.test/early')); // no download yet
-    const meta = nextMessage(link.channel, 'meta');
+    const meta = nextMessage(link.channel, 'meta', META_COPIES); // each of its copies
     link.channel.send(request({}));
     await meta;
     link.channel.send(hint(7, 'http://origin.test/next'));
@@ -193,7 +194,7 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     for (const c of cases) {
       const data = c.range ? body.subarray(c.range.start, c.range.end + 1) : body;
       const twin = await createSender({ mode: 'coded', data, params, sourceIndex: 0, sourceCount: 1, seed: 1, downloadId: c.id });
-      const meta = nextMessage(link.channel, 'meta');
+      const meta = nextMessage(link.channel, 'meta', META_COPIES); // the last copy: the next download's come after it
       link.channel.send(request({ mode: 'coded', params, range: c.range, downloadId: c.id }));
       const m = await meta;
       assert.equal(m.totalSize, data.byteLength);

@@ -21,7 +21,7 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
   --cap RATE          client download cap, shared FIFO bottleneck (default: none)
   --size SIZE         object size, e.g. 1.5MB (= 1500000 bytes), 2MiB, 1000 (default 1.5MB)
   --window W          MUTP window, packets (default: the client's, from the rates and RTT:
-                      protocol windowFromPaths; 504 at 4x896KiB, 744 at 6x896KiB, RTT 50 ms)
+                      protocol windowFromPaths; 816 at 4x896KiB, 1224 at 6x896KiB, RTT 50 ms)
   --generation G      Coded MUTP generation size, packets (24)
   --feedback-every F  packets between feedback messages (protocol default)
   --payload B         payload bytes per packet (1100)

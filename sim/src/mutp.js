@@ -205,16 +205,18 @@ export async function runMutp(net, job) {
       return;
     }
     const msg = r.msg;
+    // as the live proxy: each meta datagram META_COPIES times
+    const sendMeta = () => { for (let c = 0; c < protocol.META_COPIES; c++) for (const b of p.metaBytes) p.path.send(b); };
     if (msg.type === 'request') {
       if (p.started) {
         // the client re-sent its request: some meta datagrams were lost; as the live proxy, send them again
-        for (const b of p.metaBytes) p.path.send(b);
+        sendMeta();
         return;
       }
       p.started = true;
       q.at(q.now + net.sources[i].startDelayMs, () => {
         p.metaBytes = p.sender.metaMessages({ serverFetchMs: net.sources[i].startDelayMs }).map((m) => protocol.encodeMessage(m));
-        for (const b of p.metaBytes) p.path.send(b);
+        sendMeta();
         pump(i);
       });
     } else if (msg.type === 'feedback') {

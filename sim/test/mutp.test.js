@@ -70,12 +70,12 @@ describe('sim drives the real MUTP sender/receiver', function () {
   it('without a window it takes the client\'s from the paths; a given window wins', async () => {
     const six = new Array(6).fill(RATE);
     const c = config({ rates: six, params: { generationSize: 24 } });
-    assert.equal(withWindow(c).params.window, 744);
+    assert.equal(withWindow(c).params.window, 1224);
     assert.equal(withWindow(c).params.window, windowFromPaths({ mode: 'coded', ratesBps: six, rttMs: 50 }));
     assert.equal(withWindow(config({ rates: six, delayMs: [25, 50], params: {} })).params.window, windowFromPaths({ mode: 'coded', ratesBps: six, rttMs: 100 }));
     assert.equal(withWindow(config({ rates: six })).params.window, 240, 'given');
     const s = await simulateConfig({ ...c, size: 100_000, seeds: 1 });
-    assert.equal(s.params.window, 744, 'the summary names the window used');
+    assert.equal(s.params.window, 1224, 'the summary names the window used');
   });
 
   it('coded goodput grows with N (more sources, faster download)', async () => {

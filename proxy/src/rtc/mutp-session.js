@@ -3,7 +3,7 @@
 // stop on `done`, pass a `hint` on to the object store, and write one proxy record per download.
 // A client that asks for bundles gets its packets a few to a data-channel message.
 
-import { checksumTable, computeLayout, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, MAX_DATAGRAM_BYTES } from '@mutp/protocol';
+import { checksumTable, computeLayout, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
 import { checksumTableOf } from '../objects/digest-cache.js';
 import { createChannelSender } from './channel-sender.js';
 import { codedError } from '@mutp/common/errors';
@@ -143,7 +143,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   function onRequest(req) {
     if (active && req.downloadId === active.downloadId) {
       // the client re-sent its request: some of our meta datagrams may have been lost
-      if (active.metaBytes) for (const b of active.metaBytes) send(b);
+      if (active.metaBytes) sendMeta(active);
       return;
     }
     if (last && req.downloadId === last.downloadId) {
@@ -165,6 +165,11 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       if (code === 'ERR_INTERNAL') logger.error(`rtc session ${remote}: ${err?.stack ?? err}`);
       finish(dl, { code, message: String(err?.message ?? err) });
     });
+  }
+
+  /** The meta datagrams, each META_COPIES times: the client's vote waits for them. @param {Download} dl */
+  function sendMeta(dl) {
+    for (let i = 0; i < META_COPIES; i++) for (const b of dl.metaBytes ?? []) send(b);
   }
 
   /** @param {Download} dl */
@@ -194,7 +199,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, now: now() });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
-    for (const b of dl.metaBytes) send(b);
+    sendMeta(dl);
     dl.firstSendMs = now() - dl.t0;
     if (req.method === 'HEAD') return finish(dl, null);
     await pump(dl);
