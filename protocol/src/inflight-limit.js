@@ -231,11 +231,14 @@ export function createInflightLimit(o = {}) {
   }
 
   /**
-   * A delivery-rate sample at each echo, over the echoes of the last round trip or more (a sliding
-   * window, as BBR's per-ack samples): over less, a few ms of jitter in when the echoes come make
-   * up a large part of it, and the max filter keeps the high ones (testbed, 896 KiB/s links,
-   * disjoint 20 ms start-up samples: estimates of 1.15-1.2× the link, carried on). Rate samples
-   * start at the first echo: before it lies the path's round trip, not delivery.
+   * A delivery-rate sample over the echoes of the last round trip or more: over less, a few ms of
+   * jitter in when the echoes come make up a large part of it, and the max filter keeps the high
+   * ones (testbed, 896 KiB/s links, 20 ms start-up samples: estimates of 1.15-1.2× the link,
+   * carried on). In start-up one at each echo (a sliding window, as BBR's per-ack samples: the
+   * rate follows a window that doubles each round trip); after it one per round trip, from where
+   * the last ended (the max over overlapping samples kept their jitter: 4 sources sharing a
+   * 2 MiB/s cap held a ~45 ms queue instead of ~25). Rate samples start at the first echo: before
+   * it lies the path's round trip, not delivery.
    * @param {number} e @param {number} now
    */
   function sampleRate(e, now) {
@@ -260,6 +263,7 @@ export function createInflightLimit(o = {}) {
       const lostIn = lostTotal - histLost[histHead];
       const delivered = lostIn > INFLIGHT_LOSS_THRESHOLD * progress ? progress - lostIn : progress;
       addRateSample(Math.max(0, delivered) / Math.max(dt, sendSpan));
+      if (!startup) histLen = 0; // the next sample starts at this echo
     }
     if (histLen === ECHO_HISTORY) { // more echoes in a round trip than kept: forget the oldest
       histHead = (histHead + 1) % ECHO_HISTORY;
