@@ -1,7 +1,7 @@
 // connectPeer's hedge: an attempt that is slow gets a twin; the first to open wins, the other goes.
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
-import { connectPeer } from '../src/rtc/connect-peer.js';
+import { connectPeer, PEERS_PENDING_RETRY_MS } from '../src/rtc/connect-peer.js';
 import { LOOPBACK_RTC, memoryObjects, startTestProxy, waitFor } from '@mutp/testkit/mutp-harness';
 
 describe('MUTP connect (loopback): hedged attempts', function () {
@@ -26,6 +26,31 @@ describe('MUTP connect (loopback): hedged attempts', function () {
       assert.equal(p.rtc.peerCount, 1, 'the proxy holds only the winner');
       peer.close();
       await waitFor(() => p.rtc.peerCount === 0);
+    } finally {
+      p.kill();
+    }
+  });
+
+  it('a proxy still holding our earlier attempts (429 ERR_PEERS_PENDING) is asked again after PEERS_PENDING_RETRY_MS', async () => {
+    const p = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map()) });
+    /** @type {number[]} */
+    const posts = [];
+    const pendingBody = JSON.stringify({ error: { code: 'ERR_PEERS_PENDING', message: 'this client already has 2 connections opening' } });
+    /** @type {typeof fetch} */
+    const refuseFirst = (input, init) => {
+      posts.push(performance.now());
+      if (posts.length > 1) return fetch(input, init);
+      return Promise.resolve(new Response(pendingBody, { status: 429, headers: { 'content-type': 'application/json' } }));
+    };
+    try {
+      const peer = await connectPeer({ url: p.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, fetch: refuseFirst, timeoutMs: 5000, hedgeAfterMs: 0 });
+      assert.equal(peer.channel.readyState, 'open');
+      assert.equal(posts.length, 2);
+      assert.ok(posts[1] - posts[0] >= PEERS_PENDING_RETRY_MS - 5, `asked again after ${Math.round(posts[1] - posts[0])} ms`);
+      peer.close();
+      // with no room left in the budget for the wait, the refusal is the answer
+      await assert.rejects(connectPeer({ url: p.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, fetch: async () => new Response(pendingBody, { status: 429 }), timeoutMs: PEERS_PENDING_RETRY_MS, hedgeAfterMs: 0 }),
+        { code: 'ERR_RTC_SIGNAL_HTTP', remoteCode: 'ERR_PEERS_PENDING' });
     } finally {
       p.kill();
     }

@@ -15,6 +15,15 @@ const ATTEMPT_TIMEOUT_MS = 4000;
 const CONNECT_ATTEMPTS = 5;
 
 /**
+ * Wait before another attempt (ms) when the proxy answered 429 ERR_PEERS_PENDING: it still holds
+ * our timed-out attempt and its twin (2 per client) until their open timeout, 5 s after their
+ * offers, swept each second. On a lossy link (testbed, 5% loss) a handshake can outlast an
+ * attempt (a DTLS or SCTP set-up packet lost twice costs 3 s), and the retry was refused at once:
+ * the proxy sat out the next downloads.
+ */
+export const PEERS_PENDING_RETRY_MS = 1000;
+
+/**
  * An attempt not open after this (ms) gets a twin started beside it; the first to open wins, the
  * other is closed. libdatachannel 0.33 now and then loses the first DTLS flight and retransmits it
  * only after 1 s (testbed: ICE connected at 102 ms, DTLS at 1103 ms, ~1 connect in 6); a whole
@@ -61,11 +70,15 @@ export async function connectPeer(opts) {
     try {
       return await connectHedged({ ...opts, timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - performance.now())) });
     } catch (e) {
-      const code = /** @type {any} */ (e)?.code;
+      const err = /** @type {any} */ (e);
+      const code = err?.code;
+      const pending = code === 'ERR_RTC_SIGNAL_HTTP' && err.remoteCode === 'ERR_PEERS_PENDING';
+      const waitMs = pending ? PEERS_PENDING_RETRY_MS : 0;
       // ERR_RTC_SIGNAL_FAILED: e.g. a kept-alive HTTP socket to a proxy that restarted ("other side closed")
-      const retry = (code === 'ERR_RTC_ANSWER_FAILED' || code === 'ERR_RTC_CONNECT_TIMEOUT' || code === 'ERR_RTC_SIGNAL_FAILED') && attempt < CONNECT_ATTEMPTS &&
-        deadline - performance.now() > 100; // 100 ms: too little left for another attempt to succeed
+      const retry = (pending || code === 'ERR_RTC_ANSWER_FAILED' || code === 'ERR_RTC_CONNECT_TIMEOUT' || code === 'ERR_RTC_SIGNAL_FAILED') &&
+        attempt < CONNECT_ATTEMPTS && deadline - performance.now() > waitMs + 100; // 100 ms: too little left for another attempt to succeed
       if (!retry) throw e;
+      if (waitMs > 0) await sleep(waitMs, opts.signal);
     }
   }
 }
@@ -199,6 +212,22 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** Resolves after `ms`, or rejects when `signal` aborts first. @param {number} ms @param {AbortSignal} [signal] */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(abortError(/** @type {AbortSignal} */ (signal)));
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(undefined);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** @param {AbortSignal} signal */
