@@ -9,7 +9,8 @@
 //   round trips (a sample is packets echoed over the longer of their echo and send spans);
 // - the min RTT, forgotten after INFLIGHT_MIN_RTT_WINDOW_MS;
 // - in flight capped at rate × (gain × min RTT + a small queue), paced at gain × rate, the gain
-//   cycling through INFLIGHT_PROBE_GAINS (probe for more, drain, cruise);
+//   cycling through INFLIGHT_PROBE_GAINS (probe for more, drain, cruise); a probe that comes back
+//   INFLIGHT_PROBE_ROOM_GROWTH above the rate it started from runs start-up again;
 // - a standing queue (RTT above min RTT + INFLIGHT_STANDING_QUEUE_MS for round trips) or loss
 //   above INFLIGHT_LOSS_THRESHOLD (random loss stays below it) drains; heavy loss also cuts the rate.
 // Pure: the caller passes the clock.
