@@ -15,11 +15,12 @@ const ATTEMPT_TIMEOUT_MS = 4000;
 const CONNECT_ATTEMPTS = 5;
 
 /**
- * Wait before another attempt (ms) when the proxy answered 429 ERR_PEERS_PENDING: it still holds
- * our timed-out attempt and its twin (2 per client) until their open timeout, 5 s after their
- * offers, swept each second. On a lossy link (testbed, 5% loss) a handshake can outlast an
- * attempt (a DTLS or SCTP set-up packet lost twice costs 3 s), and the retry was refused at once:
- * the proxy sat out the next downloads.
+ * Wait before asking again (ms) when the proxy answered 429 ERR_PEERS_PENDING: it still holds our
+ * failed or timed-out attempt and its twin (2 per client) until their open timeout, 5 s after
+ * their offers, swept each second. On a lossy link (testbed, 5% loss) a handshake can outlast an
+ * attempt (a DTLS or SCTP set-up packet lost twice costs 3 s), or an attempt fails at once (the
+ * RTC stack refusing the answer), and the next one was refused: the proxy sat out the next
+ * downloads. These waits are not failed attempts: the connect budget bounds them.
  */
 export const PEERS_PENDING_RETRY_MS = 1000;
 
@@ -60,6 +61,7 @@ export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmi
  * @param {number} [opts.timeoutMs]
  * @param {typeof fetch} [opts.fetch]
  * @param {number} [opts.hedgeAfterMs]             start a twin attempt after this (ms); 0: never
+ * @param {number} [opts.pendingRetryMs]           wait after a 429 ERR_PEERS_PENDING (ms; PEERS_PENDING_RETRY_MS)
  * @returns {Promise<PeerLink>} rejects with ERR_RTC_CONNECT_TIMEOUT, ERR_RTC_SIGNAL_HTTP,
  *   ERR_RTC_SIGNAL_FAILED, ERR_RTC_BAD_ANSWER, ERR_RTC_ANSWER_FAILED, ERR_RTC_CHANNEL_CLOSED, ERR_ABORTED, or at once
  *   (no retry: it cannot succeed) ERR_RTC_NO_CANDIDATES, ERR_RTC_NO_CANDIDATE_PAIR, ERR_RTC_ICE_FAILED
@@ -73,12 +75,15 @@ export async function connectPeer(opts) {
       const err = /** @type {any} */ (e);
       const code = err?.code;
       const pending = code === 'ERR_RTC_SIGNAL_HTTP' && err.remoteCode === 'ERR_PEERS_PENDING';
-      const waitMs = pending ? PEERS_PENDING_RETRY_MS : 0;
+      const waitMs = pending ? opts.pendingRetryMs ?? PEERS_PENDING_RETRY_MS : 0;
       // ERR_RTC_SIGNAL_FAILED: e.g. a kept-alive HTTP socket to a proxy that restarted ("other side closed")
       const retry = (pending || code === 'ERR_RTC_ANSWER_FAILED' || code === 'ERR_RTC_CONNECT_TIMEOUT' || code === 'ERR_RTC_SIGNAL_FAILED') &&
         attempt < CONNECT_ATTEMPTS && deadline - performance.now() > waitMs + 100; // 100 ms: too little left for another attempt to succeed
       if (!retry) throw e;
-      if (waitMs > 0) await sleep(waitMs, opts.signal);
+      if (pending) {
+        attempt--; // not an attempt of ours that failed: only the deadline bounds these waits
+        await sleep(waitMs, opts.signal);
+      }
     }
   }
 }
