@@ -106,8 +106,8 @@ export const INFLIGHT_LOSS_THRESHOLD = 0.2;
 /**
  * Packets echoed before a loss rate is judged (2-3 round trips at 896 KiB/s, RTT 50 ms): at 5%
  * random loss 17 of 80 lost is a 1-in-10⁵ event. The coded sender's count runs above the loss
- * itself (testbed, 5%: ~8%, its generations' late packets), and over 40 packets 5% loss was
- * taken for congestion about once per proxy per two 1.5 MiB downloads.
+ * itself over short spans (testbed, 5%: 22-24% over some 40-packet spans, why is not known), and
+ * over 40 packets 5% loss was taken for congestion about once per proxy per two 1.5 MiB downloads.
  */
 export const INFLIGHT_LOSS_MIN_PACKETS = 80;
 /** Multiplicative decrease of the bottleneck rate on congestive loss (as cubic's β). */

@@ -151,12 +151,6 @@ export function createInflightLimit(o = {}) {
     if (p === 0) probeBaseRate = rate;
   }
 
-  /** Drain the queue of start-up, of another flow or of heavy loss (one phase at the drain gain). @param {number} now */
-  function drain(now) {
-    phase = INFLIGHT_DRAIN_PHASE;
-    phaseAt = now;
-  }
-
   /** The path had room the rate estimate did not show: grow ~×2 per round trip until a queue shows. */
   function startUpAgain() {
     startup = true;
@@ -185,7 +179,7 @@ export function createInflightLimit(o = {}) {
     else standingRounds = 0;
     if (standingRounds >= INFLIGHT_STANDING_QUEUE_ROUNDS && !startup && gain() >= 1) {
       standingRounds = 0;
-      drain(now);
+      enterPhase(INFLIGHT_DRAIN_PHASE, now);
     }
     if (Number.isFinite(roundMinRtt) && now - minRttAt > INFLIGHT_MIN_RTT_WINDOW_MS) {
       minRttMs = roundMinRtt; // not seen again within the window: the path's base RTT changed
@@ -209,7 +203,7 @@ export function createInflightLimit(o = {}) {
   function endStartup(now) {
     startup = false;
     probeBaseRate = rate;
-    drain(now); // the queue start-up built
+    enterPhase(INFLIGHT_DRAIN_PHASE, now); // drain the queue start-up built
   }
 
   /** Loss above the threshold: more than random loss, the bottleneck's queue overflows. @param {number} now */
@@ -219,7 +213,7 @@ export function createInflightLimit(o = {}) {
     for (let i = 0; i < roundMax.length; i++) roundMax[i] = Math.min(roundMax[i], cut);
     rate = cut;
     if (startup) startup = false;
-    drain(now);
+    enterPhase(INFLIGHT_DRAIN_PHASE, now);
   }
 
   /** @param {number} r a delivery-rate sample (packets per ms) */

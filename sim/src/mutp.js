@@ -189,6 +189,11 @@ export async function runMutp(net, job) {
   /** @type {any} */
   let lastDecodedAs = null;
 
+  /** As the live proxy: each meta datagram META_COPIES times. @param {typeof proxies[number]} p */
+  function sendMeta(p) {
+    for (let c = 0; c < protocol.META_COPIES; c++) for (const b of p.metaBytes) p.path.send(b);
+  }
+
   /** The proxy's session: request, feedback, done. @param {number} i @param {Uint8Array} bytes */
   function atProxy(i, bytes) {
     const p = proxies[i];
@@ -205,18 +210,16 @@ export async function runMutp(net, job) {
       return;
     }
     const msg = r.msg;
-    // as the live proxy: each meta datagram META_COPIES times
-    const sendMeta = () => { for (let c = 0; c < protocol.META_COPIES; c++) for (const b of p.metaBytes) p.path.send(b); };
     if (msg.type === 'request') {
       if (p.started) {
         // the client re-sent its request: some meta datagrams were lost; as the live proxy, send them again
-        sendMeta();
+        sendMeta(p);
         return;
       }
       p.started = true;
       q.at(q.now + net.sources[i].startDelayMs, () => {
         p.metaBytes = p.sender.metaMessages({ serverFetchMs: net.sources[i].startDelayMs }).map((m) => protocol.encodeMessage(m));
-        sendMeta();
+        sendMeta(p);
         pump(i);
       });
     } else if (msg.type === 'feedback') {

@@ -68,7 +68,8 @@ export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmi
  */
 export async function connectPeer(opts) {
   const deadline = performance.now() + (opts.timeoutMs ?? CONNECT_TIMEOUT_MS);
-  for (let attempt = 1; ; attempt++) {
+  let failed = 0; // attempts that failed (a 429 ERR_PEERS_PENDING is a wait, not one of them)
+  for (;;) {
     try {
       return await connectHedged({ ...opts, timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - performance.now())) });
     } catch (e) {
@@ -77,13 +78,11 @@ export async function connectPeer(opts) {
       const pending = code === 'ERR_RTC_SIGNAL_HTTP' && err.remoteCode === 'ERR_PEERS_PENDING';
       const waitMs = pending ? opts.pendingRetryMs ?? PEERS_PENDING_RETRY_MS : 0;
       // ERR_RTC_SIGNAL_FAILED: e.g. a kept-alive HTTP socket to a proxy that restarted ("other side closed")
+      if (!pending) failed++;
       const retry = (pending || code === 'ERR_RTC_ANSWER_FAILED' || code === 'ERR_RTC_CONNECT_TIMEOUT' || code === 'ERR_RTC_SIGNAL_FAILED') &&
-        attempt < CONNECT_ATTEMPTS && deadline - performance.now() > waitMs + 100; // 100 ms: too little left for another attempt to succeed
+        failed < CONNECT_ATTEMPTS && deadline - performance.now() > waitMs + 100; // 100 ms: too little left for another attempt to succeed
       if (!retry) throw e;
-      if (pending) {
-        attempt--; // not an attempt of ours that failed: only the deadline bounds these waits
-        await sleep(waitMs, opts.signal);
-      }
+      if (waitMs > 0) await sleep(waitMs, opts.signal);
     }
   }
 }
