@@ -60,13 +60,13 @@ export const INFLIGHT_BW_WINDOW_ROUNDS = 10;
 export const INFLIGHT_PROBE_GAINS = Object.freeze([1.25, 0.75, 1, 1, 1, 1, 1, 1]);
 
 /**
- * A probe that delivered this much more than the rate it started from (factor, over the probe and
- * the drain behind it) found room: the path is far from full and the source starts up again
- * (about ×2 per round trip) instead of probing ×1.25 once per cycle. An estimate gone low (a cold
- * start cut short by a lost burst, a path that freed up) otherwise took several downloads to
- * recover: testbed, 4×896 KiB/s, RTT 50 ms, 5% loss, one source's cold start ended at 0.06 of its
- * link and climbed ~×1.3 per 1.5 MiB download. On a full path a probe delivers no more than the
- * link (the max filter already holds it), so this stays below the threshold.
+ * A probe whose own packets were delivered this much faster than the rate it started from (factor)
+ * found room: the path is far from full and the source starts up again (about ×2 per round trip)
+ * instead of probing ×1.25 once per cycle. An estimate gone low (a cold start cut short, a path
+ * that freed up) otherwise took several downloads to recover: testbed, 4×896 KiB/s, RTT 50 ms, 5%
+ * loss, one source's cold start ended at 0.06 of its link and climbed ~×1.3 per 1.5 MiB download.
+ * On a full path the probe's packets come no faster than the link (the max filter holds it), so
+ * this stays below the threshold.
  */
 export const INFLIGHT_PROBE_ROOM_GROWTH = 1.1;
 
@@ -84,6 +84,16 @@ export const INFLIGHT_PHASE_MIN_MS = 10;
 export const INFLIGHT_STARTUP_GROWTH = 1.25;
 /** See INFLIGHT_STARTUP_GROWTH (round trips). */
 export const INFLIGHT_STARTUP_FLAT_ROUNDS = 3;
+
+/**
+ * Start-up ends on a queue when this many echoes in a row come back above min RTT + the queue
+ * target (count). One late echo is often the client's, not the path's: a busy client answers
+ * 10-30 ms late (testbed, RTT 50 ms: echoes at 76-82 ms while 14-24 packets were in flight, the
+ * client decoding three other sources), and a start-up ended by it left a 1792 KiB/s source at
+ * 0.2-0.4 of its link. Each echo answers feedbackEvery packets, so two in a row cost a few ms of
+ * growth.
+ */
+export const INFLIGHT_STARTUP_QUEUE_ECHOES = 2;
 
 /**
  * A standing queue: every RTT of this many round trips in a row above min RTT + this (ms). Our

@@ -9,10 +9,11 @@
 //   round trips (a sample is packets echoed over the longer of their echo and send spans);
 // - the min RTT, forgotten after INFLIGHT_MIN_RTT_WINDOW_MS;
 // - in flight capped at rate × (gain × min RTT + a small queue), paced at gain × rate, the gain
-//   cycling through INFLIGHT_PROBE_GAINS (probe for more, drain, cruise); a probe that comes back
-//   INFLIGHT_PROBE_ROOM_GROWTH above the rate it started from runs start-up again;
+//   cycling through INFLIGHT_PROBE_GAINS (probe for more, drain, cruise); a probe whose own
+//   packets come back INFLIGHT_PROBE_ROOM_GROWTH above the rate it started from runs start-up again;
 // - a standing queue (RTT above min RTT + INFLIGHT_STANDING_QUEUE_MS for round trips) or loss
-//   above INFLIGHT_LOSS_THRESHOLD (random loss stays below it) drains; heavy loss also cuts the rate.
+//   above INFLIGHT_LOSS_THRESHOLD (random loss stays below it) drains; heavy loss also cuts the
+//   rate, and so does a queue above the target that stays while cruising (the estimate is high).
 // Pure: the caller passes the clock.
 
 import {
@@ -22,7 +23,7 @@ import {
   INFLIGHT_BW_WINDOW_ROUNDS, INFLIGHT_PROBE_GAINS, INFLIGHT_DRAIN_PHASE, INFLIGHT_PHASE_MIN_MS,
   INFLIGHT_STARTUP_GROWTH, INFLIGHT_STARTUP_FLAT_ROUNDS, INFLIGHT_STANDING_QUEUE_MS, INFLIGHT_STANDING_QUEUE_ROUNDS,
   INFLIGHT_LOSS_THRESHOLD, INFLIGHT_LOSS_MIN_PACKETS, INFLIGHT_LOSS_BETA, INFLIGHT_MIN_RTT_WINDOW_MS,
-  INFLIGHT_PROBE_ROOM_GROWTH,
+  INFLIGHT_PROBE_ROOM_GROWTH, INFLIGHT_STARTUP_QUEUE_ECHOES,
 } from './inflight-constants.js';
 
 /**
@@ -38,6 +39,8 @@ const SEND_TIME_RING = 8192;
 
 /** Echoes kept for rate samples (count): a round trip's at one per packet on a fast path; beyond it the span only grows. */
 const ECHO_HISTORY = 512;
+
+/** @typedef {{ echo: number, at: number, lost: number }} EchoMark  an echo: the seq, when (ms), the sender's loss count then */
 
 /**
  * What one download learnt about the path, for the next download on the same channel.
@@ -90,17 +93,35 @@ export function createInflightLimit(o = {}) {
   let startup = !keptPath;
   let startupBestRate = 0;
   let startupFlatRounds = 0;
+  /** echoes in a row, in start-up, whose RTT showed a queue */
+  let startupLateEchoes = 0;
   /** the probing cycle: phase index into INFLIGHT_PROBE_GAINS and when it began */
   let phase = 0;
   let phaseAt = 0;
   /** the rate when the last probe (phase 0) began: what it must beat to show room */
   let probeBaseRate = rate;
+  /**
+   * The probe's own packets, whose delivery rate shows whether the path has room: the first seq
+   * it sent (0: none being measured) and the last (0 while it runs); the first and the latest echo
+   * within them (seq, when, the loss count then; start at < 0: none yet). A download on a kept
+   * path starts in the probe: its first echo may come bunched (the client holds packets until it
+   * has voted on the metas), so the measure starts at a later one.
+   */
+  let probeFirstSeq = keptPath ? 1 : 0;
+  let probeLastSeq = 0;
+  /** @type {EchoMark} */
+  const probeFrom = { echo: 0, at: -1, lost: 0 };
+  /** @type {EchoMark} */
+  const probeTo = { echo: 0, at: -1, lost: 0 };
   /** round trips: one ends when a packet sent after it began is echoed */
   let round = 0;
   let roundEndSeq = 0;
   let roundEchoStart = 0;
   let roundMinRtt = Infinity;
   let standingRounds = 0;
+  /** cruising round trips in a row with a queue above the target, and the most any delivered */
+  let queuedRounds = 0;
+  let queuedRoundsMax = 0;
   /** loss: the sender's count of packets it learnt were lost, and the tally being judged */
   let lostTotal = 0;
   let lossEchoed = 0;
@@ -146,9 +167,43 @@ export function createInflightLimit(o = {}) {
 
   /** @param {number} p @param {number} now */
   function enterPhase(p, now) {
+    if (phase === 0 && p !== 0 && probeFirstSeq > 0 && probeLastSeq === 0) {
+      if (lastSeq >= probeFirstSeq) probeLastSeq = lastSeq;
+      else probeFirstSeq = 0; // it sent nothing
+    }
     phase = p;
     phaseAt = now;
-    if (p === 0) probeBaseRate = rate;
+    if (p === 0) {
+      probeBaseRate = rate;
+      probeFirstSeq = lastSeq + 1;
+      probeLastSeq = 0;
+      probeFrom.at = -1;
+    }
+  }
+
+  /**
+   * Echo e at `now`: once the echoes have passed the probe's packets, the delivery rate between
+   * the first and the last echo within them is one rate sample, and ≥ INFLIGHT_PROBE_ROOM_GROWTH
+   * × the rate the probe started from means room. Samples over a round trip each straddle the
+   * probe and its neighbours (the drain at 0.75× behind it), so probes rarely showed room in them:
+   * testbed, 1×1792 + 3×896 KiB/s, RTT 50 ms, the 1792 KiB/s source stayed at ~0.7 of its link
+   * for 3 downloads of 1.5 MiB.
+   * @param {number} e @param {number} now @param {boolean} firstEcho
+   */
+  function measureProbe(e, now, firstEcho) {
+    if (probeFirstSeq === 0 || e < probeFirstSeq || firstEcho) return;
+    const inProbe = probeLastSeq === 0 || e <= probeLastSeq;
+    if (inProbe) {
+      const mark = probeFrom.at < 0 ? probeFrom : probeTo;
+      mark.echo = e;
+      mark.at = now;
+      mark.lost = lostTotal;
+    }
+    if (probeLastSeq === 0 || e < probeLastSeq) return;
+    probeFirstSeq = 0;
+    if (probeFrom.at < 0 || probeTo.at < probeFrom.at || probeTo.echo <= probeFrom.echo) return;
+    const r = deliveryRate(probeFrom, probeTo);
+    if (r !== null && !startup && probeBaseRate > 0 && r >= probeBaseRate * INFLIGHT_PROBE_ROOM_GROWTH) startUpAgain();
   }
 
   /** The path had room the rate estimate did not show: grow ~×2 per round trip until a queue shows. */
@@ -156,11 +211,13 @@ export function createInflightLimit(o = {}) {
     startup = true;
     startupBestRate = rate;
     startupFlatRounds = 0;
+    startupLateEchoes = 0;
     restarts++;
   }
 
   /** A round trip ended at `now`: judge its queue and loss, move the rate window on. @param {number} now */
   function endRound(now) {
+    const endedRoundMax = roundMax[round % INFLIGHT_BW_WINDOW_ROUNDS];
     round++;
     // loss is learnt from echoes, so it is judged against the packets echoed meanwhile (packets
     // sent in the same round trip are another round's: a probe's sends against a drain's losses)
@@ -180,6 +237,20 @@ export function createInflightLimit(o = {}) {
     if (standingRounds >= INFLIGHT_STANDING_QUEUE_ROUNDS && !startup && gain() >= 1) {
       standingRounds = 0;
       enterPhase(INFLIGHT_DRAIN_PHASE, now);
+    }
+    // Cruising at the rate estimate yet a queue stays: the estimate is above what the path
+    // delivers (a sample inflated by echoes that came bunched, or a share another flow took).
+    // The rate falls to what these round trips delivered, the most of them.
+    if (!startup && gain() === 1 && Number.isFinite(roundMinRtt) && roundMinRtt > minRttMs + queueTargetMs) {
+      queuedRoundsMax = Math.max(queuedRoundsMax, endedRoundMax);
+      if (++queuedRounds >= INFLIGHT_STANDING_QUEUE_ROUNDS && queuedRoundsMax > 0) {
+        for (let i = 0; i < roundMax.length; i++) roundMax[i] = Math.min(roundMax[i], queuedRoundsMax);
+        queuedRounds = 0;
+        queuedRoundsMax = 0;
+      }
+    } else {
+      queuedRounds = 0;
+      queuedRoundsMax = 0;
     }
     if (Number.isFinite(roundMinRtt) && now - minRttAt > INFLIGHT_MIN_RTT_WINDOW_MS) {
       minRttMs = roundMinRtt; // not seen again within the window: the path's base RTT changed
@@ -218,11 +289,34 @@ export function createInflightLimit(o = {}) {
 
   /** @param {number} r a delivery-rate sample (packets per ms) */
   function addRateSample(r) {
-    // a probe's packets came back well above the rate it started from: the path has room
-    if (!startup && probeBaseRate > 0 && r >= probeBaseRate * INFLIGHT_PROBE_ROOM_GROWTH) startUpAgain();
     const i = round % INFLIGHT_BW_WINDOW_ROUNDS;
     if (r > roundMax[i]) roundMax[i] = r;
     if (r > rate) rate = r;
+  }
+
+  /**
+   * Packets per ms delivered between two echoes (each: the seq echoed, when, the sender's loss
+   * count then), or null over no time.
+   * @param {EchoMark} a @param {EchoMark} b
+   * @returns {number | null}
+   */
+  function deliveryRate(a, b) {
+    const from = a.echo;
+    const e = b.echo;
+    // the same packets over the longer of their echo span and their send span (as BBR's
+    // delivery rate): echoes that come bunched (a late feedback, a download's last one) show
+    // more than was sent, and at 896 KiB/s (~0.73 packets/ms) the testbed's downloads ended at
+    // up to 1.06 by the echoes alone
+    const sendSpan = lastSeq - from < SEND_TIME_RING ? sendTimes[e % SEND_TIME_RING] - sendTimes[from % SEND_TIME_RING] : 0;
+    const dt = Math.max(b.at - a.at, sendSpan);
+    if (!(dt > 0)) return null;
+    // Lost packets crossed the bottleneck when the loss is random (dropped past it, as on a
+    // radio link): they count. Above the congestion threshold the queue dropped them: they
+    // do not, or a source overrunning a queue would read its own send rate as the link's.
+    const progress = e - from;
+    const lostIn = b.lost - a.lost;
+    const delivered = lostIn > INFLIGHT_LOSS_THRESHOLD * progress ? progress - lostIn : progress;
+    return Math.max(0, delivered) / dt;
   }
 
   /**
@@ -244,20 +338,8 @@ export function createInflightLimit(o = {}) {
       histLen--;
     }
     if (histLen > 0 && now - histAt[histHead] >= span) {
-      const from = histEcho[histHead];
-      const dt = now - histAt[histHead];
-      // the same packets over the longer of their echo span and their send span (as BBR's
-      // delivery rate): echoes that come bunched (a late feedback, a download's last one) show
-      // more than was sent, and at 896 KiB/s (~0.73 packets/ms) the testbed's downloads ended at
-      // up to 1.06 by the echoes alone
-      const sendSpan = lastSeq - from < SEND_TIME_RING ? sendTimes[e % SEND_TIME_RING] - sendTimes[from % SEND_TIME_RING] : 0;
-      // Lost packets crossed the bottleneck when the loss is random (dropped past it, as on a
-      // radio link): they count. Above the congestion threshold the queue dropped them: they
-      // do not, or a source overrunning a queue would read its own send rate as the link's.
-      const progress = e - from;
-      const lostIn = lostTotal - histLost[histHead];
-      const delivered = lostIn > INFLIGHT_LOSS_THRESHOLD * progress ? progress - lostIn : progress;
-      addRateSample(Math.max(0, delivered) / Math.max(dt, sendSpan));
+      const r = deliveryRate({ echo: histEcho[histHead], at: histAt[histHead], lost: histLost[histHead] }, { echo: e, at: now, lost: lostTotal });
+      if (r !== null) addRateSample(r);
       if (!startup) histLen = 0; // the next sample starts at this echo
     }
     if (histLen === ECHO_HISTORY) { // more echoes in a round trip than kept: forget the oldest
@@ -292,7 +374,10 @@ export function createInflightLimit(o = {}) {
           minRttAt = now;
         }
         roundMinRtt = Math.min(roundMinRtt, rtt);
-        if (startup && rtt > minRttMs + queueTargetMs) endStartup(now);
+        // a queue shows in start-up: INFLIGHT_STARTUP_QUEUE_ECHOES echoes in a row above the target
+        if (startup && rtt > minRttMs + queueTargetMs) {
+          if (++startupLateEchoes >= INFLIGHT_STARTUP_QUEUE_ECHOES) endStartup(now);
+        } else startupLateEchoes = 0;
       }
       // in start-up the rate lags echoes that double each round trip: that is growth, not bunching
       if (startup || rate === 0) aggAt = -1;
@@ -307,8 +392,10 @@ export function createInflightLimit(o = {}) {
         aggRoundMax[i] = Math.max(aggRoundMax[i], e - aggEcho - rate * (now - aggAt));
         aggExtra = Math.max(aggExtra, aggRoundMax[i]);
       }
+      const firstEcho = echo === 0;
       echo = e;
       echoAt = now;
+      measureProbe(e, now, firstEcho);
       if (e >= roundEndSeq) endRound(now);
       if (!startup && now - phaseAt >= Math.max(minRttMs, INFLIGHT_PHASE_MIN_MS)) {
         enterPhase((phase + 1) % INFLIGHT_PROBE_GAINS.length, now);

@@ -153,6 +153,23 @@ describe('in-flight limit', () => {
     assert.ok(lim.cap() <= 70, `steady cap ${lim.cap()} ≈ 1 × (50 + 15)`);
   });
 
+  it('start-up: one late echo (a busy client) does not end it; a queue, echoes late in a row, does', () => {
+    const lim = createInflightLimit({ queueTargetMs: 15, floorPackets: 6, initialPackets: 16, stallMs: 200 });
+    const s = { seq: 0 };
+    sendAll(lim, s, 0);
+    lim.onEcho(8, 50); // min RTT 50
+    sendAll(lim, s, 50);
+    lim.onEcho(16, 80); // 80 ms: one echo above min RTT + queue target
+    assert.equal(lim.startup, true, 'one late echo is not a queue');
+    lim.onEcho(17, 100); // on time again (packet 17 left at 50)
+    assert.equal(lim.startup, true);
+    sendAll(lim, s, 100);
+    lim.onEcho(20, 120); // 70 ms, then 90 ms: two in a row
+    assert.equal(lim.startup, true);
+    lim.onEcho(24, 140);
+    assert.equal(lim.startup, false, 'two late echoes in a row are a queue');
+  });
+
   it('a download on a kept channel starts from the previous one\'s path estimate', () => {
     const first = createInflightLimit({ queueTargetMs: 15, floorPackets: 16, initialPackets: 16, stallMs: 200 });
     assert.equal(first.pathEstimate(), null, 'nothing measured yet');
@@ -295,25 +312,34 @@ describe('in-flight limit', () => {
    * A kept path (1 packet/ms, min RTT 50 ms) under the paced limit for `ms`: the link delivers one
    * packet per ms, `lossOf(seq)` packets are dropped, and every arrival is echoed after 25 ms plus
    * `extraDelayMs(t)` (another flow's queue); the sender's loss count reaches the limit as the
-   * protocol's would, with each echo. Returns the limit and how often it entered the drain gain.
-   * @param {{ ms: number, lossOf?: (seq: number) => boolean, extraDelayMs?: (t: number) => number, startRate?: number }} o
-   *   startRate: the carried estimate the download starts from (packets/ms; the link's own: 1)
+   * protocol's would, with each echo. Returns the limit, how often it entered the drain gain and
+   * the link's mean queue (ms) over the last two thirds of the run.
+   * @param {{ ms: number, lossOf?: (seq: number) => boolean, extraDelayMs?: (t: number) => number, startRate?: number, echoEvery?: number, echoJitterMs?: (seq: number) => number }} o
+   *   startRate: the carried estimate the download starts from (packets/ms; the link's own: 1);
+   *   echoEvery: the client echoes every this many arrivals; echoJitterMs: how late each echo is
    */
-  function pathWith({ ms, lossOf = () => false, extraDelayMs = () => 0, startRate = 1 }) {
+  function pathWith({ ms, lossOf = () => false, extraDelayMs = () => 0, startRate = 1, echoEvery = 1, echoJitterMs = () => 0 }) {
     const lim = createInflightLimit({ path: { rate: startRate, minRttMs: 50 }, pacing: true, echoLagPackets: 8 });
     /** @type {{ at: number, seq: number }[]} */
     const echoes = [];
     let seq = 0;
     let linkFreeAt = 0;
     let lost = 0;
+    let arrived = 0;
     let drains = 0;
+    let queueSum = 0;
+    let queueN = 0;
     let lastGain = lim.gain;
     for (let t = 0; t < ms; t++) {
       while (lim.allows(t)) {
         lim.onSent(++seq, t);
         linkFreeAt = Math.max(linkFreeAt, t) + 1;
         if (lossOf(seq)) lost++;
-        else echoes.push({ at: linkFreeAt + 50 + extraDelayMs(t), seq });
+        else if (++arrived % echoEvery === 0) {
+          // the client answers every echoEvery arrivals, its answer late by a busy event loop's jitter
+          const at = linkFreeAt + 50 + extraDelayMs(t) + echoJitterMs(seq);
+          echoes.push({ at: Math.max(at, echoes.length > 0 ? echoes[echoes.length - 1].at : 0), seq });
+        }
       }
       let e = 0;
       while (echoes.length > 0 && echoes[0].at <= t) e = /** @type {{ seq: number }} */ (echoes.shift()).seq;
@@ -323,8 +349,12 @@ describe('in-flight limit', () => {
       }
       if (lim.gain < 1 && lastGain >= 1) drains++;
       lastGain = lim.gain;
+      if (3 * t >= ms) {
+        queueSum += Math.max(0, linkFreeAt - t);
+        queueN++;
+      }
     }
-    return { lim, drains };
+    return { lim, drains, queueMs: queueSum / queueN };
   }
 
   it('random loss is not congestion: 5% of packets lost, the rate holds', () => {
@@ -332,6 +362,31 @@ describe('in-flight limit', () => {
     const { lim } = pathWith({ ms: 3000, lossOf: () => (n = (n * 1103515245 + 12345) % 2147483648) / 2147483648 < 0.05 });
     assert.equal(lim.congestionEvents, 0);
     assert.ok(lim.rate > 0.9, `rate ${lim.rate} packets/ms on a 1/ms link`);
+  });
+
+  it('a probe that finds room is seen in its own packets, with echoes every 8 packets', () => {
+    // the client answers every 8 packets: rate samples once per round trip straddle the probe's
+    // round trip and the drain behind it, and the first probe of a download showed no room
+    const low = pathWith({ ms: 500, startRate: 0.4, echoEvery: 8 });
+    assert.equal(low.lim.startupRestarts, 1, 'the first probe found room');
+    assert.ok(low.lim.rate > 0.8, `rate ${low.lim.rate} packets/ms on a 1/ms link after 500 ms`);
+    assert.equal(pathWith({ ms: 3000, echoEvery: 8 }).lim.startupRestarts, 0, 'a full path shows no room');
+  });
+
+  it('cruising with a queue, an estimate above the link falls back to what the path delivers', () => {
+    // a carried estimate 30% above the link; the client echoes every 8 packets up to 25 ms late and
+    // one echo in ten 25 ms later still (a busy event loop): rate samples over such bunched echoes
+    // keep the max filter above the link, and the queue the source holds shows it
+    const queues = [1, 7, 99].map((seed) => {
+      let j = seed;
+      const random = () => (j = (j * 1103515245 + 12345) % 2147483648) / 2147483648;
+      const late = () => random() * 25 + (random() < 0.1 ? 25 : 0);
+      const { lim, queueMs } = pathWith({ ms: 3000, startRate: 1.3, echoEvery: 8, echoJitterMs: late });
+      assert.ok(lim.rate < 1.25, `rate ${lim.rate} packets/ms on a 1/ms link after 3 s`);
+      return queueMs;
+    });
+    const mean = queues.reduce((a, b) => a + b) / queues.length;
+    assert.ok(mean < 20, `queue at the link ${queues.map((q) => q.toFixed(1)).join(' / ')} ms (mean over the last 2 s)`);
   });
 
   it('an estimate far below the link recovers within round trips, not probing cycles', () => {
