@@ -10,7 +10,8 @@
 //   ssthresh, and no growth until recovery ends (usrsctp's RFC 2581 module);
 //   'loss-tolerant' (the tuned build's patch): none; the proxy's in-flight cap owns the response;
 // - for both, the T3-rtx timeout (no SACK progress for an RTO, at least 200 ms, doubled at each
-//   timeout in a row up to 10 s): ssthresh = max(cwnd/2, 4), cwnd 1;
+//   timeout in a row up to 10 s): cwnd 1, and ssthresh = max(cwnd/2, 4) (usrsctp) or, since every
+//   chunk timed out is abandoned, no lower than it was nor than cwnd (the loss-tolerant patch);
 // - usrsctp's cwnd-based max-burst rule: before each output pass cwnd = min(cwnd, flight +
 //   maxBurst) (maxBurst 0 or Infinity: off), so a kept idle association restarts from maxBurst;
 // - a kept association's cwnd (startCwnd Infinity): the stock sender's is where random loss left
@@ -178,7 +179,7 @@ export function createSctpPath(o) {
       // what the timer sends makes the client SACK at once (the last SACK may have been lost)
       stats.timeouts++;
       backoffs++;
-      ssthresh = Math.max(Math.floor(cwnd / 2), SCTP_MIN_SSTHRESH_T3_PACKETS);
+      ssthresh = tolerant ? Math.max(ssthresh, cwnd) : Math.max(Math.floor(cwnd / 2), SCTP_MIN_SSTHRESH_T3_PACKETS);
       cwnd = 1;
       abandonLost = true;
       q.at(q.now + link.delayMs, () => {
