@@ -79,27 +79,16 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
   const T = Math.min(D, tailStart(log, useful, tailUnits));
   const fMin = sources.reduce((a, s) => Math.min(a, s.first), Infinity);
 
+  const phases = sources.map((s) => countPhases(s, T));
+  floorRates(sources, phases, T);
+  const Rf = sources.reduce((a, s) => a + s.rate, 0);
+
   const sum = { sourceStart: 0, ramp: 0, held: 0, stall: 0, nonUseful: 0, usefulTail: 0, useful: 0 };
   const heldKnown = Array.isArray(inflightHeldMs) && inflightHeldMs.some((h) => Number.isFinite(h));
   /** @type {SourceBreakdown[]} */
   const perSource = sources.map((s, i) => {
-    const w = s.rate / R;
-    const fT = Math.min(s.first, T);
-    const eT = Math.min(Math.max(s.rampEnd, s.first), T);
-    let rampPkts = 0;
-    let steadyPkts = 0;
-    let nonUsefulPre = 0;
-    let usefulTail = 0;
-    for (let k = 0; k < s.t.length; k++) {
-      const t = s.t[k];
-      if (t >= T) {
-        if (s.useful[k]) usefulTail++;
-        continue;
-      }
-      if (!s.useful[k]) nonUsefulPre++;
-      if (t < eT) rampPkts++;
-      else steadyPkts++;
-    }
+    const w = s.rate / Rf;
+    const { fT, eT, rampPkts, steadyPkts, nonUsefulPre, usefulTail } = phases[i];
     const rampLost = eT - fT - (rampPkts * s.bytesPerPacket) / s.rate;
     const steadyLost = T - eT - (steadyPkts * s.bytesPerPacket) / s.rate;
     const heldReported = heldKnown ? inflightHeldMs?.[i] : null;
@@ -114,16 +103,30 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
     const seen = s.t.length > 0;
     return {
       firstPacketMs: seen ? round(s.first) : null, rampEndMs: seen ? round(Math.max(s.rampEnd, s.first)) : null,
-      steadyRateBps: Math.round(s.rate * 1000), rampMs: seen ? round(rampLost) : null,
+      steadyRateBps: Math.round(s.rate * 1000), rampMs: seen ? round(Math.max(0, rampLost)) : null,
       heldMs: Number.isFinite(heldReported) ? round(/** @type {number} */ (heldReported)) : null,
       usefulPackets: s.usefulCount, nonUsefulPackets: s.t.length - s.usefulCount,
     };
   });
+  // A tail that came faster than R lost no time: its bytes took the time they took. What is left
+  // below zero (within a packet's time per source: where a span's count falls) goes to the
+  // transfer, so every part is ≥ 0 and they still add up to the duration.
+  const tailBytesMs = Math.min(D - T, sum.usefulTail / Rf);
+  const parts = {
+    sourceStart: sum.sourceStart, ramp: sum.ramp, held: sum.held, stall: sum.stall, nonUseful: sum.nonUseful,
+    tail: D - T - tailBytesMs, transfer: (sum.useful - sum.usefulTail) / Rf + tailBytesMs,
+  };
+  for (const k of /** @type {const} */ (['sourceStart', 'ramp', 'held', 'stall', 'nonUseful', 'tail'])) {
+    if (parts[k] < 0) {
+      parts.transfer += parts[k];
+      parts[k] = 0;
+    }
+  }
   return {
-    method: 'packets', requestMs: round(fMin), sourceStartMs: round(sum.sourceStart), rampMs: round(sum.ramp),
-    inflightHeldMs: heldKnown ? round(sum.held) : null, stallMs: round(sum.stall), nonUsefulMs: round(sum.nonUseful),
-    tailMs: round(D - T - sum.usefulTail / R), transferMs: round(sum.useful / R), tailStartMs: round(T),
-    steadyRateBps: Math.round(R * 1000), perSource,
+    method: 'packets', requestMs: round(fMin), sourceStartMs: round(parts.sourceStart), rampMs: round(parts.ramp),
+    inflightHeldMs: heldKnown ? round(parts.held) : null, stallMs: round(parts.stall), nonUsefulMs: round(parts.nonUseful),
+    tailMs: round(parts.tail), transferMs: round(parts.transfer), tailStartMs: round(T),
+    steadyRateBps: Math.round(Rf * 1000), perSource,
   };
 }
 
@@ -190,6 +193,45 @@ function rateSources(sources) {
   if (rated.length === 0) return;
   const med = rated[rated.length >> 1];
   for (const s of sources) if (!(s.rate > 0)) s.rate = med;
+}
+
+/**
+ * @typedef {{fT: number, eT: number, rampPkts: number, steadyPkts: number, nonUsefulPre: number, usefulTail: number}} Phases
+ *   a source's first packet and ramp end (both capped at the tail start T), its packets in the ramp
+ *   and in the steady phase before T, its non-useful packets before T and its useful ones from T on
+ */
+
+/** @param {Source} s @param {number} T @returns {Phases} */
+function countPhases(s, T) {
+  const fT = Math.min(s.first, T);
+  const eT = Math.min(Math.max(s.rampEnd, s.first), T);
+  const p = { fT, eT, rampPkts: 0, steadyPkts: 0, nonUsefulPre: 0, usefulTail: 0 };
+  for (let k = 0; k < s.t.length; k++) {
+    const t = s.t[k];
+    if (t >= T) {
+      if (s.useful[k]) p.usefulTail++;
+      continue;
+    }
+    if (!s.useful[k]) p.nonUsefulPre++;
+    if (t < eT) p.rampPkts++;
+    else p.steadyPkts++;
+  }
+  return p;
+}
+
+/**
+ * A source that delivered more in its ramp or its steady phase than its steady rate allows in
+ * that time ran above it (a burst its spans' quantile left out): its rate is at least what it
+ * delivered there, so no part it adds is negative (a loopback download showed a stall of −8 ms).
+ * @param {Source[]} sources @param {Phases[]} phases @param {number} T
+ */
+function floorRates(sources, phases, T) {
+  sources.forEach((s, i) => {
+    const { fT, eT, rampPkts, steadyPkts } = phases[i];
+    // n packets in a span are n − 1 intervals: a steady source's count runs up to one packet over
+    if (eT > fT && rampPkts > 1) s.rate = Math.max(s.rate, ((rampPkts - 1) * s.bytesPerPacket) / (eT - fT));
+    if (T > eT && steadyPkts > 1) s.rate = Math.max(s.rate, ((steadyPkts - 1) * s.bytesPerPacket) / (T - eT));
+  });
 }
 
 /**

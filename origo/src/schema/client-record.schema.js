@@ -29,7 +29,7 @@ const packetLogEntry = {
   ],
 };
 
-/** A time in a download (ms); a part of the time breakdown may be negative (a source ran above its steady rate). */
+/** A time in a download (ms); a part of the time breakdown from an older client may be negative (its source ran above its steady rate). */
 const signedMs = { type: ['number', 'null'], minimum: -MAX_DURATION_MS, maximum: MAX_DURATION_MS };
 const msOrNull = c.durationMsOrNull;
 const rateOrNull = { type: ['number', 'null'], minimum: 0, maximum: MAX_RATE_BPS };
