@@ -3,9 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { proxyToken } from '@mutp/origo';
 import { planTopology, createTopology, destroyTag, allNodes } from './topology.js';
 import { shapeUpload, setLinkLoss, setTcpCongestion, DEFAULT_TCP_CC, countSentToClient, sentToClient } from './links.js';
@@ -14,17 +12,12 @@ import { capClientDownload, segmentAtSender, startQueueSampler } from './bottlen
 import { startCrossTcp } from './cross-traffic.js';
 import { createSharedLinkMeter, CROSS_LEAD_MS } from './shared-link.js';
 import { spawnInNs } from './spawn-in-ns.js';
+import { ENTRY } from './entries.js';
+import { createAgentRpc } from './agent-rpc.js';
 import { cpuSeconds } from './proc-cpu.js';
 import { readProxyRtcBuild } from './rtc-build.js';
 import { codedError } from '@mutp/common/errors';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ENTRY = {
-  origo: join(ROOT, 'origo/bin/origo.js'),
-  proxy: join(ROOT, 'proxy/bin/proxy.js'),
-  origin: join(ROOT, 'demo/server.js'),
-  agent: fileURLToPath(new URL('./client-agent.js', import.meta.url)),
-};
 const PORTS = /** @type {const} */ ({ origo: 8080, proxy: 8090, origin: 8000 }); // each process has its own namespace, so fixed ports never clash
 const FLEET_READY_BASE_MS = 30_000; // Origo (DuckDB) and the first proxies start on 2 busy cores
 const FLEET_READY_PER_PROXY_MS = 5000; // each proxy's Node start-up + socket.io handshake, under load
@@ -193,8 +186,9 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
        */
       objectUrl: (kib, segment) => `${originUrl}/media/demo-${kib}KB.bin${segment === undefined ? '' : `?segment=${segment}`}`,
       /**
-       * One download by the client. Resolves with {stats, sha256?, error?, clientCpuSeconds, wallMs}
-       * (sha256: of the body the client returned, when it completed).
+       * One download by the client. Resolves with {stats, sha256?, hashCpuSeconds?, error?, clientCpuSeconds, wallMs}
+       * (sha256: of the body the client returned, when it completed; hashCpuSeconds: the agent's CPU
+       * for that digest, inside clientCpuSeconds).
        * @param {{url: string, mode: string, proxies: {id: string, url: string, uploadRateBps?: number}[], window?: number, generationSize?: number, cold?: boolean}} req
        *   proxies: as Origo lists them (clientProxy): with their upload rate, the client sizes the
        *   MUTP window from the paths and the records carry the rate mix, as a real client's do;
@@ -284,38 +278,4 @@ function installCleanup(tag) {
     process.exit(1);
   });
   return { run };
-}
-
-/** @param {import('node:child_process').ChildProcess} child */
-function createAgentRpc(child) {
-  let seq = 0;
-  /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void}>} */
-  const pending = new Map();
-  createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) }).on('line', (line) => {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      return; // not an RPC line
-    }
-    const p = pending.get(msg.seq);
-    if (!p) return;
-    pending.delete(msg.seq);
-    if (msg.ok) p.resolve(msg.result);
-    else p.reject(codedError(msg.error?.code, msg.error?.message ?? 'agent error'));
-  });
-  child.on('close', (code) => {
-    for (const p of pending.values()) p.reject(codedError('ERR_AGENT_EXITED', `client agent exited (${code}); see client.log`));
-    pending.clear();
-  });
-  return {
-    /** @param {object} req @returns {Promise<any>} */
-    call(req) {
-      const id = ++seq;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        child.stdin?.write(`${JSON.stringify({ seq: id, ...req })}\n`);
-      });
-    },
-  };
 }

@@ -1,0 +1,65 @@
+// `npm run bench:cost` end to end on loopback: Origo, the origin, 4 proxy processes and the client
+// agent; one warm-up and one measured round of every mode. Each mode must give a verified download
+// whose proxies' and client's CPU were read from /proc. Asserts no speed or cost: that is the bench's job.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { skipOrFail } from '@mutp/testkit/require-tool';
+import { MODES } from '../src/cost/summary.js';
+
+const BENCH = fileURLToPath(new URL('../bin/bench-cost.js', import.meta.url));
+// /proc counts CPU in 10 ms ticks per process: at 1 MiB, Range-split HTTP's 4 proxies together used
+// ~15 ms and 3 of 15 downloads read 0. At 4 MiB they use ~60 ms, more than the 4 ticks the four
+// readings can lose, so a reading of 0 means the measurement is broken, not too coarse.
+const SIZE_MIB = 4;
+const RUN_TIMEOUT_MS = 90_000; // measured ~15 s on 2 busy cores (load 3); start-up under load is the slow part
+
+describe('bench:cost (loopback, smoke)', function () {
+  this.timeout(RUN_TIMEOUT_MS + 10_000);
+  /** @type {string} */
+  let dir;
+  /** @type {any} */
+  let out;
+  /** @type {string} */
+  let table;
+
+  before(async function () {
+    if (!existsSync('/proc/self/stat')) skipOrFail(this, 'no /proc/<pid>/stat (Linux only): the bench reads each process\'s CPU there');
+    dir = mkdtempSync(join(tmpdir(), 'mutp-bench-cost-test-'));
+    const json = join(dir, 'cost.json');
+    const { stdout } = await promisify(execFile)(process.execPath, [BENCH, '--size-mb', String(SIZE_MIB), '--runs', '1', '--json', json, '--dir', join(dir, 'logs')],
+      { timeout: RUN_TIMEOUT_MS, maxBuffer: 1 << 20 });
+    table = stdout;
+    out = JSON.parse(readFileSync(json, 'utf8'));
+  });
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives every mode a verified download with the proxies\' and the client\'s CPU above 0', () => {
+    for (const mode of MODES) {
+      const rows = out.downloads.filter((/** @type {any} */ r) => r.mode === mode && r.phase === 'measured');
+      assert.equal(rows.length, 1, mode);
+      const r = rows[0];
+      assert.equal(r.verified, true, `${mode}: ${r.excluded}`);
+      assert.equal(r.netBytes, SIZE_MIB * 2 ** 20, mode);
+      assert.ok(r.goodputMBps > 0, `${mode} goodput ${r.goodputMBps}`);
+      assert.ok(r.proxyCpuS > 0 && r.proxyCpuMsPerMB > 0, `${mode}: proxies' CPU ${r.proxyCpuS} s`);
+      assert.equal(r.proxyCpuEachS.length, 4, mode);
+      assert.ok(r.clientCpuS > 0 && r.clientCpuMsPerMB > 0, `${mode}: client CPU ${r.clientCpuS} s`);
+      assert.ok(r.clientCallCpuS > 0, `${mode}: the agent's own count ${r.clientCallCpuS} s`);
+    }
+    assert.equal(out.downloads.filter((/** @type {any} */ r) => r.phase === 'warmup').length, MODES.length);
+  });
+
+  it('prints the table with every mode, the targets and the load', () => {
+    for (const name of ['Range-split HTTP', 'Parallel HTTP', 'Uncoded MUTP', 'Coded MUTP']) assert.match(table, new RegExp(`^${name}\\s+1/1`, 'm'));
+    assert.match(table, /Coded MUTP goodput ≥ 60 MB\/s at normalized ≥ 0\.95 .* (met|missed)$/m);
+    assert.match(table, /1-min load average/);
+    assert.equal(out.summary.perMode.find((/** @type {any} */ m) => m.mode === 'range-http').ratio.proxyCpu, 1);
+  });
+});
