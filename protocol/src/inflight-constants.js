@@ -126,8 +126,17 @@ export const INFLIGHT_LOSS_BETA = 0.7;
 /** Pacing gain before the first queue shows on a connection with no kept path: the ramp must not be slower than unpaced (×3 simulated best of 2, 3, 4). */
 export const INFLIGHT_PACING_STARTUP_GAIN = 3;
 
-/** Packets a paced source may send back to back (its token bucket): timers fire at ~1 ms, and 4 stay far below any queue. */
+/** Packets a paced source may send back to back (its token bucket), at least: timers fire at ~1 ms, and 4 stay far below any queue. */
 export const INFLIGHT_PACING_BURST_PACKETS = 4;
+
+/**
+ * …or this long at the bottleneck rate (ms), when that is more: a timer wakes the sender about once
+ * per ms, later on a busy loop, so a bucket of 4 packets capped a fast path at ~4 packets per wake.
+ * On loopback (`npm run bench:cost -- --rtc-build tuned`: 4 proxies, 32 MiB) Coded MUTP ran at 7.5
+ * MB/s with the proxies spending 133 ms of CPU per MB; with 4 ms, 18-22 MB/s at 53-63 ms per MB
+ * (1 or 2 ms gave 10-11 MB/s). At the testbed's 0.7-1.5 packets/ms the bucket is 4-6 packets.
+ */
+export const INFLIGHT_PACING_BURST_MS = 4;
 
 /** With no new echo for this long (ms) one probe packet passes the cap (the protocol's minRtoMs): feedback or all our packets were lost. */
 export const INFLIGHT_STALL_MS = 200;

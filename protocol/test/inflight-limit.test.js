@@ -416,6 +416,19 @@ describe('in-flight limit', () => {
     assert.ok(plain.lim.rate > 0.9, `rate ${plain.lim.rate} packets/ms on a 1/ms link without the queue`);
   });
 
+  it('a fast path keeps its pace when the sender wakes only every 2 ms (a timer\'s granularity)', () => {
+    // 20 packets/ms (loopback-fast), min RTT 1 ms: the cap is far away, only the pace limits; each
+    // wake sends what the bucket holds and echoes everything sent up to then
+    const paced = createInflightLimit({ path: { rate: 20, minRttMs: 1 }, pacing: true, queueTargetMs: 1000 });
+    const s = { seq: 0 };
+    for (let t = 0; t < 200; t += 2) {
+      sendAll(paced, s, t);
+      paced.onEcho(s.seq, t + 1);
+    }
+    // the probing cycle's gains average 1: about 20 × 200 packets; a bucket of 4 packets sent 400
+    assert.ok(s.seq > 0.8 * 20 * 200, `${s.seq} packets in 200 ms at 20 packets/ms`);
+  });
+
   it('waiting for the pacer is not a hold: only the cap holds the sender', () => {
     const paced = createInflightLimit({ path: { rate: 0.8, minRttMs: 50 }, pacing: true });
     const s = { seq: 0 };
