@@ -133,7 +133,7 @@ export const INFLIGHT_PACING_BURST_PACKETS = 4;
  * …or this long at the bottleneck rate (ms), when that is more: a timer wakes the sender about once
  * per ms, later on a busy loop, so a bucket of 4 packets capped a fast path at ~4 packets per wake.
  * On loopback (`npm run bench:cost -- --rtc-build tuned`: 4 proxies, 32 MiB) Coded MUTP ran at 7.5
- * MB/s with the proxies spending 133 ms of CPU per MB; with 4 ms, 18-22 MB/s at 53-63 ms per MB
+ * MB/s with the proxies spending 133 ms of CPU per MB; with 4 ms, 18-22 MB/s at 52-63 ms per MB
  * (1 or 2 ms gave 10-11 MB/s). At the testbed's 0.7-1.5 packets/ms the bucket is 4-6 packets.
  */
 export const INFLIGHT_PACING_BURST_MS = 4;

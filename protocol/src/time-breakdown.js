@@ -70,9 +70,9 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
   for (const e of log) n = Math.max(n, e[1] + 1);
   const sources = collectSources(log, n, r);
   rateSources(sources);
-  const R = sources.reduce((a, s) => a + s.rate, 0);
+  const rated = sources.some((s) => s.rate > 0);
   const useful = log.filter((e) => e[2] === 1).length;
-  if (!(R > 0) || useful === 0) return byBytes(r, D);
+  if (!rated || useful === 0) return byBytes(r, D);
 
   // tail start: the packet after which at most one generation's worth of degrees of freedom was missing
   const tailUnits = r.params?.generationSize ?? DEFAULTS.generationSize;
@@ -81,13 +81,13 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
 
   const phases = sources.map((s) => countPhases(s, T));
   floorRates(sources, phases, T);
-  const Rf = sources.reduce((a, s) => a + s.rate, 0);
+  const R = sources.reduce((a, s) => a + s.rate, 0);
 
   const sum = { sourceStart: 0, ramp: 0, held: 0, stall: 0, nonUseful: 0, usefulTail: 0, useful: 0 };
   const heldKnown = Array.isArray(inflightHeldMs) && inflightHeldMs.some((h) => Number.isFinite(h));
   /** @type {SourceBreakdown[]} */
   const perSource = sources.map((s, i) => {
-    const w = s.rate / Rf;
+    const w = s.rate / R;
     const { fT, eT, rampPkts, steadyPkts, nonUsefulPre, usefulTail } = phases[i];
     const rampLost = eT - fT - (rampPkts * s.bytesPerPacket) / s.rate;
     const steadyLost = T - eT - (steadyPkts * s.bytesPerPacket) / s.rate;
@@ -111,10 +111,10 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
   // A tail that came faster than R lost no time: its bytes took the time they took. What is left
   // below zero (within a packet's time per source: where a span's count falls) goes to the
   // transfer, so every part is ≥ 0 and they still add up to the duration.
-  const tailBytesMs = Math.min(D - T, sum.usefulTail / Rf);
+  const tailBytesMs = Math.min(D - T, sum.usefulTail / R);
   const parts = {
     sourceStart: sum.sourceStart, ramp: sum.ramp, held: sum.held, stall: sum.stall, nonUseful: sum.nonUseful,
-    tail: D - T - tailBytesMs, transfer: (sum.useful - sum.usefulTail) / Rf + tailBytesMs,
+    tail: D - T - tailBytesMs, transfer: (sum.useful - sum.usefulTail) / R + tailBytesMs,
   };
   for (const k of /** @type {const} */ (['sourceStart', 'ramp', 'held', 'stall', 'nonUseful', 'tail'])) {
     if (parts[k] < 0) {
@@ -126,7 +126,7 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
     method: 'packets', requestMs: round(fMin), sourceStartMs: round(parts.sourceStart), rampMs: round(parts.ramp),
     inflightHeldMs: heldKnown ? round(parts.held) : null, stallMs: round(parts.stall), nonUsefulMs: round(parts.nonUseful),
     tailMs: round(parts.tail), transferMs: round(parts.transfer), tailStartMs: round(T),
-    steadyRateBps: Math.round(Rf * 1000), perSource,
+    steadyRateBps: Math.round(R * 1000), perSource,
   };
 }
 

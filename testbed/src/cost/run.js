@@ -14,7 +14,22 @@ export const QUIET_MS = 300;
  * this covers both on 2 busy cores. Idle Node processes use ~nothing meanwhile.
  */
 export const TRAIL_MS = 400;
-const MUTP_MODES = new Set(['uncoded', 'coded']);
+/** Modes that run over WebRTC: their connections are opened before a measured download. */
+export const MUTP_MODES = new Set(['uncoded', 'coded']);
+
+/**
+ * Before a measured download: the agents' kept WebRTC connections are open (the pool closes one
+ * idle for 20 s), every earlier record has reached Origo (so its ingest does not run during it),
+ * and the machine has been quiet quietMs.
+ * @param {{call: (req: object) => Promise<any>}[]} agents  those that will download
+ * @param {{call: (req: object) => Promise<any>}[]} flushing  those whose records must reach Origo first
+ * @param {string} mode @param {{id: string, url: string}[]} proxies @param {number} quietMs
+ */
+export async function settleBefore(agents, flushing, mode, proxies, quietMs) {
+  if (MUTP_MODES.has(mode)) await Promise.all(agents.map((a) => a.call({ cmd: 'preconnect', proxies })));
+  await Promise.all(flushing.map((a) => a.call({ cmd: 'flush' })));
+  await sleep(quietMs);
+}
 
 /**
  * @param {object} o
@@ -39,11 +54,7 @@ export async function runCostBench({ fleet, modes, runs, url, expectedSha256, on
 
   /** @param {string} mode @param {'warmup' | 'measured'} phase @param {number} round @param {number} slot */
   async function measure(mode, phase, round, slot) {
-    // kept WebRTC connections, as a playing client has: the pool closes one idle for 20 s
-    if (MUTP_MODES.has(mode)) await agent.call({ cmd: 'preconnect', proxies });
-    // the earlier downloads' records reach Origo first, so its ingest does not run during this one
-    await agent.call({ cmd: 'flush' });
-    await sleep(quietMs);
+    await settleBefore([agent], [agent], mode, proxies, quietMs);
     const load = loadavg()[0];
     const machine0 = machineCpu();
     const cpu0 = sample();

@@ -3,10 +3,9 @@
 // process uses ~1 core; its CPU over each step is read from /proc/<pid>/stat.
 import { cpus, loadavg } from 'node:os';
 import { busyCores, cpuSeconds, machineCpu } from '../proc-cpu.js';
-import { QUIET_MS } from './run.js';
+import { QUIET_MS, settleBefore } from './run.js';
+import { sumDeltas } from './summary.js';
 import { SATURATE_AGENTS, saturateStep, saturated } from './saturate-summary.js';
-
-const MUTP_MODES = new Set(['uncoded', 'coded']);
 
 /**
  * @param {object} o
@@ -29,10 +28,7 @@ export async function runSaturate({ fleet, modes, perAgent, url, expectedSha256,
     await Promise.all(fleet.agents.map((a) => a.call({ cmd: 'download', url, mode, proxies: 1 })));
     for (const k of SATURATE_AGENTS) {
       const agents = fleet.agents.slice(0, k);
-      // kept WebRTC connections (the pool closes one idle for 20 s), every record in Origo first
-      if (MUTP_MODES.has(mode)) await Promise.all(agents.map((a) => a.call({ cmd: 'preconnect', proxies: refs })));
-      await Promise.all(fleet.agents.map((a) => a.call({ cmd: 'flush' })));
-      await new Promise((r) => setTimeout(r, QUIET_MS));
+      await settleBefore(agents, fleet.agents, mode, refs, QUIET_MS);
       const load = loadavg()[0];
       const machine0 = machineCpu();
       const proxy0 = cpuSeconds(proxy.pid);
@@ -46,8 +42,7 @@ export async function runSaturate({ fleet, modes, perAgent, url, expectedSha256,
       const wallS = (performance.now() - t0) / 1000;
       const proxy1 = cpuSeconds(proxy.pid);
       const clients1 = agents.map((a) => cpuSeconds(a.pid));
-      const clientsCpuS = clients0.some((c, i) => c === null || clients1[i] === null) ? null
-        : clients1.reduce((sum, c, i) => sum + /** @type {number} */ (c) - /** @type {number} */ (clients0[i]), 0);
+      const clientsCpuS = sumDeltas(clients0, clients1);
       const step = saturateStep({
         mode, agents: k, results, expectedSha256, wallS, proxyCpuS: proxy0 === null || proxy1 === null ? null : proxy1 - proxy0, clientsCpuS,
         loadavg1: load, busyCores: busyCores(machine0, machineCpu(), cores),

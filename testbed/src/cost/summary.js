@@ -35,6 +35,14 @@ export const TARGET_LIMITS = Object.freeze({
 
 /** @param {number | null | undefined} a @param {number | null | undefined} b */
 const delta = (a, b) => (a == null || b == null ? null : b - a);
+/**
+ * The summed CPU seconds of several processes between two readings, null if one is gone.
+ * @param {(number | null)[]} before @param {(number | null)[]} after
+ */
+export function sumDeltas(before, after) {
+  const each = before.map((c, i) => delta(c, after[i]));
+  return each.some((v) => v === null) ? null : /** @type {number[]} */ (each).reduce((a, b) => a + b, 0);
+}
 /** @param {number | null} cpuS @param {number} bytes  CPU ms per MB, null without both */
 const msPerMB = (cpuS, bytes) => (cpuS == null || !(bytes > 0) ? null : (cpuS * MS_PER_S) / (bytes / MB));
 /** @param {number | null} v */
@@ -68,7 +76,7 @@ export function costRow(d) {
   const excluded = exclusion(r, d.expectedSha256);
   const netBytes = excluded ? 0 : s.netBytes;
   const proxyEach = d.cpu0.proxies.map((c, i) => delta(c, d.cpu1.proxies[i]));
-  const proxyCpuS = proxyEach.some((v) => v === null) ? null : proxyEach.reduce((a, b) => a + b, 0);
+  const proxyCpuS = sumDeltas(d.cpu0.proxies, d.cpu1.proxies);
   const hashS = typeof r.hashCpuSeconds === 'number' ? r.hashCpuSeconds : 0;
   const agentS = delta(d.cpu0.agent, d.cpu1.agent);
   const clientCpuS = agentS === null ? null : agentS - hashS;
