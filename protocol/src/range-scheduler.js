@@ -176,7 +176,9 @@ export function createRangeScheduler(options) {
       }
     }
     const mine = sources[i];
-    return Math.ceil((mine.estimate * Math.max(0, finish - now - mine.latencyMs)) / 1000);
+    // to the nearest unit: rounding up handed the first of equal sources to ask a unit more
+    // (a whole 64 KiB block in the block scheduler), and the download ended that much later
+    return Math.round((mine.estimate * Math.max(0, finish - now - mine.latencyMs)) / 1000);
   }
 
   /**

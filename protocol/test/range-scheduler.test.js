@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createRangeScheduler, INITIAL_RANGE_BYTES } from '../src/range-scheduler.js';
+import { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES } from '../src/range-scheduler.js';
 
 const KIB = 1024;
 
@@ -107,6 +107,22 @@ describe('range scheduler', () => {
   it('does not duplicate when equal sources would only race each other', () => {
     const { copies } = drive({ size: 1_500_000, rates: [917504, 917504, 917504, 917504] });
     assert.equal(copies.length, 0);
+  });
+
+  it('shares the last blocks evenly among equal sources a few ms apart: no source a block more by rounding up', () => {
+    // 24 blocks over 4 equal sources, asked 1 ms apart: 4 blocks each, then 2 each. Rounding each
+    // share up gave the first finisher 3 and left one source 7 blocks, a block's time (71 ms at
+    // 896 KiB/s) after the rest.
+    const s = createBlockRangeScheduler(24, 4);
+    const first = [0, 1, 2, 3].map((i) => /** @type {import('../src/range-scheduler.js').ByteRange} */ (s.nextRange(i, i)));
+    assert.deepEqual(first.map((r) => r.end - r.start), [4, 4, 4, 4]);
+    const second = first.map((r, i) => {
+      const now = 336 + i; // 4 blocks of 64 KiB at 896 KiB/s, plus a 50 ms round trip
+      s.onRangeDone(i, r, r.end - r.start, now);
+      const next = /** @type {import('../src/range-scheduler.js').ByteRange} */ (s.nextRange(i, now));
+      return next.end - next.start;
+    });
+    assert.deepEqual(second, [2, 2, 2, 2]);
   });
 
   it('returns a failed source\'s range to the pool', () => {

@@ -46,6 +46,9 @@ Discrete-event simulator of multi-source downloads (see sim/README.md for the mo
                       for two new connections beside two kept ones (default: kept)
   --new-tcp           HTTP modes: every TCP connection is new (the handshake's round trip before
                       the first request), as after the client's keep-alive (undici: 4 s idle)
+  --kept-lists        Range-split HTTP: the client holds each proxy's digest list of the object from
+                      an earlier download (it keeps them 30 s; the testbed asks for one URL again
+                      and again): no list request, the ranges start at once
   --codec C           coded: rank (default: the same decisions without the payload
                       arithmetic) | exact (the real RLNC encode/decode of every packet)
   --seeds K           runs per configuration, seeds 1..K (20)
@@ -86,6 +89,7 @@ const OPTIONS = /** @type {const} */ ({
   'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC },
   kept: { type: 'boolean', default: false },
   'new-tcp': { type: 'boolean', default: false },
+  'kept-lists': { type: 'boolean', default: false },
   'start-cwnd': { type: 'string' },
   'queue-ms': { type: 'string' },
   codec: { type: 'string', default: 'rank' },
@@ -246,6 +250,7 @@ export function parseCli(argv) {
     tcpCc: parseChoice(v['tcp-cc'], 'tcp-cc', TCP_CC_KINDS),
     kept: v.kept,
     newTcp: v['new-tcp'],
+    keptLists: v['kept-lists'],
     startCwnd: v['start-cwnd'] === undefined ? undefined : parseStartCwnd(v['start-cwnd']),
     queueMs: v['queue-ms'] === undefined ? undefined : parseInteger(v['queue-ms'], 'queue-ms', 1, 60_000),
     codec: v.codec,

@@ -1,11 +1,12 @@
 // Range-split HTTP baseline as the live client runs it: first a digest-list request to every proxy
 // at once (it tells the size and makes every proxy fetch the origin; modelled as a 1-byte probe);
-// once a strict majority answered (the live client's size vote, createBlockVote: no proxy alone
-// sets the size) the protocol's block range scheduler (MSPlayer harmonic-mean sizing, tail
-// duplication, whole 64 KiB digest blocks) hands out ranges; every range is one HTTP request on
-// the source's connection and pays one RTT, and the connection's TCP window (tcp-stream.js)
-// carries over from range to range. The client assembles the winning copy of each range and
-// checks it byte for byte.
+// with the lists an earlier download of the object left the client (keptLists: the client keeps
+// them 30 s) none goes out, and the ranges start at once. Once a strict majority answered (the
+// live client's size vote, createBlockVote: no proxy alone sets the size) the protocol's block
+// range scheduler (MSPlayer harmonic-mean sizing, tail duplication, whole 64 KiB digest blocks)
+// hands out ranges; every range is one HTTP request on the source's connection and pays one
+// RTT, and the connection's TCP window (tcp-stream.js) carries over from range to range. The
+// client assembles the winning copy of each range and checks it byte for byte.
 
 import { BLOCK_BYTES, blockCount, createBlockRangeScheduler, createBlockVote } from '@mutp/protocol';
 import { startTcpStream, createTcpConn, tcpHandshakeMs, requestArrivesAt } from './tcp-stream.js';
@@ -13,10 +14,11 @@ import { startTcpStream, createTcpConn, tcpHandshakeMs, requestArrivesAt } from 
 /**
  * @param {import('./network.js').Network} net
  * @param {{size: number, data: Uint8Array, overheadBytes: number, schedulerOptions?: object, tcpCc?: import('./tcp-cc.js').TcpCcKind,
- *   tcpPrior?: Array<import('./tcp-cc.js').TcpCcState | null>}} job  tcpPrior: per source, a kept connection's window (null: a new one's)
+ *   tcpPrior?: Array<import('./tcp-cc.js').TcpCcState | null>, keptLists?: boolean}} job  tcpPrior: per source, a kept connection's window
+ *   (null: a new one's); keptLists: the client holds every proxy's digest list of the object (the proxies its cached copy)
  * @returns {Promise<import('./simulate.js').RunResult>}
  */
-export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOptions, tcpCc, tcpPrior }) {
+export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOptions, tcpCc, tcpPrior, keptLists = false }) {
   const q = net.queue;
   const n = net.sources.length;
   // in whole digest blocks, as the live client: a range [b, e) of blocks is bytes [b·BLOCK, min(e·BLOCK, size))
@@ -32,9 +34,11 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   let doneMs = null;
   /** @type {Array<{range: {start: number, end: number}, got: number, stream: {cancel: () => void}} | null>} */
   const active = new Array(n).fill(null);
-  /** when each proxy has the object (its probe reached it, after the handshake on a new connection, and it fetched the origin), ms */
   const conns = net.sources.map((_, i) => createTcpConn(net, i, tcpCc, tcpPrior?.[i] ?? null));
-  const fetchedAt = net.sources.map((l, i) => tcpHandshakeMs(l) + requestArrivesAt(net, i, conns[i]) + l.startDelayMs);
+  /** when each connection can carry a request (after the handshake on a new one), ms */
+  const readyAt = net.sources.map((l) => tcpHandshakeMs(l));
+  /** when each proxy has the object (its probe reached it and it fetched the origin; with kept lists, its cached copy), ms */
+  const fetchedAt = keptLists ? readyAt : net.sources.map((l, i) => readyAt[i] + requestArrivesAt(net, i, conns[i]) + l.startDelayMs);
   let probed = false;
   /** the live client's size vote: the size is known once a strict majority of the proxies said it */
   const sizeVote = createBlockVote({ sources: n });
@@ -49,7 +53,7 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
     const bytes = bytesOf(range);
     const len = bytes.end - bytes.start;
     const slot = { range, got: 0, stream: /** @type {{cancel: () => void}} */ (/** @type {unknown} */ (null)) };
-    slot.stream = startTcpStream(net, i, len, Math.max(requestArrivesAt(net, i, conns[i]), fetchedAt[i]), (_offset, count) => {
+    slot.stream = startTcpStream(net, i, len, Math.max(requestArrivesAt(net, i, conns[i], Math.max(q.now, readyAt[i])), fetchedAt[i]), (_offset, count) => {
       if (doneMs !== null || active[i] !== slot) return;
       if (ttfbMs === null) ttfbMs = q.now;
       grossBytes += count;
@@ -95,7 +99,10 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
 
   if (size === 0) return { ok: true, error: null, durationMs: 0, grossBytes: 0, netBytes: 0, ttfbMs: null, duplicates: 0, packets: 0, verified: true };
   // the probe: one byte from every proxy; the ranges start once a majority answered
-  for (let i = 0; i < n; i++) {
+  if (keptLists) {
+    probed = true;
+    q.at(0, pollIdle);
+  } else for (let i = 0; i < n; i++) {
     startTcpStream(net, i, 1, fetchedAt[i], () => {
       grossBytes += 1;
       sizeVote.claimSize(i, size);

@@ -46,6 +46,8 @@ const OBJECT_SEED = 0x0b1ec7;
  *   Range-split HTTP's TCP connections start from the windows a previous download left them (after KEPT_TCP_IDLE_MS of quiet)
  * @property {number} [queueMs]            the uplinks' shaper queue, ms of each link's rate (shaping/shape's QUEUE_MS); absent: unbounded
  * @property {boolean|boolean[]} [newTcp]  HTTP modes, for all or per source: a new TCP connection (a handshake round trip before the request)
+ * @property {boolean} [keptLists]         Range-split HTTP: the client holds the proxies' digest lists of the object from an earlier
+ *   download (no list request; the ranges start at once)
  * @property {import('./sctp.js').SctpSender} [sctpSender] MUTP: the proxies' SCTP sender (default: loss-tolerant, the tuned build's)
  * @property {import('./tcp-cc.js').TcpCcKind} [tcpCc] HTTP modes: the proxies' TCP congestion control (default cubic)
  * @property {'rank'|'exact'} [codec]      coded: 'rank' (default, no payload arithmetic, same decisions) or 'exact' (@mutp/rlnc)
@@ -132,16 +134,16 @@ export async function simulateOnce(config, seed) {
   }));
   const net = new Network(queue, { sources, downCapBps: config.downCapBps, prng: createPrng(seed ^ 0x51) });
   const data = objectBytes(config.size);
-  const job = { size: config.size, data, overheadBytes: config.overheadBytes, tcpCc: config.tcpCc ?? DEFAULT_TCP_CC };
+  const job = { size: config.size, data, overheadBytes: config.overheadBytes, tcpCc: config.tcpCc ?? DEFAULT_TCP_CC, keptLists: config.keptLists ?? false };
   switch (config.mode) {
     case 'parallel-http': return runParallelHttp(net, job);
     case 'range-http': {
       const keptAt = sources.map((_, i) => perSource(config.kept ?? false, i));
       if (!keptAt.some(Boolean)) return runRangeHttp(net, job);
       // kept connections: the windows a previous download left them, after the testbed's quiet
-      const before = await simulateOnce({ ...config, kept: false }, seed ^ WARM_SEED_XOR);
+      const before = await simulateOnce({ ...config, kept: false, keptLists: false }, seed ^ WARM_SEED_XOR);
       const left = before.tcpStates ?? [];
-      const tcpPrior = sources.map((l, i) => (keptAt[i] && left[i] ? keptTcpWindow(l, left[i], KEPT_TCP_IDLE_MS) : null));
+      const tcpPrior = sources.map((l, i) => (keptAt[i] && left[i] ? keptTcpWindow(job.tcpCc, l, left[i], KEPT_TCP_IDLE_MS) : null));
       return runRangeHttp(net, { ...job, tcpPrior });
     }
     case 'coded':
@@ -227,6 +229,7 @@ export async function simulateConfig(config, hooks = {}) {
   } else {
     summary.newTcp = config.newTcp ?? false;
     summary.kept = config.kept ?? false;
+    summary.keptLists = config.keptLists ?? false;
     summary.tcpCc = config.tcpCc ?? DEFAULT_TCP_CC;
   }
   return summary;

@@ -63,6 +63,7 @@ export function toSimConfig(o) {
     kept: o.kept,
     startCwnd: o.startCwnd,
     newTcp: o.newTcp,
+    keptLists: o.keptLists,
     queueMs: o.queueMs,
     codec: o.codec,
   };

@@ -39,10 +39,13 @@ export const TCP_CC_KINDS = Object.freeze(/** @type {TcpCcKind[]} */ (['cubic', 
  * The window of a connection idle for `idleMs` since its last download (Linux's
  * tcp_cwnd_restart, tcp_slow_start_after_idle on): halved for each RTO that passed, not below
  * the initial window (nor above the old one); ssthresh remembers ¾ of the old window.
- * @param {TcpCcState} s @param {number} idleMs @param {number} rtoMs
+ * bbr keeps its window: Linux skips the restart for a module with its own cong_control, and
+ * BBR's bandwidth estimate outlives the idle time.
+ * @param {TcpCcKind} kind @param {TcpCcState} s @param {number} idleMs @param {number} rtoMs
  * @returns {TcpCcState}
  */
-export function afterIdle(s, idleMs, rtoMs) {
+export function afterIdle(kind, s, idleMs, rtoMs) {
+  if (kind === 'bbr') return s;
   const restart = Math.min(TCP_INITIAL_CWND_SEGMENTS, s.cwnd);
   let cwnd = s.cwnd;
   for (let left = idleMs - rtoMs; left > 0 && cwnd > restart; left -= rtoMs) cwnd /= 2;

@@ -3,14 +3,17 @@
 // ranges of one download. A download starts from Linux's initial window, or on a kept
 // connection from what its previous download left after the idle time (tcp-cc.js afterIdle).
 // Random loss, as the testbed drops it (at each receiver, both directions):
-// - a data segment lost still used the uplink; SACK tells the sender once a segment sent
-//   DUPTHRESH_SEGMENTS later is acknowledged (a lost segment near the end of a response: the
-//   tail loss probe's, TLP_RTTS round trips after it left), and it is retransmitted at once:
-//   one round trip to repair. A loss event cuts the window at most once per round trip (the
-//   recovery point: the highest segment sent when it began). A lost retransmission waits for
-//   the retransmission timeout (srtt + Linux's 200 ms floor, doubled each time in a row);
+// - a data segment lost still used the uplink; the sender finds out as Linux's RACK-TLP does
+//   (RFC 8985): once a segment sent after it is acknowledged and either DUPTHRESH_SEGMENTS
+//   later ones are, or a quarter round trip more passed (RACK's reordering window). The last
+//   segment sent, with none after it, is resent by the tail loss probe TLP_PROBE_RTTS round
+//   trips after it left; a lost segment before it is found by the probe's acknowledgement, a
+//   round trip later. It is retransmitted at once. A loss event cuts the window at most once
+//   per round trip (the recovery point: the highest segment sent when it began). A lost
+//   retransmission is found the same way after a later segment, or else waits for the
+//   retransmission timeout (srtt + Linux's 200 ms floor, doubled each time in a row);
 // - an ACK lost: the next one carries its news (cumulative with SACK); when none follows, the
-//   sender's tail loss probe draws one, TLP_RTTS round trips later;
+//   sender's tail loss probe draws one, TLP_PROBE_RTTS round trips later;
 // - a request lost (client to proxy) is sent again after the retransmission timeout.
 // ACKs are per segment (delayed ACKs not modelled); bytes count at the client as they arrive
 // (a range is complete once every byte arrived, so head-of-line blocking does not move its end).
@@ -27,8 +30,10 @@ export { TCP_INITIAL_CWND_SEGMENTS } from './tcp-cc.js';
 const DUPTHRESH_SEGMENTS = 3;
 /** Linux's minimum retransmission timeout (ms): RTO = srtt + max(4·rttvar, this). */
 const TCP_RTO_MIN_MS = 200;
-/** Round trips before a tail loss shows (RFC 8985: the probe goes 2 srtt after the last send, its ACK one later). */
-const TLP_RTTS = 3;
+/** RFC 8985: the tail loss probe goes 2 srtt after the last send (Linux's PTO with more than one segment out). */
+const TLP_PROBE_RTTS = 2;
+/** RFC 8985: RACK's reordering window, a quarter of the minimum round trip. */
+const RACK_REO_WND_RTTS = 1 / 4;
 /** HyStart's delay threshold (Linux: min RTT / 8, clamped to 4–16 ms): a queue this long ends slow start. */
 const HYSTART_DELAY_DIVISOR = 8;
 const HYSTART_DELAY_MIN_MS = 4;
@@ -47,8 +52,9 @@ export function tcpHandshakeMs(link) {
 
 /**
  * A segment lost on the link, until the sender finds out.
- * @typedef {{ seq: number, event: number, done: boolean, resend: () => void }} LostSegment
- *   event: the number of the segment's first copy (one loss event however often it is lost)
+ * @typedef {{ seq: number, event: number, sentAt: number, done: boolean, resend: () => void }} LostSegment
+ *   event: the number of the segment's first copy (one loss event however often it is lost);
+ *   sentAt: when it left the uplink (ms)
  */
 
 /**
@@ -89,10 +95,10 @@ function pathRttMs(link) {
 /**
  * A kept connection's window at the start of a download: what the previous one left, after
  * `idleMs` of quiet (tcp-cc.js afterIdle, with the path's RTO).
- * @param {import('./network.js').SourceLink} link @param {import('./tcp-cc.js').TcpCcState} left @param {number} idleMs
+ * @param {import('./tcp-cc.js').TcpCcKind} kind @param {import('./network.js').SourceLink} link @param {import('./tcp-cc.js').TcpCcState} left @param {number} idleMs
  */
-export function keptTcpWindow(link, left, idleMs) {
-  return afterIdle(left, idleMs, rtoMs({ rttMs: pathRttMs(link) }, 0));
+export function keptTcpWindow(kind, link, left, idleMs) {
+  return afterIdle(kind, left, idleMs, rtoMs({ rttMs: pathRttMs(link) }, 0));
 }
 
 /** The retransmission timeout (ms), after `backoffs` timeouts in a row. @param {{ rttMs: number }} conn @param {number} backoffs */
@@ -101,13 +107,13 @@ export function rtoMs(conn, backoffs) {
 }
 
 /**
- * When a request the client sends on source i's connection now reaches the proxy: one delay,
- * plus a retransmission timeout for each time it is lost.
- * @param {import('./network.js').Network} net @param {number} i @param {TcpConn} conn
+ * When a request the client sends on source i's connection at `sentAt` (default now) reaches the
+ * proxy: one delay, plus a retransmission timeout for each time it is lost.
+ * @param {import('./network.js').Network} net @param {number} i @param {TcpConn} conn @param {number} [sentAt]
  */
-export function requestArrivesAt(net, i, conn) {
+export function requestArrivesAt(net, i, conn, sentAt = net.queue.now) {
   const link = net.sources[i];
-  let t = net.queue.now;
+  let t = sentAt;
   for (let k = 0; link.loss > 0 && net.prng.next() < link.loss; k++) t += rtoMs(conn, k);
   return t + link.delayMs;
 }
@@ -149,12 +155,17 @@ export function startTcpStream(net, i, length, startMs, onBytes, overheadBytes, 
     const end = full ? q.now : net.serialize(i, wire);
     if (!full && cc.cwnd < cc.ssthresh) hystartSample(seq, end - q.now - (wire * 1000) / link.rateBps, end);
     if (full || (link.loss > 0 && net.prng.next() < link.loss)) {
-      // RACK finds a lost segment, a retransmission too, once one sent after it is acknowledged;
-      // with none after it the tail loss probe does, or for a retransmission the timeout
-      const entry = { seq, event: event ?? seq, done: false, resend: () => sendSegment(offset, retries + 1, entry.event) };
+      // RACK finds a lost segment, a retransmission too, once one sent after it is acknowledged
+      // (onAck); with none after it the tail loss probe does, or for a retransmission the timeout
+      const entry = { seq, event: event ?? seq, sentAt: end, done: false, resend: () => sendSegment(offset, retries + 1, entry.event) };
       conn.lostQueue.push(entry);
-      if (retries === 0) q.at(end + TLP_RTTS * conn.rttMs, () => detect(entry));
-      else {
+      if (retries === 0) {
+        q.at(end + TLP_PROBE_RTTS * conn.rttMs, () => {
+          // the probe resends the last segment sent: this one, or one whose ACK shows this lost
+          if (entry.seq === conn.seq) detect(entry);
+          else q.at(q.now + conn.rttMs, () => detect(entry));
+        });
+      } else {
         q.at(end + rtoMs(conn, retries - 1), () => {
           if (entry.done) return;
           cc.onTimeout();
@@ -211,7 +222,7 @@ export function startTcpStream(net, i, length, startMs, onBytes, overheadBytes, 
     if (link.loss > 0 && net.prng.next() < link.loss) {
       if (!conn.probeArmed) {
         conn.probeArmed = true;
-        q.at(q.now + TLP_RTTS * conn.rttMs - link.delayMs, () => {
+        q.at(q.now + TLP_PROBE_RTTS * conn.rttMs, () => {
           conn.probeArmed = false;
           if (conn.ackPending > 0) sendAck();
         });
@@ -231,7 +242,12 @@ export function startTcpStream(net, i, length, startMs, onBytes, overheadBytes, 
     conn.inflight -= acked;
     if (limited && high > conn.recoverUntil) cc.onAck(acked, q.now);
     const lq = conn.lostQueue;
-    while (lq.length > 0 && (lq[0].done || lq[0].seq <= high - DUPTHRESH_SEGMENTS)) detect(/** @type {any} */ (lq.shift()));
+    while (lq.length > 0 && (lq[0].done || lq[0].seq < high)) {
+      const e = /** @type {LostSegment} */ (lq.shift());
+      const rackAt = e.sentAt + (1 + RACK_REO_WND_RTTS) * conn.rttMs;
+      if (e.seq <= high - DUPTHRESH_SEGMENTS || q.now >= rackAt) detect(e);
+      else q.at(rackAt, () => detect(e));
+    }
     pumpAll();
   }
 

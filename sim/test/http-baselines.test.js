@@ -105,6 +105,18 @@ describe('new TCP connections', () => {
   }
 });
 
+describe('kept digest lists (Range-split)', () => {
+  it('no list request: the first byte a round trip sooner, the download a round trip shorter, byte-exact; a new connection still pays its handshake', async () => {
+    const asked = await simulateOnce(config({ mode: 'range-http' }), 1);
+    const kept = await simulateOnce(config({ mode: 'range-http', keptLists: true }), 1);
+    assert.ok(kept.ok && kept.verified);
+    assert.ok(Math.abs(asked.ttfbMs - kept.ttfbMs - 50) < 0.1, `first byte at ${kept.ttfbMs} vs ${asked.ttfbMs}: not one RTT (50 ms) sooner`);
+    assert.ok(Math.abs(asked.durationMs - kept.durationMs - 50) < 0.1, `${kept.durationMs} vs ${asked.durationMs}`);
+    const fresh = await simulateOnce(config({ mode: 'range-http', keptLists: true, newTcp: true }), 1);
+    assert.ok(Math.abs(fresh.durationMs - kept.durationMs - 50) < 0.1, `new connections ${fresh.durationMs} vs kept ${kept.durationMs}: not the handshake's 50 ms more`);
+  });
+});
+
 describe('determinism', () => {
   it('the same flags give the same numbers', async () => {
     for (const mode of /** @type {const} */ (['parallel-http', 'range-http'])) {

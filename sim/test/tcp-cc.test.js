@@ -78,11 +78,41 @@ describe('sim TCP: cubic and bbr under loss', () => {
     assert.equal(cc.cwnd, w);
   });
 
-  it('a kept connection after the quiet: halved for each RTO that passed, not below the initial window; ssthresh keeps ¾', () => {
+  it('a kept cubic connection after the quiet: halved for each RTO that passed, not below the initial window; ssthresh keeps ¾', () => {
     const s = { cwnd: 40, ssthresh: 28, wMax: 40 };
-    assert.deepEqual(afterIdle(s, 300, 250), { cwnd: 20, ssthresh: 30, wMax: 40 });
-    assert.equal(afterIdle(s, 200, 250).cwnd, 40);
-    assert.equal(afterIdle(s, 5000, 250).cwnd, TCP_INITIAL_CWND_SEGMENTS);
+    assert.deepEqual(afterIdle('cubic', s, 300, 250), { cwnd: 20, ssthresh: 30, wMax: 40 });
+    assert.equal(afterIdle('cubic', s, 200, 250).cwnd, 40);
+    assert.equal(afterIdle('cubic', s, 5000, 250).cwnd, TCP_INITIAL_CWND_SEGMENTS);
+  });
+
+  it('a kept bbr connection keeps its window however long the quiet (Linux skips the restart for bbr)', () => {
+    const s = { cwnd: 40, ssthresh: 40, wMax: 0 };
+    assert.deepEqual(afterIdle('bbr', s, 300, 250), s);
+    assert.deepEqual(afterIdle('bbr', s, 5000, 250), s);
+  });
+
+  it('near a response\'s end, RACK-TLP: the last segment lost is resent by the probe 2 round trips on; the one before it once the last is acknowledged and a quarter round trip passed', () => {
+    /** How much later than without loss the response's first segment arrives, its first copy lost. @param {number} segments */
+    const extraMs = (segments) => {
+      const arrival = (/** @type {boolean} */ lose) => {
+        const q = new EventQueue();
+        let draws = 0;
+        const prng = { next: () => (lose && ++draws === 1 ? 0 : 0.999) }; // the first draw: the first segment's
+        const net = new Network(q, { sources: [{ rateBps: 896 * 1024, delayMs: 25, loss: 0.01, startDelayMs: 0 }], downCapBps: Infinity, prng });
+        let at = -1;
+        startTcpStream(net, 0, segments * TCP_MSS_BYTES, 0, (offset) => {
+          if (offset === 0) at = q.now;
+        }, 0, createTcpConn(net, 0, 'bbr'));
+        q.run(() => false, 10_000);
+        return at;
+      };
+      return arrival(true) - arrival(false);
+    };
+    const rtt = 2 * 25 + (TCP_MSS_BYTES * 1000) / (896 * 1024);
+    const last = extraMs(1);
+    assert.ok(Math.abs(last - 2 * rtt) < 5, `the last segment repaired ${last.toFixed(1)} ms later: not the probe's 2 round trips`);
+    const beforeLast = extraMs(2);
+    assert.ok(Math.abs(beforeLast - 1.25 * rtt) < 5, `the one before repaired ${beforeLast.toFixed(1)} ms later: not RACK's 1¼ round trips`);
   });
 
   it('a segment lost mid-stream is repaired in about a round trip (SACK, fast retransmit), not after a timeout', () => {
