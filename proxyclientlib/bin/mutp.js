@@ -20,7 +20,7 @@ function finish(code) {
   }, EXIT_GRACE_MS).unref();
 }
 
-main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: () => process.stdin }).then(
   finish,
   (err) => { process.stderr.write(`mutp: internal error: ${err?.stack ?? err}\n`); finish(1); },
 );

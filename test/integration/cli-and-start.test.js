@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +113,45 @@ describe('integration: the mutp CLI', function () {
     assert.match(r.stdout, /^Usage:/);
     assert.match(r.stderr, /still running .*TCPServerWrap.*exiting/);
     assert.ok(Date.now() - t0 < 20_000, 'it hung');
+  });
+
+  it('several URLs in turn over the same WebRTC connections: a line each, a summary, the files byte-exact, a failure counted', async () => {
+    const out = join(dir, 'many');
+    const list = join(dir, 'list.txt');
+    await writeFile(list, `# three more\n${fleet.origin.url}/media/demo-300KB.bin\n\n${fleet.origin.url}/media/demo-64KB.bin\nhttp://169.254.169.254/x\n`);
+    const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-1MB.bin`, '-i', list,
+      '--mode', 'coded', '--proxies', '2', '--origo', fleet.origo.url, '-O', out, '--json']);
+    assert.equal(r.code, 1, 'one object failed: exit status 1');
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 5, 'a line per object, then the summary');
+    assert.deepEqual(lines.slice(0, 4).map((l) => l.error?.code ?? null), [null, null, null, 'ERR_ALL_PROXIES_FAILED']);
+    const { summary } = lines[4];
+    assert.deepEqual([summary.objects, summary.ok, summary.failed, summary.notTried], [4, 3, 1, 0]);
+    assert.equal(summary.netBytes, (1 << 20) + 300 * 1024 + 64 * 1024);
+    assert.deepEqual(summary.connections, { opened: 2, reused: 6 }, 'one connection per proxy for the whole run, reused by the three later objects');
+    for (const [name, size] of /** @type {const} */ ([['demo-1MB.bin', 1 << 20], ['demo-300KB.bin', 300 * 1024], ['demo-64KB.bin', 64 * 1024]])) {
+      assert.equal(sha(await readFile(join(out, name))), sha(demoBytes(size)), name);
+    }
+    assert.match(r.stderr, /\[4\/4\] ERR_ALL_PROXIES_FAILED/);
+  });
+
+  it('several URLs without --json: a line per object and the summary in words', async () => {
+    const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, `${fleet.origin.url}/media/demo-1KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', fleet.origo.url]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^\[1\/2\] http:\/\/.*demo-64KB\.bin: 65\.5 kB in [0-9.]+ s, goodput/m);
+    assert.match(r.stdout, /^2 objects: 2 ok, 0 failed$/m);
+    assert.match(r.stdout, /no --output-dir DIR given: data not saved/);
+  });
+
+  it('a list file that is missing or names a bad URL: exit 2, the line named', async () => {
+    const bad = join(dir, 'bad.txt');
+    await writeFile(bad, 'http://h/ok\nnot-a-url\n');
+    const r = await run(MUTP_BIN, ['get', '-i', bad]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /bad\.txt:2: not a URL: not-a-url/);
+    const missing = await run(MUTP_BIN, ['get', '-i', join(dir, 'nope.txt')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /cannot read .*nope\.txt/);
   });
 
   it('proxies lists the fleet', async () => {

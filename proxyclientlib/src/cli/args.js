@@ -7,16 +7,22 @@ export const DEFAULT_ORIGO = 'http://127.0.0.1:8080'; // where `npm start` puts 
 
 export const USAGE = `Usage:
   mutp get URL [--mode MODE] [--proxies N] [--origo URL] [-o FILE] [--json]
+  mutp get URL... | -i FILE [--output-dir DIR] [options]
   mutp proxies [--origo URL] [--n N] [--lat LAT --lon LON] [--json]
 
-Download URL through N proxies of the fleet managed by Origo.
+Download URL through N proxies of the fleet managed by Origo. Several URLs (or a file of
+them) are downloaded in turn over the same proxy connections, each proxy told the next one.
 
 Options for get:
   --mode MODE           coded | uncoded | parallel-http | range-http (default coded)
   --proxies N           how many proxies to use (default ${DEFAULT_PROXIES})
   --origo URL           Origo base URL (default $MUTP_ORIGO or ${DEFAULT_ORIGO})
-  -o, --output FILE     write the downloaded bytes to FILE ("-" = stdout)
-  --json                print the stats record as one JSON object on stdout
+  -o, --output FILE     write the downloaded bytes to FILE ("-" = stdout); one URL only
+  -i, --input FILE      also download the URLs in FILE, one a line (lines starting with "#"
+                        are comments; "-" = stdin)
+  -O, --output-dir DIR  write each object to DIR, named after its URL's last path segment
+  --json                print the stats record as one JSON object on stdout (several URLs:
+                        one line each, then a line {"summary": ...})
   --range START-END     download only these bytes (inclusive)
   --window W            MUTP window, packets
   --generation-size G   Coded MUTP generation size, packets
@@ -51,6 +57,8 @@ export function parseCli(argv, env) {
         proxies: { type: 'string' },
         origo: { type: 'string' },
         output: { type: 'string', short: 'o' },
+        input: { type: 'string', short: 'i' },
+        'output-dir': { type: 'string', short: 'O' },
         json: { type: 'boolean' },
         range: { type: 'string' },
         window: { type: 'string' },
@@ -88,15 +96,12 @@ export function parseCli(argv, env) {
     return { command, origo, json, lat, lon, n: optNumber(v.n, '--n', 1, MAX_PROXIES, true) };
   }
 
-  if (rest.length !== 1) throw new UsageError(rest.length ? `one URL expected, got ${rest.length}` : 'missing URL');
-  const url = rest[0];
-  let u;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new UsageError(`not a URL: ${url}`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`only http(s) URLs: ${url}`);
+  const input = v.input ?? null;
+  if (rest.length === 0 && input === null) throw new UsageError('missing URL');
+  const urls = rest.map((url) => checkUrl(url, ''));
+  const outputDir = v['output-dir'] ?? null;
+  if (v.output !== undefined && (urls.length > 1 || input !== null)) throw new UsageError('-o takes one URL; for several give --output-dir DIR');
+  if (v.output !== undefined && outputDir !== null) throw new UsageError('-o and --output-dir go apart');
   const mode = v.mode ?? 'coded';
   if (!(/** @type {readonly string[]} */ (MODES)).includes(mode)) throw new UsageError(`--mode must be one of ${MODES.join(', ')}`);
   let range = null;
@@ -109,14 +114,47 @@ export function parseCli(argv, env) {
   }
   if (v.output === '-' && json) throw new UsageError('-o - and --json both want stdout');
   return {
-    command, origo, json, lat, lon, url, mode, range,
+    command, origo, json, lat, lon, urls, input, mode, range,
     output: v.output ?? null,
+    outputDir,
     proxies: optNumber(v.proxies, '--proxies', 1, MAX_PROXIES, true) ?? DEFAULT_PROXIES,
     window: optNumber(v.window, '--window', 1, 1 << 20, true),
     generationSize: optNumber(v['generation-size'], '--generation-size', 1, 255, true),
     feedbackEvery: optNumber(v['feedback-every'], '--feedback-every', 1, 1 << 20, true),
     log: v['no-log'] !== true,
   };
+}
+
+/**
+ * An http(s) URL as given, or a UsageError naming where it came from.
+ * @param {string} url @param {string} where  e.g. "list.txt:3: " ('' for the command line)
+ */
+function checkUrl(url, where) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new UsageError(`${where}not a URL: ${url}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`${where}only http(s) URLs: ${url}`);
+  return url;
+}
+
+/**
+ * The URLs of a `-i FILE` list: one a line; blank lines and lines starting with "#" skipped.
+ * @param {string} text  the file's content
+ * @param {string} name  the file's name, for messages
+ * @returns {string[]}
+ */
+export function parseUrlList(text, name) {
+  /** @type {string[]} */
+  const urls = [];
+  text.split(/\r?\n/).forEach((line, k) => {
+    const t = line.trim();
+    if (t !== '' && !t.startsWith('#')) urls.push(checkUrl(t, `${name}:${k + 1}: `));
+  });
+  if (urls.length === 0) throw new UsageError(`${name}: no URLs`);
+  return urls;
 }
 
 /**

@@ -34,6 +34,25 @@ export function formatStats(s) {
 }
 
 /**
+ * One object of several, on one line.
+ * @param {any} s  a stats record
+ */
+export function formatStatsLine(s) {
+  if (s.error) return `error ${s.error.code}: ${s.error.message}`;
+  return `${bytesText(s.netBytes)} in ${(s.durationMs / 1000).toFixed(3)} s, goodput ${mbps(s.goodputBps)}, normalized goodput ${s.normalizedGoodput.toFixed(3)}`;
+}
+
+/** @param {import('./batch.js').BatchSummary} b */
+export function formatSummary(b) {
+  const lines = [
+    `${b.objects} object${b.objects === 1 ? '' : 's'}: ${b.ok} ok, ${b.failed} failed` + (b.notTried ? `, ${b.notTried} not tried (interrupted)` : ''),
+    `net ${bytesText(b.netBytes)}, gross ${bytesText(b.grossBytes)} in ${(b.wallMs / 1000).toFixed(3)} s: goodput ${mbps(b.goodputBps)}, normalized goodput ${b.normalizedGoodput.toFixed(3)}`,
+  ];
+  if (b.connections) lines.push(`WebRTC connections: ${b.connections.opened} opened, ${b.connections.reused} reused`);
+  return lines.join('\n');
+}
+
+/**
  * @param {any[]} proxies  entries of GET /api/proxies
  */
 export function formatProxies(proxies) {

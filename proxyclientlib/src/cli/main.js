@@ -1,22 +1,27 @@
 // The `mutp` CLI: `mutp get URL …` and `mutp proxies`. Returns the exit status; never calls process.exit.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createClient } from '../client.js';
 import { errorInfo } from '../errors.js';
-import { parseCli, USAGE, UsageError } from './args.js';
-import { formatProxies, formatStats } from './format.js';
+import { parseCli, parseUrlList, USAGE, UsageError } from './args.js';
+import { outputNames, summarize } from './batch.js';
+import { formatProxies, formatStats, formatStatsLine, formatSummary } from './format.js';
 import { createProgress } from './progress.js';
 
 const LOG_FLUSH_TIMEOUT_MS = 3000; // a one-shot CLI waits this long for Origo to take its record, then gives up
 
 /**
  * @param {string[]} argv
- * @param {{stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream, env: Record<string, string | undefined>}} io
+ * @param {{stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream, env: Record<string, string | undefined>, stdin?: () => NodeJS.ReadableStream}} io
+ *   stdin: opened only for `-i -`
  * @returns {Promise<number>}
  */
-export async function main(argv, { stdout, stderr, env }) {
+export async function main(argv, { stdout, stderr, env, stdin }) {
+  /** @type {any} */
   let args;
   try {
     args = parseCli(argv, env);
+    if (args.command === 'get' && args.input !== null) args.urls = [...args.urls, ...parseUrlList(await readInput(args.input, stdin), args.input)];
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     stderr.write(`mutp: ${err.message}\n\n${USAGE}\n`);
@@ -30,9 +35,26 @@ export async function main(argv, { stdout, stderr, env }) {
   const client = createClient({ origo: args.origo, logger });
   try {
     if (args.command === 'proxies') return await listProxies(client, args, stdout, stderr);
-    return await get(client, /** @type {any} */ (args), stdout, stderr);
+    if (args.urls.length === 1 && args.input === null) return await get(client, args, stdout, stderr);
+    return await getMany(client, args, stdout, stderr);
   } finally {
     client.close();
+  }
+}
+
+/**
+ * The text of a `-i` list ("-": stdin); an unreadable file is a usage error (exit status 2).
+ * @param {string} name @param {(() => NodeJS.ReadableStream) | undefined} stdin
+ */
+async function readInput(name, stdin) {
+  try {
+    if (name !== '-') return await readFile(name, 'utf8');
+    if (!stdin) throw new Error('no stdin');
+    let text = '';
+    for await (const chunk of stdin()) text += chunk;
+    return text;
+  } catch (err) {
+    throw new UsageError(`cannot read ${name}: ${/** @type {Error} */ (err).message}`);
   }
 }
 
@@ -62,41 +84,135 @@ async function listProxies(client, args, stdout, stderr) {
  * @param {NodeJS.WriteStream} stderr
  */
 async function get(client, args, stdout, stderr) {
-  const progress = createProgress(stderr);
-  const ctrl = new AbortController();
-  const onSigint = () => ctrl.abort();
-  process.once('SIGINT', onSigint);
-  let stats;
-  let data = null;
-  let failure = null;
-  try {
-    ({ data, stats } = await client.download(args.url, {
-      mode: args.mode, proxies: args.proxies, range: args.range, window: args.window,
-      generationSize: args.generationSize, feedbackEvery: args.feedbackEvery, lat: args.lat, lon: args.lon,
-      signal: ctrl.signal, log: args.log, onProgress: (p) => progress.update(p),
-    }));
-  } catch (err) {
-    failure = errorInfo(err);
-    stats = /** @type {any} */ (err)?.stats ?? { mode: args.mode, n: args.proxies, netBytes: 0, grossBytes: 0, durationMs: 0, goodputBps: 0, throughputBps: 0, normalizedGoodput: 0, error: failure };
-  } finally {
-    progress.stop();
-    process.removeListener('SIGINT', onSigint);
-  }
-  if (data && args.output) {
-    try {
-      if (args.output === '-') await new Promise((resolve, reject) => stdout.write(data, (e) => (e ? reject(e) : resolve(undefined))));
-      else await writeFile(args.output, data);
-    } catch (err) {
-      failure = { code: 'ERR_WRITE_OUTPUT', message: `cannot write ${args.output}: ${/** @type {Error} */ (err).message}` };
+  const url = args.urls[0];
+  const output = args.output ?? (args.outputDir === null ? null : join(args.outputDir, outputNames([url])[0]));
+  const stop = interruptible();
+  const one = await fetchOne(client, url, args, { signal: stop.signal, next: null, progress: createProgress(stderr) });
+  stop.done();
+  const { data } = one;
+  let { stats, failure } = one;
+  if (data && output) {
+    const written = await writeOutput(output, data, stdout);
+    if (written) {
+      failure = written;
       stats = { ...stats, error: failure };
     }
   }
-  const info = args.output === '-' ? stderr : stdout;
+  const info = output === '-' ? stderr : stdout;
   if (args.json) stdout.write(JSON.stringify(stats) + '\n');
-  else info.write(formatStats(stats) + (data && !args.output ? '\n(no -o FILE given: data not saved)' : '') + '\n');
+  else info.write(formatStats(stats) + (data && !output ? '\n(no -o FILE given: data not saved)' : '') + '\n');
   if (failure) stderr.write(`mutp: ${failure.code}: ${failure.message}\n`);
-  if (args.log && !(await client.flushLogs(LOG_FLUSH_TIMEOUT_MS))) {
-    stderr.write(`mutp: warning: Origo did not take the stats record within ${LOG_FLUSH_TIMEOUT_MS} ms; it was not logged\n`);
-  }
+  await flushLogs(client, args, stderr);
   return failure ? 1 : 0;
+}
+
+/**
+ * Several URLs in turn over the same client (its kept proxy connections), each download naming
+ * the next object to its proxies; a line per object (JSON or text), then the summary.
+ * @param {ReturnType<typeof createClient>} client
+ * @param {any} args
+ * @param {NodeJS.WriteStream} stdout
+ * @param {NodeJS.WriteStream} stderr
+ */
+async function getMany(client, args, stdout, stderr) {
+  /** @type {string[]} */
+  const urls = args.urls;
+  const names = args.outputDir === null ? null : outputNames(urls);
+  if (args.outputDir !== null) {
+    try {
+      await mkdir(args.outputDir, { recursive: true });
+    } catch (err) {
+      stderr.write(`mutp: ERR_WRITE_OUTPUT: cannot make ${args.outputDir}: ${/** @type {Error} */ (err).message}\n`);
+      return 1;
+    }
+  }
+  const stop = interruptible();
+  const c0 = client.connectionCounters();
+  const t0 = performance.now();
+  /** @type {Array<{stats: any, failed: boolean}>} */
+  const results = [];
+  for (let k = 0; k < urls.length && !stop.signal.aborted; k++) {
+    const label = `[${k + 1}/${urls.length}]`;
+    const one = await fetchOne(client, urls[k], args, { signal: stop.signal, next: urls[k + 1] ?? null, progress: createProgress(stderr, label) });
+    const { data } = one;
+    let { stats, failure } = one;
+    if (data && names) {
+      const written = await writeOutput(join(args.outputDir, names[k]), data, stdout);
+      if (written) {
+        failure = written;
+        stats = { ...stats, error: failure };
+      }
+    }
+    results.push({ stats, failed: failure !== null });
+    if (args.json) stdout.write(JSON.stringify(stats) + '\n');
+    else stdout.write(`${label} ${stats.url ?? urls[k]}: ${formatStatsLine(stats)}${names && data ? ` -> ${join(args.outputDir, names[k])}` : ''}\n`);
+    if (failure) stderr.write(`mutp: ${label} ${failure.code}: ${failure.message}\n`);
+  }
+  const wallMs = performance.now() - t0;
+  stop.done();
+  const c1 = client.connectionCounters();
+  const connections = c0 && c1 && c1.connects + c1.reuses > c0.connects + c0.reuses ? { opened: c1.connects - c0.connects, reused: c1.reuses - c0.reuses } : null;
+  const summary = summarize(urls.length, results, wallMs, connections);
+  if (args.json) stdout.write(JSON.stringify({ summary }) + '\n');
+  else stdout.write(formatSummary(summary) + (names ? '' : '\n(no --output-dir DIR given: data not saved)') + '\n');
+  await flushLogs(client, args, stderr);
+  return summary.ok === urls.length ? 0 : 1;
+}
+
+/**
+ * One download: its stats record, its bytes (null when it failed) and its error.
+ * @param {ReturnType<typeof createClient>} client
+ * @param {string} url
+ * @param {any} args
+ * @param {{signal: AbortSignal, next: string | null, progress: ReturnType<typeof createProgress>}} o
+ * @returns {Promise<{stats: any, data: Uint8Array | null, failure: {code: string, message: string} | null}>}
+ */
+async function fetchOne(client, url, args, { signal, next, progress }) {
+  try {
+    const { data, stats } = await client.download(url, {
+      mode: args.mode, proxies: args.proxies, range: args.range, window: args.window,
+      generationSize: args.generationSize, feedbackEvery: args.feedbackEvery, lat: args.lat, lon: args.lon,
+      signal, next, log: args.log, onProgress: (p) => progress.update(p),
+    });
+    return { stats, data, failure: null };
+  } catch (err) {
+    const failure = errorInfo(err);
+    const stats = /** @type {any} */ (err)?.stats ?? { mode: args.mode, n: args.proxies, netBytes: 0, grossBytes: 0, durationMs: 0, goodputBps: 0, throughputBps: 0, normalizedGoodput: 0, error: failure };
+    return { stats, data: null, failure };
+  } finally {
+    progress.stop();
+  }
+}
+
+/** Ctrl-C aborts the download under way (and, for several, the rest). */
+function interruptible() {
+  const ctrl = new AbortController();
+  const onSigint = () => ctrl.abort();
+  process.once('SIGINT', onSigint);
+  return { signal: ctrl.signal, done: () => process.removeListener('SIGINT', onSigint) };
+}
+
+/**
+ * Write an object's bytes to a file or ("-") stdout; the error, if it could not be written.
+ * @param {string} output @param {Uint8Array} data @param {NodeJS.WriteStream} stdout
+ * @returns {Promise<{code: string, message: string} | null>}
+ */
+async function writeOutput(output, data, stdout) {
+  try {
+    if (output === '-') await new Promise((resolve, reject) => stdout.write(data, (e) => (e ? reject(e) : resolve(undefined))));
+    else await writeFile(output, data);
+    return null;
+  } catch (err) {
+    return { code: 'ERR_WRITE_OUTPUT', message: `cannot write ${output}: ${/** @type {Error} */ (err).message}` };
+  }
+}
+
+/**
+ * Wait (a bounded time) for Origo to take the stats records.
+ * @param {ReturnType<typeof createClient>} client @param {any} args @param {NodeJS.WriteStream} stderr
+ */
+async function flushLogs(client, args, stderr) {
+  if (args.log && !(await client.flushLogs(LOG_FLUSH_TIMEOUT_MS))) {
+    stderr.write(`mutp: warning: Origo did not take the stats records within ${LOG_FLUSH_TIMEOUT_MS} ms; they were not logged\n`);
+  }
 }

@@ -3,13 +3,14 @@ import cliProgress from 'cli-progress';
 
 /**
  * @param {NodeJS.WriteStream} stream
+ * @param {string} [label]  before the bar, e.g. "[2/5]" when several objects are downloaded
  * @returns {{update: (p: {grossBytes: number, netBytes: number, objectBytes: number | null}) => void, stop: () => void}}
  */
-export function createProgress(stream) {
+export function createProgress(stream, label = '') {
   if (!stream.isTTY) return { update() {}, stop() {} };
   const bar = new cliProgress.SingleBar({
     stream,
-    format: ' {bar} {percentage}% | {net} MB net, {gross} MB gross',
+    format: `${label ? ` ${label}` : ''} {bar} {percentage}% | {net} MB net, {gross} MB gross`,
     hideCursor: true,
     clearOnComplete: true,
   }, cliProgress.Presets.shades_classic);
