@@ -15,19 +15,15 @@ export { UncodedReceiver } from './src/uncoded-receiver.js';
 export { CodedReceiver } from './src/coded-receiver.js';
 export { epochPackets, EPOCHS_PER_WINDOW } from './src/uncoded-epochs.js';
 export { ReceivedLog } from './src/received-log.js';
-export { deriveRates, median } from './src/metrics.js';
-export { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES } from './src/range-scheduler.js';
 export { createMetaVote, createMetaAssembler, majorityAgrees, LAYOUT_FIELDS } from './src/integrity/meta-vote.js';
-export { checksumOf, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
 export { CHECKSUMS_PER_META } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
-export { computeTimeBreakdown, TIME_BREAKDOWN_PARTS, STEADY_WINDOW_MS, RAMP_REACHED_FRACTION } from './src/time-breakdown.js';
 export { createDownloadController, DownloadController } from './src/download-controller.js';
 export * from './src/download-constants.js';
 export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
 export { createPathCache } from './src/path-cache.js';
 export * from './src/inflight-constants.js';
-/** @typedef {import('./src/integrity/block-digests.js').DigestList} DigestList */
-/** @typedef {import('./src/integrity/block-digests.js').BlockSpan} BlockSpan */
-export { BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, MAX_DIGEST_LIST_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blockCount, blockSpan, blocksOfRange, blockAligned, listCovers, digestList, spanDigestList, digestListBytes, spanListBytes, encodeDigestList, decodeDigestList } from './src/integrity/block-digests.js';
-export { createBlockVote } from './src/integrity/block-vote.js';
+/** @typedef {import('./http.js').DigestList} DigestList */
+/** @typedef {import('./http.js').BlockSpan} BlockSpan */
+export * from './http.js';
+export * from './metrics.js';

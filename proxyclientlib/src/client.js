@@ -7,7 +7,7 @@ import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';
 import { proxyEndpoint } from './http/proxy-fetch.js';
 import { fetchDigestList } from './http/block-delivery.js';
-import { WHOLE_OBJECT_BLOCKS, blocksOfRange, decodeDigestList } from '@mutp/protocol';
+import { WHOLE_OBJECT_BLOCKS, blocksOfRange, decodeDigestList } from '@mutp/protocol/http';
 import { readCapped } from './capped-body.js';
 import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
@@ -16,7 +16,6 @@ import { downloadRangeHttp } from './http/range-http.js';
 import { createDigestCache } from './http/digest-cache.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
-import { downloadWindow } from './mutp/window-choice.js';
 
 export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
 export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
@@ -155,7 +154,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       else if (mode === 'range-http') running = downloadRangeHttp({ ...common, next });
       else {
         running = (async () => {
-          const downloadMutp = await loadMutp();
+          const { downloadMutp, downloadWindow } = await loadMutp();
           // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
           const { defaultRtcConfig, TAKES_BUNDLES } = await import('#rtc');
           return downloadMutp({ ...common, next, bundles: opts.bundles ?? TAKES_BUNDLES, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),

@@ -2,7 +2,11 @@
 // work in environments without WebRTC.
 import { codedError } from '@mutp/common/errors';
 
-/** @returns {Promise<(o: any) => Promise<any>>} */
+/**
+ * The transport's download and its window choice (the window is MUTP's alone: an HTTP download
+ * loads neither, nor the codec they bring).
+ * @returns {Promise<{downloadMutp: (o: any) => Promise<any>, downloadWindow: typeof import('./mutp/window-choice.js').downloadWindow}>}
+ */
 export async function loadMutp() {
   let mod;
   try {
@@ -12,5 +16,5 @@ export async function loadMutp() {
     throw codedError('ERR_MODE_UNAVAILABLE', `the MUTP transport could not be loaded: ${/** @type {Error} */ (err).message}`);
   }
   if (typeof mod.downloadMutp !== 'function') throw codedError('ERR_MODE_UNAVAILABLE', 'the MUTP transport exports no downloadMutp');
-  return mod.downloadMutp;
+  return { downloadMutp: mod.downloadMutp, downloadWindow: mod.downloadWindow };
 }

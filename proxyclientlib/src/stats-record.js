@@ -1,5 +1,5 @@
 // Builds the client log record of docs/log-record.md (one per download, posted to Origo).
-import { computeTimeBreakdown, deriveRates, median } from '@mutp/protocol';
+import { computeTimeBreakdown, deriveRates, median } from '@mutp/protocol/metrics';
 import { MAX_URL_CHARS } from './limits.js';
 
 // Query parameters that carry credentials or client identity; their values never leave the client.

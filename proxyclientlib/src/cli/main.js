@@ -6,7 +6,7 @@ import { errorInfo } from '../errors.js';
 import { parseCli, parseUrlList, USAGE, UsageError } from './args.js';
 import { outputNames, summarize } from './batch.js';
 import { formatProxies, formatStats, formatStatsLine, formatSummary } from './format.js';
-import { createProgress } from './progress.js';
+import { progressBars } from './progress.js';
 
 const LOG_FLUSH_TIMEOUT_MS = 3000; // a one-shot CLI waits this long for Origo to take its record, then gives up
 
@@ -86,8 +86,9 @@ async function listProxies(client, args, stdout, stderr) {
 async function get(client, args, stdout, stderr) {
   const url = args.urls[0];
   const output = args.output ?? (args.outputDir === null ? null : join(args.outputDir, outputNames([url])[0]));
+  const newBar = await progressBars(stderr);
   const stop = interruptible();
-  const one = await fetchOne(client, url, args, { signal: stop.signal, next: null, progress: createProgress(stderr) });
+  const one = await fetchOne(client, url, args, { signal: stop.signal, next: null, progress: newBar() });
   stop.done();
   const { data } = one;
   let { stats, failure } = one;
@@ -126,6 +127,7 @@ async function getMany(client, args, stdout, stderr) {
       return 1;
     }
   }
+  const newBar = await progressBars(stderr);
   const stop = interruptible();
   const c0 = client.connectionCounters();
   const t0 = performance.now();
@@ -133,7 +135,7 @@ async function getMany(client, args, stdout, stderr) {
   const results = [];
   for (let k = 0; k < urls.length && !stop.signal.aborted; k++) {
     const label = `[${k + 1}/${urls.length}]`;
-    const one = await fetchOne(client, urls[k], args, { signal: stop.signal, next: urls[k + 1] ?? null, progress: createProgress(stderr, label) });
+    const one = await fetchOne(client, urls[k], args, { signal: stop.signal, next: urls[k + 1] ?? null, progress: newBar(label) });
     const { data } = one;
     let { stats, failure } = one;
     if (data && names) {
@@ -164,7 +166,7 @@ async function getMany(client, args, stdout, stderr) {
  * @param {ReturnType<typeof createClient>} client
  * @param {string} url
  * @param {any} args
- * @param {{signal: AbortSignal, next: string | null, progress: ReturnType<typeof createProgress>}} o
+ * @param {{signal: AbortSignal, next: string | null, progress: import('./progress.js').Progress}} o
  * @returns {Promise<{stats: any, data: Uint8Array | null, failure: {code: string, message: string} | null}>}
  */
 async function fetchOne(client, url, args, { signal, next, progress }) {

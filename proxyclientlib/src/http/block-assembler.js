@@ -1,6 +1,6 @@
 // Cuts one HTTP response body into the object's digest blocks (BLOCK_BYTES, aligned to the
 // object's first byte), so each block can be checked before any of its bytes is delivered.
-import { BLOCK_BYTES } from '@mutp/protocol';
+import { BLOCK_BYTES } from '@mutp/protocol/http';
 import { concat } from '../capped-body.js';
 import { codedError } from '@mutp/common/errors';
 

@@ -2,7 +2,7 @@
 // alongside the body (or taken from a recent download of the same object, digest-cache.js), the block vote (@mutp/protocol createBlockVote) decides which digest each
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
-import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol';
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';

@@ -4,14 +4,14 @@
 // as its own proxy's vote, and a list whose proxy the vote outvotes is forgotten with its URL.
 // A proxy's list may cover only the blocks of one range (a span list): it is used for a download
 // whose blocks it covers, and the next list of that proxy and URL replaces it.
-import { listCovers } from '@mutp/protocol';
+import { listCovers } from '@mutp/protocol/http';
 
 export const DIGEST_CACHE_TTL_MS = 30_000; // a media object does not change while it plays; short, as an origin may replace a file
 export const DIGEST_CACHE_ENTRIES = 256; // lists of 8-byte digests: a 100 MB object's is ~12 KiB
 
 /** @param {{now?: () => number}} [o] */
 export function createDigestCache({ now = () => performance.now() } = {}) {
-  /** @type {Map<string, {at: number, list: import('@mutp/protocol').DigestList}>} */
+  /** @type {Map<string, {at: number, list: import('@mutp/protocol/http').DigestList}>} */
   const kept = new Map();
   const key = (/** @type {string} */ proxyUrl, /** @type {string} */ url) => `${proxyUrl}\n${url}`;
   /** The kept list of this proxy and URL, unless it aged out (then forgotten). @param {string} proxyUrl @param {string} url */
@@ -26,13 +26,13 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
   return {
     /**
      * The kept list of this proxy and URL when it covers `span`.
-     * @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol').BlockSpan} span
+     * @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol/http').BlockSpan} span
      */
     get(proxyUrl, url, span) {
       const list = fresh(proxyUrl, url);
       return list && listCovers(list, span) ? list : null;
     },
-    /** @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol').DigestList} list */
+    /** @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol/http').DigestList} list */
     set(proxyUrl, url, list) {
       const k = key(proxyUrl, url);
       kept.delete(k);

@@ -7,7 +7,7 @@
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
-import { blockAligned } from '@mutp/protocol';
+import { blockAligned } from '@mutp/protocol/http';
 import { createBlockDelivery } from './block-delivery.js';
 
 /**

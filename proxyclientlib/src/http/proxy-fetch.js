@@ -1,7 +1,7 @@
 // One HTTP request to one proxy's `GET /fetch?url=…`, with the response checked at the edge:
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
 import { codedError } from '@mutp/common/errors';
-import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol';
+import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol/http';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
 import { concat, jsonCapped } from '../capped-body.js';

@@ -4,7 +4,7 @@
 // counts in blocks): every block streams to onProgress once it matches the digest a strict
 // majority of the proxies published (block-delivery.js), each byte once. A proxy whose bytes or
 // digests are outvoted is excluded and named (ERR_INTEGRITY), and its range goes back to the pool.
-import { BLOCK_BYTES, createBlockRangeScheduler } from '@mutp/protocol';
+import { BLOCK_BYTES, createBlockRangeScheduler } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';

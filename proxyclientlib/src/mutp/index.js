@@ -1,3 +1,4 @@
 // Uncoded and Coded MUTP over WebRTC data channels (ProxyClientLib's two MUTP modes).
 export { downloadMutp } from './download-mutp.js';
+export { downloadWindow } from './window-choice.js';
 export { connectPeer, MUTP_CHANNEL_OPTIONS } from '../rtc/connect-peer.js';
