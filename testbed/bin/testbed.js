@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { resolve, join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_TCP_CC } from '../src/links.js';
-import { parseRates, formatRate } from '../src/rates.js';
+import { parseRates, parseRate, formatRate } from '../src/rates.js';
 import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
 import { MAX_DELAY_MS } from '../src/delay.js';
 import { parseClientCap, DEFAULT_CLIENT_QUEUE_MS } from '../src/bottleneck.js';
@@ -31,6 +31,9 @@ const USAGE = `Usage: npm run testbed -- [options]   (needs root)
   --distinct-urls    each download a URL of its own, as a video's segments (default: one URL, cached after the first)
   --cold             each MUTP download on new WebRTC connections, as a one-off download (default: kept ones)
   --pause-ms MS      idle time between downloads, as a player with a full buffer waits between segments   [0]
+  --origin-delay-ms MS  one-way delay on every packet to/from the origin (proxy↔origin RTT +2·MS), so an
+                     object the proxies have not cached (--distinct-urls) costs what a distant origin would   [0]
+  --origin-rate RATE the origin's upload rate (as --rates: 4MiB, 4096KiB, bytes/s)   [unshaped]
   --client-cap RATE  the client's download cap (as --rates: 2MiB, 2048KiB, bytes/s): one bottleneck shared by every
                      flow to the client, as a home access link; with --downloads, prints the link's share and queue
   --client-queue-ms MS  that bottleneck's queue bound, ms at the cap (a bfifo)   [${DEFAULT_CLIENT_QUEUE_MS}]
@@ -47,7 +50,7 @@ try {
       downloads: { type: 'string' }, mode: { type: 'string', default: 'coded' }, proxies: { type: 'string' }, size: { type: 'string', default: '1536' },
       dir: { type: 'string', default: join('test-artifacts', 'testbed') }, tag: { type: 'string', default: 'tb' }, subnet: { type: 'string', default: '10.219.0' },
       'distinct-urls': { type: 'boolean', default: false }, cold: { type: 'boolean', default: false }, 'pause-ms': { type: 'string', default: '0' }, help: { type: 'boolean', short: 'h' },
-      'client-cap': { type: 'string' }, 'client-queue-ms': { type: 'string' }, 'cross-tcp': { type: 'boolean', default: false }, json: { type: 'string' },
+      'client-cap': { type: 'string' }, 'origin-delay-ms': { type: 'string' }, 'origin-rate': { type: 'string' }, 'client-queue-ms': { type: 'string' }, 'cross-tcp': { type: 'boolean', default: false }, json: { type: 'string' },
     },
   }));
 } catch (err) {
@@ -64,8 +67,10 @@ const fail = (/** @type {string} */ msg) => {
 };
 let rates;
 let clientCap;
+let originRate = null;
 try {
   rates = parseRates(values.rates);
+  if (values['origin-rate'] !== undefined) originRate = { text: values['origin-rate'], bps: parseRate(values['origin-rate']) };
   clientCap = parseClientCap(values['client-cap'], values['client-queue-ms']);
   checkPrerequisites();
 } catch (err) {
@@ -75,6 +80,8 @@ const loss = Number(values.loss);
 if (!(loss >= 0 && loss < 100)) fail('--loss must be a percentage in [0, 100)');
 const delayMs = Number(values['delay-ms'] ?? 0);
 if (!(Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= MAX_DELAY_MS)) fail(`--delay-ms must be an integer in [0, ${MAX_DELAY_MS}]`);
+const originDelayMs = Number(values['origin-delay-ms'] ?? 0);
+if (!(Number.isInteger(originDelayMs) && originDelayMs >= 0 && originDelayMs <= MAX_DELAY_MS)) fail(`--origin-delay-ms must be an integer in [0, ${MAX_DELAY_MS}]`);
 const size = Number(values.size);
 if (!(Number.isInteger(size) && size > 0 && size <= 65536)) fail('--size must be 1..65536 KiB');
 const pauseMs = Number(values['pause-ms']);
@@ -83,9 +90,10 @@ if (values['cross-tcp'] && !clientCap) fail('ERR_BAD_OPTION: --cross-tcp needs -
 if (values['cross-tcp'] && !values.downloads) fail('ERR_BAD_OPTION: --cross-tcp needs --downloads (it runs around them)');
 if (values.json && !values.downloads) fail('ERR_BAD_OPTION: --json needs --downloads');
 
-const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs, tcpCongestion: values['tcp-cc'], clientCap, crossTcp: values['cross-tcp'] });
+const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs, tcpCongestion: values['tcp-cc'], clientCap, crossTcp: values['cross-tcp'], originDelayMs, originRate });
 console.log(`testbed up: Origo ${tb.origoUrl} (admin password ${tb.adminPassword}), origin ${tb.originUrl}`);
 console.log(`  delay: ${tb.delay ? tb.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}; TCP congestion control ${tb.tcpCongestion}`);
+if (tb.originLink) console.log(`  origin link: ${tb.originLink.delay ? `RTT +${tb.originLink.delay.rttMs} ms (${tb.originLink.delay.describe})` : 'no delay'}; upload ${tb.originLink.rateBps === null ? 'unshaped' : formatRate(tb.originLink.rateBps)}`);
 if (tb.bottleneck) {
   console.log(`  client cap: ${formatRate(tb.bottleneck.rateBps)}, htb + bfifo of ${tb.bottleneck.limitBytes} B (${tb.bottleneck.queueMs} ms) on ${tb.bottleneck.dev} in ${tb.topology.hub}` +
     `${tb.topology.cross ? `; cross TCP from ${tb.topology.cross.ip}` : ''}`);
@@ -105,14 +113,15 @@ if (values.downloads) {
     const req = { url: tb.objectUrl(size, values['distinct-urls'] ? i : undefined), mode: values.mode, proxies: use.map(clientProxy), cold: values.cold };
     const r = meter ? await meter.measure(() => tb.download(req)) : await tb.download(req);
     const s = r.stats ?? {};
-    rows.push({ download: i + 1, mode: values.mode, n: use.length, error: r.error ?? null, netBytes: s.netBytes ?? 0, durationMs: s.durationMs ?? null, sha256: r.sha256 ?? null });
+    rows.push({ download: i + 1, mode: values.mode, n: use.length, error: r.error ?? null, netBytes: s.netBytes ?? 0, durationMs: s.durationMs ?? null,
+      firstPacketMs: s.firstPacketMs ?? null, serverFetchMs: s.serverFetchMs ?? null, sha256: r.sha256 ?? null });
     console.log(r.error
       ? `download ${i + 1}: ${r.error.code} ${r.error.message}`
-      : `download ${i + 1}: ${values.mode} N=${use.length} ${s.netBytes} B in ${s.durationMs.toFixed(0)} ms${typeof s.firstPacketMs === 'number' ? ` (first packet at ${s.firstPacketMs.toFixed(0)})` : ''}: goodput ${formatRate(s.netBytes / (s.durationMs / 1000))}, normalized ${(s.netBytes / s.grossBytes).toFixed(2)}`);
+      : `download ${i + 1}: ${values.mode} N=${use.length} ${s.netBytes} B in ${s.durationMs.toFixed(0)} ms${typeof s.firstPacketMs === 'number' ? ` (first packet at ${s.firstPacketMs.toFixed(0)}${typeof s.serverFetchMs === 'number' ? `, origin fetch ${s.serverFetchMs.toFixed(0)}` : ''})` : ''}: goodput ${formatRate(s.netBytes / (s.durationMs / 1000))}, normalized ${(s.netBytes / s.grossBytes).toFixed(2)}`);
   }
   const shared = meter ? meter.summary() : null;
   if (shared) console.log(formatSharedLink(shared));
-  if (values.json) writeFileSync(values.json, `${JSON.stringify({ rates: values.rates, delayMs, downloads: rows, sharedLink: shared }, null, 2)}\n`);
+  if (values.json) writeFileSync(values.json, `${JSON.stringify({ rates: values.rates, delayMs, originDelayMs, originRateBps: originRate?.bps ?? null, downloads: rows, sharedLink: shared }, null, 2)}\n`);
   await tb.close();
   process.exit(0);
 }

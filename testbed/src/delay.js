@@ -1,5 +1,9 @@
-// A constant one-way delay on every packet the client sends or receives on its eth0, so every
-// client↔proxy (and client↔Origo/origin) path gets RTT = 2·D + the bridge's ~0.1 ms.
+// A constant one-way delay on every packet a host sends or receives on its eth0: on the client,
+// every client↔proxy (and client↔Origo) path gets RTT = 2·D + the bridge's ~0.1 ms. A host that
+// sends bulk TCP (the origin) gets its round trip on the packets it receives only (`inboundOnly`,
+// 2·D there): a packet its own TCP sent and the delay holds still counts against the socket's
+// TCP Small Queues budget (about 1 ms of its rate), so a sender-side delay throttled a 4 MiB/s
+// origin 20 ms away to ~270 KiB/s.
 // netem where the kernel has it; otherwise shaping/delayline (NFQUEUE: each packet's verdict is
 // issued D ms after it was queued). Both delay TCP and WebRTC/UDP alike.
 import { execFileSync, spawn } from 'node:child_process';
@@ -57,10 +61,12 @@ export function ensureDelayLine() {
  */
 
 /**
- * Delays everything on the client's eth0, both directions, by `delayMs`.
+ * Delays everything on a host's eth0 (the client's, or another's: `who`), both directions, by `delayMs`.
  * @param {object} o
- * @param {string} o.clientNs
- * @param {string} [o.clientDev]  the client's veth   [eth0]
+ * @param {string} o.clientNs    the host's namespace
+ * @param {string} [o.clientDev]  its veth   [eth0]
+ * @param {string} [o.who]       the host, as the description names it   [client]
+ * @param {boolean} [o.inboundOnly]  delay only the packets the host receives, by `delayMs` (the caller gives the whole RTT)
  * @param {string} o.peerNs      namespace of the veth's other end (the testbed's hub): netem's inbound half goes there
  * @param {string} o.peerDev     the veth's other end
  * @param {number} o.delayMs     integer, 1..MAX_DELAY_MS
@@ -68,15 +74,15 @@ export function ensureDelayLine() {
  * @param {boolean} [o.forceDelayLine]  use the delay line even where netem exists (tests)
  * @returns {Promise<DelayInfo>}
  */
-export async function startDelay({ clientNs, clientDev = 'eth0', peerNs, peerDev, delayMs, logFile, forceDelayLine = false }) {
+export async function startDelay({ clientNs, clientDev = 'eth0', who = 'client', inboundOnly = false, peerNs, peerDev, delayMs, logFile, forceDelayLine = false }) {
   if (!(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= MAX_DELAY_MS)) {
     throw codedError('ERR_BAD_OPTION', `delay must be an integer number of ms in [1, ${MAX_DELAY_MS}], got ${delayMs}`);
   }
   if (!forceDelayLine && hasNetem(clientNs)) {
     const netem = ['netem', 'delay', `${delayMs}ms`, 'limit', String(NETEM_LIMIT_PACKETS)];
-    inNs(clientNs, ['tc', 'qdisc', 'add', 'dev', clientDev, 'root', ...netem]); // client → everyone
-    inNs(peerNs, ['tc', 'qdisc', 'add', 'dev', peerDev, 'root', ...netem]); // everyone → client
-    return { method: 'netem', delayMs, pid: null, describe: `netem delay ${delayMs} ms on the client's veth, both ends`, stop() {} };
+    if (!inboundOnly) inNs(clientNs, ['tc', 'qdisc', 'add', 'dev', clientDev, 'root', ...netem]); // host → everyone
+    inNs(peerNs, ['tc', 'qdisc', 'add', 'dev', peerDev, 'root', ...netem]); // everyone → host
+    return { method: 'netem', delayMs, pid: null, describe: `netem delay ${delayMs} ms on the ${who}'s veth, ${inboundOnly ? 'towards it' : 'both ends'}`, stop() {} };
   }
   const bin = ensureDelayLine();
   // stderr straight into the file: its exit counters are written after the testbed is gone
@@ -103,17 +109,17 @@ export async function startDelay({ clientNs, clientDev = 'eth0', peerNs, peerDev
   child.once('exit', (code, sig) => {
     // The NFQUEUE rules have no --queue-bypass: without the delay line the client's traffic
     // stops (visibly) instead of silently flowing undelayed.
-    if (!stopping) process.stderr.write(`testbed: the delay line exited (${code ?? sig}); the client's traffic is blocked (see ${logFile})\n`);
+    if (!stopping) process.stderr.write(`testbed: the delay line exited (${code ?? sig}); the ${who}'s traffic is blocked (see ${logFile})\n`);
   });
   // Appended to filter INPUT/OUTPUT. An NF_ACCEPT verdict ends the table's traversal, so the
   // loss rules (setLinkLoss) are inserted at the top of INPUT: a packet is first dropped or
   // kept, then delayed.
-  for (const [chain, dirFlag] of [['OUTPUT', '-o'], ['INPUT', '-i']]) {
+  for (const [chain, dirFlag] of inboundOnly ? [['INPUT', '-i']] : [['OUTPUT', '-o'], ['INPUT', '-i']]) {
     inNs(clientNs, ['iptables', '-A', chain, dirFlag, clientDev, '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
   }
   return {
     method: 'nfqueue', delayMs, pid: child.pid ?? null,
-    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the client's ${clientDev}, both directions`,
+    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the ${who}'s ${clientDev}, ${inboundOnly ? 'packets in' : 'both directions'}`,
     /** Expected end (teardown): the delay line releases what it holds and exits. */
     stop() {
       stopping = true;

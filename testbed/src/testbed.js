@@ -74,8 +74,12 @@ export function clientProxy(p) {
  *                                 shared by every flow towards it (bottleneck.js)
  * @param {boolean} [o.crossTcp]    a host of its own for one long TCP download to the client through the cap
  *                                 (started by startSharedLink)
+ * @param {number} [o.originDelayMs]  one-way delay to and from the origin (0: none; RTT +2·D, all of it on the packets
+ *                                 into the origin: delay.js says why), so a proxy's fetch of an object it has not
+ *                                 cached costs what it would from a distant origin
+ * @param {{text: string, bps: number} | null} [o.originRate]  the origin's upload rate (null: unshaped)
  */
-export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false, clientCap = null, crossTcp = false }) {
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false, clientCap = null, crossTcp = false, originDelayMs = 0, originRate = null }) {
   checkPrerequisites();
   if (crossTcp && !clientCap) throw codedError('ERR_BAD_OPTION', 'cross traffic needs a client cap: without one the client\'s link has no bottleneck to share');
   mkdirSync(dir, { recursive: true });
@@ -86,6 +90,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
   const children = [];
   try {
     topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
+    if (originRate) shapeUpload(topo.origin.ns, originRate.bps);
     for (const n of allNodes(topo)) setTcpCongestion(n, subnet, tcpCongestion);
     let bottleneck = clientCap ? capClientDownload(topo.hub, topo.client.hubDev, clientCap) : null;
     if (bottleneck) for (const n of allNodes(topo)) if (n !== topo.client) segmentAtSender(n.ns);
@@ -94,6 +99,10 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       // with a cap, the delay line: netem's inbound half would take the root of the cap's device,
       // and the queue must stay where the cap is
       ? await startDelay({ clientNs: topo.client.ns, peerNs: topo.hub, peerDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine: forceDelayLine || bottleneck !== null })
+      : null;
+    /** @type {import('./delay.js').DelayInfo | null} */
+    const originDelay = originDelayMs > 0
+      ? await startDelay({ clientNs: topo.origin.ns, who: 'origin', inboundOnly: true, peerNs: topo.hub, peerDev: topo.origin.hubDev, delayMs: 2 * originDelayMs, logFile: join(dir, 'delayline-origin.log'), forceDelayLine })
       : null;
 
     const secret = randomBytes(32).toString('hex'); // per run: tokens of an earlier run are worthless
@@ -142,6 +151,8 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       agentPid: agentChild.pid ?? 0,
       /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
       delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe, pid: delay.pid } : null,
+      /** The origin's link (null: the bridge's, unshaped): its one-way delay and upload rate. */
+      originLink: originDelay || originRate ? { delay: originDelay ? { method: originDelay.method, rttMs: originDelay.delayMs, describe: originDelay.describe } : null, rateBps: originRate?.bps ?? null } : null,
       tcpCongestion,
       /** The client's download cap (null: none): rate, queue bound in ms and bytes, device. */
       get bottleneck() {
@@ -237,6 +248,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
         meter?.stop();
         agentChild.stdin?.end();
         delay?.stop();
+        originDelay?.stop();
         cleanup.run();
       },
     };
