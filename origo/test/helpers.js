@@ -85,6 +85,7 @@ export function clientRecord(over = {}) {
     netBytes: 1000,
     durationMs: 500,
     firstPacketMs: 12.5,
+    connectMs: 4.5,
     serverFetchMs: 40,
     packets: 2,
     duplicates: 1,

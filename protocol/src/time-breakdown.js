@@ -6,8 +6,8 @@
 // what it spent on useful bytes and what it lost (waiting for its first packet, ramping up, idle
 // gaps, non-useful packets, the tail); each loss is weighted by r_i / R, i.e. expressed as time
 // of the whole download at the aggregate rate. So the parts add up to the duration exactly:
-//   requestMs + sourceStartMs + rampMs + (inflightHeldMs ?? 0) + stallMs + nonUsefulMs + tailMs + transferMs
-//   = the record's durationMs (each rounded to 0.1 ms)
+//   (connectMs ?? 0) + requestMs + sourceStartMs + rampMs + (inflightHeldMs ?? 0) + stallMs + nonUsefulMs
+//   + tailMs + transferMs = the record's durationMs (each rounded to 0.1 ms)
 
 import { DEFAULTS } from './constants.js';
 
@@ -37,7 +37,10 @@ const ROUND_STEPS_PER_MS = 10;
  *
  * @typedef {object} TimeBreakdown
  * @property {'packets' | 'bytes'} method  packets: from the packet log (MUTP); bytes: from byte counts only (HTTP modes, or no log)
- * @property {number} requestMs       request → the first packet (first body byte) from any source
+ * @property {number | null} connectMs  the start → the first request sent: the connections' set-up (MUTP on new ones:
+ *   signalling, ICE, DTLS, SCTP; ~0 on kept ones and in the HTTP modes, whose TCP set-up is in requestMs); null: not recorded
+ * @property {number} requestMs       the first request sent → the first packet (first body byte) from any source: round
+ *   trips, the proxies' origin fetch and hashing, the meta vote
  * @property {number | null} sourceStartMs   time lost while later sources waited for their first packet
  * @property {number | null} rampMs          time lost while sources ramped up to their steady rate
  * @property {number | null} inflightHeldMs  time the proxies' in-flight cap held sources idle after their ramp (null: not reported)
@@ -54,6 +57,7 @@ const ROUND_STEPS_PER_MS = 10;
  * @param {object} r  a client log record (docs/log-record.md), or the parts of one used here
  * @param {number} r.durationMs
  * @param {number | null} [r.firstPacketMs]
+ * @param {number | null} [r.connectMs]
  * @param {number} [r.grossBytes]
  * @param {number} [r.netBytes]
  * @param {number} [r.n]
@@ -123,7 +127,7 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
     }
   }
   return {
-    method: 'packets', requestMs: round(fMin), sourceStartMs: round(parts.sourceStart), rampMs: round(parts.ramp),
+    method: 'packets', ...requestSteps(fMin, r.connectMs), sourceStartMs: round(parts.sourceStart), rampMs: round(parts.ramp),
     inflightHeldMs: heldKnown ? round(parts.held) : null, stallMs: round(parts.stall), nonUsefulMs: round(parts.nonUseful),
     tailMs: round(parts.tail), transferMs: round(parts.transfer), tailStartMs: round(T),
     steadyRateBps: Math.round(R * 1000), perSource,
@@ -248,7 +252,7 @@ function tailStart(log, useful, units) {
 /**
  * Without a packet log: the time after the first byte split between useful and non-useful
  * bytes in proportion (every source busy the whole time).
- * @param {{firstPacketMs?: number | null, grossBytes?: number, netBytes?: number}} r @param {number} D
+ * @param {{firstPacketMs?: number | null, connectMs?: number | null, grossBytes?: number, netBytes?: number}} r @param {number} D
  * @returns {TimeBreakdown}
  */
 function byBytes(r, D) {
@@ -258,13 +262,24 @@ function byBytes(r, D) {
   const rest = D - request;
   const nonUseful = gross > 0 ? (rest * (gross - net)) / gross : 0;
   return {
-    method: 'bytes', requestMs: round(request), sourceStartMs: null, rampMs: null, inflightHeldMs: null, stallMs: null,
+    method: 'bytes', ...requestSteps(request, r.connectMs), sourceStartMs: null, rampMs: null, inflightHeldMs: null, stallMs: null,
     nonUsefulMs: round(nonUseful), tailMs: null, transferMs: round(rest - nonUseful), tailStartMs: null, steadyRateBps: null, perSource: null,
   };
+}
+
+/**
+ * The time to the first packet in its steps: the connections' set-up before the first request
+ * went out (the record's connectMs, at most the whole), and the rest.
+ * @param {number} firstMs @param {number | null | undefined} connectMs
+ */
+function requestSteps(firstMs, connectMs) {
+  if (typeof connectMs !== 'number' || !Number.isFinite(connectMs)) return { connectMs: null, requestMs: round(firstMs) };
+  const connect = Math.min(firstMs, Math.max(0, connectMs));
+  return { connectMs: round(connect), requestMs: round(firstMs - connect) };
 }
 
 /** @param {number} v */
 const round = (v) => Math.round(v * ROUND_STEPS_PER_MS) / ROUND_STEPS_PER_MS;
 
 /** The parts that add up to durationMs, in time order of where they happen (for charts and reports). */
-export const TIME_BREAKDOWN_PARTS = /** @type {const} */ (['requestMs', 'sourceStartMs', 'rampMs', 'inflightHeldMs', 'stallMs', 'nonUsefulMs', 'tailMs', 'transferMs']);
+export const TIME_BREAKDOWN_PARTS = /** @type {const} */ (['connectMs', 'requestMs', 'sourceStartMs', 'rampMs', 'inflightHeldMs', 'stallMs', 'nonUsefulMs', 'tailMs', 'transferMs']);

@@ -133,6 +133,21 @@ describe('computeTimeBreakdown', () => {
     near(partsSum(b), 2052, 'sum of the parts', 1);
   });
 
+  it('the time to the first packet splits into the connections\' set-up (connectMs) and the request after it; the parts still add up', () => {
+    const r = record([every(300, 200), every(300.5, 200)], { durationMs: 500 });
+    const split = computeTimeBreakdown({ ...r, connectMs: 240 });
+    assert.deepEqual([split.connectMs, split.requestMs], [240, 60]);
+    near(partsSum(split), 500, 'parts');
+    const whole = computeTimeBreakdown(r);
+    assert.deepEqual([whole.connectMs, whole.requestMs], [null, 300], 'no connectMs recorded: all of it is request');
+    // a set-up longer than the time to the first packet (a clock read late) is cut to it, never negative
+    assert.deepEqual([computeTimeBreakdown({ ...r, connectMs: 900 }).connectMs, computeTimeBreakdown({ ...r, connectMs: 900 }).requestMs], [300, 0]);
+    assert.deepEqual([computeTimeBreakdown({ ...r, connectMs: -5 }).connectMs, computeTimeBreakdown({ ...r, connectMs: -5 }).requestMs], [0, 300]);
+    const http = computeTimeBreakdown({ n: 2, durationMs: 400, firstPacketMs: 100, connectMs: 0.2, grossBytes: 1000, netBytes: 1000 });
+    assert.deepEqual([http.method, http.connectMs, http.requestMs], ['bytes', 0.2, 99.8]);
+    near(partsSum(http), 400, 'HTTP parts');
+  });
+
   it('without a packet log (HTTP modes): request, then the rest split by useful and non-useful bytes', () => {
     const b = computeTimeBreakdown({ durationMs: 1000, firstPacketMs: 100, grossBytes: 4000, netBytes: 1000, packetLog: null });
     assert.equal(b.method, 'bytes');

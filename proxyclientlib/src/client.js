@@ -115,6 +115,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     let startedAt = new Date().toISOString();
     let t0 = performance.now();
     const elapsed = () => performance.now() - t0;
+    /** A clock read as ms since the download's start (null: not reached). @param {number | null} at */
+    const sinceStart = (at) => (at === null ? null : at - t0);
     /** @type {DownloadTiming} */
     const timing = { calledAt: t0, listedAt: null, sentAt: null, firstByteAt: null, doneAt: null };
 
@@ -171,7 +173,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       const stats = buildRecord({
         id, clientId, startedAt, mode, proxies: list, url, objectBytes: result.data.byteLength,
         params: result.params, grossBytes: result.grossBytes, netBytes: result.data.byteLength, durationMs,
-        firstPacketMs: result.firstPacketMs, serverFetchMs: result.serverFetchMs, packets: result.packets,
+        firstPacketMs: result.firstPacketMs, connectMs: sinceStart(timing.sentAt), serverFetchMs: result.serverFetchMs, packets: result.packets,
         duplicates: result.duplicates, lossEstimate: result.lossEstimate, perProxy: result.perProxy,
         packetLog: result.packetLog, feedbackLog: result.feedbackLog, verified: result.verified, error: null,
       });
@@ -187,7 +189,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       }
       const stats = buildRecord({
         id, clientId, startedAt, mode, proxies: list, n: list.length || requestedCount(opts), url, objectBytes: range ? range.end - range.start + 1 : 0,
-        grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null,
+        grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null, connectMs: sinceStart(timing.sentAt),
         perProxy: e.perProxy, error: errorInfo(e),
       });
       // a download that never reached a proxy says nothing about the fleet: not logged, unless this

@@ -40,6 +40,7 @@ export function redactUrl(url) {
  * @property {number} netBytes
  * @property {number} durationMs
  * @property {number | null} [firstPacketMs]
+ * @property {number | null} [connectMs]  the start → the first request sent (the connections' set-up; null: not known)
  * @property {number[]} [serverFetchMs]   per proxy that reported it
  * @property {number} [packets]
  * @property {number} [duplicates]
@@ -79,6 +80,7 @@ export function buildRecord(r) {
     netBytes: r.netBytes,
     durationMs,
     firstPacketMs: r.firstPacketMs == null ? null : round3(r.firstPacketMs),
+    connectMs: r.connectMs == null ? null : round3(Math.max(0, r.connectMs)),
     serverFetchMs: sf.length ? round3(median(sf)) : null,
     packets: r.packets ?? 0,
     duplicates: r.duplicates ?? 0,

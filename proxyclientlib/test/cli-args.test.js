@@ -72,5 +72,9 @@ describe('stats record', () => {
     assert.equal(coded.timeBreakdown.method, 'packets');
     assert.equal(coded.timeBreakdown.requestMs, 20);
     assert.equal(coded.timeBreakdown.transferMs, 100);
+    const connected = buildRecord({ clientId: 'c', startedAt: '2026-01-01T00:00:00.000Z', mode: 'coded', proxies: [{ id: 'a' }], url: 'http://h/v',
+      objectBytes: 100_000, grossBytes: 100_000, netBytes: 100_000, durationMs: 120, firstPacketMs: 20, connectMs: 15, packetLog,
+      perProxy: [{ proxyId: 'a', bytes: 100_000, packets: 100, duplicates: 0, error: null }] });
+    assert.deepEqual([connected.connectMs, connected.timeBreakdown.connectMs, connected.timeBreakdown.requestMs], [15, 15, 5]);
   });
 });

@@ -125,6 +125,10 @@ describe('integration: the mutp CLI', function () {
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(lines.length, 5, 'a line per object, then the summary');
     assert.deepEqual(lines.slice(0, 4).map((l) => l.error?.code ?? null), [null, null, null, 'ERR_ALL_PROXIES_FAILED']);
+    // the first object paid the connections' set-up before its request went out, the next ones did not
+    assert.ok(lines[0].connectMs > 0 && lines[0].connectMs <= lines[0].firstPacketMs, `first: connect ${lines[0].connectMs}, first packet ${lines[0].firstPacketMs}`);
+    assert.ok(lines[1].connectMs < lines[0].connectMs, `kept: connect ${lines[1].connectMs} against ${lines[0].connectMs}`);
+    assert.equal(lines[0].timeBreakdown.connectMs, Math.round(lines[0].connectMs * 10) / 10);
     const { summary } = lines[4];
     assert.deepEqual([summary.objects, summary.ok, summary.failed, summary.notTried], [4, 3, 1, 0]);
     assert.equal(summary.netBytes, (1 << 20) + 300 * 1024 + 64 * 1024);

@@ -13,7 +13,7 @@ const CROSS = 'path://M0,0 L10,10 M10,0 L0,10 M0,0 L1,0 L10,9 L10,10 L9,10 L0,1 
  * (docs/log-record.md, "Time breakdown"; protocol/src/time-breakdown.js TIME_BREAKDOWN_PARTS).
  */
 const BREAKDOWN_PARTS = [
-  ['requestMs', 'request', '#8c8c8c'], ['sourceStartMs', 'late sources', '#b37feb'], ['rampMs', 'ramp', '#fa8c16'],
+  ['connectMs', 'connect', '#597ef7'], ['requestMs', 'request', '#8c8c8c'], ['sourceStartMs', 'late sources', '#b37feb'], ['rampMs', 'ramp', '#fa8c16'],
   ['inflightHeldMs', 'in-flight held', '#eb2f96'], ['stallMs', 'stall', '#f5222d'], ['nonUsefulMs', 'non-useful', '#faad14'],
   ['tailMs', 'tail', '#13c2c2'], ['transferMs', 'transfer', '#52c41a'],
 ];

@@ -51,7 +51,7 @@ const timeBreakdown = {
   additionalProperties: false,
   properties: {
     method: { enum: ['packets', 'bytes'] },
-    requestMs: c.durationMs, sourceStartMs: msOrNull, rampMs: signedMs, inflightHeldMs: msOrNull, stallMs: signedMs,
+    connectMs: msOrNull, requestMs: c.durationMs, sourceStartMs: msOrNull, rampMs: signedMs, inflightHeldMs: msOrNull, stallMs: signedMs,
     nonUsefulMs: c.durationMs, tailMs: signedMs, transferMs: c.durationMs, tailStartMs: msOrNull, steadyRateBps: rateOrNull,
     perSource: { type: ['array', 'null'], maxItems: MAX_PROXIES_PER_DOWNLOAD, items: timeBreakdownSource },
   },
@@ -78,6 +78,7 @@ export const clientRecordSchema = {
     netBytes: c.count,
     durationMs: c.durationMs,
     firstPacketMs: c.durationMsOrNull,
+    connectMs: c.durationMsOrNull,
     serverFetchMs: c.durationMsOrNull,
     packets: c.countOrNull,
     duplicates: c.countOrNull,

@@ -54,6 +54,12 @@ export const MIGRATIONS = [
     // version 1 creates the tables from the current column lists: a database made since has the column
     sql: ['ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS first_send_ms DOUBLE PRECISION'],
   },
+  {
+    version: 5,
+    name: 'client records: the connections\' set-up',
+    sql: ['ALTER TABLE client_records ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION',
+      'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS tb_connect_ms DOUBLE PRECISION'],
+  },
 ];
 
 /**

@@ -74,6 +74,12 @@ const TIME_BREAKDOWN_COLUMNS = [
   col('tb_per_source', 'json', 'timeBreakdown.perSource'),
 ];
 
+/** The start → the first request sent (the record's field), and the time breakdown's part for it. */
+const CONNECT_COLUMNS = [
+  col('connect_ms', 'double', 'connectMs'),
+  col('tb_connect_ms', 'double', 'timeBreakdown.connectMs'),
+];
+
 /** @type {Column[]} */
 export const CLIENT_RECORD_COLUMNS = [
   col('id', 'uuid', 'id'),
@@ -108,6 +114,8 @@ export const CLIENT_RECORD_COLUMNS = [
   // Added later too: where the time went (docs/log-record.md), a typed column per part so quantiles are column scans.
   ...TIME_BREAKDOWN_COLUMNS,
   col('verified', 'boolean', 'verified'),
+  // Added later still: the connections' set-up before the first request, and the breakdown's part for it.
+  ...CONNECT_COLUMNS,
 ];
 
 /**
@@ -194,5 +202,6 @@ export const DDL = [
   'ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS inflight_held_ms DOUBLE',
   'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS verified BOOLEAN',
   'ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS first_send_ms DOUBLE',
+  ...CONNECT_COLUMNS.map((c) => `ALTER TABLE client_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.sql}`),
 ];
 
