@@ -7,6 +7,9 @@ import { startProxy } from '../index.js';
 import { createObjectStore } from '../src/objects/object-store.js';
 import { MAX_READ_AHEADS_IN_FLIGHT } from '../src/objects/read-ahead.js';
 import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
+import { RTCPeerConnection } from 'node-datachannel/polyfill';
+import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
+import { LOOPBACK_RTC } from '@mutp/testkit/mutp-harness';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 
@@ -122,5 +125,48 @@ describe('proxy: next on a /fetch', () => {
     assert.ok(log.lines.some((l) => l.level === 'warn' && /next-object hint refused/.test(l.msg)));
     assert.equal(proxy.stats.hintsRefused - before, 2, 'the bad URL and the host off the allowlist');
     assert.equal((await (await fetch(`${strict.url}/healthz`)).json()).hintsRefused, 1, 'the blocked address');
+  });
+});
+
+describe('proxy: the object a WebRTC offer names first', function () {
+  this.timeout(20_000);
+  const data = testBytes(200_003);
+  /** @type {Awaited<ReturnType<typeof startOrigin>>} */ let origin;
+  /** @type {Awaited<ReturnType<typeof startProxy>>} */ let proxy;
+  /** @type {string[]} */
+  const asked = [];
+
+  before(async () => {
+    origin = await startOrigin((req, res) => {
+      asked.push(String(req.url));
+      res.writeHead(200, { 'content-type': 'video/iso.segment' }).end(data);
+    });
+    proxy = await startProxy({ host: '127.0.0.1', allowedHosts: [`127.0.0.1:${origin.port}`], allowPrivate: true, logger: captureLogger().logger });
+  });
+  after(async () => {
+    await proxy?.close();
+    await origin?.close();
+  });
+
+  it('is fetched while the connection opens, before any request on it; a refused URL is counted and the offer still answered', async () => {
+    const first = `${origin.url}/first-1.m4s`;
+    const peer = await connectPeer({ url: proxy.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, first });
+    while ((await (await fetch(`${proxy.url}/healthz`)).json()).cache.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    peer.close();
+    assert.deepEqual(asked, ['/first-1.m4s'], 'the origin was asked for it once, with no download request');
+    assert.equal(proxy.objects.has(first), true, 'held for the request to come');
+    const before = proxy.stats.hintsRefused;
+    const refused = await connectPeer({ url: proxy.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, first: 'http://example.com/x.m4s' });
+    refused.close();
+    assert.equal(proxy.stats.hintsRefused - before, 1);
+    assert.deepEqual(asked, ['/first-1.m4s'], 'nothing refused reached the origin');
+  });
+
+  it('a first that is not a URL string: 400 ERR_BAD_OFFER', async () => {
+    for (const first of [42, '', 'x'.repeat(9000)]) {
+      const res = await fetch(`${proxy.url}/rtc/offer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'offer', sdp: 'v=0\r\n', first }) });
+      assert.equal(res.status, 400, String(first).slice(0, 20));
+      assert.equal((await res.json()).error.code, 'ERR_BAD_OFFER');
+    }
   });
 });

@@ -40,6 +40,7 @@ export function mountRtc(app, deps) {
     logger,
     maxPeers: config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS,
     checkTicket: deps.checkTicket ?? null,
+    hintFirst: deps.hintNext ?? null,
     // with SCTP's max burst off, usrsctp sends what it is given at once: the session paces it
     onChannel: (channel, peer) => createMutpSession({
       channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection && wrtc.build.maxBurst < 0,

@@ -2,6 +2,7 @@
 // data channel is handed to `onChannel`; this module knows nothing about MUTP.
 
 import express from 'express';
+import { MAX_URL_CHARS } from '@mutp/protocol/constants';
 import { codedError, sendError } from './http-error.js';
 import { iceGatheringComplete } from './ice-gathering.js';
 import { createPeerRegistry } from './peer-registry.js';
@@ -22,9 +23,10 @@ const MAX_CHANNELS_PER_PEER = 4;
  */
 
 /**
- * Validate a parsed offer body.
+ * Validate a parsed offer body: `{ type: "offer", sdp, ticket?, first? }`. `first`: the object the
+ * client's download will ask for first, so it can be fetched while the connection opens.
  * @param {unknown} body
- * @returns {{ type: 'offer', sdp: string }}
+ * @returns {{ type: 'offer', sdp: string, first: string | null }}
  */
 export function parseOfferBody(body) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -35,7 +37,12 @@ export function parseOfferBody(body) {
   if (typeof sdp !== 'string' || sdp.length === 0) throw codedError('ERR_BAD_OFFER', 'sdp must be a non-empty string', 400);
   if (sdp.length > MAX_SDP_CHARS) throw codedError('ERR_OFFER_TOO_LARGE', `sdp longer than ${MAX_SDP_CHARS} characters`, 413);
   if (!sdp.startsWith('v=0')) throw codedError('ERR_BAD_OFFER', 'sdp does not start with v=0', 400);
-  return { type, sdp };
+  const { first = null } = /** @type {Record<string, unknown>} */ (body);
+  if (first === null) return { type, sdp, first: null };
+  if (typeof first !== 'string' || first.length === 0 || first.length > MAX_URL_CHARS) {
+    throw codedError('ERR_BAD_OFFER', `first must be a URL of 1..${MAX_URL_CHARS} characters`, 400);
+  }
+  return { type, sdp, first };
 }
 
 /**
@@ -73,9 +80,11 @@ export function withoutCandidates(sdp) {
  * @param {number} [opts.idleTimeoutMs]
  * @param {number} [opts.openTimeoutMs]
  * @param {((ticket: unknown) => unknown) | null} [opts.checkTicket]  returns the ticket's fields ({ clientId }); throws (with status) when the body's `ticket` is refused
+ * @param {((url: string) => unknown) | null} [opts.hintFirst]  an accepted offer's `first`: fetch it now, under the rules of a next-object
+ *   hint (objects/next-hint.js: the origin fetcher's URL checks; a refusal is counted, the offer still answered)
  */
 export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logger, maxPeers = DEFAULT_MAX_SESSIONS,
-  idleTimeoutMs, openTimeoutMs, checkTicket = null }) {
+  idleTimeoutMs, openTimeoutMs, checkTicket = null, hintFirst = null }) {
   const registry = createPeerRegistry({ maxPeers, logger, idleTimeoutMs, openTimeoutMs });
   let closed = false;
 
@@ -97,6 +106,8 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
         throw codedError('ERR_PEERS_PENDING', `this address already has ${MAX_PENDING_PEERS_PER_ADDRESS} connections opening; finish one first`, 429);
       }
       if (registry.full()) throw codedError('ERR_PROXY_BUSY', `more than ${maxPeers} peer connections; try another proxy`, 503);
+      // the origin fetch runs while ICE, DTLS and SCTP complete; the request finds it under way or done
+      if (offer.first !== null) hintFirst?.(offer.first);
       peer = openPeer(remote, clientId);
       const pc = peer.pc;
       await pc.setRemoteDescription({ type: 'offer', sdp: withoutCandidates(preferLocalDtlsClient(offer.sdp)) });

@@ -127,6 +127,9 @@ export function downloadMutp(o) {
       const connectOpts = {
         url: link.url, RTCPeerConnection, rtcConfig: o.rtcConfig, signal: connectAbort.signal, fetch: o.fetch,
         timeoutMs: o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        // a new connection names the object, so the proxy fetches it while the connection opens;
+        // not a range of one: the proxy would fetch the whole file for it
+        first: o.range ? null : o.url,
       };
       const peer = o.peerPool ? await o.peerPool.acquire({ ...connectOpts, fresh }) : await connectPeer(connectOpts);
       if (finished || ctl.sources[link.index].state !== 'connecting') return peer.close();

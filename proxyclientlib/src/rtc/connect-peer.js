@@ -62,6 +62,8 @@ export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmi
  * @param {typeof fetch} [opts.fetch]
  * @param {number} [opts.hedgeAfterMs]             start a twin attempt after this (ms); 0: never
  * @param {number} [opts.pendingRetryMs]           wait after a 429 ERR_PEERS_PENDING (ms; PEERS_PENDING_RETRY_MS)
+ * @param {string | null} [opts.first]             the object the download asks for first: the offer names it, so the
+ *   proxy fetches it while the connection opens (an older proxy ignores it)
  * @returns {Promise<PeerLink>} rejects with ERR_RTC_CONNECT_TIMEOUT, ERR_RTC_SIGNAL_HTTP,
  *   ERR_RTC_SIGNAL_FAILED, ERR_RTC_BAD_ANSWER, ERR_RTC_ANSWER_FAILED, ERR_RTC_CHANNEL_CLOSED, ERR_ABORTED, or at once
  *   (no retry: it cannot succeed) ERR_RTC_NO_CANDIDATES, ERR_RTC_NO_CANDIDATE_PAIR, ERR_RTC_ICE_FAILED
@@ -143,7 +145,7 @@ function connectHedged(opts) {
 
 /** @param {Parameters<typeof connectPeer>[0]} opts @returns {Promise<PeerLink>} */
 async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, timeoutMs = CONNECT_TIMEOUT_MS,
-  fetch = globalThis.fetch }) {
+  fetch = globalThis.fetch, first = null }) {
   if (typeof RTCPeerConnection !== 'function') throw codedError('ERR_RTC_UNAVAILABLE', 'no RTCPeerConnection in this environment');
   if (signal?.aborted) throw abortError(signal);
   const offerUrl = proxyEndpoint(url, 'rtc/offer');
@@ -182,7 +184,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
       res = await fetch(offerUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'offer', sdp: offer.sdp }),
+        body: JSON.stringify({ type: 'offer', sdp: offer.sdp, ...(first ? { first } : {}) }),
         signal: ctrl.signal,
       });
     } catch (e) {
