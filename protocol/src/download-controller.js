@@ -19,7 +19,7 @@ import {
 
 /**
  * @typedef {{ type: 'send', source: number, bytes: Uint8Array, replaceable?: boolean } |
- *   { type: 'drop', source: number, code: string, message: string } |
+ *   { type: 'drop', source: number, code: string, message: string, healthy?: boolean } |
  *   { type: 'reconnect', source: number, why: string } |
  *   { type: 'deliver', chunks: { offset: number, bytes: Uint8Array }[], grossBytes: number, netBytes: number, objectBytes: number } |
  *   { type: 'complete', data: Uint8Array } |
@@ -211,7 +211,8 @@ export class DownloadController {
         else if (this.pending.length < MAX_PENDING_PACKETS) this.pending.push({ msg, source: i });
         break;
       case 'error':
-        this.drop(s, msg.code, msg.message);
+        // the proxy refused in words (a blocked or missing object, a busy origin): its channel works
+        this.drop(s, msg.code, msg.message, true);
         break;
       default:
         this.malformed(s, `ignored a ${msg.type} message`);
@@ -473,12 +474,15 @@ export class DownloadController {
     this.out.push({ type: 'reconnect', source: s.index, why });
   }
 
-  /** @param {SourceState} s @param {string} code @param {string} message */
-  drop(s, code, message) {
+  /**
+   * @param {SourceState} s @param {string} code @param {string} message
+   * @param {boolean} [healthy]  the proxy said why in a well-formed message: its connection may serve a later download
+   */
+  drop(s, code, message, healthy = false) {
     if (s.state === 'failed' || s.state === 'closed') return;
     s.state = 'failed';
     s.error = { code, message };
-    this.out.push({ type: 'drop', source: s.index, code, message });
+    this.out.push({ type: 'drop', source: s.index, code, message, ...(healthy ? { healthy } : {}) });
     if (this.finished) return;
     if (this.sources.every((x) => x.state === 'failed')) {
       const codes = [...new Set(this.sources.map((x) => x.error?.code))].join(', ');

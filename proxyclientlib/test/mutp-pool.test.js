@@ -131,6 +131,22 @@ describe('MUTP kept connections (peer pool, loopback)', function () {
     }
   });
 
+  it('a proxy that refuses an object in words keeps its connection: the next download reuses it', async () => {
+    const p0 = await startTestProxy({ id: 'p0', objects: objects() });
+    const pool = createPeerPool();
+    try {
+      await downloadMutp({ ...common, mode: 'coded', proxies: [p0.ref], peerPool: pool });
+      await assert.rejects(downloadMutp({ ...common, url: 'http://origin.test/missing', mode: 'coded', proxies: [p0.ref], peerPool: pool }),
+        (/** @type {any} */ e) => e.code === 'ERR_ALL_PROXIES_FAILED' && e.perProxy?.[0]?.error?.code === 'ERR_ORIGIN_STATUS');
+      const { data } = await downloadMutp({ ...common, mode: 'coded', proxies: [p0.ref], peerPool: pool });
+      assert.equal(sha256(data), sha256(body), 'byte-exact on the kept connection');
+      assert.deepEqual(pool.counters(), { connects: 1, reuses: 2, discarded: 0 });
+    } finally {
+      pool.close();
+      p0.kill();
+    }
+  });
+
   it('closeIdle: the kept connections close, the next download connects anew, the pool stays open', async () => {
     const p0 = await startTestProxy({ id: 'p0', objects: objects() });
     const pool = createPeerPool();

@@ -176,8 +176,9 @@ export function downloadMutp(o) {
           logger.warn(`mutp: proxy ${links[a.source].proxyId}: ${a.message}`);
           break;
         case 'drop':
-          // a failed source's connection is suspect: not kept for the next download
-          letGo(links[a.source], true);
+          // a failed source's connection is suspect, not kept for the next download, unless the
+          // proxy said why in words (a refused or missing object): then it goes back to the pool
+          letGo(links[a.source], a.healthy !== true);
           break;
         case 'reconnect':
           letGo(links[a.source], true);
