@@ -16,6 +16,8 @@ const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob 
  * @param {number} [o.holdAfterBytes]  send this many body bytes of each response, then hold the rest until release()
  * @param {boolean} [o.inlineDigests]  a body response carries the digest list in its head, as the real proxy's does for small lists
  * @param {Promise<unknown>} [o.digestGate]  answer `&digests=1` only once this settles
+ * @param {number} [o.headDelayMs]     answer each `/fetch` this long after it came (ms), as a proxy still fetching the
+ *   object from its origin
  */
 export async function startFakeProxy(o = {}) {
   const requests = [];
@@ -84,6 +86,7 @@ export async function startFakeProxy(o = {}) {
   const server = http.createServer((req, res) => {
     const gate = new URL(req.url ?? '/', 'http://x').searchParams.get('digests') === '1' ? o.digestGate : undefined;
     if (gate) gate.then(() => handle(req, res), () => handle(req, res));
+    else if (o.headDelayMs) setTimeout(() => handle(req, res), o.headDelayMs);
     else handle(req, res);
   });
   let connections = 0;

@@ -55,6 +55,13 @@ export const MAX_OBJECT_BYTES = 2 ** 30;
 /** Most sources one download may use: feedback echoes one u32 per source and must fit a datagram. */
 export const MAX_SOURCES = 32;
 
+/**
+ * A proxy's default limit on one origin fetch, every redirect hop included (ms). A proxy answers an
+ * HTTP request for an object it has to fetch first only once it has it, so a live proxy answers
+ * within this, or fails with ERR_ORIGIN_TIMEOUT; a client waits this long for an answer's head.
+ */
+export const ORIGIN_FETCH_TIMEOUT_MS = 30_000;
+
 /** Longest URL any part accepts, logs or forwards (characters): video URLs carry long signed query strings.
  * (A MUTP request carries at most MAX_URL_BYTES of UTF-8 in its datagram.) */
 export const MAX_URL_CHARS = 8192;

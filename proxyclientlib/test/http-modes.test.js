@@ -89,6 +89,12 @@ describe('HTTP modes (fake proxies)', function () {
         assert.equal(err.stats.perProxy[0].error.code, 'ERR_PROXY_STALLED');
       });
 
+      it('waits past the stall timer for a proxy still fetching the object from its origin (its answer\'s head comes late), byte-exact', async () => {
+        const ps = [await proxy({ headDelayMs: 600 })];
+        const { data } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, { mode, stallTimeoutMs: 200, proxies: [{ id: 'p0', url: ps[0].url }] });
+        assert.equal(sha(data), sha(demoBytes(1 << 20)));
+      });
+
       it('stops with ERR_ABORTED when the caller aborts', async () => {
         const ps = [await proxy({ stall: true })];
         const ctrl = new AbortController();

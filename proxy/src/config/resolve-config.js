@@ -6,14 +6,15 @@ import { pickTlsFiles } from '@mutp/tls';
 import { parseByteSize, parseRate } from '@mutp/common/units';
 import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
 import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
+import { ORIGIN_FETCH_TIMEOUT_MS } from '@mutp/protocol/constants';
 
 export const DEFAULT_HOST = '127.0.0.1';
 // Enough for several 1.5–5 MB video chunks per client without growing unbounded.
 export const DEFAULT_CACHE_BYTES = 256 * 1024 ** 2;
 // A video chunk is a few MB; 64 MiB stops a proxy from being used to pull huge files.
 export const DEFAULT_MAX_OBJECT_BYTES = 64 * 1024 ** 2;
-// The whole origin fetch, all redirect hops included.
-export const DEFAULT_ORIGIN_TIMEOUT_MS = 30_000;
+// The whole origin fetch, all redirect hops included: the clients wait as long for an answer's head.
+export const DEFAULT_ORIGIN_TIMEOUT_MS = ORIGIN_FETCH_TIMEOUT_MS;
 const BAD_CONFIG = { code: 'ERR_BAD_CONFIG' }; // what a bad size or rate in the configuration throws
 // Origo's proxy id rule (docs/origo-api.md): 1..128 of [A-Za-z0-9._:-].
 const MAX_ID_CHARS = 128;

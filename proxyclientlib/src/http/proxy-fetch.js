@@ -2,11 +2,12 @@
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
 import { codedError } from '@mutp/common/errors';
 import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol/http';
+import { ORIGIN_FETCH_TIMEOUT_MS } from '@mutp/protocol/constants';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
 import { concat, jsonCapped } from '../capped-body.js';
 
-export const STALL_TIMEOUT_MS = 5000; // no byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download)
+export const STALL_TIMEOUT_MS = 5000; // no body byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download); its head may take the origin fetch limit
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
 const MAX_ERROR_BODY_BYTES = 4096; // proxy error bodies are small JSON objects
 
@@ -68,20 +69,23 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
  *   called once the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's
  *   origin fetch time, the object's full size when the proxy said it, and the proxy's encoded digest list when it sent one
  *   (DIGEST_LIST_HEADER, unchecked beyond its size: decodeDigestList judges it)
- * @param {number} [o.stallTimeoutMs]
+ * @param {number} [o.stallTimeoutMs]  the longest gap between body bytes
+ * @param {number} [o.headTimeoutMs]   the longest wait for the answer's head: a proxy answers an object it
+ *   fetches from the origin once it has it all, so by default the proxies' origin fetch limit (or the stall, if longer)
  * @param {number} [o.maxBytes]
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
  * @returns {Promise<ProxyFetchResult>}
  */
-export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, onHead, stallTimeoutMs = STALL_TIMEOUT_MS, maxBytes = MAX_RESPONSE_BYTES, tags }) {
+export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, onHead, stallTimeoutMs = STALL_TIMEOUT_MS,
+  headTimeoutMs = Math.max(stallTimeoutMs, ORIGIN_FETCH_TIMEOUT_MS), maxBytes = MAX_RESPONSE_BYTES, tags }) {
   const stall = new AbortController();
   let timer = null;
-  const arm = () => {
+  const arm = (ms = stallTimeoutMs) => {
     clearTimeout(timer);
-    timer = setTimeout(() => stall.abort(codedError('ERR_PROXY_STALLED', `no data from ${proxyUrl} for ${stallTimeoutMs} ms`)), stallTimeoutMs);
+    timer = setTimeout(() => stall.abort(codedError('ERR_PROXY_STALLED', `no data from ${proxyUrl} for ${ms} ms`)), ms);
   };
   const both = AbortSignal.any([signal, stall.signal]);
-  arm();
+  arm(headTimeoutMs);
   try {
     /** @type {Record<string, string>} */
     const headers = {};
@@ -92,6 +96,7 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     } catch (err) {
       throw rethrow(err, both, 'ERR_PROXY_UNREACHABLE', `cannot reach proxy ${proxyUrl}`);
     }
+    arm(); // the head is in: from here the body's bytes keep the stall timer
     if (!res.ok) throw await proxyErrorFromResponse(res, proxyUrl);
 
     const contentRange = parseContentRange(res.headers.get('content-range'));
