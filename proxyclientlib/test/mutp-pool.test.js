@@ -7,10 +7,13 @@ import express from 'express';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { downloadMutp } from '../src/mutp/index.js';
 import { createPeerPool } from '../src/rtc/peer-pool.js';
+import { REUSED_SILENT_MS } from '@mutp/protocol';
 import { mountRtc } from '@mutp/proxy/rtc';
 import { LOOPBACK_RTC, memoryObjects, sha256, startTestProxy, testBytes, waitFor } from '@mutp/testkit/mutp-harness';
 
 const URL_A = 'http://origin.test/a';
+/** Past a silent proxy's REUSED_SILENT_MS: a connect's time (ms), with a lost DTLS flight's 1 s retransmission. */
+const SILENT_MARGIN_MS = 1200;
 const body = testBytes(300_000, 11);
 const objects = () => memoryObjects(new Map([[URL_A, body]]));
 const common = { RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} }, url: URL_A };
@@ -121,7 +124,9 @@ describe('MUTP kept connections (peer pool, loopback)', function () {
       // aborted while its proxy had said nothing for longer than a live one would
       const quiet = new AbortController();
       const waited = downloadMutp({ ...common, mode: 'coded', proxies: [silent.ref], peerPool: pool, signal: quiet.signal });
-      setTimeout(() => quiet.abort(), 1600);
+      // silent past REUSED_SILENT_MS counted from its connect, which may itself take ~150 ms on
+      // loopback (1 s more when a DTLS flight is lost): 1600 ms from the start was too close
+      setTimeout(() => quiet.abort(), REUSED_SILENT_MS + SILENT_MARGIN_MS);
       await assert.rejects(waited, { code: 'ERR_ABORTED' });
       assert.deepEqual(pool.counters(), { connects: 2, reuses: 1, discarded: 1 }, 'the silent connection is not kept');
     } finally {
