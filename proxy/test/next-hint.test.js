@@ -12,6 +12,10 @@ import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
 import { LOOPBACK_RTC } from '@mutp/testkit/mutp-harness';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
+/** Until the proxy has no origin fetch under way. @param {{url: string}} p */
+const settled = async (p) => {
+  while ((await (await fetch(`${p.url}/healthz`)).json()).cache.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+};
 
 describe('object store prefetch', () => {
   /** A fetcher whose answers wait until `release`; `fail` names URLs it refuses. */
@@ -95,9 +99,6 @@ describe('proxy: next on a /fetch', () => {
 
   const fetchUrl = (/** @type {string} */ base, /** @type {string} */ url, /** @type {string} */ next) =>
     `${base}/fetch?url=${encodeURIComponent(url)}&mode=parallel-http&next=${encodeURIComponent(next)}`;
-  const settled = async (/** @type {typeof proxy} */ p) => {
-    while ((await (await fetch(`${p.url}/healthz`)).json()).cache.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
-  };
 
   it('serves the fetch and fetches the next object meanwhile; the /fetch after it is a cache hit, byte-exact', async () => {
     const [one, two] = [`${origin.url}/seg-00011.m4s`, `${origin.url}/seg-00012.m4s`];
@@ -151,7 +152,7 @@ describe('proxy: the object a WebRTC offer names first', function () {
   it('is fetched while the connection opens, before any request on it; a refused URL is counted and the offer still answered', async () => {
     const first = `${origin.url}/first-1.m4s`;
     const peer = await connectPeer({ url: proxy.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, first });
-    while ((await (await fetch(`${proxy.url}/healthz`)).json()).cache.inFlight > 0) await new Promise((r) => setTimeout(r, 5));
+    await settled(proxy);
     peer.close();
     assert.deepEqual(asked, ['/first-1.m4s'], 'the origin was asked for it once, with no download request');
     assert.equal(proxy.objects.has(first), true, 'held for the request to come');

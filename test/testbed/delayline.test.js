@@ -65,7 +65,7 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
     requireStepOrSkip(this, ensureDelayLine);
     net = createPair('dly');
     // forced: on a kernel with netem the testbed would use netem instead; this suite is the delay line's
-    delay = await startDelay({ clientNs: net.a, clientDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile, forceDelayLine: true });
+    delay = await startDelay({ hostNs: net.a, hostDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile, forceDelayLine: true });
   });
   after(() => {
     delay?.stop();
@@ -73,8 +73,8 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
   });
 
   it('refuses bad delays and arguments', async () => {
-    await assert.rejects(startDelay({ clientNs: 'x', peerNs: 'y', peerDev: 'z', delayMs: 0, logFile }), { code: 'ERR_BAD_OPTION' });
-    await assert.rejects(startDelay({ clientNs: 'x', peerNs: 'y', peerDev: 'z', delayMs: 2.5, logFile }), { code: 'ERR_BAD_OPTION' });
+    await assert.rejects(startDelay({ hostNs: 'x', peerNs: 'y', peerDev: 'z', delayMs: 0, logFile }), { code: 'ERR_BAD_OPTION' });
+    await assert.rejects(startDelay({ hostNs: 'x', peerNs: 'y', peerDev: 'z', delayMs: 2.5, logFile }), { code: 'ERR_BAD_OPTION' });
     for (const args of [['--queue', '1', '--delay-ms', '-3'], ['--queue', '1'], ['--queue', 'x', '--delay-ms', '5'], ['--bogus']]) {
       const r = spawnSync(ensureDelayLine(), args, { encoding: 'utf8' });
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);

@@ -108,7 +108,7 @@ describe('proxy WebRTC build: random loss is not congestion (namespaces, RTT 50 
   async function run(tolerant, lossPct) {
     net = createPair('rls');
     const logFile = join(mkdtempSync(join(tmpdir(), 'mtb-rls-')), 'delayline.log');
-    delay = await startDelay({ clientNs: net.a, clientDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile });
+    delay = await startDelay({ hostNs: net.a, hostDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile });
     execFileSync('ip', ['netns', 'exec', net.b, SHAPE, '--dev', net.devB, '--upload', `${LINK_BYTES_PER_S}B`]);
     if (lossPct > 0) {
       dropFrom(net.a, net.ipB, lossPct);

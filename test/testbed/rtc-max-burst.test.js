@@ -86,7 +86,7 @@ describe('proxy WebRTC build: SCTP max burst lifted (namespaces, RTT 50 ms)', fu
     requireStepOrSkip(this, ensureDelayLine);
     net = createPair('mxb');
     const logFile = join(mkdtempSync(join(tmpdir(), 'mtb-mxb-')), 'delayline.log');
-    delay = await startDelay({ clientNs: net.a, clientDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile });
+    delay = await startDelay({ hostNs: net.a, hostDev: net.devA, peerNs: net.b, peerDev: net.devB, delayMs: DELAY_MS, logFile });
   });
   after(() => {
     sender?.kill();

@@ -63,8 +63,8 @@ export function ensureDelayLine() {
 /**
  * Delays everything on a host's eth0 (the client's, or another's: `who`), both directions, by `delayMs`.
  * @param {object} o
- * @param {string} o.clientNs    the host's namespace
- * @param {string} [o.clientDev]  its veth   [eth0]
+ * @param {string} o.hostNs      the host's namespace
+ * @param {string} [o.hostDev]    its veth   [eth0]
  * @param {string} [o.who]       the host, as the description names it   [client]
  * @param {boolean} [o.inboundOnly]  delay only the packets the host receives, by `delayMs` (the caller gives the whole RTT)
  * @param {string} o.peerNs      namespace of the veth's other end (the testbed's hub): netem's inbound half goes there
@@ -74,20 +74,20 @@ export function ensureDelayLine() {
  * @param {boolean} [o.forceDelayLine]  use the delay line even where netem exists (tests)
  * @returns {Promise<DelayInfo>}
  */
-export async function startDelay({ clientNs, clientDev = 'eth0', who = 'client', inboundOnly = false, peerNs, peerDev, delayMs, logFile, forceDelayLine = false }) {
+export async function startDelay({ hostNs, hostDev = 'eth0', who = 'client', inboundOnly = false, peerNs, peerDev, delayMs, logFile, forceDelayLine = false }) {
   if (!(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= MAX_DELAY_MS)) {
     throw codedError('ERR_BAD_OPTION', `delay must be an integer number of ms in [1, ${MAX_DELAY_MS}], got ${delayMs}`);
   }
-  if (!forceDelayLine && hasNetem(clientNs)) {
+  if (!forceDelayLine && hasNetem(hostNs)) {
     const netem = ['netem', 'delay', `${delayMs}ms`, 'limit', String(NETEM_LIMIT_PACKETS)];
-    if (!inboundOnly) inNs(clientNs, ['tc', 'qdisc', 'add', 'dev', clientDev, 'root', ...netem]); // host → everyone
+    if (!inboundOnly) inNs(hostNs, ['tc', 'qdisc', 'add', 'dev', hostDev, 'root', ...netem]); // host → everyone
     inNs(peerNs, ['tc', 'qdisc', 'add', 'dev', peerDev, 'root', ...netem]); // everyone → host
     return { method: 'netem', delayMs, pid: null, describe: `netem delay ${delayMs} ms on the ${who}'s veth, ${inboundOnly ? 'towards it' : 'both ends'}`, stop() {} };
   }
   const bin = ensureDelayLine();
   // stderr straight into the file: its exit counters are written after the testbed is gone
   const logFd = openSync(logFile, 'a');
-  const child = spawn('ip', ['netns', 'exec', clientNs, bin, '--queue', String(QUEUE_NUM), '--delay-ms', String(delayMs)], { stdio: ['ignore', 'pipe', logFd] });
+  const child = spawn('ip', ['netns', 'exec', hostNs, bin, '--queue', String(QUEUE_NUM), '--delay-ms', String(delayMs)], { stdio: ['ignore', 'pipe', logFd] });
   closeSync(logFd);
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`the delay line did not report ready within ${READY_TIMEOUT_MS} ms (see ${logFile})`)), READY_TIMEOUT_MS);
@@ -115,11 +115,11 @@ export async function startDelay({ clientNs, clientDev = 'eth0', who = 'client',
   // loss rules (setLinkLoss) are inserted at the top of INPUT: a packet is first dropped or
   // kept, then delayed.
   for (const [chain, dirFlag] of inboundOnly ? [['INPUT', '-i']] : [['OUTPUT', '-o'], ['INPUT', '-i']]) {
-    inNs(clientNs, ['iptables', '-A', chain, dirFlag, clientDev, '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
+    inNs(hostNs, ['iptables', '-A', chain, dirFlag, hostDev, '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
   }
   return {
     method: 'nfqueue', delayMs, pid: child.pid ?? null,
-    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the ${who}'s ${clientDev}, ${inboundOnly ? 'packets in' : 'both directions'}`,
+    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the ${who}'s ${hostDev}, ${inboundOnly ? 'packets in' : 'both directions'}`,
     /** Expected end (teardown): the delay line releases what it holds and exits. */
     stop() {
       stopping = true;

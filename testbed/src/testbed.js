@@ -98,11 +98,11 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     const delay = delayMs > 0
       // with a cap, the delay line: netem's inbound half would take the root of the cap's device,
       // and the queue must stay where the cap is
-      ? await startDelay({ clientNs: topo.client.ns, peerNs: topo.hub, peerDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine: forceDelayLine || bottleneck !== null })
+      ? await startDelay({ hostNs: topo.client.ns, peerNs: topo.hub, peerDev: topo.client.hubDev, delayMs, logFile: join(dir, 'delayline.log'), forceDelayLine: forceDelayLine || bottleneck !== null })
       : null;
     /** @type {import('./delay.js').DelayInfo | null} */
     const originDelay = originDelayMs > 0
-      ? await startDelay({ clientNs: topo.origin.ns, who: 'origin', inboundOnly: true, peerNs: topo.hub, peerDev: topo.origin.hubDev, delayMs: 2 * originDelayMs, logFile: join(dir, 'delayline-origin.log'), forceDelayLine })
+      ? await startDelay({ hostNs: topo.origin.ns, who: 'origin', inboundOnly: true, peerNs: topo.hub, peerDev: topo.origin.hubDev, delayMs: 2 * originDelayMs, logFile: join(dir, 'delayline-origin.log'), forceDelayLine })
       : null;
 
     const secret = randomBytes(32).toString('hex'); // per run: tokens of an earlier run are worthless

@@ -88,17 +88,9 @@ async function get(client, args, stdout, stderr) {
   const output = args.output ?? (args.outputDir === null ? null : join(args.outputDir, outputNames([url])[0]));
   const newBar = await progressBars(stderr);
   const stop = interruptible();
-  const one = await fetchOne(client, url, args, { signal: stop.signal, next: null, progress: newBar() });
+  const fetched = await fetchOne(client, url, args, { signal: stop.signal, next: null, progress: newBar() });
   stop.done();
-  const { data } = one;
-  let { stats, failure } = one;
-  if (data && output) {
-    const written = await writeOutput(output, data, stdout);
-    if (written) {
-      failure = written;
-      stats = { ...stats, error: failure };
-    }
-  }
+  const { data, stats, failure } = await saved(fetched, output, stdout);
   const info = output === '-' ? stderr : stdout;
   if (args.json) stdout.write(JSON.stringify(stats) + '\n');
   else info.write(formatStats(stats) + (data && !output ? '\n(no -o FILE given: data not saved)' : '') + '\n');
@@ -135,16 +127,8 @@ async function getMany(client, args, stdout, stderr) {
   const results = [];
   for (let k = 0; k < urls.length && !stop.signal.aborted; k++) {
     const label = `[${k + 1}/${urls.length}]`;
-    const one = await fetchOne(client, urls[k], args, { signal: stop.signal, next: urls[k + 1] ?? null, progress: newBar(label) });
-    const { data } = one;
-    let { stats, failure } = one;
-    if (data && names) {
-      const written = await writeOutput(join(args.outputDir, names[k]), data, stdout);
-      if (written) {
-        failure = written;
-        stats = { ...stats, error: failure };
-      }
-    }
+    const fetched = await fetchOne(client, urls[k], args, { signal: stop.signal, next: urls[k + 1] ?? null, progress: newBar(label) });
+    const { data, stats, failure } = await saved(fetched, names && join(args.outputDir, names[k]), stdout);
     results.push({ stats, failed: failure !== null });
     if (args.json) stdout.write(JSON.stringify(stats) + '\n');
     else stdout.write(`${label} ${stats.url ?? urls[k]}: ${formatStatsLine(stats)}${names && data ? ` -> ${join(args.outputDir, names[k])}` : ''}\n`);
@@ -195,17 +179,22 @@ function interruptible() {
 }
 
 /**
- * Write an object's bytes to a file or ("-") stdout; the error, if it could not be written.
- * @param {string} output @param {Uint8Array} data @param {NodeJS.WriteStream} stdout
- * @returns {Promise<{code: string, message: string} | null>}
+ * A download's outcome once its bytes are written to `output` (a file, or "-": stdout; null: not
+ * saved): a write that fails becomes the outcome's failure, in its stats too.
+ * @template {{stats: any, data: Uint8Array | null, failure: {code: string, message: string} | null}} T
+ * @param {T} fetched @param {string | null} output @param {NodeJS.WriteStream} stdout
+ * @returns {Promise<T>}
  */
-async function writeOutput(output, data, stdout) {
+async function saved(fetched, output, stdout) {
+  const { data } = fetched;
+  if (!data || !output) return fetched;
   try {
     if (output === '-') await new Promise((resolve, reject) => stdout.write(data, (e) => (e ? reject(e) : resolve(undefined))));
     else await writeFile(output, data);
-    return null;
+    return fetched;
   } catch (err) {
-    return { code: 'ERR_WRITE_OUTPUT', message: `cannot write ${output}: ${/** @type {Error} */ (err).message}` };
+    const failure = { code: 'ERR_WRITE_OUTPUT', message: `cannot write ${output}: ${/** @type {Error} */ (err).message}` };
+    return { ...fetched, failure, stats: { ...fetched.stats, error: failure } };
   }
 }
 
