@@ -2,6 +2,7 @@
 // single-range support (GET/HEAD /media/demo-<n>{B,KB,MB}.bin). Stands in for a video host.
 import http from 'node:http';
 import { demoBytes, demoSize } from './media.js';
+import { loadStream, playerFile, streamType, STREAM_PATH, PLAYER_PATH } from './player-site.js';
 
 const CACHE_OBJECTS = 8; // keep a few generated objects; regeneration is cheap but not free
 
@@ -32,10 +33,12 @@ export function parseRangeHeader(header, size) {
 }
 
 /**
- * @param {{host?: string, port?: number, logger?: {info: (...a: unknown[]) => void}}} [o]
+ * @param {{host?: string, port?: number, player?: {pluginDir: string, origo: () => string | null} | null}} [o]
+ *   player: serve the demo page at /player/ with the plugin bundle in pluginDir and this Origo
  * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
  */
-export async function startDemoOrigin({ host = '127.0.0.1', port = 0 } = {}) {
+export async function startDemoOrigin({ host = '127.0.0.1', port = 0, player = null } = {}) {
+  const stream = await loadStream();
   /** @type {Map<number, Uint8Array>} */
   const cache = new Map();
   const bytesFor = (size) => {
@@ -48,7 +51,7 @@ export async function startDemoOrigin({ host = '127.0.0.1', port = 0 } = {}) {
     return b;
   };
 
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://demo');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
@@ -56,16 +59,26 @@ export async function startDemoOrigin({ host = '127.0.0.1', port = 0 } = {}) {
     }
     if (url.pathname === '/' || url.pathname === '/media/') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('MUTP demo origin. Objects: /media/demo-1B.bin, /media/demo-1MB.bin, /media/demo-5MB.bin (any /media/demo-<n>{B,KB,MB}.bin up to 64 MB)\n');
+      res.end(`MUTP demo origin. Objects: /media/demo-1B.bin, /media/demo-1MB.bin, /media/demo-5MB.bin (any /media/demo-<n>{B,KB,MB}.bin up to 64 MB). A video stream: ${STREAM_PATH}${player ? `; played through the fleet: ${PLAYER_PATH}` : ''}\n`);
       return;
     }
-    const size = demoSize(url.pathname);
+    if (player && url.pathname.startsWith(PLAYER_PATH)) {
+      const file = await playerFile(url.pathname, player).catch(() => null);
+      if (file) res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : file.body);
+      else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    const name = url.pathname.startsWith('/stream/') ? url.pathname.slice('/stream/'.length) : null;
+    const size = name !== null ? (stream.get(name)?.byteLength ?? null) : demoSize(url.pathname);
     if (size === null) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    const body = bytesFor(size);
-    const common = { 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes', etag: `"demo-${size}"`, 'cache-control': 'public, max-age=3600' };
+    const body = name !== null ? /** @type {Uint8Array} */ (stream.get(name)) : bytesFor(size);
+    const common = {
+      'content-type': name !== null ? streamType(name) : 'application/octet-stream', 'accept-ranges': 'bytes', etag: `"demo-${name ?? size}"`, 'cache-control': 'public, max-age=3600',
+      'access-control-allow-origin': '*', // a page elsewhere may play the stream directly (its fallback)
+    };
     const r = parseRangeHeader(req.headers.range, size);
     if (r === 'unsatisfiable') {
       res.writeHead(416, { ...common, 'content-range': `bytes */${size}` }).end();

@@ -1,17 +1,22 @@
 #!/usr/bin/env node
 // `npm start`: a whole local system on embedded defaults: Origo (127.0.0.1:8080, ORIGO_PORT
-// overrides), 4 proxies and the demo origin. Prints the URLs and one example `mutp get`
+// overrides), 4 proxies and the demo origin, which also serves a demo page that plays a stream
+// through the fleet with the hls.js plugin (/player/). Prints the URLs and one example `mutp get`
 // command that works as printed. Ctrl-C (SIGINT) or SIGTERM stops everything and exits 0.
 // `--rtc-bind ADDR` (or MUTP_RTC_BIND): the address the proxies' WebRTC binds to. Default: the
 // address of the default route's interface, which Chromium and Firefox both reach (Firefox
 // offers no loopback ICE candidate); 127.0.0.1 when the machine has no default route.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { startOrigo, proxyToken, createLogger } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
 import { startDemoOrigin } from '@mutp/demo/origin';
+import { PLAYER_PATH } from '@mutp/demo/player-site';
+import { buildPlayersBundle } from '@mutp/players/bundle';
 import { codedError } from '@mutp/common/errors';
 
 const HOST = '127.0.0.1'; // the local fleet is loopback only
@@ -96,7 +101,12 @@ process.on('SIGTERM', () => stop(0));
 
 try {
   const secret = randomBytes(32).toString('hex'); // per run: tokens from an earlier run are worthless
-  const origin = await startDemoOrigin({ host: HOST, port: demoPort });
+  const pluginDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-demo-plugin-'));
+  closers.push(() => rm(pluginDir, { recursive: true, force: true }));
+  await buildPlayersBundle(pluginDir);
+  /** @type {string | null} */
+  let origoUrl = null; // the demo page's Origo, once it runs
+  const origin = await startDemoOrigin({ host: HOST, port: demoPort, player: { pluginDir, origo: () => origoUrl } });
   closers.push(() => origin.close());
   // The admin dashboard: ORIGO_ADMIN_PASSWORD if set; otherwise local-only insecure dev mode with password "admin"
   // (Origo logs a loud warning; the banner below says so). Origo binds to loopback here.
@@ -108,6 +118,7 @@ try {
     allowPrivateProxyUrls: true, // the proxies below advertise loopback URLs
   });
   closers.push(() => origo.close());
+  origoUrl = origo.url;
   const allowedHosts = [`${HOST}:${origin.port}`, ...extraHosts];
   for (let i = 1; i <= PROXY_COUNT; i++) {
     const id = `local-${i}`;
@@ -130,6 +141,7 @@ try {
     `  proxies:      ${PROXY_COUNT}, registered with Origo (list: npx mutp proxies --origo ${origo.url})`,
     `  WebRTC bind:  ${rtcBind.address} (${rtcBind.why}; --rtc-bind ADDR or MUTP_RTC_BIND changes it)`,
     `  demo origin:  ${origin.url}/media/demo-1MB.bin, ${example}`,
+    `  demo player:  ${origin.url}${PLAYER_PATH}   (hls.js through the fleet with the player plugin, no extension)`,
     extraHosts.length ? `  extra allowed origin hosts: ${extraHosts.join(', ')}` : '  extra origin hosts: set MUTP_ALLOWED_HOSTS=host:port,…',
     '',
     'Try (in another terminal, from the repository root):',

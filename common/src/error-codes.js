@@ -15,6 +15,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_EMPTY: 'the extension\'s download ended without a body',
   ERR_FALLBACK: 'the extension served a request natively, for a reason without its own code',
   ERR_FEW_PROXIES: 'a download ran with fewer proxies than asked because fewer were usable',
+  ERR_FLEET_CLOSED: 'a player plugin was asked for a segment after its fleet was closed; the player fetched it itself',
   ERR_FLEET_SKIPPED: 'the extension fetched directly because the fleet for this mode failed recently',
   ERR_FRAME: 'the download frame reported a failure without a code',
   ERR_FRAME_FLOOD: 'the page dropped a download because the frame sent too many events',

@@ -51,10 +51,15 @@ export function addRecord(s, r) {
  */
 export function addFallback(s, url, reason, now = new Date()) {
   s.direct += 1;
-  const code = /^(?:mid-body )?(ERR_[A-Z0-9_]+)/.exec(reason)?.[1] ?? 'other';
+  const code = fallbackCode(reason);
   s.directBy = { ...(s.directBy ?? {}), [code]: (s.directBy?.[code] ?? 0) + 1 };
   s.fallbacks = [...s.fallbacks, { at: now.toISOString(), reason, url: url.slice(0, 300) }].slice(-FALLBACKS_KEPT);
   return s;
+}
+
+/** The code a fallback reason (`ERR_CODE: text`, `mid-body ERR_CODE: text`) starts with, or 'other'. @param {string} reason */
+export function fallbackCode(reason) {
+  return /^(?:mid-body )?(ERR_[A-Z0-9_]+)/.exec(reason)?.[1] ?? 'other';
 }
 
 /**

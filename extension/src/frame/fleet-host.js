@@ -117,6 +117,12 @@ export function createFleetHost({ underMixedContentRule, shared = null, logger =
       return now;
     },
     pages: () => pages.size,
+    /** Detach every page and close the fleet client (its pooled connections): a page that hosts the fleet itself is done with it. */
+    close() {
+      for (const control of [...pages.keys()]) detach(control);
+      client?.close();
+      client = null;
+    },
     /** The last warm-up round: when, and per connection whether the pool had it already (a test reads it). */
     lastWarmUp: () => warmUp.last(),
   };

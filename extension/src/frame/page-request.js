@@ -2,7 +2,7 @@
 import { MAX_PREFETCH_URLS, MAX_URL_CHARS } from '@mutp/proxyclientlib/limits';
 
 const MAX_REASON_CHARS = 300;
-const HOWS = ['pattern', 'manifest', 'extension', 'range']; // why the page takes a request for a segment
+const HOWS = ['pattern', 'manifest', 'extension', 'range', 'player']; // why the page takes a request for a segment (player: a player's own loader plugin asked)
 const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
 
 /**

@@ -1,11 +1,15 @@
 // Plays ?src= with ?player=hls|dash|shaka (the npm builds under /lib/). Wraps fetch and XHR on
 // top of whatever the extension installed, so every media response as the player receives it is
 // recorded: its URL, Range, status, head, SHA-256 and time. The test compares them to the files.
+// ?plugin=1&origo=URL[&mode=M&n=N]: no extension; the player's own loader plugin (/plugin/, the
+// @mutp/players bundle) serves the segments through the fleet, and reports each one it served.
 const params = new URLSearchParams(location.search);
 const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, t0: performance.now() };
 /** @type {any} */ (window).__play = state;
 const video = /** @type {HTMLVideoElement} */ (document.getElementById('v'));
 const isManifest = (u) => /\.(m3u8|mpd)(\?|$)/.test(new URL(u, location.href).pathname);
+// the site's own media: not a proxy's URL, which names the media in its query
+const isMedia = (u) => new URL(u).origin === location.origin && new URL(u).pathname.startsWith('/media/') && !isManifest(u);
 const hex = async (buf) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', buf))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 async function note(url, range, status, type, contentRange, buf, startMs) {
@@ -21,7 +25,7 @@ window.fetch = async function (input, init) {
   const range = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('range');
   const t = performance.now();
   const res = await pageFetch.call(this, input, init);
-  if (url.includes('/media/') && !isManifest(url)) {
+  if (isMedia(url)) {
     res.clone().arrayBuffer().then((b) => note(url, range, res.status, res.headers.get('content-type'), res.headers.get('content-range'), b, t)).catch(() => {});
   }
   return res;
@@ -40,7 +44,7 @@ window.XMLHttpRequest = class extends PageXHR {
   send(body) {
     const t = performance.now();
     const url = this.__url;
-    if (url.includes('/media/') && !isManifest(url)) {
+    if (isMedia(url)) {
       this.addEventListener('load', () => {
         const r = this.response;
         const buf = r instanceof ArrayBuffer ? r : typeof r === 'string' ? new TextEncoder().encode(r).buffer : null;
@@ -68,23 +72,44 @@ function load(src) {
   });
 }
 
+/** The plugins and a fleet for this page, when ?plugin=1: each segment it serves is recorded as the player got it. */
+async function pluginFleet() {
+  if (params.get('plugin') !== '1') return null;
+  const bundle = '/plugin/mutp-players.js'; // served by the site, not a module of this repository
+  const plugins = await import(bundle);
+  const n = params.get('n');
+  const fleet = plugins.createFleet({ origo: String(params.get('origo')), mode: params.get('mode') ?? 'random', n: n && n !== 'random' ? Number(n) : 'random' });
+  fleet.addEventListener('segment', (e) => {
+    const d = e.detail;
+    if (d.via !== 'fleet') return; // a direct one went through the wrappers above
+    const header = (k) => d.head.headers.find(([h]) => h === k)?.[1] ?? null;
+    const range = d.range ? `bytes=${d.range.start}-${d.range.end}` : null;
+    note(d.url, range, d.head.status, header('content-type'), header('content-range'), d.data, performance.now() - d.ms);
+  });
+  /** @type {any} */ (window).__fleet = fleet;
+  return { ...plugins, fleet };
+}
+
 async function main() {
   const src = String(params.get('src'));
   const w = /** @type {any} */ (window);
+  const plug = await pluginFleet();
   if (state.player === 'hls') {
     await load('/lib/hls.js');
-    const hls = new w.Hls({ enableWorker: false });
+    const hls = new w.Hls({ enableWorker: false, ...(plug ? plug.fleetHlsConfig(plug.fleet, w.Hls) : {}) });
     hls.on(w.Hls.Events.ERROR, (_e, d) => { if (d.fatal) state.errors.push(`hls.js: ${d.type} ${d.details}`); });
     hls.loadSource(src);
     hls.attachMedia(video);
   } else if (state.player === 'dash') {
     await load('/lib/dash.js');
     const p = w.dashjs.MediaPlayer().create();
+    if (plug) plug.fleetDashLoader(p, plug.fleet);
     p.on(w.dashjs.MediaPlayer.events.ERROR, (e) => state.errors.push(`dash.js: ${JSON.stringify(e.error ?? e).slice(0, 300)}`));
     p.initialize(video, src, true);
   } else if (state.player === 'shaka') {
     await load('/lib/shaka.js');
     w.shaka.polyfill.installAll();
+    if (plug) plug.registerFleetScheme(w.shaka, plug.fleet);
     const p = new w.shaka.Player();
     await p.attach(video);
     p.addEventListener('error', (e) => state.errors.push(`shaka: ${e.detail?.code} ${e.detail?.message ?? ''}`));

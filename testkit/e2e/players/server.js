@@ -22,10 +22,13 @@ const LIBS = {
 const TYPES = { '.m3u8': 'application/vnd.apple.mpegurl', '.mpd': 'application/dash+xml' };
 const SEGMENT_TYPE = 'video/mp4'; // every other media file here is fragmented MP4
 
+const STATIC_TYPES = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.map': 'application/json' };
+
 /**
- * @param {{mediaDir: string, host?: string}} o
+ * @param {{mediaDir: string, host?: string, pluginDir?: string | null}} o
+ *   pluginDir: the player plugins' browser bundle (@mutp/players/bundle), served at /plugin/; play.html?plugin=1 plays through it
  */
-export async function startPlayerSite({ mediaDir, host = '127.0.0.1' }) {
+export async function startPlayerSite({ mediaDir, host = '127.0.0.1', pluginDir = null }) {
   /** @type {{path: string, range: string | null, fromBrowser: boolean, bytes: number}[]} */
   const hits = [];
   const server = createServer(async (req, res) => {
@@ -39,6 +42,14 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1' }) {
       if (u.pathname.startsWith('/lib/') && LIBS[u.pathname.slice(5)]) {
         res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' });
         res.end(await readFile(LIBS[u.pathname.slice(5)]));
+        return;
+      }
+      if (pluginDir && u.pathname.startsWith('/plugin/')) {
+        const file = path.join(pluginDir, path.normalize(u.pathname.slice('/plugin/'.length)));
+        if (!file.startsWith(pluginDir + path.sep)) throw Object.assign(new Error('outside'), { status: 404 });
+        const body = await readFile(file);
+        res.writeHead(200, { 'content-type': STATIC_TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+        res.end(body);
         return;
       }
       if (u.pathname.startsWith('/media/')) {

@@ -1,0 +1,219 @@
+// A proxy fleet for one page, without the extension. The extension's fleet host (ProxyClientLib
+// with its pooled WebRTC connections, the cached proxy list, the breakers, the warm-up, the
+// records) runs in the page itself, and a player's loader asks it for segments. Host and loader
+// talk over a MessageChannel exactly as the extension's download frame and page do, so every
+// rule of the extension (checks, fallbacks and their reasons, breakers) applies unchanged.
+import { createFleetHost } from '@mutp/extension/fleet-host';
+import { createFrameLink } from '@mutp/extension/frame-link';
+import { serveThroughFleet } from '@mutp/extension/fleet-serve';
+import { parseSettings } from '@mutp/extension/settings';
+import { createSegmentDetector } from '@mutp/extension/segment-detector';
+import { MAX_MANIFEST_CHARS } from '@mutp/extension/manifests';
+import { emptyStats, addRecord, addFallback, addSeen, fallbackCode } from '@mutp/extension/tab-stats';
+import { createLogSender } from '@mutp/proxyclientlib/log-sender';
+import { concat } from '@mutp/proxyclientlib/capped-body';
+import { codedError } from '@mutp/common/errors';
+
+export const PLAYER_HOW = 'player'; // a record's `segment`: the player's own loader asked for it as a segment
+const CLOSE_FLUSH_MS = 2000; // close() waits this long for the records still queued for Origo
+
+/**
+ * @typedef {object} FleetOptions
+ * @property {string} origo  Origo's URL (the site's, over HTTPS on an HTTPS page)
+ * @property {'random' | 'coded' | 'uncoded' | 'parallel-http' | 'range-http'} [mode]  default: one drawn per segment from randomModes
+ * @property {string[]} [randomModes]  default: the paper's campaign modes (Parallel HTTP, Uncoded and Coded MUTP)
+ * @property {'random' | number} [n]  proxies per segment; default: one drawn per segment from randomN
+ * @property {number[]} [randomN]  default: 1, 2, 4, 6
+ * @property {number} [noProgressTimeoutMs]  no byte for this long: the segment goes direct (default 4000)
+ * @property {string} [clientId]  the records' client id (default: a new random one per fleet)
+ * @property {boolean} [records]  ship a record per segment to Origo (default true)
+ * @property {{warn: (...a: unknown[]) => void}} [logger]
+ * @property {typeof import('@mutp/proxyclientlib').createClient} [makeClient]  tests
+ */
+
+/**
+ * @typedef {object} SegmentBody  a segment the fleet delivered
+ * @property {Uint8Array} data  the whole body, byte-exact
+ * @property {{status: number, statusText: string, headers: [string, string][]}} head  the origin's head as a direct fetch gives it
+ * @property {number} startAt  performance.now() when asked
+ * @property {number} firstAt  …when its first byte reached the loader
+ * @property {number} endAt    …when its last did
+ * @property {string | null} rest  why the rest of the body came directly (a fleet failure after its first bytes), or null
+ */
+
+/**
+ * @typedef {object} Progress  given while a body arrives
+ * @property {number} loaded  bytes so far
+ * @property {number | null} total  bytes in the body, where the origin said
+ * @property {number} firstAt  performance.now() of the first byte
+ * @property {number} at  …of this piece
+ */
+
+/**
+ * @param {FleetOptions} options
+ */
+export function createFleet(options) {
+  const settings = settingsFrom(options);
+  const logger = options.logger ?? { warn: (...a) => console.warn('[mutp]', ...a) };
+  const warn = (/** @type {string} */ msg) => logger.warn(msg);
+  const clientId = options.clientId ?? globalThis.crypto.randomUUID();
+  const host = createFleetHost({ underMixedContentRule: pageUnderMixedContentRule(), logger, ...(options.makeClient ? { makeClient: options.makeClient } : {}) });
+  const pageChannel = new MessageChannel();
+  const controlChannel = new MessageChannel();
+  const link = createFrameLink({ requestFrame: () => {}, warn });
+  const detector = createSegmentDetector();
+  const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: globalThis.fetch.bind(globalThis), logger });
+  const events = new EventTarget();
+  const closing = new AbortController(); // ends the downloads under way when the fleet closes
+  let stats = emptyStats();
+  /** @type {Record<string, number>} bytes of segments through the fleet, by the mode that served them */
+  const fleetBytes = {};
+  /** @type {Record<string, number>} bytes of segments the player's own loader fetched, by why */
+  const directBytes = {};
+
+  host.attach({ page: pageChannel.port2, control: controlChannel.port2, settings, clientId });
+  link.attach(pageChannel.port1);
+  controlChannel.port1.onmessage = (e) => onHostMessage(e.data);
+
+  /** What the host sends its page's background: records (one per download), fallbacks, manifests seen. @param {any} m */
+  function onHostMessage(m) {
+    if (m?.t !== 'bg' || !m.msg || typeof m.msg !== 'object') return;
+    const msg = m.msg;
+    if (msg.t === 'record' && msg.record && typeof msg.record.id === 'string') {
+      const r = msg.record;
+      if (typeof msg.seen === 'string') stats = addSeen(stats, 'segment', msg.seen);
+      stats = addRecord(stats, r);
+      if (!r.error && Number.isFinite(r.netBytes)) fleetBytes[r.mode] = (fleetBytes[r.mode] ?? 0) + r.netBytes;
+      logs?.enqueue(r);
+      emit('record', r);
+    } else if (msg.t === 'fallback' && typeof msg.url === 'string' && typeof msg.reason === 'string') {
+      stats = addFallback(stats, msg.url, msg.reason);
+      emit('fallback', { url: msg.url, reason: msg.reason });
+    } else if (msg.t === 'seen' && msg.kind === 'manifest') stats = addSeen(stats, 'manifest');
+  }
+
+  /** @param {string} type @param {unknown} detail */
+  function emit(type, detail) {
+    events.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  /**
+   * One segment through the fleet, read whole. Resolves `{direct: reason}` when the fleet did
+   * not start it (nothing was delivered: the caller's own loader fetches it, and reports its
+   * bytes with `countDirect`); a failure after the first bytes is continued from a direct fetch
+   * here, so the body is always whole. Rejects with the abort reason when `signal` aborts.
+   * @param {string} url  absolute
+   * @param {{range?: {start: number, end: number} | null, signal?: AbortSignal, onProgress?: (p: Progress) => void}} [o]  range: inclusive
+   * @returns {Promise<SegmentBody | {direct: string}>}
+   */
+  async function fetchSegment(url, { range = null, signal, onProgress } = {}) {
+    const closed = () => ({ direct: 'ERR_FLEET_CLOSED: the fleet was closed' });
+    if (closing.signal.aborted) return closed();
+    const startAt = performance.now();
+    /** @type {string | null} */
+    let reason = null;
+    let loaded = 0;
+    try {
+      const either = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal;
+      const served = await serveThroughFleet({
+        link: { ...link, reportFallback: (u, why, id) => { reason = why; link.reportFallback(u, why, id); } },
+        url, range, signal: either, noProgressMs: settings.noProgressTimeoutMs, how: PLAYER_HOW, next: detector.nextOf(url), warn,
+        direct: () => fetch(url, { headers: range ? { range: `bytes=${range.start}-${range.end}` } : {}, signal: either }),
+      });
+      if (served === null) return { direct: reason ?? 'ERR_FALLBACK: the fleet did not serve it' };
+      const length = Number(served.head.headers.find(([k]) => k === 'content-length')?.[1]);
+      const total = Number.isSafeInteger(length) ? length : null;
+      /** @type {Uint8Array[]} */
+      const chunks = [];
+      let firstAt = 0;
+      for await (const c of served.body) {
+        const at = performance.now();
+        if (loaded === 0) firstAt = at;
+        chunks.push(c);
+        loaded += c.byteLength;
+        onProgress?.({ loaded, total, firstAt, at });
+      }
+      const data = concat(chunks, loaded);
+      const got = { data, head: served.head, startAt, firstAt, endAt: performance.now(), rest: reason };
+      emit('segment', { url, range, via: 'fleet', head: served.head, rest: reason, bytes: loaded, ms: got.endAt - startAt, firstByteMs: firstAt - startAt, data });
+      return got;
+    } catch (err) {
+      // closed before a byte arrived: the player's own loader takes it; after, the caller sees the failure and asks again
+      if (closing.signal.aborted && !signal?.aborted && loaded === 0) return closed();
+      throw err;
+    }
+  }
+
+  return {
+    fetchSegment,
+    /**
+     * The player's own loader fetched a segment the fleet did not serve (`fetchSegment` gave `{direct}`).
+     * @param {string} url @param {number} bytes @param {string} reason  the `direct` reason
+     * @param {ArrayBuffer | Uint8Array | null} [data]  the body as the player got it (for 'segment' listeners)
+     */
+    countDirect(url, bytes, reason, data = null) {
+      const code = fallbackCode(reason);
+      directBytes[code] = (directBytes[code] ?? 0) + bytes;
+      emit('segment', { url, via: 'direct', reason, bytes, data });
+    },
+    /**
+     * A manifest the player read (HLS playlist or DASH MPD): the fleet learns the segments that
+     * follow each other (the proxies fetch the next one meanwhile) and the init sections (fetched
+     * at once), and warms up. A manifest it cannot read is the player's business.
+     * @param {'hls' | 'dash'} kind @param {string} url  the response's URL @param {string} text
+     */
+    learn(kind, url, text) {
+      if (closing.signal.aborted || typeof text !== 'string' || text.length > MAX_MANIFEST_CHARS) return;
+      try {
+        const got = detector.learn(kind, url, text);
+        link.note({ t: 'seen', kind: 'manifest', url, segments: got.segments.length, templates: got.templates.length, inits: got.inits });
+      } catch (err) {
+        warn(`cannot read the manifest ${url.slice(0, 200)}: ${/** @type {Error} */ (err)?.message}`);
+      }
+      link.warm();
+    },
+    /** Have the proxy list, tickets and connections ready: a player about to ask for segments. */
+    warm: () => { if (!closing.signal.aborted) link.warm(); },
+    /** Counters since the fleet was made: segments and bytes through the fleet and direct, and why. */
+    stats() {
+      return { ...stats, fleetBytes: { ...fleetBytes }, directBytes: { ...directBytes }, records: logs ? { ...logs.counters, queued: logs.pending.length } : null };
+    },
+    /** 'segment' (each segment handed to the player), 'record' (each fleet download's record, as Origo gets it), 'fallback' (why a segment went direct). */
+    addEventListener: events.addEventListener.bind(events),
+    removeEventListener: events.removeEventListener.bind(events),
+    /** Pooled WebRTC connections so far (tests). */
+    connections: () => host.connections(),
+    settings: () => ({ ...settings }),
+    /** Stop: downloads end, connections close, queued records get CLOSE_FLUSH_MS to reach Origo. */
+    async close() {
+      if (closing.signal.aborted) return;
+      closing.abort(codedError('ERR_FLEET_CLOSED', 'the fleet was closed'));
+      controlChannel.port1.postMessage({ t: 'bye' });
+      host.close();
+      pageChannel.port1.close();
+      controlChannel.port1.close();
+      if (logs) {
+        await logs.flush(CLOSE_FLUSH_MS);
+        logs.close();
+      }
+    },
+  };
+}
+
+/**
+ * The extension's settings, checked by the extension's own validator.
+ * @param {FleetOptions} o
+ */
+function settingsFrom(o) {
+  if (!o || typeof o !== 'object') throw codedError('ERR_BAD_OPTION', 'createFleet needs an options object with origo');
+  if (typeof o.origo !== 'string') throw codedError('ERR_NO_ORIGO', 'createFleet needs origo: the Origo URL');
+  const raw = { enabled: true, origoUrl: o.origo, mode: o.mode, randomModes: o.randomModes, n: o.n, randomN: o.randomN, noProgressTimeoutMs: o.noProgressTimeoutMs, detect: 'all-sites' };
+  const { settings, problems } = parseSettings(raw);
+  if (problems.length > 0) throw codedError(problems[0].startsWith('origoUrl') ? 'ERR_BAD_ORIGO_URL' : 'ERR_BAD_OPTION', problems.join('; '));
+  return settings;
+}
+
+/** An HTTPS page: the browser blocks its requests to plain-HTTP Origo and proxies that are not loopback. */
+function pageUnderMixedContentRule() {
+  return globalThis.isSecureContext === true && globalThis.location?.protocol === 'https:';
+}
