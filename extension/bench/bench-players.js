@@ -3,7 +3,9 @@
 // headless Debian Chromium, with no extension and with the extension pinned to each mode, against
 // the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped).
 //   node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
-//     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame]
+//     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin]
+// --plugin: the modes run through the player plugins (@mutp/players: the player's own loader,
+// no extension) instead of the extension; `none` is the same player without the plugin.
 // Each sample is a fresh browser profile: a first page load, then `--loads` − 1 more loads of the
 // same page, each counted as a second load (the fleet host and its connections kept, the proxies'
 // caches warm, as on the second). More of them narrow the second-load medians at little cost,
@@ -30,6 +32,7 @@ import { median, round } from './stats.js';
 import { HOPS, hopDurations } from './hops.js';
 import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
+import { buildPlayersBundle } from '@mutp/players/bundle';
 
 const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
 const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
@@ -51,6 +54,7 @@ const { values: opt } = parseArgs({
     'play-seconds': { type: 'string', default: '3' },
     players: { type: 'string', default: Object.keys(STREAMS).join(',') },
     modes: { type: 'string', default: CONFIGS.join(',') },
+    plugin: { type: 'boolean', default: false },
   },
 });
 const intOpt = (name, min, max) => {
@@ -110,13 +114,16 @@ async function main() {
   const n = intOpt('n', 1, 16);
   const playSeconds = intOpt('play-seconds', 1, 30);
   const players = listOpt('players', Object.keys(STREAMS));
-  const configs = listOpt('modes', [...CONFIGS, EMPTY_FRAME]);
+  const configs = listOpt('modes', opt.plugin ? CONFIGS : [...CONFIGS, EMPTY_FRAME]);
+  const plugin = opt.plugin;
   if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
   const loadAtStart = load1();
   progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  progress('phase: build the extension, make the streams');
-  const [mediaDir] = await Promise.all([testStreams(), buildExtension()]);
-  const site = await startPlayerSite({ mediaDir });
+  progress(`phase: build the ${plugin ? 'player plugins' : 'extension'}, make the streams`);
+  const pluginDir = plugin ? await mkdtemp(path.join(os.tmpdir(), 'mutp-bench-plugin-')) : null;
+  if (pluginDir) onShutdown(() => rm(pluginDir, { recursive: true, force: true }));
+  const [mediaDir] = await Promise.all([testStreams(), pluginDir ? buildPlayersBundle(pluginDir, { minify: true }) : buildExtension()]);
+  const site = await startPlayerSite({ mediaDir, pluginDir });
   onShutdown(() => site.close());
   const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
   onShutdown(() => fleet.close());
@@ -129,12 +136,13 @@ async function main() {
   // interleaved (repeat → player → config): drift in the machine's load hits every config alike
   for (let r = 0; r < repeats; r++) {
     for (const player of players) {
-      const url = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
+      const plain = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
       for (const config of configs) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
-        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome')));
+        const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}` : plain;
+        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome')));
         try {
-          if (config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });
+          if (plugin) { /* the page makes its fleet */ } else if (config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });
           else if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
           /** @type {number[]} */
           const bounds = [];
@@ -211,7 +219,7 @@ async function main() {
     const ch = await withoutForeignSignalHandlers(() => launchChromium(null));
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
-  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)' }, rows };
+  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? 'the player plugins' : 'the extension' }, rows };
 }
 
 /** A copy of the Chrome build whose download frame is an empty page (removed when the bench ends). @returns {Promise<string>} */
@@ -238,8 +246,8 @@ function hopMedians(list) {
 function format(r) {
   const pad = (/** @type {any} */ v, w) => String(v ?? '—').padStart(w);
   const lines = [
-    `players bench — ${r.setup.browser}, ${r.setup.cores} cores, load (1 min) ${r.setup.loadAtStart} at start, ${r.setup.loadAtEnd} at end; ${r.setup.proxies} proxies, ${r.setup.repeats} browsers × ${r.setup.loads} loads (the first, then ${r.setup.loads - 1} second), ${r.setup.shaping}`,
-    'first frame = navigation → first video frame; segment = request → whole body as the player sees it; medians; added = vs no extension, same load',
+    `players bench (modes through ${r.setup.via}) — ${r.setup.browser}, ${r.setup.cores} cores, load (1 min) ${r.setup.loadAtStart} at start, ${r.setup.loadAtEnd} at end; ${r.setup.proxies} proxies, ${r.setup.repeats} browsers × ${r.setup.loads} loads (the first, then ${r.setup.loads - 1} second), ${r.setup.shaping}`,
+    `first frame = navigation → first video frame; segment = request → whole body as the player sees it; medians; added = vs no ${r.setup.via === 'the extension' ? 'extension' : 'plugin'}, same load`,
     'library = ProxyClientLib\'s own duration per download (Origo record); modes = what the downloads ran in (why, when not the mode asked)',
     'player  mode           load    loads  first frame  added   segment  added  library  segments  direct  wrong  modes',
   ];

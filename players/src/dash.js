@@ -86,6 +86,7 @@ export function fleetXhrLoader(fleet, base) {
         on.onloadend?.();
       }, req.timeout);
     }
+    on.onprogress?.(progressEvent(0, null)); // dash.js's first byte now: no latency ("Timing for the players' bandwidth estimators" in fleet.js)
     fleet.fetchSegment(url, {
       range, signal: job.ctrl.signal,
       onProgress: (p) => {

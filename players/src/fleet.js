@@ -3,6 +3,15 @@
 // records) runs in the page itself, and a player's loader asks it for segments. Host and loader
 // talk over a MessageChannel exactly as the extension's download frame and page do, so every
 // rule of the extension (checks, fallbacks and their reasons, breakers) applies unchanged.
+//
+// Timing for the players' bandwidth estimators: a fleet segment's first byte comes once the
+// proxies fetched the whole object from the origin (and hashed it), a wait in proportion to its
+// size: transfer rather than latency. hls.js subtracts the time to first byte from a segment's
+// time as latency, and dash.js times throughput from the first progress event, so both would
+// rate a slow fleet at the speed of its last hop and overshoot into stalls (a slow, uncached
+// fleet: both climbed to a rendition it could not carry, and stalled). So the integrations
+// report no latency: the whole time from the ask counts as transfer, as Shaka's progress samples
+// count it anyway. A real round trip then counts as transfer too: an estimate errs low, not high.
 import { createFleetHost } from '@mutp/extension/fleet-host';
 import { createFrameLink } from '@mutp/extension/frame-link';
 import { serveThroughFleet } from '@mutp/extension/fleet-serve';

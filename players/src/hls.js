@@ -2,7 +2,8 @@
 // it, and a pLoader that lets it read the playlists (which fragment follows which: the proxies
 // fetch the next one meanwhile). Anything the fleet does not serve goes to hls.js's own loader.
 // The loader's stats are what hls.js's bandwidth estimator reads: loading.start when asked,
-// loading.first at the first byte, loading.end and loaded/total as they happen.
+// loading.end and loaded/total as they happen, and loading.first = loading.start (no latency:
+// "Timing for the players' bandwidth estimators" in fleet.js).
 //
 //   const fleet = createFleet({ origo: 'https://origo.example' });
 //   const hls = new Hls({ ...fleetHlsConfig(fleet, Hls) });
@@ -54,7 +55,7 @@ export function fleetHlsConfig(fleet, Hls) {
       fleet.fetchSegment(url, {
         range, signal: ctrl.signal,
         onProgress: (p) => {
-          if (!stats.loading.first) stats.loading.first = Math.max(stats.loading.start, p.firstAt);
+          if (!stats.loading.first) stats.loading.first = stats.loading.start; // the wait was transfer: hls.js subtracts "first - start" as latency
           stats.loaded = p.loaded;
           stats.total = p.total ?? 0;
           stats.chunkCount += 1;

@@ -4,15 +4,13 @@
 // network namespace with `lo` and one private dummy address, and runs the whole scenario (fleet,
 // site, Firefox, and the puppeteer driver, which talks to Firefox over loopback) inside it as
 // an inner mocha run: firefox-netns/firefox.inner.js. Recipe: docs/extension-testing.md.
-import assert from 'node:assert/strict';
 import path from 'node:path';
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testVideo } from '@mutp/testkit/e2e/helpers/video';
 import { REPO } from '@mutp/testkit/e2e/helpers/scenario';
-import { createHostNamespace, runInNamespace, FIREFOX_NS, deleteNamespace } from '@mutp/testkit/e2e/helpers/netns-host';
+import { runInnerMocha, FIREFOX_NS, deleteNamespace } from '@mutp/testkit/e2e/helpers/netns-host';
 
 const INNER = path.join(REPO, 'test', 'e2e', 'firefox-netns', 'firefox.inner.js');
-const MOCHA = path.join(REPO, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const INNER_TIMEOUT_MS = 240_000; // a wedged browser must not hang CI; a normal run takes ~40 s
 const INNER_TEST_TIMEOUT_MS = 120_000; // per inner test: a build and a browser start on a busy 2-core box
 
@@ -27,14 +25,6 @@ describe('extension e2e: headless Firefox ESR (in its own network namespace)', f
   after(() => deleteNamespace(FIREFOX_NS)); // also after a crash of the inner run
 
   it('plays in random modes (MUTP included) with byte-exact chunks, and the popup shows the tab\'s chunk', async () => {
-    const net = createHostNamespace();
-    try {
-      const res = await runInNamespace(net.ns, [
-        process.execPath, MOCHA, '--no-config', '--reporter', 'spec', '--timeout', String(INNER_TEST_TIMEOUT_MS), '--exit', INNER,
-      ], { env: { ...process.env, MUTP_E2E_NETNS_ADDR: net.addr }, timeoutMs: INNER_TIMEOUT_MS });
-      assert.equal(res.code, 0, `the inner Firefox run failed (exit ${res.code}, signal ${res.signal}):\n${res.tail}`);
-    } finally {
-      net.destroy();
-    }
+    await runInnerMocha(INNER, { timeoutMs: INNER_TIMEOUT_MS, testTimeoutMs: INNER_TEST_TIMEOUT_MS });
   });
 });

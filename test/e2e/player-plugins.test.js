@@ -12,21 +12,14 @@ import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
 import { wrongResponses } from '@mutp/testkit/e2e/players/check';
+import { PLUGIN_PLAYERS as PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
-import { waitForRecords } from '@mutp/testkit/e2e/helpers/scenario';
 import { buildPlayersBundle } from '@mutp/players/bundle';
 
 const PLAY_SECONDS = 6; // three 2 s segments per track
-const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
-const MIN_FLEET_SHARE = 0.95;
 const AFTER_DEATH_SECONDS = 6; // played on after the fleet died: three more segments per track, from the players' own loaders
 const DURING_AFTER_SEGMENTS = 3; // the fleet dies once the player has this many segments: the players buffer ahead fast on loopback
-const PLAYERS = [
-  { player: 'hls', src: 'hls/index.m3u8' },
-  { player: 'shaka', src: 'dash1/list.mpd' },
-  { player: 'dash', src: 'dash/stream.mpd' },
-];
 const MODES = ['coded', 'uncoded', 'parallel-http', 'range-http'];
 
 describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet without the extension (Chromium)', function () {
@@ -50,50 +43,19 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
   });
 
   /**
-   * One page load played for `seconds`; its state and the site's segment requests meanwhile.
+   * One page load played for `seconds` (playPluginPage).
    * @param {{player: string, src: string, origo?: string}} c  origo: another fleet's Origo @param {string} mode @param {number} seconds
    * @param {() => Promise<void>} [during]  runs once the player has its first DURING_AFTER_SEGMENTS segments
    */
-  async function play(c, mode, seconds, during) {
-    const hitsBefore = site.hits.length;
-    const page = await chrome.browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    try {
-      const q = new URLSearchParams({ player: c.player, src: `${site.url}/media/${c.src}`, plugin: '1', origo: c.origo ?? fleet.origoUrl, mode, n: '4' });
-      await page.goto(`${site.url}/play.html?${q}`);
-      const reach = (/** @type {number} */ s) => page.waitForFunction((t) => document.querySelector('video').currentTime >= t || /** @type {any} */ (window).__play.errors.length > 0,
-        { timeout: PLAY_TIMEOUT_MS, polling: 250 }, s).catch(() => {});
-      if (during) {
-        await page.waitForFunction((k) => /** @type {any} */ (window).__play?.responses.length >= k, { timeout: PLAY_TIMEOUT_MS, polling: 20 }, DURING_AFTER_SEGMENTS);
-        await during();
-      }
-      await reach(seconds);
-      const st = await page.evaluate(() => ({ .../** @type {any} */ (window).__play, currentTime: document.querySelector('video').currentTime, fleetStats: /** @type {any} */ (window).__fleet?.stats() }));
-      const direct = site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path));
-      return { ...st, errors: [...st.errors, ...errors], direct };
-    } finally {
-      await page.close();
-    }
-  }
+  const play = (c, mode, seconds, during) => playPluginPage(chrome.browser, site, {
+    player: c.player, src: c.src, origo: c.origo ?? fleet.origoUrl, mode, seconds, during, duringAfter: DURING_AFTER_SEGMENTS,
+  });
 
   for (const c of PLAYERS) {
     for (const mode of MODES) {
       it(`${c.player} in ${mode}: ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet in that mode, byte-exact, origin head, an Origo record each`, async () => {
         const st = await play(c, mode, PLAY_SECONDS);
-        assert.deepEqual(st.errors, [], 'the player saw errors');
-        assert.ok(st.currentTime >= PLAY_SECONDS, `played only ${st.currentTime} s`);
-        assert.ok(st.responses.length >= 3, `only ${st.responses.length} segment responses`);
-        assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
-        const share = 1 - st.direct.length / st.responses.length;
-        console.log(`      ${c.player} ${mode}: ${st.responses.length} segments, ${st.direct.length} direct, first frame ${Math.round(st.firstFrameMs)} ms, ${JSON.stringify(st.fleetStats.directBy)}`);
-        assert.ok(share >= MIN_FLEET_SHARE, `${st.direct.length} of ${st.responses.length} segments fetched directly: ${JSON.stringify(st.fleetStats.fallbacks.slice(0, 3))}`);
-        // the MUTP modes start over HTTP while the warm-up opens the WebRTC connections (the extension's rule); then they run in their mode
-        assert.ok((st.fleetStats.fleetBytes[mode] ?? 0) > 0, `no segment ran in ${mode}: ${JSON.stringify(st.fleetStats.fleetBytes)}`);
-        const urls = new Set(st.responses.map((r) => r.url));
-        const want = Math.ceil(st.responses.length * MIN_FLEET_SHARE);
-        const records = await waitForRecords(fleet.origo, (r) => urls.has(r.url) && r.error === null && r.segment === 'player', want);
-        assert.ok(records.length >= want, `${records.length} Origo records for ${st.responses.length} segments`);
+        await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: c.player, mode, seconds: PLAY_SECONDS });
       });
     }
   }

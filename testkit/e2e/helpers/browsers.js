@@ -35,8 +35,8 @@ export async function launchChromium(extDir, { extraArgs = [] } = {}) {
 /**
  * Firefox with the extension as a temporary add-on. Its moz-extension UUID is pinned through
  * the `extensions.webextensions.uuids` pref so the test knows the options page's URL.
- * @param {string} extDir
- * @param {string} addonId
+ * @param {string | null} extDir  null: no extension (the player plugins' pages); `base` is then ''
+ * @param {string | null} addonId  null with no extension
  * @param {{ profileDir?: string }} [o]  a profile made beforehand (e.g. whose cert9.db trusts a test CA); the caller removes it
  */
 export async function launchFirefox(extDir, addonId, { profileDir } = {}) {
@@ -46,13 +46,14 @@ export async function launchFirefox(extDir, addonId, { profileDir } = {}) {
     browser: 'firefox', executablePath: FIREFOX, headless: true, dumpio: debug, ...(profileDir ? { userDataDir: profileDir } : {}),
     extraPrefsFirefox: {
       ...(debug ? { 'devtools.console.stdout.content': true, 'devtools.console.stdout.chrome': true } : {}),
-      'extensions.webextensions.uuids': JSON.stringify({ [addonId]: uuid }),
+      ...(extDir ? { 'extensions.webextensions.uuids': JSON.stringify({ [addonId]: uuid }) } : {}),
       'media.autoplay.default': 0, // allow autoplay
       'media.peerconnection.ice.obfuscate_host_addresses': false, // raw host candidates, as in Chromium
       'media.peerconnection.ice.loopback': true, // Firefox leaves out loopback ICE candidates by default; the test fleet is on 127.0.0.1
       'extensions.manifestV3.enabled': true,
     },
   });
+  if (!extDir) return { browser, base: '', close: () => browser.close() };
   await browser.installExtension(extDir);
   return { browser, base: `moz-extension://${uuid}/`, close: () => browser.close() };
 }

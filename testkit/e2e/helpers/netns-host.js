@@ -3,8 +3,11 @@
 // `dummy` link type) and the default route on it. Firefox ESR offers no loopback ICE candidate
 // (not even with media.peerconnection.ice.loopback), so WebRTC needs a non-loopback address;
 // inside our own namespace that address reaches nothing but the namespace itself. Recipe: docs/extension-testing.md.
+import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO } from './scenario.js';
 
 export const FIREFOX_NS = 'mutp-ffe2e';
 const DEV = 'mutpff0'; // holds the address: enough for Firefox to offer a host candidate
@@ -135,4 +138,23 @@ export function runInNamespace(ns, argv, { env = process.env, prefix = '  │ ',
       resolve({ code, signal, tail: lines.join('\n') });
     });
   });
+}
+
+/**
+ * An inner mocha file (a browser scenario, not named *.test.js) run in a fresh namespace made by
+ * createHostNamespace, with MUTP_E2E_NETNS_ADDR set to its address; its output streamed to ours.
+ * The namespace is deleted afterwards, also after a failed or killed run. Asserts the run passed.
+ * @param {string} innerFile
+ * @param {{ns?: string, timeoutMs: number, testTimeoutMs: number}} o  timeoutMs: the whole run (then killed); testTimeoutMs: mocha's, per inner test
+ */
+export async function runInnerMocha(innerFile, { ns = FIREFOX_NS, timeoutMs, testTimeoutMs }) {
+  const net = createHostNamespace(ns);
+  try {
+    const res = await runInNamespace(net.ns, [
+      process.execPath, path.join(REPO, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--no-config', '--reporter', 'spec', '--timeout', String(testTimeoutMs), '--exit', innerFile,
+    ], { env: { ...process.env, MUTP_E2E_NETNS_ADDR: net.addr }, timeoutMs });
+    assert.equal(res.code, 0, `the inner run ${path.basename(innerFile)} failed (exit ${res.code}, signal ${res.signal}):\n${res.tail}`);
+  } finally {
+    net.destroy();
+  }
 }

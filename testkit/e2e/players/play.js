@@ -4,7 +4,7 @@
 // ?plugin=1&origo=URL[&mode=M&n=N]: no extension; the player's own loader plugin (/plugin/, the
 // @mutp/players bundle) serves the segments through the fleet, and reports each one it served.
 const params = new URLSearchParams(location.search);
-const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, t0: performance.now() };
+const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, stalls: 0, t0: performance.now() };
 /** @type {any} */ (window).__play = state;
 const video = /** @type {HTMLVideoElement} */ (document.getElementById('v'));
 const isManifest = (u) => /\.(m3u8|mpd)(\?|$)/.test(new URL(u, location.href).pathname);
@@ -60,6 +60,7 @@ const onFrame = () => {
   if (state.firstFrameMs === null && video.currentTime > 0) state.firstFrameMs = performance.now() - state.t0;
 };
 video.addEventListener('timeupdate', onFrame);
+video.addEventListener('waiting', () => { if (state.firstFrameMs !== null) state.stalls += 1; }); // playback waited for data after it began
 if ('requestVideoFrameCallback' in video) /** @type {any} */ (video).requestVideoFrameCallback(() => { if (state.firstFrameMs === null) state.firstFrameMs = performance.now() - state.t0; });
 
 function load(src) {

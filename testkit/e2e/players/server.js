@@ -22,6 +22,31 @@ const LIBS = {
 const TYPES = { '.m3u8': 'application/vnd.apple.mpegurl', '.mpd': 'application/dash+xml' };
 const SEGMENT_TYPE = 'video/mp4'; // every other media file here is fragmented MP4
 
+const PACE_CHUNK_BYTES = 16 * 1024; // a paced body goes out in pieces of this size, each at its time
+
+/**
+ * A link of `bytesPerS` that all bodies on it share: each piece waits for its turn, so two
+ * bodies at once each get half (a per-body rate would let a fleet that fetches ahead beat it).
+ * @param {() => number | null} rate  bytes/s now; null: unpaced
+ */
+function pacedLink(rate) {
+  let freeAt = 0; // performance.now() when the link has sent all it took
+  /** @param {import('node:http').ServerResponse} res @param {Uint8Array} body */
+  return async function send(res, body) {
+    for (let at = 0; at < body.length && !res.destroyed; at += PACE_CHUNK_BYTES) {
+      const bytesPerS = rate();
+      if (bytesPerS) {
+        const piece = Math.min(PACE_CHUNK_BYTES, body.length - at);
+        freeAt = Math.max(freeAt, performance.now()) + (piece / bytesPerS) * 1000;
+        const wait = freeAt - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+      res.write(body.subarray(at, at + PACE_CHUNK_BYTES));
+    }
+    res.end();
+  };
+}
+
 const STATIC_TYPES = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.map': 'application/json' };
 
 /**
@@ -31,6 +56,9 @@ const STATIC_TYPES = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'applic
 export async function startPlayerSite({ mediaDir, host = '127.0.0.1', pluginDir = null }) {
   /** @type {{path: string, range: string | null, fromBrowser: boolean, bytes: number}[]} */
   const hits = [];
+  /** media bodies' rates (bytes/s; null: as fast as loopback) to the browser's own requests and to the proxies' */
+  const rates = { browser: /** @type {number | null} */ (null), proxy: /** @type {number | null} */ (null) };
+  const links = { browser: pacedLink(() => rates.browser), proxy: pacedLink(() => rates.proxy) };
   const server = createServer(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     try {
@@ -70,12 +98,13 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', pluginDir 
           }
           hits.push({ path: u.pathname, range: `${start}-${end}`, fromBrowser, bytes: end - start + 1 });
           res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${end}/${size}`, 'content-length': end - start + 1 });
-          res.end(all.subarray(start, end + 1));
+          await (fromBrowser ? links.browser : links.proxy)(res, all.subarray(start, end + 1));
           return;
         }
         hits.push({ path: u.pathname, range: null, fromBrowser, bytes: size });
         res.writeHead(200, { ...headers, 'content-length': size });
-        res.end(all);
+        if (type === SEGMENT_TYPE) await (fromBrowser ? links.browser : links.proxy)(res, all);
+        else res.end(all);
         return;
       }
       res.writeHead(404).end();
@@ -83,5 +112,9 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', pluginDir 
       res.writeHead(/** @type {any} */ (err).status ?? (/** @type {any} */ (err).code === 'ENOENT' ? 404 : 500)).end();
     }
   });
-  return { ...(await listenLocal(server, host)), hits };
+  return {
+    ...(await listenLocal(server, host)), hits,
+    /** Pace media bodies to the browser (its direct path) and to the proxies (all the fleet's origin fetches), each a link of that rate. @param {{browser?: number | null, proxy?: number | null}} r  bytes/s, null: unpaced */
+    setRates: (r) => Object.assign(rates, r),
+  };
 }

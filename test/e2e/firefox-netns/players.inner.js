@@ -1,0 +1,89 @@
+// The player plugins (@mutp/players) in headless Debian Firefox ESR with no extension. Runs
+// INSIDE the network namespace test/e2e/firefox-players.test.js creates (not .test.js, so the
+// root mocha globs never pick it up): Firefox offers no loopback ICE candidate, so the proxies
+// bind WebRTC to the namespace's own address (MUTP_E2E_NETNS_ADDR), which Firefox offers.
+// 1. hls.js, Shaka and dash.js on the player site, each in Coded MUTP and in Range-split HTTP:
+//    byte-exact, ≥ 95% of segments through the fleet, some bytes in the mode asked for (for
+//    Coded MUTP: the page's own WebRTC data channels carried them).
+// 2. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import os from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
+import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
+import { PLUGIN_PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay, startDemoSystem, playDemoPage } from '@mutp/testkit/e2e/players/plugin-play';
+import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
+import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
+import { buildPlayersBundle } from '@mutp/players/bundle';
+
+const BIND_ADDR = process.env.MUTP_E2E_NETNS_ADDR;
+const PLAY_SECONDS = 6; // three 2 s segments per track
+const MODES = ['coded', 'range-http']; // WebRTC (MUTP) and HTTP: the paths Firefox may treat unlike Chromium
+const DEMO_MODES = ['coded', 'range-http'];
+
+describe('player plugins e2e: headless Firefox ESR without the extension, in a network namespace', function () {
+  let ff;
+
+  before(async () => {
+    if (!BIND_ADDR) throw new Error('run through test/e2e/firefox-players.test.js: it creates the namespace and sets MUTP_E2E_NETNS_ADDR');
+    ff = await launchFirefox(null, null);
+    const ua = await ff.browser.userAgent();
+    console.log(`      ${ua}`);
+    // the player site tells the browser's own requests from the proxies' by this (startPlayerSite's fromBrowser)
+    assert.match(ua, /Mozilla.*Firefox\//, 'Firefox\'s user agent');
+  });
+
+  after(async () => {
+    await ff?.close();
+  });
+
+  describe('hls.js, Shaka and dash.js on the player site', () => {
+    let mediaDir, site, fleet, bundleDir;
+
+    before(async () => {
+      bundleDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-players-bundle-ff-'));
+      [mediaDir] = await Promise.all([testStreams(), buildPlayersBundle(bundleDir)]);
+      site = await startPlayerSite({ mediaDir, pluginDir: bundleDir });
+      fleet = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host], rtcBindAddress: BIND_ADDR });
+    });
+
+    after(async () => {
+      await fleet?.close();
+      await site?.close();
+      if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
+    });
+
+    for (const c of PLUGIN_PLAYERS) {
+      for (const mode of MODES) {
+        it(`${c.player} in ${mode}: plays ≥ ${PLAY_SECONDS} s, ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet, some in ${mode}, byte-exact, an Origo record each`, async () => {
+          const st = await playPluginPage(ff.browser, site, { player: c.player, src: c.src, origo: fleet.origoUrl, mode, seconds: PLAY_SECONDS });
+          // the site saw Firefox's own requests (the manifests, which the player fetches itself) as the browser's
+          assert.ok(st.hits.some((h) => h.fromBrowser && /\.(m3u8|mpd)$/.test(h.path)), `no request the site took for the browser's: ${JSON.stringify(st.hits.slice(0, 5))}`);
+          console.log(`      ${c.player} ${mode}: by mode ${Object.entries(st.fleetStats.fleetBytes).map(([m, b]) => `${m} ${(b / 1024).toFixed(1)} KiB`).join(', ')}`);
+          await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: c.player, mode, seconds: PLAY_SECONDS });
+        });
+      }
+    }
+  });
+
+  describe('npm start: the demo page', () => {
+    let demo;
+
+    before(async () => {
+      demo = await startDemoSystem({ args: ['--rtc-bind', BIND_ADDR] });
+      assert.match(demo.stdout, new RegExp(`WebRTC bind: +${BIND_ADDR.replaceAll('.', '\\.')} `), 'start.js binds the proxies\' WebRTC to the namespace address');
+    });
+
+    after(async () => {
+      await demo?.close();
+    });
+
+    for (const mode of DEMO_MODES) {
+      it(`${mode}: plays to the end, byte-exact, ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet, counters shown`, async () => {
+        const st = await playDemoPage(ff.browser, demo.playerUrl, mode);
+        assert.ok((st.stats.fleetBytes[mode] ?? 0) > 0, `no segment ran in ${mode}: ${JSON.stringify(st.stats.fleetBytes)}`);
+      });
+    }
+  });
+});

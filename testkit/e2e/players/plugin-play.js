@@ -1,0 +1,172 @@
+// The play-and-check steps of the player plugins' browser tests (@mutp/players, no extension),
+// shared by Chromium (test/e2e/player-plugins.test.js, demo-page.test.js) and Firefox
+// (test/e2e/firefox-netns/players.inner.js): a real player on the player site's play.html
+// through a fleet, and `npm start`'s demo page played to its end.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { wrongResponses } from './check.js';
+import { waitForRecords, REPO } from '../helpers/scenario.js';
+import { freePort } from '../../origo-process.js';
+
+/** The streams each player plays (testkit/e2e/helpers/streams.js) */
+export const PLUGIN_PLAYERS = [
+  { player: 'hls', src: 'hls/index.m3u8' },
+  { player: 'shaka', src: 'dash1/list.mpd' },
+  { player: 'dash', src: 'dash/stream.mpd' },
+];
+export const MIN_FLEET_SHARE = 0.95;
+const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
+const MIN_RESPONSES = 3;
+const DEMO_STREAM_DIR = path.join(REPO, 'demo', 'stream');
+const DEMO_STREAM_SEGMENTS = 12; // demo/stream: 24 s in 2 s segments, and its init section
+const DEMO_PLAY_TIMEOUT_MS = 120_000; // 24 s of video, on a loaded 2-core box
+const DEMO_SHA_TIMEOUT_MS = 10_000; // the page hashes each segment after it noted it
+
+/**
+ * @typedef {{path: string, range: string | null, fromBrowser: boolean, bytes: number}} SiteHit
+ * @typedef {{url: string, range: string | null, bytes: number, sha: string, type: string | null, contentRange: string | null}} PlayResponse
+ * @typedef {{errors: string[], responses: PlayResponse[], firstFrameMs: number | null, currentTime: number, fleetStats: any, hits: SiteHit[], direct: SiteHit[]}} PluginPlay
+ */
+
+/**
+ * One load of play.html?plugin=1 played for `seconds`: its state, the site's requests meanwhile
+ * (`hits`) and the segments among them the browser fetched itself (`direct`).
+ * @param {import('puppeteer-core').Browser} browser
+ * @param {{hits: SiteHit[], url: string}} site  startPlayerSite's
+ * @param {{player: string, src: string, origo: string, mode: string, seconds: number, n?: number, timeoutMs?: number,
+ *   during?: () => Promise<void>, duringAfter?: number}} o
+ *   during: runs once the player has its first `duringAfter` segments
+ * @returns {Promise<PluginPlay>}
+ */
+export async function playPluginPage(browser, site, { player, src, origo, mode, seconds, n = 4, timeoutMs = PLAY_TIMEOUT_MS, during, duringAfter = MIN_RESPONSES }) {
+  const hitsBefore = site.hits.length;
+  return onPage(browser, async (page, errors) => {
+    const q = new URLSearchParams({ player, src: `${site.url}/media/${src}`, plugin: '1', origo, mode, n: String(n) });
+    await page.goto(`${site.url}/play.html?${q}`);
+    const reach = (/** @type {number} */ s) => page.waitForFunction((t) => document.querySelector('video').currentTime >= t || /** @type {any} */ (window).__play.errors.length > 0,
+      { timeout: timeoutMs, polling: 250 }, s).catch(() => {});
+    if (during) {
+      await page.waitForFunction((k) => /** @type {any} */ (window).__play?.responses.length >= k, { timeout: timeoutMs, polling: 20 }, duringAfter);
+      await during();
+    }
+    await reach(seconds);
+    const st = await page.evaluate(() => ({ .../** @type {any} */ (window).__play, currentTime: document.querySelector('video').currentTime, fleetStats: /** @type {any} */ (window).__fleet?.stats() }));
+    const hits = site.hits.slice(hitsBefore);
+    const direct = hits.filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path));
+    return { ...st, errors: [...st.errors, ...errors], hits, direct };
+  });
+}
+
+/**
+ * A play through the fleet in `mode` as it should be: no errors, `seconds` played, every response
+ * byte-exact with the origin's head, ≥ 95% of segments through the fleet, some bytes in `mode`
+ * itself, and an Origo record for each segment through the fleet. Prints a line about it.
+ * @param {PluginPlay} st  playPluginPage's
+ * @param {{mediaDir: string, origo: {store: {listClientRecords: (p?: object) => Promise<object[]>}}, player: string, mode: string, seconds: number}} o
+ */
+export async function checkPluginPlay(st, { mediaDir, origo, player, mode, seconds }) {
+  assert.deepEqual(st.errors, [], 'the player saw errors');
+  assert.ok(st.currentTime >= seconds, `played only ${st.currentTime} s`);
+  assert.ok(st.responses.length >= MIN_RESPONSES, `only ${st.responses.length} segment responses`);
+  assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
+  const share = 1 - st.direct.length / st.responses.length;
+  console.log(`      ${player} ${mode}: ${st.responses.length} segments, ${st.direct.length} direct, first frame ${Math.round(st.firstFrameMs)} ms, ${JSON.stringify(st.fleetStats.directBy)}`);
+  assert.ok(share >= MIN_FLEET_SHARE, `${st.direct.length} of ${st.responses.length} segments fetched directly: ${JSON.stringify(st.fleetStats.fallbacks.slice(0, 3))}`);
+  // the MUTP modes start over HTTP while the warm-up opens the WebRTC connections (the extension's rule); then they run in their mode
+  assert.ok((st.fleetStats.fleetBytes[mode] ?? 0) > 0, `no segment ran in ${mode}: ${JSON.stringify(st.fleetStats.fleetBytes)}`);
+  const urls = new Set(st.responses.map((r) => r.url));
+  const want = Math.ceil(st.responses.length * MIN_FLEET_SHARE);
+  const records = await waitForRecords(origo, (r) => urls.has(r.url) && r.error === null && r.segment === 'player', want);
+  assert.ok(records.length >= want, `${records.length} Origo records for ${st.responses.length} segments`);
+}
+
+/**
+ * `npm start` (scripts/start.js) on a free Origo port and any demo port, until it says it is up.
+ * @param {{args?: string[], env?: NodeJS.ProcessEnv}} [o]  args: start.js's (e.g. --rtc-bind ADDR)
+ * @returns {Promise<{playerUrl: string, stdout: string, close: () => Promise<void>}>} playerUrl: the printed `demo player:` URL
+ */
+export async function startDemoSystem({ args = [], env = {} } = {}) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(REPO, 'scripts/start.js'), ...args], {
+    cwd: REPO, env: { ...process.env, ...env, ORIGO_PORT: String(port), DEMO_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const close = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
+  };
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  try {
+    await new Promise((resolve, reject) => {
+      child.stdout.on('data', (d) => { stdout += d; if (stdout.includes('Ctrl-C stops everything')) resolve(undefined); });
+      child.once('exit', () => reject(new Error(`start.js exited early: ${stderr}`)));
+    });
+    const playerUrl = /demo player: +(\S+)/.exec(stdout)?.[1];
+    assert.ok(playerUrl, `npm start names the demo page:\n${stdout}`);
+    return { playerUrl, stdout, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/**
+ * The demo page (`npm start`'s /player/) in `mode` with N = 4, played to its end: no errors, every
+ * segment byte-exact with demo/stream's files, ≥ 95% through the fleet, and the page's counters
+ * say so. Prints a line about it.
+ * @param {import('puppeteer-core').Browser} browser
+ * @param {string} playerUrl
+ * @param {string} mode
+ * @param {{timeoutMs?: number}} [o]
+ */
+export function playDemoPage(browser, playerUrl, mode, { timeoutMs = DEMO_PLAY_TIMEOUT_MS } = {}) {
+  return onPage(browser, async (page, pageErrors) => {
+    await page.goto(`${playerUrl}?mode=${mode}&n=4`);
+    await page.waitForFunction(() => /** @type {any} */ (window).__demo?.ended || /** @type {any} */ (window).__demo?.errors.length > 0, { timeout: timeoutMs, polling: 500 });
+    await page.waitForFunction(() => /** @type {any} */ (window).__demo.segments.every((s) => s.sha !== null), { timeout: DEMO_SHA_TIMEOUT_MS });
+    const st = await page.evaluate(() => {
+      const d = /** @type {any} */ (window).__demo;
+      return { errors: d.errors, ended: d.ended, segments: d.segments, firstFrameMs: d.firstFrameMs, stats: d.fleet.stats(), shown: document.getElementById('fleet-segments')?.textContent, byMode: document.getElementById('by-mode')?.textContent };
+    });
+    assert.deepEqual([...st.errors, ...pageErrors], [], 'the page saw errors');
+    assert.equal(st.ended, true);
+    const wrong = [];
+    for (const s of st.segments) {
+      const file = await readFile(path.join(DEMO_STREAM_DIR, path.basename(new URL(s.url).pathname)));
+      if (s.sha !== createHash('sha256').update(file).digest('hex')) wrong.push(`${s.url} (${s.via}, ${s.bytes} bytes)`);
+    }
+    assert.deepEqual(wrong, [], 'segments differ from the stream\'s files');
+    assert.ok(st.segments.length >= DEMO_STREAM_SEGMENTS + 1, `${st.segments.length} segments for a stream of ${DEMO_STREAM_SEGMENTS} and its init`);
+    const viaFleet = st.segments.filter((s) => s.via === 'fleet').length;
+    console.log(`      ${mode}: ${viaFleet} of ${st.segments.length} segments through the fleet, first frame ${Math.round(st.firstFrameMs)} ms; by mode ${st.byMode}`);
+    assert.ok(viaFleet / st.segments.length >= MIN_FLEET_SHARE, `${viaFleet} of ${st.segments.length} through the fleet: ${JSON.stringify(st.stats.fallbacks.slice(0, 3))}`);
+    assert.equal(st.shown, String(viaFleet), 'the page shows the fleet\'s segment count');
+    assert.match(String(st.byMode), new RegExp(mode), 'the page shows the bytes of the mode asked for');
+    return st;
+  });
+}
+
+/**
+ * `fn` on a new page, closed afterwards; `errors` collects the page's uncaught errors meanwhile.
+ * @template T
+ * @param {import('puppeteer-core').Browser} browser
+ * @param {(page: import('puppeteer-core').Page, errors: string[]) => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+async function onPage(browser, fn) {
+  const page = await browser.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    return await fn(page, errors);
+  } finally {
+    await page.close();
+  }
+}
