@@ -139,7 +139,7 @@ async function main() {
       const plain = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
       for (const config of configs) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
-        const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}` : plain;
+        const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1` : plain;
         const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome')));
         try {
           if (plugin) { /* the page makes its fleet */ } else if (config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });

@@ -25,6 +25,7 @@ import { codedError } from '@mutp/common/errors';
 
 export const PLAYER_HOW = 'player'; // a record's `segment`: the player's own loader asked for it as a segment
 const CLOSE_FLUSH_MS = 2000; // close() waits this long for the records still queued for Origo
+const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepalive requests of at most 64 KiB in all
 
 /**
  * @typedef {object} FleetOptions
@@ -36,6 +37,7 @@ const CLOSE_FLUSH_MS = 2000; // close() waits this long for the records still qu
  * @property {number} [noProgressTimeoutMs]  no byte for this long: the segment goes direct (default 4000)
  * @property {string} [clientId]  the records' client id (default: a new random one per fleet)
  * @property {boolean} [records]  ship a record per segment to Origo (default true)
+ * @property {boolean} [hopTiming]  each record says where its segment's time went (`hops`; for bench:plugins)
  * @property {{warn: (...a: unknown[]) => void}} [logger]
  * @property {typeof import('@mutp/proxyclientlib').createClient} [makeClient]  tests
  */
@@ -71,7 +73,7 @@ export function createFleet(options) {
   const controlChannel = new MessageChannel();
   const link = createFrameLink({ requestFrame: () => {}, warn });
   const detector = createSegmentDetector();
-  const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: globalThis.fetch.bind(globalThis), logger });
+  const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: keptAlive, logger });
   const events = new EventTarget();
   const closing = new AbortController(); // ends the downloads under way when the fleet closes
   let stats = emptyStats();
@@ -83,6 +85,10 @@ export function createFleet(options) {
   host.attach({ page: pageChannel.port2, control: controlChannel.port2, settings, clientId });
   link.attach(pageChannel.port1);
   controlChannel.port1.onmessage = (e) => onHostMessage(e.data);
+  // a page makes its fleet to play: the proxy list, tickets and HTTP connections are fetched now,
+  // while the player's own script and manifest load (waiting for the player to attach cost hls.js
+  // ~100 ms of a first load on loopback: the list came after its playlist)
+  link.warm();
 
   /** What the host sends its page's background: records (one per download), fallbacks, manifests seen. @param {any} m */
   function onHostMessage(m) {
@@ -210,13 +216,23 @@ export function createFleet(options) {
 }
 
 /**
+ * The page's fetch, for the records: a small POST is kept alive, so the records of a page that
+ * closes still reach Origo (the extension's go to its background; the page has no other place).
+ * @param {string | URL | Request} url @param {RequestInit} [init]
+ */
+function keptAlive(url, init) {
+  const small = typeof init?.body === 'string' && init.body.length <= KEEPALIVE_MAX_BYTES;
+  return globalThis.fetch(url, small ? { ...init, keepalive: true } : init);
+}
+
+/**
  * The extension's settings, checked by the extension's own validator.
  * @param {FleetOptions} o
  */
 function settingsFrom(o) {
   if (!o || typeof o !== 'object') throw codedError('ERR_BAD_OPTION', 'createFleet needs an options object with origo');
   if (typeof o.origo !== 'string') throw codedError('ERR_NO_ORIGO', 'createFleet needs origo: the Origo URL');
-  const raw = { enabled: true, origoUrl: o.origo, mode: o.mode, randomModes: o.randomModes, n: o.n, randomN: o.randomN, noProgressTimeoutMs: o.noProgressTimeoutMs, detect: 'all-sites' };
+  const raw = { enabled: true, origoUrl: o.origo, mode: o.mode, randomModes: o.randomModes, n: o.n, randomN: o.randomN, noProgressTimeoutMs: o.noProgressTimeoutMs, hopTiming: o.hopTiming, detect: 'all-sites' };
   const { settings, problems } = parseSettings(raw);
   if (problems.length > 0) throw codedError(problems[0].startsWith('origoUrl') ? 'ERR_BAD_ORIGO_URL' : 'ERR_BAD_OPTION', problems.join('; '));
   return settings;

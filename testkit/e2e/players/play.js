@@ -1,8 +1,8 @@
 // Plays ?src= with ?player=hls|dash|shaka (the npm builds under /lib/). Wraps fetch and XHR on
 // top of whatever the extension installed, so every media response as the player receives it is
 // recorded: its URL, Range, status, head, SHA-256 and time. The test compares them to the files.
-// ?plugin=1&origo=URL[&mode=M&n=N]: no extension; the player's own loader plugin (/plugin/, the
-// @mutp/players bundle) serves the segments through the fleet, and reports each one it served.
+// ?plugin=1&origo=URL[&mode=M&n=N&hops=1]: no extension; the player's own loader plugin (/plugin/,
+// the @mutp/players bundle) serves the segments through the fleet, and reports each one it served.
 const params = new URLSearchParams(location.search);
 const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, stalls: 0, t0: performance.now() };
 /** @type {any} */ (window).__play = state;
@@ -79,7 +79,7 @@ async function pluginFleet() {
   const bundle = '/plugin/mutp-players.js'; // served by the site, not a module of this repository
   const plugins = await import(bundle);
   const n = params.get('n');
-  const fleet = plugins.createFleet({ origo: String(params.get('origo')), mode: params.get('mode') ?? 'random', n: n && n !== 'random' ? Number(n) : 'random' });
+  const fleet = plugins.createFleet({ origo: String(params.get('origo')), mode: params.get('mode') ?? 'random', n: n && n !== 'random' ? Number(n) : 'random', hopTiming: params.get('hops') === '1' });
   fleet.addEventListener('segment', (e) => {
     const d = e.detail;
     if (d.via !== 'fleet') return; // a direct one went through the wrappers above
@@ -94,21 +94,20 @@ async function pluginFleet() {
 async function main() {
   const src = String(params.get('src'));
   const w = /** @type {any} */ (window);
-  const plug = await pluginFleet();
+  const LIBS = { hls: '/lib/hls.js', dash: '/lib/dash.js', shaka: '/lib/shaka.js' };
+  // the player and the plugins load at once, as a site would load them
+  const [plug] = await Promise.all([pluginFleet(), LIBS[state.player] ? load(LIBS[state.player]) : null]);
   if (state.player === 'hls') {
-    await load('/lib/hls.js');
     const hls = new w.Hls({ enableWorker: false, ...(plug ? plug.fleetHlsConfig(plug.fleet, w.Hls) : {}) });
     hls.on(w.Hls.Events.ERROR, (_e, d) => { if (d.fatal) state.errors.push(`hls.js: ${d.type} ${d.details}`); });
     hls.loadSource(src);
     hls.attachMedia(video);
   } else if (state.player === 'dash') {
-    await load('/lib/dash.js');
     const p = w.dashjs.MediaPlayer().create();
     if (plug) plug.fleetDashLoader(p, plug.fleet);
     p.on(w.dashjs.MediaPlayer.events.ERROR, (e) => state.errors.push(`dash.js: ${JSON.stringify(e.error ?? e).slice(0, 300)}`));
     p.initialize(video, src, true);
   } else if (state.player === 'shaka') {
-    await load('/lib/shaka.js');
     w.shaka.polyfill.installAll();
     if (plug) plug.registerFleetScheme(w.shaka, plug.fleet);
     const p = new w.shaka.Player();
