@@ -1,5 +1,7 @@
 // The demo origin: a small HTTP server on 127.0.0.1 serving deterministic test media with
-// single-range support (GET/HEAD /media/demo-<n>{B,KB,MB}.bin). Stands in for a video host.
+// single-range support (GET/HEAD /media/demo-<n>{B,KB,MB}.bin), the demo video stream
+// (/stream/) and, when given a plugin bundle, the page that plays it (/player/, player-site.js).
+// Stands in for a video host.
 import http from 'node:http';
 import { demoBytes, demoSize } from './media.js';
 import { loadStream, playerFile, streamType, STREAM_PATH, PLAYER_PATH } from './player-site.js';
