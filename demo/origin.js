@@ -35,8 +35,8 @@ export function parseRangeHeader(header, size) {
 }
 
 /**
- * @param {{host?: string, port?: number, player?: {pluginDir: string, origo: () => string | null} | null}} [o]
- *   player: serve the demo page at /player/ with the plugin bundle in pluginDir and this Origo
+ * @param {{host?: string, port?: number, player?: import('./player-site.js').PlayerSite | null}} [o]
+ *   player: serve the demo page at /player/ with the plugins' bundle and this Origo
  * @returns {Promise<{url: string, port: number, close: () => Promise<void>}>}
  */
 export async function startDemoOrigin({ host = '127.0.0.1', port = 0, player = null } = {}) {

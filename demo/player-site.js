@@ -13,7 +13,7 @@ const PAGE_DIR = path.join(HERE, 'player');
 const TYPES = {
   '.m3u8': 'application/vnd.apple.mpegurl', '.mp4': 'video/mp4', '.m4s': 'video/mp4',
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm', '.map': 'application/json', '.json': 'application/json',
+  '.json': 'application/json',
 };
 export const STREAM_PATH = '/stream/index.m3u8';
 export const PLAYER_PATH = '/player/';
@@ -26,23 +26,24 @@ export async function loadStream() {
 }
 
 /**
+ * @typedef {object} PlayerSite  what the demo page needs from `npm start`
+ * @property {(rel: string) => Promise<{type: string, body: Uint8Array} | null>} pluginFile  a file of the plugins' browser bundle (@mutp/players/bundle's bundleFile)
+ * @property {() => string | null} origo  the fleet's Origo, once it runs
+ */
+
+/**
  * A static file for /player/…, or null.
  * @param {string} pathname
- * @param {{pluginDir: string, origo: () => string | null}} player
+ * @param {PlayerSite} player
  * @returns {Promise<{type: string, body: Uint8Array | string} | null>}
  */
 export async function playerFile(pathname, player) {
-  if (pathname === '/player') return null;
   const rest = pathname.slice(PLAYER_PATH.length);
   if (rest === '' || rest === 'index.html') return { type: TYPES['.html'], body: await readFile(path.join(PAGE_DIR, 'index.html')) };
   if (rest === 'page.js' || rest === 'page.css') return { type: TYPES[path.extname(rest)], body: await readFile(path.join(PAGE_DIR, rest)) };
   if (rest === 'config.json') return { type: TYPES['.json'], body: JSON.stringify({ origo: player.origo(), stream: STREAM_PATH }) };
   if (rest === 'lib/hls.js') return { type: TYPES['.js'], body: await readFile(hlsBuild()) };
-  if (rest.startsWith('plugin/')) {
-    const file = path.join(player.pluginDir, path.normalize(rest.slice('plugin/'.length)));
-    if (!file.startsWith(player.pluginDir + path.sep)) return null;
-    return { type: TYPES[path.extname(file)] ?? 'application/octet-stream', body: await readFile(file) };
-  }
+  if (rest.startsWith('plugin/')) return player.pluginFile(rest.slice('plugin/'.length));
   return null;
 }
 

@@ -8,15 +8,13 @@
 // offers no loopback ICE candidate); 127.0.0.1 when the machine has no default route.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { startOrigo, proxyToken, createLogger } from '@mutp/origo';
 import { startProxy } from '@mutp/proxy';
 import { startDemoOrigin } from '@mutp/demo/origin';
 import { PLAYER_PATH } from '@mutp/demo/player-site';
-import { buildPlayersBundle } from '@mutp/players/bundle';
+import { buildTempBundle } from '@mutp/players/bundle';
 import { codedError } from '@mutp/common/errors';
 
 const HOST = '127.0.0.1'; // the local fleet is loopback only
@@ -101,12 +99,11 @@ process.on('SIGTERM', () => stop(0));
 
 try {
   const secret = randomBytes(32).toString('hex'); // per run: tokens from an earlier run are worthless
-  const pluginDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-demo-plugin-'));
-  closers.push(() => rm(pluginDir, { recursive: true, force: true }));
-  await buildPlayersBundle(pluginDir);
+  const plugins = await buildTempBundle();
+  closers.push(() => plugins.remove());
   /** @type {string | null} */
   let origoUrl = null; // the demo page's Origo, once it runs
-  const origin = await startDemoOrigin({ host: HOST, port: demoPort, player: { pluginDir, origo: () => origoUrl } });
+  const origin = await startDemoOrigin({ host: HOST, port: demoPort, player: { pluginFile: plugins.file, origo: () => origoUrl } });
   closers.push(() => origin.close());
   // The admin dashboard: ORIGO_ADMIN_PASSWORD if set; otherwise local-only insecure dev mode with password "admin"
   // (Origo logs a loud warning; the banner below says so). Origo binds to loopback here.

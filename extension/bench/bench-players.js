@@ -32,7 +32,6 @@ import { median, round } from './stats.js';
 import { HOPS, hopDurations } from './hops.js';
 import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
-import { buildPlayersBundle } from '@mutp/players/bundle';
 
 const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
 const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
@@ -120,10 +119,8 @@ async function main() {
   const loadAtStart = load1();
   progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   progress(`phase: build the ${plugin ? 'player plugins' : 'extension'}, make the streams`);
-  const pluginDir = plugin ? await mkdtemp(path.join(os.tmpdir(), 'mutp-bench-plugin-')) : null;
-  if (pluginDir) onShutdown(() => rm(pluginDir, { recursive: true, force: true }));
-  const [mediaDir] = await Promise.all([testStreams(), pluginDir ? buildPlayersBundle(pluginDir, { minify: true }) : buildExtension()]);
-  const site = await startPlayerSite({ mediaDir, pluginDir });
+  const [mediaDir] = await Promise.all([testStreams(), plugin ? null : buildExtension()]);
+  const site = await startPlayerSite({ mediaDir, plugins: plugin });
   onShutdown(() => site.close());
   const fleet = await startLocalFleet({ proxyCount: n, allowedHosts: [site.host] });
   onShutdown(() => fleet.close());
@@ -142,8 +139,9 @@ async function main() {
         const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1` : plain;
         const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome')));
         try {
-          if (plugin) { /* the page makes its fleet */ } else if (config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });
-          else if (config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
+          // with --plugin the page makes its fleet itself
+          if (!plugin && config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });
+          else if (!plugin && config !== 'none') await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: config, n, hopTiming: true });
           /** @type {number[]} */
           const bounds = [];
           /** @type {any[][]} the page's responses of each load */

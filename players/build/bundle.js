@@ -3,10 +3,12 @@
 // imports it relative to its own module) and the codec's WebAssembly at `wasm/` (the codec
 // fetches ../wasm/ from mutp/ and chunks/). A site serves the folder as it is.
 import { build } from 'esbuild';
-import { mkdir, readdir, copyFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, copyFile, rm, readFile } from 'node:fs/promises';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
+const TYPES = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.map': 'application/json' };
 const BROWSER_TARGETS = ['chrome111', 'firefox128']; // what the extension supports, less its own manifest's needs
 export const BUNDLE_ENTRY = 'mutp-players.js';
 
@@ -29,4 +31,34 @@ export async function buildPlayersBundle(outDir, { minify = false } = {}) {
   const wasmDir = path.dirname(fileURLToPath(import.meta.resolve('@mutp/rlnc/wasm/rlnc-simd.wasm')));
   for (const f of await readdir(wasmDir)) if (f.endsWith('.wasm')) await copyFile(path.join(wasmDir, f), path.join(outDir, 'wasm', f));
   return path.join(outDir, BUNDLE_ENTRY);
+}
+
+/**
+ * A file of a built bundle, as a server sends it; null for a path outside the folder.
+ * @param {string} dir  buildPlayersBundle's
+ * @param {string} rel  its path in the folder, from a URL
+ * @returns {Promise<{type: string, body: Buffer} | null>}  rejects when there is no such file
+ */
+export async function bundleFile(dir, rel) {
+  const file = path.join(dir, path.normalize(rel));
+  if (!file.startsWith(dir + path.sep)) return null;
+  return { type: TYPES[path.extname(file)] ?? 'application/octet-stream', body: await readFile(file) };
+}
+
+/**
+ * The bundle built in a folder of its own under the system's temp folder, for a server that
+ * serves it while it runs (`npm start`, the tests' player site, the bench).
+ * @param {{minify?: boolean}} [o]
+ * @returns {Promise<{file: (rel: string) => ReturnType<typeof bundleFile>, remove: () => Promise<void>}>}
+ */
+export async function buildTempBundle(o = {}) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'mutp-players-bundle-'));
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    await buildPlayersBundle(dir, o);
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { file: (rel) => bundleFile(dir, rel), remove };
 }

@@ -23,7 +23,7 @@ import { createLogSender } from '@mutp/proxyclientlib/log-sender';
 import { concat } from '@mutp/proxyclientlib/capped-body';
 import { codedError } from '@mutp/common/errors';
 
-export const PLAYER_HOW = 'player'; // a record's `segment`: the player's own loader asked for it as a segment
+const PLAYER_HOW = 'player'; // a record's `segment`: the player's own loader asked for it as a segment
 const CLOSE_FLUSH_MS = 2000; // close() waits this long for the records still queued for Origo
 const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepalive requests of at most 64 KiB in all
 
@@ -196,9 +196,6 @@ export function createFleet(options) {
     /** 'segment' (each segment handed to the player), 'record' (each fleet download's record, as Origo gets it), 'fallback' (why a segment went direct). */
     addEventListener: events.addEventListener.bind(events),
     removeEventListener: events.removeEventListener.bind(events),
-    /** Pooled WebRTC connections so far (tests). */
-    connections: () => host.connections(),
-    settings: () => ({ ...settings }),
     /** Stop: downloads end, connections close, queued records get CLOSE_FLUSH_MS to reach Origo. */
     async close() {
       if (closing.signal.aborted) return;

@@ -21,7 +21,7 @@
  * @param {Context} c
  * @returns {{start: number, end: number} | null | 'open'}
  */
-export function contextRange(c) {
+function contextRange(c) {
   if (Number.isSafeInteger(c.rangeEnd) && /** @type {number} */ (c.rangeEnd) > 0) return { start: c.rangeStart ?? 0, end: /** @type {number} */ (c.rangeEnd) - 1 };
   return c.rangeStart ? 'open' : null;
 }

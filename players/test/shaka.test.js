@@ -96,6 +96,17 @@ function listeners() {
   };
 }
 
+/**
+ * The plugin registered with a fake fleet and a fake Shaka whose own plugin answers with `ownAnswer`, and listeners for its callbacks.
+ * @param {((uri: string) => unknown)} [ownAnswer]
+ */
+function registered(ownAnswer) {
+  const f = fakeFleet();
+  const s = fakeShaka(ownAnswer);
+  registerFleetScheme(s.shaka, f.fleet);
+  return { f, s, plugin: s.schemes.get('https')?.plugin, l: listeners() };
+}
+
 describe('players: Shaka scheme plugin through the fleet', () => {
   const realNow = performance.now;
   afterEach(() => { performance.now = realNow; });
@@ -147,11 +158,7 @@ describe('players: Shaka scheme plugin through the fleet', () => {
   it('a manifest goes to Shaka\'s own plugin, and the fleet reads it (an .mpd as DASH)', async () => {
     const text = '<?xml version="1.0"?><MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static"></MPD>';
     const answer = { uri: MPD, originalUri: MPD, data: new TextEncoder().encode(text).buffer, headers: { 'content-type': 'application/octet-stream' }, status: 200 };
-    const f = fakeFleet();
-    const s = fakeShaka(() => answer);
-    registerFleetScheme(s.shaka, f.fleet);
-    const plugin = s.schemes.get('https')?.plugin;
-    const l = listeners();
+    const { f, s, plugin, l } = registered(() => answer);
     const config = {};
     const req = { ...request(), uris: [MPD] };
     const op = plugin(MPD, req, RequestType.MANIFEST, l.progressUpdated, l.headersReceived, config);
@@ -166,11 +173,7 @@ describe('players: Shaka scheme plugin through the fleet', () => {
   it('a segment the fleet did not serve goes to Shaka\'s own plugin, and its bytes are counted as direct with the reason', async () => {
     const data = bytes(300, 1).buffer;
     const answer = { uri: SEGMENT, originalUri: SEGMENT, data, headers: {}, status: 200 };
-    const f = fakeFleet();
-    const s = fakeShaka(() => answer);
-    registerFleetScheme(s.shaka, f.fleet);
-    const plugin = s.schemes.get('https')?.plugin;
-    const l = listeners();
+    const { f, s, plugin, l } = registered(() => answer);
     const req = request();
     const op = plugin(SEGMENT, req, RequestType.SEGMENT, l.progressUpdated, l.headersReceived, {});
     assert.equal(f.jobs.length, 1);
@@ -184,11 +187,7 @@ describe('players: Shaka scheme plugin through the fleet', () => {
   });
 
   it('abort() aborts the fleet download, and the operation fails with OPERATION_ABORTED', async () => {
-    const f = fakeFleet();
-    const s = fakeShaka();
-    registerFleetScheme(s.shaka, f.fleet);
-    const plugin = s.schemes.get('https')?.plugin;
-    const l = listeners();
+    const { f, s, plugin, l } = registered();
     const op = plugin(SEGMENT, request({ range: 'bytes=0-99' }), RequestType.SEGMENT, l.progressUpdated, l.headersReceived, {});
     const [job] = f.jobs;
     assert.deepEqual(job.o.range, { start: 0, end: 99 }, 'the Range header, in any case');
@@ -222,11 +221,7 @@ describe('players: Shaka scheme plugin through the fleet', () => {
   });
 
   it('abort() while the fleet hands the segment back: Shaka\'s own plugin is not asked, the operation fails with OPERATION_ABORTED', async () => {
-    const f = fakeFleet();
-    const s = fakeShaka();
-    registerFleetScheme(s.shaka, f.fleet);
-    const plugin = s.schemes.get('https')?.plugin;
-    const l = listeners();
+    const { f, s, plugin, l } = registered();
     const op = plugin(SEGMENT, request(), RequestType.SEGMENT, l.progressUpdated, l.headersReceived, {});
     f.jobs[0].resolve({ direct: 'ERR_NO_PROGRESS: nothing for 4000 ms' });
     op.abort(); // before the fleet's answer is handled
@@ -237,11 +232,7 @@ describe('players: Shaka scheme plugin through the fleet', () => {
 
   it('an open range (bytes=100-) goes to Shaka\'s own plugin, not to the fleet', async () => {
     const answer = { uri: SEGMENT, originalUri: SEGMENT, data: new ArrayBuffer(5), headers: {}, status: 206 };
-    const f = fakeFleet();
-    const s = fakeShaka(() => answer);
-    registerFleetScheme(s.shaka, f.fleet);
-    const plugin = s.schemes.get('https')?.plugin;
-    const l = listeners();
+    const { f, s, plugin, l } = registered(() => answer);
     const op = plugin(SEGMENT, request({ Range: 'bytes=100-' }), RequestType.SEGMENT, l.progressUpdated, l.headersReceived, {});
     assert.equal(await op.promise, answer);
     assert.equal(f.jobs.length, 0);

@@ -10,16 +10,12 @@
 //     slow), the player does not overshoot: no more stalls than without the plugin on the direct
 //     path alone, and at most half of its segments of the top rendition.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import os from 'node:os';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { abrStreams, renditionOf, LADDER } from '@mutp/testkit/e2e/helpers/abr-streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
 import { wrongResponses } from '@mutp/testkit/e2e/players/check';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
-import { buildPlayersBundle } from '@mutp/players/bundle';
 
 const PLAY_SECONDS = 16; // eight 2 s segments: room for the estimators to climb
 const PLAY_TIMEOUT_MS = 90_000;
@@ -36,13 +32,12 @@ const PLAYERS = [
 
 describe('player plugins e2e: ABR sees the truth (Chromium)', function () {
   this.timeout(900_000);
-  let mediaDir, site, fleet, chrome, bundleDir;
+  let mediaDir, site, fleet, chrome;
 
   before(async function () {
     requireOrSkip(this, { commands: ['chromium', 'ffmpeg'] });
-    bundleDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-players-bundle-'));
-    [mediaDir] = await Promise.all([abrStreams(), buildPlayersBundle(bundleDir)]);
-    site = await startPlayerSite({ mediaDir, pluginDir: bundleDir });
+    mediaDir = await abrStreams();
+    site = await startPlayerSite({ mediaDir, plugins: true });
     fleet = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host] });
     chrome = await launchChromium(null);
   });
@@ -53,7 +48,6 @@ describe('player plugins e2e: ABR sees the truth (Chromium)', function () {
     await chrome?.close();
     await fleet?.close();
     await site?.close();
-    if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
   });
 
   /**

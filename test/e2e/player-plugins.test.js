@@ -5,9 +5,6 @@
 // for, and Origo has a record for each. When the whole fleet dies mid-play, the player plays on
 // from its own loader, still byte-exact.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import os from 'node:os';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
@@ -15,7 +12,6 @@ import { wrongResponses } from '@mutp/testkit/e2e/players/check';
 import { PLUGIN_PLAYERS as PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
-import { buildPlayersBundle } from '@mutp/players/bundle';
 
 const PLAY_SECONDS = 6; // three 2 s segments per track
 const AFTER_DEATH_SECONDS = 6; // played on after the fleet died: three more segments per track, from the players' own loaders
@@ -24,13 +20,12 @@ const MODES = ['coded', 'uncoded', 'parallel-http', 'range-http'];
 
 describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet without the extension (Chromium)', function () {
   this.timeout(600_000);
-  let mediaDir, site, fleet, chrome, bundleDir;
+  let mediaDir, site, fleet, chrome;
 
   before(async function () {
     requireOrSkip(this, { commands: ['chromium', 'ffmpeg'] });
-    bundleDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-players-bundle-'));
-    [mediaDir] = await Promise.all([testStreams(), buildPlayersBundle(bundleDir)]);
-    site = await startPlayerSite({ mediaDir, pluginDir: bundleDir });
+    mediaDir = await testStreams();
+    site = await startPlayerSite({ mediaDir, plugins: true });
     fleet = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host] });
     chrome = await launchChromium(null);
   });
@@ -39,7 +34,6 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
     await chrome?.close();
     await fleet?.close();
     await site?.close();
-    if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
   });
 
   /**

@@ -7,15 +7,11 @@
 //    Coded MUTP: the page's own WebRTC data channels carried them).
 // 2. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import os from 'node:os';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
 import { PLUGIN_PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay, startDemoSystem, playDemoPage } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
-import { buildPlayersBundle } from '@mutp/players/bundle';
 
 const BIND_ADDR = process.env.MUTP_E2E_NETNS_ADDR;
 const PLAY_SECONDS = 6; // three 2 s segments per track
@@ -39,19 +35,17 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
   });
 
   describe('hls.js, Shaka and dash.js on the player site', () => {
-    let mediaDir, site, fleet, bundleDir;
+    let mediaDir, site, fleet;
 
     before(async () => {
-      bundleDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-players-bundle-ff-'));
-      [mediaDir] = await Promise.all([testStreams(), buildPlayersBundle(bundleDir)]);
-      site = await startPlayerSite({ mediaDir, pluginDir: bundleDir });
+      mediaDir = await testStreams();
+      site = await startPlayerSite({ mediaDir, plugins: true });
       fleet = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host], rtcBindAddress: BIND_ADDR });
     });
 
     after(async () => {
       await fleet?.close();
       await site?.close();
-      if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
     });
 
     for (const c of PLUGIN_PLAYERS) {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { listenLocal } from '../helpers/listen.js';
+import { buildTempBundle } from '@mutp/players/bundle';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.join(HERE, '..', '..', '..');
@@ -47,13 +48,12 @@ function pacedLink(rate) {
   };
 }
 
-const STATIC_TYPES = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.map': 'application/json' };
-
 /**
- * @param {{mediaDir: string, host?: string, pluginDir?: string | null}} o
- *   pluginDir: the player plugins' browser bundle (@mutp/players/bundle), served at /plugin/; play.html?plugin=1 plays through it
+ * @param {{mediaDir: string, host?: string, plugins?: boolean}} o
+ *   plugins: build the player plugins' browser bundle (@mutp/players/bundle) and serve it at /plugin/; play.html?plugin=1 plays through it
  */
-export async function startPlayerSite({ mediaDir, host = '127.0.0.1', pluginDir = null }) {
+export async function startPlayerSite({ mediaDir, host = '127.0.0.1', plugins = false }) {
+  const bundle = plugins ? await buildTempBundle({ minify: true }) : null;
   /** @type {{path: string, range: string | null, fromBrowser: boolean, bytes: number}[]} */
   const hits = [];
   /** media bodies' rates (bytes/s; null: as fast as loopback) to the browser's own requests and to the proxies' */
@@ -72,12 +72,11 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', pluginDir 
         res.end(await readFile(LIBS[u.pathname.slice(5)]));
         return;
       }
-      if (pluginDir && u.pathname.startsWith('/plugin/')) {
-        const file = path.join(pluginDir, path.normalize(u.pathname.slice('/plugin/'.length)));
-        if (!file.startsWith(pluginDir + path.sep)) throw Object.assign(new Error('outside'), { status: 404 });
-        const body = await readFile(file);
-        res.writeHead(200, { 'content-type': STATIC_TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-        res.end(body);
+      if (bundle && u.pathname.startsWith('/plugin/')) {
+        const file = await bundle.file(u.pathname.slice('/plugin/'.length));
+        if (!file) throw Object.assign(new Error('outside'), { status: 404 });
+        res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' });
+        res.end(file.body);
         return;
       }
       if (u.pathname.startsWith('/media/')) {
@@ -112,8 +111,13 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', pluginDir 
       res.writeHead(/** @type {any} */ (err).status ?? (/** @type {any} */ (err).code === 'ENOENT' ? 404 : 500)).end();
     }
   });
+  const listening = await listenLocal(server, host);
   return {
-    ...(await listenLocal(server, host)), hits,
+    ...listening, hits,
+    close: async () => {
+      await listening.close();
+      await bundle?.remove();
+    },
     /** Pace media bodies to the browser (its direct path) and to the proxies (all the fleet's origin fetches), each a link of that rate. @param {{browser?: number | null, proxy?: number | null}} r  bytes/s, null: unpaced */
     setRates: (r) => Object.assign(rates, r),
   };
