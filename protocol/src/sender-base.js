@@ -18,6 +18,24 @@ export const CHECKSUMS_PER_META = Math.floor((MAX_DATAGRAM_BYTES - META_HEADER_B
  */
 export const newDatagram = (n) => new Uint8Array(n);
 
+/**
+ * An allocator for nextDatagram() that hands out the same buffer for every datagram of a size:
+ * each is valid until the next call. For a sender that hands each datagram to a transport that
+ * copies it at once (RTCDataChannel.send copies, in browsers and in node-datachannel). A fresh
+ * datagram of ~1.1 KB lives outside V8's heap: a zeroed malloc and a tracked ArrayBuffer per
+ * packet, freed by the garbage collector later.
+ * @returns {(n: number) => Uint8Array}
+ */
+export function reusedDatagrams() {
+  /** @type {Map<number, Uint8Array>} by size: a download's datagrams take one or two sizes */
+  const bySize = new Map();
+  return (n) => {
+    let b = bySize.get(n);
+    if (!b) bySize.set(n, b = new Uint8Array(n));
+    return b;
+  };
+}
+
 /** Weight of a new RTT sample in the smoothed RTT (TCP's classic 1/8). */
 const RTT_GAIN = 1 / 8;
 /** Presume a packet lost after this many smoothed RTTs without news of it. */

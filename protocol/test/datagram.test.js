@@ -1,7 +1,7 @@
 // sender.nextDatagram(now) is the allocation-light twin of encodeMessage(sender.nextPacket(now)):
 // two senders built alike must produce the very same bytes, packet after packet.
 import assert from 'node:assert/strict';
-import { createSender, encodeMessage, decodeMessage } from '../index.js';
+import { createSender, encodeMessage, decodeMessage, reusedDatagrams } from '../index.js';
 
 /** @param {number} n @param {number} seed */
 function objectBytes(n, seed) {
@@ -55,6 +55,27 @@ for (const mode of /** @type {const} */ (['uncoded', 'coded'])) {
         assert.equal(bytes.byteOffset + bytes.length, used, `packet ${t}: not the buffer alloc() gave`);
         assert.deepEqual(bytes, encodeMessage(msg), `packet ${t} differs`);
       }
+      a.close(); b.close();
+    });
+    it('with reusedDatagrams(), every datagram of a size is written into one buffer, each the bytes it should be', async () => {
+      const data = objectBytes(24 * 1100 * 2 + 333, 7); // the short last packet/generation: a second size
+      const opts = { mode, data, sourceIndex: mode === 'uncoded' ? 0 : 1, sourceCount: 2, seed: 5, downloadId: 0x1234, params: { window: 96 } };
+      const a = await createSender(opts);
+      const b = await createSender(opts);
+      const alloc = reusedDatagrams();
+      /** @type {Map<number, ArrayBufferLike>} */
+      const buffers = new Map();
+      for (let t = 0; t < 200; t++) {
+        const msg = a.nextPacket(t);
+        const bytes = b.nextDatagram(t, alloc);
+        if (msg === null) { assert.equal(bytes, null); break; }
+        assert.ok(bytes);
+        const seen = buffers.get(bytes.length);
+        if (seen) assert.equal(bytes.buffer, seen, `packet ${t}: a new buffer for a size seen before`);
+        else buffers.set(bytes.length, bytes.buffer);
+        assert.deepEqual(bytes, encodeMessage(msg), `packet ${t} differs`);
+      }
+      assert.equal(buffers.size, 2, 'the full and the short last datagram sizes');
       a.close(); b.close();
     });
   });

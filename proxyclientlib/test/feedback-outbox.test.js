@@ -1,7 +1,8 @@
-// The feedback outbox: each proxy's newest feedback goes once the queued tasks have run; other
-// messages go at once, after the feedback held for that proxy.
+// The feedback outbox: the newest feedback goes to every proxy owed one once the queued tasks have
+// run (or once a long burst has replaced enough); other messages go at once, after the feedback
+// held for that proxy.
 import assert from 'node:assert/strict';
-import { createFeedbackOutbox } from '../src/mutp/feedback-outbox.js';
+import { createFeedbackOutbox, FLUSH_AFTER_REPLACED } from '../src/mutp/feedback-outbox.js';
 
 /** An outbox whose "after the queued tasks" is run by the test, and the log of what went out. */
 function harness() {
@@ -17,7 +18,7 @@ function harness() {
 const msg = (/** @type {number} */ tag) => Uint8Array.of(tag);
 
 describe('feedback outbox', () => {
-  it('a burst of feedback to one proxy sends only the newest, once the queued tasks have run', () => {
+  it('a burst of feedback sends only the newest, to every proxy owed one, once the queued tasks have run', () => {
     const { outbox, sent, queued, runQueued } = harness();
     outbox.send('a', msg(1), true);
     outbox.send('a', msg(2), true);
@@ -26,8 +27,10 @@ describe('feedback outbox', () => {
     assert.deepEqual(sent, [], 'nothing goes before the queued tasks');
     assert.equal(queued.length, 1, 'one flush for the burst');
     runQueued();
-    assert.deepEqual(sent, [['a', 4], ['b', 3]]);
-    assert.equal(outbox.replaced, 2);
+    // b gets 4, not its own 3: every proxy must learn the same state (each splits the generations
+    // entering the window by the rates in it)
+    assert.deepEqual(sent, [['a', 4], ['b', 4]]);
+    assert.equal(outbox.replaced, 3);
     outbox.send('a', msg(5), true);
     runQueued();
     assert.deepEqual(sent.at(-1), ['a', 5], 'the next burst is flushed again');
@@ -38,9 +41,22 @@ describe('feedback outbox', () => {
     outbox.send('a', msg(1), true);
     outbox.send('b', msg(2), true);
     outbox.send('a', msg(9), false); // e.g. done
-    assert.deepEqual(sent, [['a', 1], ['a', 9]]);
+    assert.deepEqual(sent, [['a', 2], ['a', 9]], 'a gets the newest feedback (2) first');
     runQueued();
-    assert.deepEqual(sent, [['a', 1], ['a', 9], ['b', 2]], 'the held feedback is not sent twice');
+    assert.deepEqual(sent, [['a', 2], ['a', 9], ['b', 2]], 'the held feedback is not sent twice');
+  });
+
+  it('a long burst does not wait for the queued tasks: every FLUSH_AFTER_REPLACED replaced, the newest goes', () => {
+    const { outbox, sent, runQueued } = harness();
+    let tag = 0;
+    for (let i = 0; i < FLUSH_AFTER_REPLACED; i++) outbox.send(i % 2 ? 'b' : 'a', msg(++tag), true);
+    assert.deepEqual(sent, [], 'held while fewer were replaced');
+    outbox.send('a', msg(++tag), true);
+    assert.deepEqual(sent, [['a', tag], ['b', tag]], 'sent at once, the newest to both');
+    for (let i = 0; i < FLUSH_AFTER_REPLACED; i++) outbox.send('b', msg(++tag), true);
+    assert.equal(sent.length, 2, 'counting starts again after a send');
+    runQueued();
+    assert.deepEqual(sent.slice(2), [['b', tag]], 'the rest goes with the queued tasks, to b alone');
   });
 
   it('clear: the download ended, nothing held goes', () => {

@@ -37,6 +37,8 @@ const USAGE = `Usage: npm run bench:cost -- [options]
   --saturate         instead: one proxy process and K = ${SATURATE_AGENTS.join(', ')} client agents at once, each downloading
                      through it (proxies: 1) --runs times (default ${DEFAULT_SATURATE_RUNS}), until the proxy uses ~1 core; prints
                      MB per proxy CPU-second per mode (a smaller object keeps it short: --size-mb 8)
+  --cpu-prof DIR     the proxies and the client agent(s) each write a CPU profile (.cpuprofile, Chrome
+                     DevTools) to DIR when they stop; the profiler's own cost shows in the CPU figures
   --dir DIR          the processes' log files   [test-artifacts/bench-cost/<time>]
   -h, --help`;
 
@@ -51,7 +53,7 @@ try {
   ({ values } = parseArgs({
     options: {
       'size-mb': { type: 'string', default: '32' }, runs: { type: 'string' }, modes: { type: 'string', default: MODES.join(',') }, saturate: { type: 'boolean', default: false },
-      'rtc-build': { type: 'string', default: 'stock' }, json: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'rtc-build': { type: 'string', default: 'stock' }, json: { type: 'string' }, dir: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   }));
 } catch (err) {
@@ -72,6 +74,8 @@ if (new Set(modes).size !== modes.length) usageError('--modes names a mode twice
 const rtcBuild = /** @type {'stock' | 'auto' | 'tuned'} */ (values['rtc-build']);
 if (!(/** @type {readonly string[]} */ (RTC_BUILDS)).includes(rtcBuild)) usageError(`--rtc-build must be one of ${RTC_BUILDS.join(', ')}`);
 const dir = resolve(values.dir ?? join('test-artifacts', 'bench-cost', new Date().toISOString().replace(/[:.]/g, '-')));
+if (values['cpu-prof'] === '') usageError('--cpu-prof needs a folder');
+const cpuProfDir = values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']);
 
 const group = createProcessGroup();
 let interrupted = false; // a signal came: its handler stops every child and exits
@@ -92,7 +96,7 @@ try {
 /** The bench proper: every mode on 4 proxies, rounds of downloads measured one at a time. @param {string} expectedSha256 */
 async function compareModes(expectedSha256) {
   process.stderr.write(`bench:cost: starting Origo, the origin, ${PROXY_COUNT} proxies (WebRTC build ${rtcBuild}) and the client on 127.0.0.1; logs in ${dir}\n`);
-  const fleet = await startCostFleet({ group, dir, proxyCount: PROXY_COUNT, rtcBuild });
+  const fleet = await startCostFleet({ group, dir, proxyCount: PROXY_COUNT, rtcBuild, cpuProfDir });
   const total = modes.length * (runs + 1);
   let done = 0;
   const rows = await runCostBench({
@@ -113,7 +117,7 @@ async function compareModes(expectedSha256) {
 async function saturate(expectedSha256) {
   const agents = Math.max(...SATURATE_AGENTS);
   process.stderr.write(`bench:cost: starting Origo, the origin, 1 proxy (WebRTC build ${rtcBuild}) and ${agents} client agents on 127.0.0.1; logs in ${dir}\n`);
-  const fleet = await startCostFleet({ group, dir, proxyCount: 1, agentCount: agents, rtcBuild });
+  const fleet = await startCostFleet({ group, dir, proxyCount: 1, agentCount: agents, rtcBuild, cpuProfDir });
   const meta = { sizeBytes, perAgent: runs, rtcBuild, cores: cpus().length };
   const { steps, downloads } = await runSaturate({
     fleet, modes, perAgent: runs, url: `${fleet.originUrl}/media/demo-${sizeMiB}MB.bin`, expectedSha256,

@@ -122,8 +122,16 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   } catch (err) {
     reply({ seq: req.seq, ok: false, error: { code: err.code ?? 'ERR_UNKNOWN', message: String(err.message) } });
   }
-}).on('close', async () => {
+}).on('close', stop);
+// a SIGTERM (the cost bench stops its children so) ends the agent as its input closing does, so it
+// exits normally: a CPU profile (--cpu-prof) is written only then
+process.once('SIGTERM', stop);
+
+let stopping = false;
+async function stop() {
+  if (stopping) return;
+  stopping = true;
   await client.flushLogs(LOG_FLUSH_TIMEOUT_MS);
   client.close();
   process.exit(0);
-});
+}

@@ -3,7 +3,7 @@
 // stop on `done`, pass a `hint` on to the object store, and write one proxy record per download.
 // A client that asks for bundles gets its packets a few to a data-channel message.
 
-import { checksumTable, computeLayout, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
+import { checksumTable, computeLayout, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, reusedDatagrams, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
 import { checksumTableOf } from '../objects/digest-cache.js';
 import { createChannelSender } from './channel-sender.js';
 import { codedError } from '@mutp/common/errors';
@@ -214,6 +214,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     let sinceYield = 0;
     // a client that takes bundles gets its packets a few to a message (each as it would go alone)
     const bundle = dl.req.bundles ? createBundleWriter(dl.downloadId) : null;
+    // send() copies the bytes at once: one buffer serves every packet
+    const alloc = bundle ? bundle.alloc : reusedDatagrams();
     const flush = () => {
       const b = bundle?.take();
       if (b) send(b);
@@ -239,7 +241,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       if (bundle && !bundle.fits(MAX_DATAGRAM_BYTES)) flush();
       // the sender writes the header and the coded payload straight into the packet's buffer (its
       // own, or its place in the bundle): the bytes of encodeMessage(nextPacket()), without the copy
-      const bytes = bundle ? dl.sender.nextDatagram(now(), bundle.alloc) : dl.sender.nextDatagram(now());
+      const bytes = dl.sender.nextDatagram(now(), alloc);
       if (!bytes) {
         flush();
         // blocked by the window: wait for feedback, or until a timeout can free a packet

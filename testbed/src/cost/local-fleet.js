@@ -10,7 +10,7 @@ import { proxyToken } from '@mutp/origo';
 import { codedError } from '@mutp/common/errors';
 import { createAgentRpc } from '../agent-rpc.js';
 import { readProxyRtcBuild } from '../rtc-build.js';
-import { spawnLocal, waitForOutput } from './spawn-local.js';
+import { cpuProfileArgs, spawnLocal, waitForOutput } from './spawn-local.js';
 import { ENTRY } from '../entries.js';
 
 const HOST = '127.0.0.1'; // loopback only: no namespaces, no shaping
@@ -33,8 +33,9 @@ export const RTC_BUILDS = /** @type {const} */ (['stock', 'auto', 'tuned']);
  * @param {number} [o.proxyCount]
  * @param {number} [o.agentCount]   client agents (one process each)
  * @param {'stock' | 'auto' | 'tuned'} [o.rtcBuild]  the proxies' WebRTC build (MUTP_RTC_BUILD)
+ * @param {string} [o.cpuProfDir]  the proxies and the agents each write a CPU profile here when they stop
  */
-export async function startCostFleet({ group, dir, proxyCount = 4, agentCount = 1, rtcBuild = 'stock' }) {
+export async function startCostFleet({ group, dir, proxyCount = 4, agentCount = 1, rtcBuild = 'stock', cpuProfDir }) {
   if (!RTC_BUILDS.includes(rtcBuild)) throw codedError('ERR_BAD_OPTION', `--rtc-build must be one of ${RTC_BUILDS.join(', ')}`);
   mkdirSync(dir, { recursive: true });
   const dbDir = mkdtempSync(join(tmpdir(), 'mutp-bench-cost-')); // Origo's records are not this bench's output
@@ -64,7 +65,7 @@ export async function startCostFleet({ group, dir, proxyCount = 4, agentCount = 
       const id = `cost-p${i + 1}`;
       const logFile = join(dir, `proxy-${i + 1}.log`);
       const child = start('proxy', id, {
-        script: ENTRY.proxy, logFile,
+        script: ENTRY.proxy, logFile, nodeArgs: cpuProfileArgs(cpuProfDir),
         // --rate-limit 0: every request comes from one client address
         args: ['--host', HOST, '--port', '0', '--id', id, '--origo', origoUrl, '--allowed-hosts', new URL(originUrl).host, '--allow-private', '--rate-limit', '0'],
         env: { PROXY_TOKEN: proxyToken(secret, id), MUTP_RTC_BUILD: rtcBuild },
@@ -76,7 +77,7 @@ export async function startCostFleet({ group, dir, proxyCount = 4, agentCount = 
     /** @type {FleetAgent[]} */
     const agents = Array.from({ length: agentCount }, (_, i) => {
       const logFile = join(dir, agentCount === 1 ? 'client.log' : `client-${i + 1}.log`);
-      const child = start('agent', `client ${i + 1}`, { script: ENTRY.agent, args: [origoUrl], logFile, pipeStdio: true });
+      const child = start('agent', `client ${i + 1}`, { script: ENTRY.agent, args: [origoUrl], logFile, pipeStdio: true, nodeArgs: cpuProfileArgs(cpuProfDir) });
       const rpc = createAgentRpc(child, { logName: logFile });
       return { pid: child.pid ?? 0, logFile, call: rpc.call };
     });

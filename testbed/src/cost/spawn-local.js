@@ -11,9 +11,19 @@ import { spawnLogged } from '../spawn-logged.js';
  * @param {Record<string, string>} [o.env]
  * @param {string} o.logFile    stdout+stderr go here (stdout stays a pipe instead when pipeStdio)
  * @param {boolean} [o.pipeStdio]  keep stdin/stdout as pipes (the client agent's RPC)
+ * @param {string[]} [o.nodeArgs]  Node's own options, before the script (e.g. --cpu-prof)
  */
-export function spawnLocal({ script, args = [], env = {}, logFile, pipeStdio = false }) {
-  return spawnLogged({ command: process.execPath, argv: [script, ...args], env, logFile, pipeStdio });
+export function spawnLocal({ script, args = [], env = {}, logFile, pipeStdio = false, nodeArgs = [] }) {
+  return spawnLogged({ command: process.execPath, argv: [...nodeArgs, script, ...args], env, logFile, pipeStdio });
+}
+
+/**
+ * Node's options that write a CPU profile of the process to `dir` when it exits (Chrome DevTools'
+ * .cpuprofile), or none without a dir.
+ * @param {string | undefined} dir
+ */
+export function cpuProfileArgs(dir) {
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
 }
 
 /**
