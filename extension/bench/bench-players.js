@@ -13,7 +13,7 @@
 // so those pages start earlier with and without the extension: compare runs of the same K. Measured: time to first frame (navigation → first video frame) and the time each media
 // segment takes as the player sees it (request → whole body), medians over the samples, and
 // where that time goes, hop by hop (the extension's marks, settings.hopTiming; bench/hops.js).
-// A bench, not a test: it prints numbers and counts wrong bytes and direct fetches.
+// A bench, not a test: it prints numbers and counts wrong bytes, direct fetches and stalls.
 // `empty-frame` (not in the default modes) is the extension with its download frame replaced by
 // an empty page: what Chromium's making of any extension frame costs a page's start, before any
 // fleet download. Its segments get no port, wait out the shortest stall timeout and go direct,
@@ -83,7 +83,7 @@ async function measureLoad(browser, url, playSeconds) {
     const st = await page.evaluate(() => /** @type {any} */ (window).__play);
     if (st.errors.length) throw codedError('ERR_PLAYER', `player errors: ${st.errors.join('; ')}`);
     const first = (/** @type {string} */ k) => Math.min(...st.responses.map((/** @type {any} */ r) => r[k]));
-    return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses, firstRequestMs: first('atMs'), firstBodyMs: first('doneMs') };
+    return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses, firstRequestMs: first('atMs'), firstBodyMs: first('doneMs'), stalls: st.stalls };
   } finally {
     await page.close();
   }
@@ -126,9 +126,9 @@ async function main() {
   onShutdown(() => fleet.close());
   const emptyFrameDir = configs.includes(EMPTY_FRAME) ? await emptyFrameCopy() : null;
 
-  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[]}>} */
+  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, stalls: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[]}>} */
   const cells = {};
-  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [] });
+  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [] });
   const seenRecords = new Set();
   // interleaved (repeat → player → config): drift in the machine's load hits every config alike
   for (let r = 0; r < repeats; r++) {
@@ -157,6 +157,7 @@ async function main() {
             c.firstBodyMs.push(m.firstBodyMs);
             c.segmentMs.push(...m.segmentMs);
             c.segments += m.responses.length;
+            c.stalls += m.stalls;
             pageResponses.push(m.responses);
             c.direct += config === 'none' ? 0 : site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path)).length;
             c.wrong.push(...await wrongResponses(mediaDir, m.responses));
@@ -208,7 +209,7 @@ async function main() {
           addedFirstFrameMs: base && ff !== null && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
           addedSegmentMs: base && seg !== null && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
           libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
-          samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
+          samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, stalls: c.stalls, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }
     }
@@ -246,12 +247,12 @@ function format(r) {
   const lines = [
     `players bench (modes through ${r.setup.via}) — ${r.setup.browser}, ${r.setup.cores} cores, load (1 min) ${r.setup.loadAtStart} at start, ${r.setup.loadAtEnd} at end; ${r.setup.proxies} proxies, ${r.setup.repeats} browsers × ${r.setup.loads} loads (the first, then ${r.setup.loads - 1} second), ${r.setup.shaping}`,
     `first frame = navigation → first video frame; segment = request → whole body as the player sees it; medians; added = vs no ${r.setup.via === 'the extension' ? 'extension' : 'plugin'}, same load`,
-    'library = ProxyClientLib\'s own duration per download (Origo record); modes = what the downloads ran in (why, when not the mode asked)',
-    'player  mode           load    loads  first frame  added   segment  added  library  segments  direct  wrong  modes',
+    'library = ProxyClientLib\'s own duration per download (Origo record); direct = segments the browser fetched itself (fallbacks); stalls = times playback waited for data after its first frame (summed over the loads); modes = what the downloads ran in (why, when not the mode asked)',
+    'player  mode           load    loads  first frame  added   segment  added  library  segments  direct  stalls  wrong  modes',
   ];
   for (const x of r.rows) {
     const modes = Object.entries(x.modes).map(([k, v]) => `${k}: ${v}`).join(', ');
-    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.samples, 6)} ${pad(x.firstFrameMs?.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs?.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.wrong, 6)}  ${modes}`);
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.samples, 6)} ${pad(x.firstFrameMs?.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs?.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.stalls, 7)} ${pad(x.wrong, 6)}  ${modes}`);
     if (x.wrongFirst) lines.push(`        wrong: ${x.wrongFirst}`);
   }
   lines.push('', 'the first frame\'s way (ms since navigation, medians): the first media request, the first whole media response, the first frame');

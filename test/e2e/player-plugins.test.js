@@ -4,12 +4,10 @@
 // byte-exact with the origin's head, ≥ 95% of them came through the fleet in the mode asked
 // for, and Origo has a record for each. When the whole fleet dies mid-play, the player plays on
 // from its own loader, still byte-exact.
-import assert from 'node:assert/strict';
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { wrongResponses } from '@mutp/testkit/e2e/players/check';
-import { PLUGIN_PLAYERS as PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS as PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay, playThroughFleetDeath } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -36,19 +34,10 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
     await site?.close();
   });
 
-  /**
-   * One page load played for `seconds` (playPluginPage).
-   * @param {{player: string, src: string, origo?: string}} c  origo: another fleet's Origo @param {string} mode @param {number} seconds
-   * @param {() => Promise<void>} [during]  runs once the player has its first DURING_AFTER_SEGMENTS segments
-   */
-  const play = (c, mode, seconds, during) => playPluginPage(chrome.browser, site, {
-    player: c.player, src: c.src, origo: c.origo ?? fleet.origoUrl, mode, seconds, during, duringAfter: DURING_AFTER_SEGMENTS,
-  });
-
   for (const c of PLAYERS) {
     for (const mode of MODES) {
       it(`${c.player} in ${mode}: ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet in that mode, byte-exact, origin head, an Origo record each`, async () => {
-        const st = await play(c, mode, PLAY_SECONDS);
+        const st = await playPluginPage(chrome.browser, site, { player: c.player, src: c.src, origo: fleet.origoUrl, mode, seconds: PLAY_SECONDS });
         await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: c.player, mode, seconds: PLAY_SECONDS });
       });
     }
@@ -56,23 +45,9 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
 
   for (const c of PLAYERS) {
     it(`${c.player}: the whole fleet (Origo and every proxy) dies mid-play; the player plays on from its own loader, byte-exact`, async () => {
-      const doomed = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host] });
-      let died = 0;
-      try {
-        const st = await play({ ...c, origo: doomed.origoUrl }, 'coded', PLAY_SECONDS + AFTER_DEATH_SECONDS, async () => {
-          await doomed.close();
-          died = performance.now();
-        });
-        assert.ok(died > 0, 'the fleet never died');
-        assert.deepEqual(st.errors, [], 'the player saw errors');
-        assert.ok(st.currentTime >= PLAY_SECONDS + AFTER_DEATH_SECONDS, `played only ${st.currentTime} s`);
-        assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
-        assert.ok(st.direct.length >= 3, `the player's own loader fetched ${st.direct.length} segments after the fleet died`);
-        assert.ok(st.fleetStats.fleet >= 2, `the fleet served ${st.fleetStats.fleet} segments before it died`);
-        console.log(`      ${c.player}: ${st.fleetStats.fleet} segments through the fleet, then ${st.direct.length} direct: ${JSON.stringify(st.fleetStats.directBy)}`);
-      } finally {
-        await doomed.close();
-      }
+      await playThroughFleetDeath(chrome.browser, site, {
+        player: c.player, src: c.src, mediaDir, seconds: PLAY_SECONDS, afterSeconds: AFTER_DEATH_SECONDS, duringAfter: DURING_AFTER_SEGMENTS,
+      });
     });
   }
 });

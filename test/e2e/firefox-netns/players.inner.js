@@ -2,20 +2,23 @@
 // INSIDE the network namespace test/e2e/firefox-players.test.js creates (not .test.js, so the
 // root mocha globs never pick it up): Firefox offers no loopback ICE candidate, so the proxies
 // bind WebRTC to the namespace's own address (MUTP_E2E_NETNS_ADDR), which Firefox offers.
-// 1. hls.js, Shaka and dash.js on the player site, each in Coded MUTP and in Range-split HTTP:
-//    byte-exact, ≥ 95% of segments through the fleet, some bytes in the mode asked for (for
-//    Coded MUTP: the page's own WebRTC data channels carried them).
-// 2. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
+// 1. hls.js, Shaka and dash.js on the player site, each in every mode: byte-exact, ≥ 95% of
+//    segments through the fleet, some bytes in the mode asked for (for the MUTP modes: the page's
+//    own WebRTC data channels carried them).
+// 2. Each player with the whole fleet dying mid-play: it plays on from its own loader, byte-exact.
+// 3. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
 import assert from 'node:assert/strict';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { PLUGIN_PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay, startDemoSystem, playDemoPage } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay, playThroughFleetDeath, startDemoSystem, playDemoPage } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
 
 const BIND_ADDR = process.env.MUTP_E2E_NETNS_ADDR;
 const PLAY_SECONDS = 6; // three 2 s segments per track
-const MODES = ['coded', 'range-http']; // WebRTC (MUTP) and HTTP: the paths Firefox may treat unlike Chromium
+const AFTER_DEATH_SECONDS = 6; // played on after the fleet died: three more segments per track, from the players' own loaders
+const DURING_AFTER_SEGMENTS = 3; // the fleet dies once the player has this many segments
+const MODES = ['coded', 'uncoded', 'parallel-http', 'range-http'];
 const DEMO_MODES = ['coded', 'range-http'];
 
 describe('player plugins e2e: headless Firefox ESR without the extension, in a network namespace', function () {
@@ -58,6 +61,14 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
           await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: c.player, mode, seconds: PLAY_SECONDS });
         });
       }
+    }
+
+    for (const c of PLUGIN_PLAYERS) {
+      it(`${c.player}: the whole fleet (Origo and every proxy) dies mid-play; the player plays on from its own loader, byte-exact`, async () => {
+        await playThroughFleetDeath(ff.browser, site, {
+          player: c.player, src: c.src, mediaDir, seconds: PLAY_SECONDS, afterSeconds: AFTER_DEATH_SECONDS, duringAfter: DURING_AFTER_SEGMENTS, rtcBindAddress: BIND_ADDR,
+        });
+      });
     }
   });
 

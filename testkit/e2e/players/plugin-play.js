@@ -1,7 +1,8 @@
 // The play-and-check steps of the player plugins' browser tests (@mutp/players, no extension),
 // shared by Chromium (test/e2e/player-plugins.test.js, demo-page.test.js) and Firefox
 // (test/e2e/firefox-netns/players.inner.js): a real player on the player site's play.html
-// through a fleet, and `npm start`'s demo page played to its end.
+// through a fleet, the same with the whole fleet dying mid-play, and `npm start`'s demo page
+// played to its end.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { wrongResponses } from './check.js';
 import { waitForRecords, REPO } from '../helpers/scenario.js';
 import { freePort } from '../../origo-process.js';
+import { startLocalFleet } from '../helpers/fleet.js';
 
 /** The streams each player plays (testkit/e2e/helpers/streams.js) */
 export const PLUGIN_PLAYERS = [
@@ -24,6 +26,7 @@ const DEMO_STREAM_DIR = path.join(REPO, 'demo', 'stream');
 const DEMO_STREAM_SEGMENTS = 12; // demo/stream: 24 s in 2 s segments, and its init section
 const DEMO_PLAY_TIMEOUT_MS = 120_000; // 24 s of video, on a loaded 2-core box
 const DEMO_SHA_TIMEOUT_MS = 10_000; // the page hashes each segment after it noted it
+const FIREFOX_NETWORK_FAILURE = /^Error: Cross-Origin Request Blocked: .*\(Reason: CORS request did not succeed\)/;
 
 /**
  * @typedef {{path: string, range: string | null, fromBrowser: boolean, bytes: number}} SiteHit
@@ -58,6 +61,39 @@ export async function playPluginPage(browser, site, { player, src, origo, mode, 
     const direct = hits.filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path));
     return { ...st, errors: [...st.errors, ...errors], hits, direct };
   });
+}
+
+/**
+ * A play through a fleet of its own (Coded MUTP) that dies, Origo and every proxy, once the player
+ * has its first `duringAfter` segments. The player must play on from its own loader for
+ * `afterSeconds` more, with no error, every response byte-exact, ≥ 3 segments direct after ≥ 2
+ * through the fleet. Prints a line about it.
+ * @param {import('puppeteer-core').Browser} browser
+ * @param {{hits: SiteHit[], url: string, host: string}} site  startPlayerSite's
+ * @param {{player: string, src: string, mediaDir: string, seconds: number, afterSeconds: number, duringAfter: number,
+ *   rtcBindAddress?: string}} o  seconds: played before and about when the fleet dies; rtcBindAddress: the proxies' (Firefox's namespace)
+ */
+export async function playThroughFleetDeath(browser, site, { player, src, mediaDir, seconds, afterSeconds, duringAfter, rtcBindAddress }) {
+  const doomed = await startLocalFleet({ proxyCount: 4, allowedHosts: [site.host], rtcBindAddress });
+  let died = 0;
+  try {
+    const st = await playPluginPage(browser, site, {
+      player, src, origo: doomed.origoUrl, mode: 'coded', seconds: seconds + afterSeconds, duringAfter,
+      during: async () => {
+        await doomed.close();
+        died = performance.now();
+      },
+    });
+    assert.ok(died > 0, 'the fleet never died');
+    assert.deepEqual(st.errors, [], 'the player saw errors');
+    assert.ok(st.currentTime >= seconds + afterSeconds, `played only ${st.currentTime} s`);
+    assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
+    assert.ok(st.direct.length >= 3, `the player's own loader fetched ${st.direct.length} segments after the fleet died`);
+    assert.ok(st.fleetStats.fleet >= 2, `the fleet served ${st.fleetStats.fleet} segments before it died`);
+    console.log(`      ${player}: ${st.fleetStats.fleet} segments through the fleet, then ${st.direct.length} direct: ${JSON.stringify(st.fleetStats.directBy)}`);
+  } finally {
+    await doomed.close();
+  }
 }
 
 /**
@@ -163,7 +199,12 @@ async function onPage(browser, fn) {
   const page = await browser.newPage();
   /** @type {string[]} */
   const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('pageerror', (e) => {
+    // Firefox reports a cross-origin request that failed in the network (a proxy or Origo that
+    // died: connection refused) as this script error; the page's code saw a rejected fetch and
+    // handled it. A CORS refusal by a server has another reason and still counts.
+    if (!FIREFOX_NETWORK_FAILURE.test(String(e))) errors.push(String(e));
+  });
   try {
     return await fn(page, errors);
   } finally {
