@@ -1,0 +1,32 @@
+// The player plugins' ABR checks (testkit's abr-play.js) in headless Debian Firefox ESR: each
+// player climbs to the top rendition through a fast fleet no later than on a fast direct path, and
+// does not overshoot through a slow one. Firefox ESR offers no loopback ICE candidate, only the
+// default route's interface address: so, as firefox-players.test.js does, this spec makes a network
+// namespace with `lo` and one private address as the default route, and runs the whole scenario
+// inside it as an inner mocha run: firefox-netns/abr.inner.js. Its own namespace name, so that it
+// and the other Firefox specs may run side by side.
+import path from 'node:path';
+import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { abrStreams } from '@mutp/testkit/e2e/helpers/abr-streams';
+import { REPO } from '@mutp/testkit/e2e/helpers/scenario';
+import { runInnerMocha, deleteNamespace } from '@mutp/testkit/e2e/helpers/netns-host';
+
+const INNER = path.join(REPO, 'test', 'e2e', 'firefox-netns', 'abr.inner.js');
+const NS = 'mutp-ffabr'; // not firefox.test.js's, firefox-players.test.js's nor deploy-tls's
+const INNER_TIMEOUT_MS = 900_000; // a wedged browser must not hang CI; a normal run takes ~5 min
+const INNER_TEST_TIMEOUT_MS = 300_000; // per inner test or hook: three or two 16 s plays on a busy 2-core box
+
+describe('player plugins e2e: ABR sees the truth in headless Firefox ESR (in its own network namespace)', function () {
+  this.timeout(INNER_TIMEOUT_MS + 30_000);
+
+  before(async function () {
+    requireOrSkip(this, { commands: ['firefox-esr', 'ffmpeg', 'ip'], root: true });
+    await abrStreams(); // made (and cached) out here: the inner run finds them ready
+  });
+
+  after(() => deleteNamespace(NS)); // also after a crash of the inner run
+
+  it('hls.js, Shaka and dash.js: climb through a fast fleet, no overshoot through a slow one', async () => {
+    await runInnerMocha(INNER, { ns: NS, timeoutMs: INNER_TIMEOUT_MS, testTimeoutMs: INNER_TEST_TIMEOUT_MS });
+  });
+});
