@@ -67,7 +67,10 @@ export function fleetHlsConfig(fleet, Hls) {
         stats.loaded = got.data.byteLength;
         stats.total = got.data.byteLength;
         const d = got.data;
-        const data = d.byteOffset === 0 && d.byteLength === d.buffer.byteLength ? d.buffer : d.slice().buffer;
+        const data = /** @type {ArrayBuffer} */ (d.byteOffset === 0 && d.byteLength === d.buffer.byteLength ? d.buffer : d.slice().buffer);
+        // hls.js's progressive mode (config.progressive) demuxes only what onProgress hands it; its
+        // own loaders hand the body there, then to onSuccess, and so does this one (one chunk)
+        callbacks.onProgress?.(stats, context, data, null);
         callbacks.onSuccess({ url: context.url, data, code: got.head.status }, stats, context, null);
       }, (err) => {
         if (ctrl.signal.aborted || this.callbacks !== callbacks) return;

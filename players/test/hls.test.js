@@ -129,6 +129,33 @@ describe('players: hls.js loaders through the fleet', () => {
     assert.equal(r.calls.error.length, 0);
   });
 
+  it('fLoader: in hls.js\'s progressive mode (callbacks.onProgress given) the body goes to onProgress first, then onSuccess, as hls.js\'s own loaders do', async () => {
+    const f = fakeFleet();
+    const h = fakeHls();
+    const { fLoader: FLoader } = fleetHlsConfig(f.fleet, h.Hls);
+    const loader = new FLoader(config);
+    /** @type {string[]} */
+    const order = [];
+    /** @type {any[][]} */
+    const progress = [];
+    const context = fragContext();
+    loader.load(context, config, {
+      onSuccess: () => { order.push('success'); },
+      onProgress: (/** @type {any[]} */ ...a) => { order.push('progress'); progress.push(a); },
+      onError: () => { throw new Error('no error expected'); },
+      onAbort: () => { throw new Error('no abort expected'); },
+      onTimeout: () => { throw new Error('no timeout expected'); },
+    });
+    f.jobs[0].resolve(served(bytes(20, 3), 200));
+    await tick();
+    assert.deepEqual(order, ['progress', 'success']);
+    const [stats, ctx, data] = progress[0];
+    assert.equal(stats, loader.stats);
+    assert.equal(ctx, context);
+    assert.ok(data instanceof ArrayBuffer);
+    assert.deepEqual(new Uint8Array(data), bytes(20, 3));
+  });
+
   it('fLoader: a segment the fleet did not serve goes to hls.js\'s own loader with the same context, keeps the time it was asked, and is counted as direct with its reason', async () => {
     const { f, h, loader, r, context } = fragmentLoad(fragContext());
     const asked = loader.stats.loading.start;

@@ -63,6 +63,12 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
       }
     }
 
+    it('hls.js in its progressive mode (progressive: true), Coded MUTP: the same checks', async () => {
+      const c = /** @type {{player: string, src: string}} */ (PLUGIN_PLAYERS.find((p) => p.player === 'hls'));
+      const st = await playPluginPage(ff.browser, site, { player: 'hls', src: c.src, origo: fleet.origoUrl, mode: 'coded', seconds: PLAY_SECONDS, query: { progressive: '1' } });
+      await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: 'hls progressive', mode: 'coded', seconds: PLAY_SECONDS });
+    });
+
     for (const c of PLUGIN_PLAYERS) {
       it(`${c.player}: the whole fleet (Origo and every proxy) dies mid-play; the player plays on from its own loader, byte-exact`, async () => {
         await playThroughFleetDeath(ff.browser, site, {

@@ -3,6 +3,7 @@
 // recorded: its URL, Range, status, head, SHA-256 and time. The test compares them to the files.
 // ?plugin=1&origo=URL[&mode=M&n=N&hops=1]: no extension; the player's own loader plugin (/plugin/,
 // the @mutp/players bundle) serves the segments through the fleet, and reports each one it served.
+// ?progressive=1: hls.js in its progressive (streaming) mode.
 const params = new URLSearchParams(location.search);
 const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, stalls: 0, t0: performance.now() };
 /** @type {any} */ (window).__play = state;
@@ -98,7 +99,7 @@ async function main() {
   // the player and the plugins load at once, as a site would load them
   const [plug] = await Promise.all([pluginFleet(), LIBS[state.player] ? load(LIBS[state.player]) : null]);
   if (state.player === 'hls') {
-    const hls = new w.Hls({ enableWorker: false, ...(plug ? plug.fleetHlsConfig(plug.fleet, w.Hls) : {}) });
+    const hls = new w.Hls({ enableWorker: false, progressive: params.get('progressive') === '1', ...(plug ? plug.fleetHlsConfig(plug.fleet, w.Hls) : {}) });
     hls.on(w.Hls.Events.ERROR, (_e, d) => { if (d.fatal) state.errors.push(`hls.js: ${d.type} ${d.details}`); });
     hls.loadSource(src);
     hls.attachMedia(video);

@@ -40,14 +40,14 @@ const FIREFOX_NETWORK_FAILURE = /^Error: Cross-Origin Request Blocked: .*\(Reaso
  * @param {import('puppeteer-core').Browser} browser
  * @param {{hits: SiteHit[], url: string}} site  startPlayerSite's
  * @param {{player: string, src: string, origo: string, mode: string, seconds: number, n?: number, timeoutMs?: number,
- *   during?: () => Promise<void>, duringAfter?: number}} o
- *   during: runs once the player has its first `duringAfter` segments
+ *   during?: () => Promise<void>, duringAfter?: number, query?: Record<string, string>}} o
+ *   during: runs once the player has its first `duringAfter` segments; query: more of play.html's parameters
  * @returns {Promise<PluginPlay>}
  */
-export async function playPluginPage(browser, site, { player, src, origo, mode, seconds, n = 4, timeoutMs = PLAY_TIMEOUT_MS, during, duringAfter = MIN_RESPONSES }) {
+export async function playPluginPage(browser, site, { player, src, origo, mode, seconds, n = 4, timeoutMs = PLAY_TIMEOUT_MS, during, duringAfter = MIN_RESPONSES, query = {} }) {
   const hitsBefore = site.hits.length;
   return onPage(browser, async (page, errors) => {
-    const q = new URLSearchParams({ player, src: `${site.url}/media/${src}`, plugin: '1', origo, mode, n: String(n) });
+    const q = new URLSearchParams({ player, src: `${site.url}/media/${src}`, plugin: '1', origo, mode, n: String(n), ...query });
     await page.goto(`${site.url}/play.html?${q}`);
     const reach = (/** @type {number} */ s) => page.waitForFunction((t) => document.querySelector('video').currentTime >= t || /** @type {any} */ (window).__play.errors.length > 0,
       { timeout: timeoutMs, polling: 250 }, s).catch(() => {});
