@@ -13,7 +13,7 @@
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { abrStreams } from '@mutp/testkit/e2e/helpers/abr-streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { ABR_PLAYERS, SLOW_PATH_KBPS, checkClimb, checkNoOvershoot } from '@mutp/testkit/e2e/players/abr-play';
+import { ABR_CASES } from '@mutp/testkit/e2e/players/abr-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -35,13 +35,7 @@ describe('player plugins e2e: ABR sees the truth (Chromium)', function () {
     await site?.close();
   });
 
-  for (const c of ABR_PLAYERS) {
-    it(`${c.player}: the fleet far faster than the direct path: climbs to the top rendition no later than on a fast direct path; the slow direct path alone never does`, async () => {
-      await checkClimb(chrome.browser, site, c, { mediaDir, origoUrl: fleet.origoUrl });
-    });
-
-    it(`${c.player}: the fleet slower (its origin fetches share a link of ${SLOW_PATH_KBPS} kbit/s): no more stalls than direct at that rate, mostly below the top rendition`, async () => {
-      await checkNoOvershoot(chrome.browser, site, c, { mediaDir });
-    });
+  for (const k of ABR_CASES) {
+    it(k.title, () => k.run(chrome.browser, site, { mediaDir, origoUrl: fleet.origoUrl }));
   }
 });

@@ -7,7 +7,7 @@
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { PLUGIN_PLAYERS as PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay, playThroughFleetDeath } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS as PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -37,16 +37,13 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
   for (const c of PLAYERS) {
     for (const mode of MODES) {
       it(`${c.player} in ${mode}: ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet in that mode, byte-exact, origin head, an Origo record each`, async () => {
-        const st = await playPluginPage(chrome.browser, site, { player: c.player, src: c.src, origo: fleet.origoUrl, mode, seconds: PLAY_SECONDS });
-        await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: c.player, mode, seconds: PLAY_SECONDS });
+        await playAndCheckPlugin(chrome.browser, site, { ...c, mode, seconds: PLAY_SECONDS, mediaDir, fleet });
       });
     }
   }
 
   it('hls.js in its progressive mode (progressive: true), Coded MUTP: the same checks', async () => {
-    const c = /** @type {{player: string, src: string}} */ (PLAYERS.find((p) => p.player === 'hls'));
-    const st = await playPluginPage(chrome.browser, site, { player: 'hls', src: c.src, origo: fleet.origoUrl, mode: 'coded', seconds: PLAY_SECONDS, query: { progressive: '1' } });
-    await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: 'hls progressive', mode: 'coded', seconds: PLAY_SECONDS });
+    await playAndCheckPlugin(chrome.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet });
   });
 
   for (const c of PLAYERS) {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { abrStreams } from '@mutp/testkit/e2e/helpers/abr-streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { ABR_PLAYERS, SLOW_PATH_KBPS, checkClimb, checkNoOvershoot } from '@mutp/testkit/e2e/players/abr-play';
+import { ABR_CASES } from '@mutp/testkit/e2e/players/abr-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -30,13 +30,7 @@ describe('player plugins e2e: ABR sees the truth (Firefox ESR, in a network name
     await site?.close();
   });
 
-  for (const c of ABR_PLAYERS) {
-    it(`${c.player}: the fleet far faster than the direct path: climbs to the top rendition no later than on a fast direct path; the slow direct path alone never does`, async () => {
-      await checkClimb(ff.browser, site, c, { mediaDir, origoUrl: fleet.origoUrl });
-    });
-
-    it(`${c.player}: the fleet slower (its origin fetches share a link of ${SLOW_PATH_KBPS} kbit/s): no more stalls than direct at that rate, mostly below the top rendition`, async () => {
-      await checkNoOvershoot(ff.browser, site, c, { mediaDir, rtcBindAddress: BIND_ADDR });
-    });
+  for (const k of ABR_CASES) {
+    it(k.title, () => k.run(ff.browser, site, { mediaDir, origoUrl: fleet.origoUrl, rtcBindAddress: BIND_ADDR }));
   }
 });

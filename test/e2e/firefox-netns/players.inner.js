@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { PLUGIN_PLAYERS, MIN_FLEET_SHARE, playPluginPage, checkPluginPlay, playThroughFleetDeath, startDemoSystem, playDemoPage } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, startDemoSystem, playDemoPage } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -54,19 +54,16 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
     for (const c of PLUGIN_PLAYERS) {
       for (const mode of MODES) {
         it(`${c.player} in ${mode}: plays ≥ ${PLAY_SECONDS} s, ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet, some in ${mode}, byte-exact, an Origo record each`, async () => {
-          const st = await playPluginPage(ff.browser, site, { player: c.player, src: c.src, origo: fleet.origoUrl, mode, seconds: PLAY_SECONDS });
+          const st = await playAndCheckPlugin(ff.browser, site, { ...c, mode, seconds: PLAY_SECONDS, mediaDir, fleet });
           // the site saw Firefox's own requests (the manifests, which the player fetches itself) as the browser's
           assert.ok(st.hits.some((h) => h.fromBrowser && /\.(m3u8|mpd)$/.test(h.path)), `no request the site took for the browser's: ${JSON.stringify(st.hits.slice(0, 5))}`);
           console.log(`      ${c.player} ${mode}: by mode ${Object.entries(st.fleetStats.fleetBytes).map(([m, b]) => `${m} ${(b / 1024).toFixed(1)} KiB`).join(', ')}`);
-          await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: c.player, mode, seconds: PLAY_SECONDS });
         });
       }
     }
 
     it('hls.js in its progressive mode (progressive: true), Coded MUTP: the same checks', async () => {
-      const c = /** @type {{player: string, src: string}} */ (PLUGIN_PLAYERS.find((p) => p.player === 'hls'));
-      const st = await playPluginPage(ff.browser, site, { player: 'hls', src: c.src, origo: fleet.origoUrl, mode: 'coded', seconds: PLAY_SECONDS, query: { progressive: '1' } });
-      await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: 'hls progressive', mode: 'coded', seconds: PLAY_SECONDS });
+      await playAndCheckPlugin(ff.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet });
     });
 
     for (const c of PLUGIN_PLAYERS) {

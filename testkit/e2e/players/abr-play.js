@@ -17,12 +17,12 @@ import { startLocalFleet } from '../helpers/fleet.js';
 const PLAY_SECONDS = 16; // eight 2 s segments: room for the estimators to climb
 const PLAY_TIMEOUT_MS = 90_000;
 const KBIT = 1000 / 8; // bytes/s per kbit/s
-export const SLOW_PATH_KBPS = 1200; // carries the middle rendition (800), not the top one (2400)
+const SLOW_PATH_KBPS = 1200; // carries the middle rendition (800), not the top one (2400)
 const CLIMB_SLACK_MS = 2000; // one segment: the players' switch points are per segment
 const MAX_TOP_SHARE_SLOW = 0.5; // of a slow fleet's segments; told the true first byte, hls.js played 13 of 20 at the top and stalled
 const TOP = LADDER.length - 1;
 /** The ladder's streams each player plays */
-export const ABR_PLAYERS = [
+const ABR_PLAYERS = [
   { player: 'hls', src: 'hls/master.m3u8' },
   { player: 'shaka', src: 'dash/stream.mpd' },
   { player: 'dash', src: 'dash/stream.mpd' },
@@ -118,3 +118,18 @@ export async function checkNoOvershoot(browser, site, c, { mediaDir, rtcBindAddr
     site.setRates({ browser: null, proxy: null });
   }
 }
+
+/**
+ * Every check for every player, as a browser's spec declares them: `it(k.title, () => k.run(...))`.
+ * @type {{title: string, run: (browser: import('puppeteer-core').Browser, site: PacedSite, o: {mediaDir: string, origoUrl: string, rtcBindAddress?: string}) => Promise<void>}[]}
+ */
+export const ABR_CASES = ABR_PLAYERS.flatMap((c) => [
+  {
+    title: `${c.player}: the fleet far faster than the direct path: climbs to the top rendition no later than on a fast direct path; the slow direct path alone never does`,
+    run: (browser, site, o) => checkClimb(browser, site, c, o),
+  },
+  {
+    title: `${c.player}: the fleet slower (its origin fetches share a link of ${SLOW_PATH_KBPS} kbit/s): no more stalls than direct at that rate, mostly below the top rendition`,
+    run: (browser, site, o) => checkNoOvershoot(browser, site, c, o),
+  },
+]);

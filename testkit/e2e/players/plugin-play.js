@@ -19,6 +19,8 @@ export const PLUGIN_PLAYERS = [
   { player: 'shaka', src: 'dash1/list.mpd' },
   { player: 'dash', src: 'dash/stream.mpd' },
 ];
+/** hls.js in its progressive (streaming) mode: play.html's query for it, and its name in the output */
+export const HLS_PROGRESSIVE = { ...PLUGIN_PLAYERS[0], query: { progressive: '1' }, label: 'hls progressive' };
 export const MIN_FLEET_SHARE = 0.95;
 const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
 const MIN_RESPONSES = 3;
@@ -61,6 +63,21 @@ export async function playPluginPage(browser, site, { player, src, origo, mode, 
     const direct = hits.filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path));
     return { ...st, errors: [...st.errors, ...errors], hits, direct };
   });
+}
+
+/**
+ * playPluginPage through `fleet` in `mode`, then checkPluginPlay; the play, for more checks.
+ * @param {import('puppeteer-core').Browser} browser
+ * @param {{hits: SiteHit[], url: string}} site  startPlayerSite's
+ * @param {{player: string, src: string, mode: string, seconds: number, mediaDir: string,
+ *   fleet: {origoUrl: string, origo: {store: {listClientRecords: (p?: object) => Promise<object[]>}}},
+ *   query?: Record<string, string>, label?: string}} o  label: the player's name in the output
+ * @returns {Promise<PluginPlay>}
+ */
+export async function playAndCheckPlugin(browser, site, { player, src, mode, seconds, mediaDir, fleet, query, label = player }) {
+  const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query });
+  await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: label, mode, seconds });
+  return st;
 }
 
 /**
