@@ -9,6 +9,10 @@
 // suspect is re-encoded from the verified data: the corrupted ones name their source exactly.
 // After MIN_ATTEMPTS_FOR_LEAVE_ONE_OUT failed attempts, decoding the suspects without one
 // source at a time finds a source that corrupts all of its packets.
+// A generation that decodes before its checksum is decided (a streamed meta: the proxies send
+// each checksum as they get the generation's bytes) is held, decoded, with its full DoF in
+// feedback so nobody sends more of it, and neither delivered nor passed by the window base until
+// recheckHeld() finds its checksum decided.
 import { ReceiverBase } from './receiver-base.js';
 import { codedPacketMatches } from './integrity/gf256.js';
 
@@ -41,6 +45,44 @@ export class CodedReceiver extends ReceiverBase {
     /** @type {(any[] | undefined)[]} */
     this.suspects = new Array(G);
     this.attempts = new Uint8Array(G);
+    /** decoded generations whose checksum is not decided yet (their decoders keep the symbols) */
+    /** @type {Set<number>} */
+    this.held = new Set();
+  }
+
+  /** Every generation decoded and verified (a held one is not yet). */
+  get complete() {
+    return super.complete && this.held.size === 0;
+  }
+
+  /**
+   * Verify the held generations again (the vote has heard more checksums): each now decided is
+   * delivered, or discarded and sent again. Returns whether any was.
+   */
+  recheckHeld() {
+    let changed = false;
+    for (const k of this.held) {
+      const dec = /** @type {import('@mutp/rlnc').Decoder} */ (this.decoders[k]);
+      const verdict = this.verdictOf(k, dec);
+      if (verdict === undefined) continue;
+      this.held.delete(k);
+      changed = true;
+      if (verdict) this.completeGeneration(k, dec);
+      else this.discardAttempt(k);
+    }
+    return changed;
+  }
+
+  /** @param {number} k @param {import('@mutp/rlnc').Decoder} dec @returns {boolean | undefined} undefined: not decided yet */
+  verdictOf(k, dec) {
+    if (!this.verify) return true;
+    return this.verify(k, dec.symbols().subarray(0, this.generationBytes(k)));
+  }
+
+  /** Bytes of generation k in the object (the last packet's padding left out). @param {number} k */
+  generationBytes(k) {
+    const start = k * this.layout.generationSize * this.layout.payloadSize;
+    return Math.min(this.buffer.length - start, this.generationSize(k) * this.layout.payloadSize);
   }
 
   /** @param {number} k */
@@ -93,14 +135,28 @@ export class CodedReceiver extends ReceiverBase {
    * @param {import('@mutp/rlnc').Decoder} dec
    */
   finishGeneration(k, dec) {
-    const P = this.layout.payloadSize;
-    const start = k * this.layout.generationSize * P;
-    const n = Math.min(this.buffer.length - start, this.generationSize(k) * P); // drop the last packet's padding
-    const symbols = dec.symbols();
-    if (this.verify && !this.verify(k, symbols.subarray(0, n))) {
+    const verdict = this.verdictOf(k, dec);
+    if (verdict === undefined) {
+      this.held.add(k);
+      this.urgentFeedback = true; // its full DoF: nobody sends more of it
+      return true;
+    }
+    if (!verdict) {
       this.discardAttempt(k);
       return false;
     }
+    this.completeGeneration(k, dec);
+    return true;
+  }
+
+  /**
+   * Generation k decoded and verified: deliver it and move the window.
+   * @param {number} k @param {import('@mutp/rlnc').Decoder} dec
+   */
+  completeGeneration(k, dec) {
+    const start = k * this.layout.generationSize * this.layout.payloadSize;
+    const n = this.generationBytes(k);
+    const symbols = dec.symbols();
     if (this.verify) this.checkSuspects(k, symbols);
     this.buffer.set(symbols.subarray(0, n), start);
     dec.dispose();
@@ -113,7 +169,6 @@ export class CodedReceiver extends ReceiverBase {
     this.urgentFeedback = true;
     const G = this.layout.generationCount;
     while (this.gmin < G && this.done[this.gmin]) this.gmin++;
-    return true;
   }
 
   /**

@@ -220,12 +220,13 @@ export class CodedSender extends SenderBase {
    */
   pick() {
     const surplus = this.params.surplus;
+    const end = Math.min(this.gend, this.haveUnits); // a streamed sender sends generations whose bytes are all there
     if (this.shared) {
-      for (let k = this.gmin; k < this.gend; k++) {
+      for (let k = this.gmin; k < end; k++) {
         if (this.dof[k] < this.generationSize(k) && this.inTransit[k] < this.owe[k] + surplus) return k;
       }
       const wg = this.layout.windowGenerations;
-      for (let k = this.gend - 1; k >= this.gmin; k--) {
+      for (let k = end - 1; k >= this.gmin; k--) {
         if (this.dof[k] + this.inTransit[k] < this.generationSize(k) + surplus &&
           this.inTransit[k] - this.owe[k] < this.stealable[k % wg]) return k;
       }
@@ -234,7 +235,7 @@ export class CodedSender extends SenderBase {
     let best = -1;
     let bestEst = Infinity;
     let ties = 0;
-    for (let k = this.gmin; k < this.gend; k++) {
+    for (let k = this.gmin; k < end; k++) {
       const size = this.generationSize(k);
       if (this.dof[k] >= size) continue;
       const est = this.dof[k] + this.inTransit[k];
@@ -252,7 +253,7 @@ export class CodedSender extends SenderBase {
    * arrival brings feedback or done again, instead of idling with the download unfinished.
    */
   endGamePick() {
-    if (this.gend < this.layout.generationCount) return -1;
+    if (this.gend < this.layout.generationCount || this.haveUnits < this.layout.generationCount) return -1;
     const lossy = this.stats.lostByEcho > 0 && this.stats.lostByEcho >= END_GAME_MIN_LOSS * this.echoedTotal;
     if (!lossy && this.transit.length > 0) return -1;
     for (let k = this.gmin; k < this.gend; k++) {

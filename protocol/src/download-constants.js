@@ -14,6 +14,13 @@ export const REQUEST_RESEND_MS = 500;
 export const REQUEST_RESEND_FIRST_MS = 150;
 
 /**
+ * A streamed meta's slice missing this long (ms) while later ones came gets the request re-sent
+ * (the proxy then sends its whole meta so far again): both its copies were lost, and a generation
+ * decoded before its checksum is held until it comes. One round trip at the paper's 50 ms: slices
+ * go out in order, so a gap is rarely mere reordering.
+ */
+export const SLICE_GAP_RESEND_MS = 50;
+/**
  * A proxy that has not sent its meta after this long (ms) is dropped: it covers the proxy's
  * origin fetch, which may be slow, but a proxy that stays silent is gone.
  */

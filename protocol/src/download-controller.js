@@ -14,7 +14,7 @@ import { createMetaVote, createMetaAssembler, majorityAgrees } from './integrity
 import { codedError } from '@mutp/common/errors';
 import {
   REQUEST_RESEND_MS, REQUEST_RESEND_FIRST_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
-  MAX_MALFORMED_PER_PROXY, MAX_WARNINGS_PER_PROXY, META_QUORUM_WAIT_MS, EXCLUDE_AFTER_BAD_PACKETS,
+  MAX_MALFORMED_PER_PROXY, MAX_WARNINGS_PER_PROXY, META_QUORUM_WAIT_MS, EXCLUDE_AFTER_BAD_PACKETS, SLICE_GAP_RESEND_MS,
 } from './download-constants.js';
 
 /**
@@ -39,8 +39,9 @@ import {
  * @typedef {object} SourceState
  * @property {number} index
  * @property {'connecting'|'open'|'failed'|'closed'} state
- * @property {any} meta                  its meta, once all slices arrived
+ * @property {any} meta                  its meta, once all slices arrived (streamed: once its layout did)
  * @property {any} metaAsm               collects its meta slices (checksum table)
+ * @property {number} gapSince           ms, since when its streamed meta misses a slice below later ones (0: none)
  * @property {number} badPackets         packets proven corrupted
  * @property {number} requestedAt        ms, the last request sent
  * @property {number} requestsSent       requests sent to this source so far
@@ -64,6 +65,8 @@ import {
  *   request and fetches it meanwhile (a URL too long for the datagram is not hinted)
  * @property {boolean} [bundles]        ask the proxies for their packets in bundles (fewer, larger messages; proxies
  *   that predate bundles send them one by one)
+ * @property {boolean} [streamed]       coded: take a streamed meta, so a proxy sends while it still gets the object
+ *   from the origin (proxies that predate it send the whole meta first)
  * @property {object} [params]          partial protocol params (normalized here)
  * @property {number} sourceCount
  * @property {number} downloadId        u32
@@ -95,18 +98,20 @@ export class DownloadController {
     this.verify = o.verify !== false;
     this.impl = o.impl;
     this.objectBuffer = o.objectBuffer;
+    /** a streamed meta is taken (asked for): coded only, whose sender sends only generations it has whole */
+    this.streamed = o.streamed === true && o.mode === 'coded';
     /** @type {SourceState[]} */
     this.sources = [];
     /** @type {Uint8Array[]} */
     this.requests = [];
     for (let i = 0; i < o.sourceCount; i++) {
       this.sources.push({
-        index: i, state: 'connecting', meta: null, metaAsm: null, badPackets: 0, requestedAt: 0, requestsSent: 0, lastHeardAt: 0,
+        index: i, state: 'connecting', meta: null, metaAsm: null, gapSince: 0, badPackets: 0, requestedAt: 0, requestsSent: 0, lastHeardAt: 0,
         connectedAt: 0, reused: false, bytes: 0, packets: 0, duplicates: 0, maxSeq: 0, malformed: 0, error: null,
       });
       this.requests.push(encodeMessage({
         type: 'request', downloadId: o.downloadId, url: o.url, method: 'GET', range: o.range ?? null, mode: o.mode,
-        sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params, bundles: o.bundles === true,
+        sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params, bundles: o.bundles === true, streamed: this.streamed,
       }));
     }
     /** the hint datagram, sent once per connection after its first request; null: none */
@@ -236,6 +241,9 @@ export class DownloadController {
         else if (now >= this.requestResendAt(s)) this.sendRequest(s, now);
       } else if (stalled && now - s.lastHeardAt >= this.noProgressTimeoutMs) {
         this.drop(s, 'ERR_PROXY_SILENT', `no packet for ${Math.round(now - s.lastHeardAt)} ms while the download stalled`);
+      } else if (s.gapSince > 0 && now >= this.gapResendAt(s)) {
+        this.sendRequest(s, now); // the proxy sends its meta so far again
+        s.gapSince = now;
       }
     }
     return this.take();
@@ -269,7 +277,7 @@ export class DownloadController {
       if (s.state !== 'open') continue;
       if (s.reused && !s.metaAsm) t = Math.min(t, s.connectedAt + REUSED_SILENT_MS);
       if (!s.meta) t = Math.min(t, s.lastHeardAt + META_TIMEOUT_MS, this.requestResendAt(s));
-      else t = Math.min(t, Math.max(stallAt, s.lastHeardAt + this.noProgressTimeoutMs));
+      else t = Math.min(t, Math.max(stallAt, s.lastHeardAt + this.noProgressTimeoutMs), s.gapSince > 0 ? this.gapResendAt(s) : Infinity);
     }
     return t;
   }
@@ -320,6 +328,11 @@ export class DownloadController {
     return s.requestedAt + (s.requestsSent <= 1 ? REQUEST_RESEND_FIRST_MS : REQUEST_RESEND_MS);
   }
 
+  /** When a source whose streamed meta misses a slice gets its request re-sent (ms). @param {SourceState} s */
+  gapResendAt(s) {
+    return Math.max(s.gapSince + SLICE_GAP_RESEND_MS, s.requestedAt + SLICE_GAP_RESEND_MS);
+  }
+
   /** @param {SourceState} s @param {number} now */
   sendRequest(s, now) {
     s.requestedAt = now;
@@ -341,16 +354,26 @@ export class DownloadController {
    */
   onMeta(s, meta, now) {
     s.lastHeardAt = now;
-    if (s.meta) return; // a repeat (we re-sent the request)
+    if (s.meta && !s.metaAsm.streamed) return; // a repeat (we re-sent the request)
     if (meta.mode !== this.mode) return this.drop(s, 'ERR_META_MISMATCH', `proxy answered in ${meta.mode} mode`);
+    if (meta.streamed && !this.streamed) return this.drop(s, 'ERR_META_MISMATCH', 'proxy streamed its meta unasked');
     if (!s.metaAsm) s.metaAsm = createMetaAssembler(meta);
     const refused = s.metaAsm.add(meta);
     if (refused) return this.drop(s, 'ERR_META_MISMATCH', refused);
+    if (s.metaAsm.streamed) s.gapSince = !s.metaAsm.gap ? 0 : s.gapSince || now;
+    if (s.meta) {
+      // a streamed meta's slice: each of its checksums is one more vote, and may free held generations
+      if (this.vote && meta.checksums) {
+        this.vote.heard(s.index, meta.checksums.first, meta.checksums.first + meta.checksums.values.length / meta.checksums.entryBytes);
+        this.afterPackets(now);
+      }
+      return;
+    }
     if (!s.metaAsm.complete) return;
     s.meta = s.metaAsm.meta;
     if (this.vote) {
       // a proxy whose meta came after the vote must agree with it
-      const v = this.vote.admit({ source: s.index, meta: s.meta, table: s.metaAsm.table });
+      const v = this.vote.admit({ source: s.index, meta: s.meta, table: s.metaAsm.table, has: s.metaAsm.has });
       if (v) this.drop(s, v.code, v.message);
       return;
     }
@@ -373,7 +396,7 @@ export class DownloadController {
     if (live.length === 0) return;
     // the same sum as wakeAt(): now - first >= wait can be false by rounding at the instant it wakes us
     if (now >= this.firstMetaAt + META_QUORUM_WAIT_MS) this.quorumWaitOver = true;
-    const entries = live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table }));
+    const entries = live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table, has: s.metaAsm.has }));
     const waitForMore = !this.quorumWaitOver || 2 * live.length <= alive.length;
     if (live.length < alive.length && waitForMore && !majorityAgrees(entries, alive.length)) return;
     this.vote = createMetaVote(entries);
@@ -420,6 +443,9 @@ export class DownloadController {
   afterPackets(now) {
     if (this.finished || !this.receiver) return;
     this.applyIntegrityVerdicts();
+    if (this.finished) return;
+    // generations held for their checksums: the vote may have decided them since (more slices, fewer voters)
+    if (this.receiver.held?.size > 0 && this.receiver.recheckHeld()) this.applyIntegrityVerdicts();
     if (this.finished) return;
     const fb = this.receiver.pollFeedbackFor(now);
     if (fb) this.sendToOpen(fb.sources, encodeMessage({ ...fb.message, downloadId: this.downloadId }), fb.message.type === 'feedback');
@@ -482,6 +508,7 @@ export class DownloadController {
     if (s.state === 'failed' || s.state === 'closed') return;
     s.state = 'failed';
     s.error = { code, message };
+    this.vote?.drop(s.index); // its checksums no longer count: the others decide what is open
     this.out.push({ type: 'drop', source: s.index, code, message, ...(healthy ? { healthy } : {}) });
     if (this.finished) return;
     if (this.sources.every((x) => x.state === 'failed')) {

@@ -18,7 +18,8 @@ const NOTHING = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([]))
  * @property {number} [sourceCount]     N
  * @property {number} [now]             creation time, ms
  * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
- * @property {(unit: number, bytes: Uint8Array) => boolean} [verify] integrity check of a unit
+ * @property {(unit: number, bytes: Uint8Array) => boolean | undefined} [verify] integrity check of a unit
+ *   (undefined: its checksum is not decided yet; a coded receiver holds such a generation, see recheckHeld)
  *   (coded: a decoded generation; uncoded: a packet) against the proxies' checksums, e.g.
  *   createMetaVote().verify. Without it nothing is verified (the simulator). With it, a coded
  *   receiver keeps references to the coded payloads it was given until their generation

@@ -5,7 +5,7 @@ import { TransitQueue } from './transit-queue.js';
 import { createRng, sourceSeed } from './rng.js';
 import { checkSourceCount, computeLayout, normalizeParams } from './params.js';
 import { codedError } from '@mutp/common/errors';
-import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES, checksumTable } from './integrity/checksums.js';
+import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES, checksumOf, checksumTable, unitRange } from './integrity/checksums.js';
 import { MAX_DATAGRAM_BYTES, META_HEADER_BYTES, META_CHECKSUM_HEADER_BYTES } from './constants.js';
 
 /** Checksum entries one meta message carries: as many as fit the datagram (145 of 8 bytes). */
@@ -52,6 +52,9 @@ const RTO_RTTS = 2;
  * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
  * @property {Uint8Array} [checksums]      the checksum table of `data` under these params, already
  *   hashed (checksumTable()): a server serving one object to many sessions hashes it once
+ * @property {boolean} [streamed]          `data` is the object's buffer, filled from its start as the server gets
+ *   the bytes (haveBytes() says how far): only units wholly there are sent, and the meta is streamed
+ *   (streamedMeta: the layout first, each unit's checksum once its bytes are there)
  */
 
 export class SenderBase {
@@ -87,6 +90,54 @@ export class SenderBase {
       throw codedError('ERR_BAD_PARAMS', 'checksums must be the checksum table of data under these params');
     }
     this.stats = { sent: 0, feedback: 0, ignored: 0, invalid: 0, stale: 0, lostByEcho: 0, lostByTimeout: 0 };
+    this.streamed = opts.streamed === true;
+    /** units (generations; uncoded: packets) whose bytes are all in `data`: the scheduler picks below this */
+    this.haveUnits = this.streamed ? 0 : this.layout.generationCount;
+    if (this.streamed && this.checksums === null) this.checksums = new Uint8Array(this.layout.generationCount * CHECKSUM_ENTRY_BYTES);
+  }
+
+  /**
+   * A streamed sender's data holds its first `bytes` bytes now (never fewer than before). Returns
+   * the meta messages with the checksums of the units this completed, hashed now: they go out
+   * before any packet of those units.
+   * @param {number} bytes
+   * @returns {import('./wire.js').MetaMessage[]}
+   */
+  haveBytes(bytes) {
+    if (!this.streamed) return [];
+    const l = this.layout;
+    const unitBytes = l.payloadSize * l.generationSize;
+    const units = bytes >= l.totalSize ? l.generationCount : Math.min(l.generationCount, Math.floor(bytes / unitBytes));
+    const from = this.haveUnits;
+    if (units <= from) return [];
+    const table = /** @type {Uint8Array} */ (this.checksums);
+    for (let u = from; u < units; u++) {
+      const { start, end } = unitRange(l, u);
+      table.set(checksumOf(this.data.subarray(start, end)), u * CHECKSUM_ENTRY_BYTES);
+    }
+    this.haveUnits = units;
+    return this.checksumMetas(this.streamedMeta(), from, units);
+  }
+
+  /** A streamed sender's layout meta: no checksums yet, they follow (haveBytes). @param {{ serverFetchMs?: number | null }} [o] */
+  streamedMeta(o = {}) {
+    return { ...this.meta(), serverFetchMs: o.serverFetchMs ?? null, streamed: true };
+  }
+
+  /**
+   * `base` with the checksums of units [from, to), CHECKSUMS_PER_META to a message.
+   * @param {import('./wire.js').MetaMessage} base @param {number} from @param {number} to
+   */
+  checksumMetas(base, from, to) {
+    const table = /** @type {Uint8Array} */ (this.checksums);
+    const out = [];
+    for (let first = from; first < to; first += CHECKSUMS_PER_META) {
+      const end = Math.min(to, first + CHECKSUMS_PER_META);
+      out.push({ ...base, checksums: {
+        algo: CHECKSUM_ALGO_SHA256, entryBytes: CHECKSUM_ENTRY_BYTES, first, values: table.subarray(first * CHECKSUM_ENTRY_BYTES, end * CHECKSUM_ENTRY_BYTES),
+      } });
+    }
+    return out;
   }
 
   /** The meta message to send before any data. @returns {import('./wire.js').MetaMessage} */
@@ -107,19 +158,16 @@ export class SenderBase {
    * @returns {import('./wire.js').MetaMessage[]}
    */
   metaMessages(o = {}) {
+    if (this.streamed) {
+      // the layout, then the checksums known so far (a re-sent request gets them all again)
+      const base = this.streamedMeta(o);
+      return [base, ...this.checksumMetas(base, 0, this.haveUnits)];
+    }
     const base = { ...this.meta(), serverFetchMs: o.serverFetchMs ?? null };
     if (!this.checksums) this.checksums = checksumTable(this.data, this.layout);
-    const table = this.checksums;
-    const units = table.length / CHECKSUM_ENTRY_BYTES;
+    const units = this.checksums.length / CHECKSUM_ENTRY_BYTES;
     if (units === 0) return [base];
-    const out = [];
-    for (let first = 0; first < units; first += CHECKSUMS_PER_META) {
-      const end = Math.min(units, first + CHECKSUMS_PER_META);
-      out.push({ ...base, checksums: {
-        algo: CHECKSUM_ALGO_SHA256, entryBytes: CHECKSUM_ENTRY_BYTES, first, values: table.subarray(first * CHECKSUM_ENTRY_BYTES, end * CHECKSUM_ENTRY_BYTES),
-      } });
-    }
-    return out;
+    return this.checksumMetas(base, 0, units);
   }
 
   /** Current retransmission timeout in ms. */

@@ -32,7 +32,10 @@ export class UncodedReceiver extends ReceiverBase {
   accept(msg, _now, sourceIndex) {
     const i = msg.index;
     if (this.received[i]) return false;
-    if (this.verify && !this.verify(i, msg.payload)) {
+    const verdict = this.verify ? this.verify(i, msg.payload) : true;
+    // no checksum decided yet (a streamed meta, which uncoded downloads never ask for): not taken, nobody blamed
+    if (verdict === undefined) return false;
+    if (!verdict) {
       // refused like a lost packet: the bitmap still shows i missing, so it is sent again
       this.rejected = true;
       this.c.integrityFailures++;

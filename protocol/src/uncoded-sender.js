@@ -18,6 +18,7 @@ import { writeDataHeader } from './wire.js';
 import { DATA_HEADER_BYTES } from './constants.js';
 import { RecentRates } from './recent-rates.js';
 import { EPOCHS_PER_WINDOW, epochPackets, entryEpoch } from './uncoded-epochs.js';
+import { codedError } from '@mutp/common/errors';
 
 /** Fractional part of the golden ratio: k·GOLDEN mod 1 spreads k = 0, 1, 2, … evenly over [0, 1). */
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
@@ -29,6 +30,8 @@ export class UncodedSender extends SenderBase {
   /** @param {import('./sender-base.js').SenderOptions} opts */
   constructor(opts) {
     super(opts, 'uncoded');
+    // its scheduler picks any window packet: it has no notion of bytes not there yet
+    if (this.streamed) throw codedError('ERR_BAD_PARAMS', 'only a coded sender can be streamed');
     const L = this.layout.packetCount;
     this.received = new Bitset(L);
     this.sendOwn = new Bitset(L);

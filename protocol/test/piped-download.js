@@ -17,6 +17,8 @@ const MAX_EVENTS = 1_000_000;
  * @property {number} [corruptPacket]      flips a byte in its k-th data packet (1, 2, …)
  * @property {(m: any) => any} [tamperMeta] changes its meta messages
  * @property {number} [junk]               sends this many undecodable datagrams first
+ * @property {(first: number) => boolean} [loseSlice]  streamed: loses its first sending of the checksum slice that
+ *   starts at this unit (a re-sent request sends it again)
  */
 
 /**
@@ -32,6 +34,9 @@ const MAX_EVENTS = 1_000_000;
  * @param {number} [o.noProgressTimeoutMs]
  * @param {(bytes: number) => Uint8Array} [o.objectBuffer]
  * @param {boolean} [o.bundles]  the client asks for bundles: each proxy sends what its window allows in bundles
+ * @param {{ chunkBytes: number, everyMs: number }} [o.stream]  coded: the client takes streamed metas, and each proxy
+ *   gets the object from its origin in chunks of chunkBytes every everyMs (from its meta delay on), into a buffer of
+ *   its own that its sender serves from
  */
 export async function runPiped(o) {
   const { mode, size, n, params = {}, delayMs = 25, seed = 1, faults = {}, maxMs = 60_000 } = o;
@@ -40,14 +45,17 @@ export async function runPiped(o) {
   for (let i = 0; i < size; i++) data[i] = Math.floor(rand() * 256);
   const downloadId = 0xd0d0;
   const seeds = Array.from({ length: n }, (_, i) => 1000 + i);
-  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer, bundles: o.bundles });
+  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer, bundles: o.bundles, streamed: !!o.stream });
   const q = new EventQueue();
   /** per proxy: what it received and its sender */
   const proxies = Array.from({ length: n }, (_, i) => ({
     fault: faults[i] ?? {}, requests: 0, feedbacks: 0, done: 0, /** @type {any} */ sender: null, serving: false, sent: 0, messages: 0, bundles: false, busy: false, closed: false,
-    /** @type {number[]} */ feedbackAt: [], index: i,
+    /** @type {number[]} */ feedbackAt: [], index: i, streamed: false, filled: 0, /** @type {Set<number>} */ lostSlices: new Set(),
   }));
-  const senders = await Promise.all(proxies.map((p, i) => createSender({ mode, data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId })));
+  // a streamed proxy's sender serves its own buffer, filled as its origin's chunks come (bytes past them are zeros)
+  const senders = await Promise.all(proxies.map((p, i) => createSender({
+    mode, data: o.stream ? new Uint8Array(size) : data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId, streamed: !!o.stream,
+  })));
   /** @type {any[]} */
   const actions = [];
   const delivered = new Uint8Array(size);
@@ -134,7 +142,13 @@ export async function runPiped(o) {
     if (msg.type === 'request') {
       p.requests++;
       p.bundles = msg.bundles === true;
+      p.streamed = msg.streamed === true;
       if (p.fault.silent || p.requests <= (p.fault.dropRequests ?? 0)) return;
+      if (p.serving && p.sender?.streamed) {
+        // a re-sent request: the meta so far again (a slice may have been lost)
+        for (const m of p.sender.metaMessages({ serverFetchMs: 3 })) sendMeta(p, m, false);
+        return;
+      }
       if (p.serving) return; // a re-sent request: its meta is already on its way
       p.serving = true;
       const later = p.fault.metaDelayMs ?? 0;
@@ -150,6 +164,27 @@ export async function runPiped(o) {
     }
   }
 
+  /** @param {any} p @param {any} m @param {boolean} first  the slice's first sending (loseSlice loses only that) */
+  function sendMeta(p, m, first) {
+    const at = m.checksums?.first;
+    if (first && at !== undefined && p.fault.loseSlice?.(at)) {
+      p.lostSlices.add(at);
+      return;
+    }
+    toClient(p.index, encodeMessage(p.fault.tamperMeta ? p.fault.tamperMeta(m) : m));
+  }
+
+  /** A streamed proxy got its next chunk from the origin. @param {any} p */
+  function arrive(p) {
+    if (p.closed || !o.stream) return;
+    const to = Math.min(size, p.filled + o.stream.chunkBytes);
+    p.sender.data.set(data.subarray(p.filled, to), p.filled);
+    p.filled = to;
+    for (const m of p.sender.haveBytes(p.filled)) sendMeta(p, m, true);
+    if (p.filled < size) q.push(now + o.stream.everyMs, { kind: 'arrive', src: p.index });
+    pump(p);
+  }
+
   for (let i = 0; i < n; i++) apply(c.connected(i, { reused: false }, 0));
   let events = 0;
   while (q.size > 0 && end === null) {
@@ -162,10 +197,13 @@ export async function runPiped(o) {
       case 'serve': {
         p.sender = senders[p.index]; // as a proxy: no packet before its meta, feedback before it is ignored
         for (let k = 0; k < (p.fault.junk ?? 0); k++) toClient(p.index, new Uint8Array([9, 9, 9]));
-        for (const m of p.sender.metaMessages({ serverFetchMs: 3 })) toClient(p.index, encodeMessage(p.fault.tamperMeta ? p.fault.tamperMeta(m) : m));
+        if (p.sender.streamed && !p.streamed) throw new Error('the client did not ask for a streamed meta');
+        for (const m of p.sender.metaMessages({ serverFetchMs: 3 })) sendMeta(p, m, true);
+        if (p.sender.streamed) arrive(p);
         pump(p);
         break;
       }
+      case 'arrive': arrive(p); break;
       case 'free': p.busy = false; pump(p); break;
       case 'pump': pump(p); break;
       case 'atClient': if (!p.closed) apply(c.datagram(ev.src, ev.bytes, now)); break;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createObjectStore } from '../src/objects/object-store.js';
+import { GrowingBody } from '../src/origin/growing-body.js';
 
 /** A fetcher that counts calls and answers when the test says so. */
 function controllableFetcher() {
@@ -178,5 +179,55 @@ describe('object store (LRU by bytes + single-flight)', () => {
       assert.equal(plain.fromCache, true);
     });
   });
-});
 
+  describe('open: the object as it comes', () => {
+    /** A fetcher that hands each fetch's body to the test as it comes. */
+    function growingFetcher() {
+      /** @type {{ url: string, body: GrowingBody, resolve: (v: any) => void, reject: (e: Error) => void }[]} */
+      const fetches = [];
+      /** @param {string} url @param {any} o */
+      const fetcher = (url, o) => new Promise((resolve, reject) => {
+        const body = new GrowingBody(1000, { contentType: 'x/y', range: null, total: 1000 });
+        fetches.push({ url, body, resolve, reject });
+        o?.onBody?.(body);
+      });
+      return { fetcher, fetches };
+    }
+
+    it('resolves at the head, fills as the body comes, and is one origin fetch with get(); the finished body is the cached copy', async () => {
+      const f = growingFetcher();
+      const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1 << 20 });
+      const opened = await store.open('http://o/a');
+      const got = store.get('http://o/a');
+      assert.equal(f.fetches.length, 1);
+      /** @type {number[]} */
+      const seen = [];
+      opened.subscribe((n) => seen.push(n));
+      assert.equal(opened.filled(), 0);
+      f.fetches[0].body.append(new Uint8Array(400).fill(1));
+      assert.equal(opened.filled(), 400);
+      f.fetches[0].body.append(new Uint8Array(600).fill(2));
+      assert.deepEqual(seen, [400, 1000]);
+      f.fetches[0].resolve({ bytes: f.fetches[0].body.bytes, contentType: 'x/y' });
+      const whole = await opened.done;
+      assert.equal(whole.bytes, opened.bytes, 'no copy');
+      assert.equal((await got).bytes, opened.bytes);
+      const again = await store.open('http://o/a');
+      assert.equal(again.fromCache, true);
+      assert.equal(again.filled(), 1000);
+    });
+
+    it('a fetch that gives no body as it comes (no length said) opens whole at its end; a failure before the head rejects', async () => {
+      const f = controllableFetcher();
+      const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1 << 20 });
+      const opened = store.open('http://o/b');
+      f.answer('http://o/b', 300);
+      const o = await opened;
+      assert.equal(o.filled(), 300);
+      assert.equal(o.fromCache, false);
+      const failing = store.open('http://o/c');
+      f.fail('http://o/c', 'ERR_ORIGIN_STATUS');
+      await assert.rejects(failing, { code: 'ERR_ORIGIN_STATUS' });
+    });
+  });
+});

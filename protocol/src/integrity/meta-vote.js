@@ -28,9 +28,28 @@ const NO_VERDICTS = /** @type {any} */ (Object.freeze([]));
  */
 
 /**
- * @param {{ source: number, meta: any, table: Uint8Array }[]} entries  complete metas, in arrival order
- * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array) => boolean,
- *   pollLiars: () => Verdict[], admit: (entry: { source: number, meta: any, table: Uint8Array }) => Verdict | null }}
+ * @typedef {object} VoteEntry  one proxy's meta: its layout and the checksums it has sent so far
+ * @property {number} source
+ * @property {any} meta
+ * @property {Uint8Array} table          its checksum table (entries it has not sent are zeros)
+ * @property {(unit: number) => boolean} [has]  whether it has sent unit's checksum (default: all: a whole meta)
+ */
+
+/** A whole meta has every unit's checksum. */
+const HAS_ALL = () => true;
+
+/**
+ * The vote on the proxies' metas. The layout is decided once, among `entries`. Each unit's
+ * checksum is decided among the proxies of the winning layout that are still voting (not liars,
+ * not dropped): at once when one value has a strict majority of them, else when every one of them
+ * has given the unit (then the value most gave wins, or on a tie the data decides). A whole meta
+ * gives every unit at once; a streamed one gives units as the proxy gets the object's bytes
+ * (heard), so a unit may be open for a while: verify() then answers undefined.
+ * @param {VoteEntry[]} entries  metas in arrival order
+ * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array) => boolean | undefined,
+ *   pollLiars: () => Verdict[], admit: (entry: VoteEntry) => Verdict | null,
+ *   heard: (source: number, from: number, to: number) => void, drop: (source: number) => void,
+ *   decided: (unit: number) => boolean, lacking: (unit: number) => number[] }}
  */
 export function createMetaVote(entries) {
   if (entries.length === 0) throw codedError('ERR_BAD_PARAMS', 'no meta to vote on');
@@ -54,9 +73,13 @@ export function createMetaVote(entries) {
   }
 
   const E = CHECKSUM_ENTRY_BYTES;
-  const units = winner[0].table.length / E;
-  const agreed = winner[0].table.slice();
-  /** unit → tied candidate values, each with the sources that gave it */
+  const units = meta.generationCount;
+  /** the proxies whose checksums count: the winning layout's, then admitted ones; liars and dropped ones leave */
+  /** @type {{ source: number, table: Uint8Array, has: (unit: number) => boolean }[]} */
+  const voters = winner.map((e) => ({ source: e.source, table: e.table, has: e.has ?? HAS_ALL }));
+  const agreed = new Uint8Array(units * E);
+  const decided = new Uint8Array(units);
+  /** unit → tied candidate values (every voter gave one), each with the sources that gave it */
   /** @type {Map<number, { value: Uint8Array, sources: number[] }[]>} */
   const ties = new Map();
   const liars = new Set();
@@ -66,35 +89,50 @@ export function createMetaVote(entries) {
     for (let i = 0; i < E; i++) if (t[u * E + i] !== v[i]) return false;
     return true;
   };
-  for (let u = 0; u < units && winner.length > 1; u++) {
-    const first = winner[0].table.subarray(u * E, u * E + E);
-    if (winner.every((e) => same(e.table, u, first))) continue;
-    /** @type {{ value: Uint8Array, sources: number[] }[]} */
-    const cands = [];
-    for (const e of winner) addVote(cands, e, u);
-    if (!settle(u, cands)) ties.set(u, cands);
-  }
+  for (let u = 0; u < units; u++) decide(u);
   excluded.push(...late.splice(0));
 
-  /** One more source's value for unit u. @param {{ value: Uint8Array, sources: number[] }[]} cands @param {{ source: number, table: Uint8Array }} e @param {number} u */
-  function addVote(cands, e, u) {
-    const v = e.table.subarray(u * E, u * E + E);
-    const c = cands.find((x) => same(x.value, 0, v));
-    if (c) c.sources.push(e.source);
-    else cands.push({ value: v, sources: [e.source] });
-  }
-
   /**
-   * Settle unit u if one value has the most sources: it is agreed, the others' sources are liars.
-   * @param {number} u @param {{ value: Uint8Array, sources: number[] }[]} cands @returns {boolean} settled
+   * Decide unit u if its votes allow: a strict majority of the voters, or every voter heard and one
+   * value ahead (a tie of every voter is left to the data: verify).
+   * @param {number} u
    */
-  function settle(u, cands) {
+  function decide(u) {
+    if (decided[u]) return;
+    /** @type {{ value: Uint8Array, sources: number[] }[]} */
+    const cands = [];
+    let given = 0;
+    for (const v of voters) {
+      if (!v.has(u)) continue;
+      given++;
+      const value = v.table.subarray(u * E, u * E + E);
+      const c = cands.find((x) => same(x.value, 0, value));
+      if (c) c.sources.push(v.source);
+      else cands.push({ value, sources: [v.source] });
+    }
+    ties.delete(u);
+    if (given === 0) return;
     const top = Math.max(...cands.map((c) => c.sources.length));
     const best = cands.filter((c) => c.sources.length === top);
-    if (best.length !== 1) return false;
-    agreed.set(best[0].value, u * E);
+    const all = given === voters.length;
+    if (!(2 * top > voters.length || (all && best.length === 1))) {
+      if (all) ties.set(u, cands);
+      return;
+    }
+    accept(u, best[0].value);
     for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
-    return true;
+  }
+
+  /** @param {number} u @param {Uint8Array} value */
+  function accept(u, value) {
+    agreed.set(value, u * E);
+    decided[u] = 1;
+    ties.delete(u);
+  }
+
+  /** Units a voter leaving may decide: every open one. */
+  function decideOpen() {
+    for (let u = 0; u < units; u++) if (!decided[u]) decide(u);
   }
 
   /** @param {number} source @param {number} u @param {string} why */
@@ -102,6 +140,15 @@ export function createMetaVote(entries) {
     if (liars.has(source)) return;
     liars.add(source);
     late.push({ source, code: 'ERR_INTEGRITY', message: `meta checksum of unit ${u} ${why}` });
+    leave(source);
+  }
+
+  /** @param {number} source */
+  function leave(source) {
+    const i = voters.findIndex((v) => v.source === source);
+    if (i < 0) return;
+    voters.splice(i, 1);
+    decideOpen(); // fewer voters: the others may now be a majority
   }
 
   return {
@@ -109,46 +156,64 @@ export function createMetaVote(entries) {
     excluded,
     verify(unit, bytes) {
       if (!Number.isInteger(unit) || unit < 0 || unit >= units) return false;
+      if (decided[unit]) return same(agreed, unit, checksumOf(bytes));
       const cands = ties.get(unit);
-      if (!cands) return same(agreed, unit, checksumOf(bytes));
+      if (!cands) return undefined; // not decided yet: more checksums are on their way
       const h = checksumOf(bytes);
       const match = cands.find((c) => same(c.value, 0, h));
       if (!match) return false;
+      accept(unit, match.value);
       for (const c of cands) if (c !== match) for (const s of c.sources) addLiar(s, unit, 'does not match the verified data');
-      ties.delete(unit);
-      agreed.set(match.value, unit * E);
       return true;
     },
     pollLiars: () => (late.length === 0 ? NO_VERDICTS : late.splice(0)), // polled after every packet: no array when none
     /**
-     * A proxy whose meta completed after the vote: it must match the layout and every settled
-     * checksum. On a unit still tied it is one more vote: a value it joins now has the most
-     * sources, so it settles the unit (and names who gave the other) before any data could.
+     * A proxy whose meta came after the vote: it must match the layout and every decided
+     * checksum; on the units still open or tied it is one more vote (a tie it breaks is settled,
+     * and names who gave the other value, before any data could).
      */
     admit(e) {
       const f = layoutDifference(e.meta, meta);
       if (f) return { source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${e.meta[f]} vs ${meta[f]}` };
+      const has = e.has ?? HAS_ALL;
       for (let u = 0; u < units; u++) {
-        if (ties.has(u)) continue;
-        if (!same(agreed, u, e.table.subarray(u * E, u * E + E))) {
+        if (decided[u] && has(u) && !same(agreed, u, e.table.subarray(u * E, u * E + E))) {
           liars.add(e.source);
           return { source: e.source, code: 'ERR_INTEGRITY', message: `meta checksum of unit ${u} disagrees with the majority` };
         }
       }
-      for (const [u, cands] of ties) {
-        addVote(cands, e, u);
-        if (settle(u, cands)) ties.delete(u);
-      }
+      voters.push({ source: e.source, table: e.table, has });
+      decideOpen();
       return null;
     },
+    /**
+     * Proxy `source` sent the checksums of units [from, to) (a streamed meta's slice, already in its
+     * table): each must match a decided one, or is one more vote.
+     * @param {number} source @param {number} from @param {number} to
+     */
+    heard(source, from, to) {
+      const v = voters.find((x) => x.source === source);
+      if (!v) return;
+      for (let u = Math.max(0, from); u < Math.min(units, to); u++) {
+        if (!decided[u]) decide(u);
+        else if (!same(agreed, u, v.table.subarray(u * E, u * E + E))) return addLiar(source, u, 'disagrees with the majority');
+      }
+    },
+    /** Proxy `source` takes no further part (dropped for any reason): the others decide what is open. @param {number} source */
+    drop: leave,
+    /** @param {number} unit */
+    decided: (unit) => decided[unit] === 1,
+    /** The voters that have not given `unit`'s checksum yet. @param {number} unit */
+    lacking: (unit) => voters.filter((v) => !v.has(unit)).map((v) => v.source),
   };
 }
 
 /**
  * Whether the vote is already decided: more than half of `voters` (the sources whose meta may
  * still count: those that sent one and those that still may) sent the same meta, layout and every
- * checksum. No later meta can outvote them, and each is checked against them when it comes (admit).
- * @param {{ meta: any, table: Uint8Array }[]} entries  complete metas so far
+ * checksum (a streamed meta: the same layout; its checksums are voted unit by unit as they come).
+ * No later meta can outvote them, and each is checked against them when it comes (admit).
+ * @param {{ meta: any, table: Uint8Array }[]} entries  metas so far (streamed: their layouts)
  * @param {number} voters
  */
 export function majorityAgrees(entries, voters) {
@@ -164,28 +229,38 @@ export function majorityAgrees(entries, voters) {
 function sameMeta(a, b) {
   if (a === b) return true;
   if (layoutDifference(a.meta, b.meta) || a.table.length !== b.table.length) return false;
+  if (a.meta.streamed || b.meta.streamed) return true; // the same layout: a streamed meta's checksums are voted as they come
   for (let i = 0; i < a.table.length; i++) if (a.table[i] !== b.table[i]) return false;
   return true;
 }
 
 /**
- * Collects one proxy's meta messages (the checksum table comes in slices) until complete.
+ * Collects one proxy's meta messages (the checksum table comes in slices) until complete. A
+ * streamed meta is complete, for the vote, with its layout: its checksums come as the proxy gets
+ * the object's bytes, and each slice is voted on as it comes (createMetaVote's heard).
  * @param {any} first the first meta message received
  */
 export function createMetaAssembler(first) {
   const units = first.generationCount;
   const table = new Uint8Array(units * CHECKSUM_ENTRY_BYTES);
   const have = new Uint8Array(units);
+  const streamed = first.streamed === true;
   let missing = units;
+  let lowestMissing = 0; // every unit below it is had
+  let highest = 0; // every unit had is below it
   return {
     meta: first,
     table,
+    streamed,
+    /** @param {number} u */
+    has: (u) => have[u] === 1,
     /** @param {any} m a meta message of the same proxy @returns {string | null} why it was refused */
     add(m) {
       const f = layoutDifference(m, first);
       if (f) return `meta slices disagree on ${f}`;
+      if ((m.streamed === true) !== streamed) return 'meta slices disagree on streaming';
       const cs = m.checksums;
-      if (!cs) return units === 0 ? null : 'meta without checksums';
+      if (!cs) return units === 0 || streamed ? null : 'meta without checksums';
       const count = cs.values.length / CHECKSUM_ENTRY_BYTES;
       if (cs.entryBytes !== CHECKSUM_ENTRY_BYTES || cs.first + count > units) return 'checksum slice outside the object';
       for (let i = 0; i < count; i++) {
@@ -195,8 +270,12 @@ export function createMetaAssembler(first) {
         missing--;
         table.set(cs.values.subarray(i * CHECKSUM_ENTRY_BYTES, (i + 1) * CHECKSUM_ENTRY_BYTES), u * CHECKSUM_ENTRY_BYTES);
       }
+      highest = Math.max(highest, cs.first + count);
+      while (lowestMissing < units && have[lowestMissing]) lowestMissing++;
       return null;
     },
-    get complete() { return missing === 0; },
+    get complete() { return streamed || missing === 0; },
+    /** A unit below the highest one had is missing: its slice was lost (a proxy sends slices in order). */
+    get gap() { return lowestMissing < highest; },
   };
 }

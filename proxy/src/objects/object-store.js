@@ -7,9 +7,17 @@ import { MAX_READ_AHEADS_IN_FLIGHT, readAheadRange } from './read-ahead.js';
  * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, range: ByteRange | null, total: number | null }} Entry
  *   range: the bytes are this range of the object, null: the whole object; total: the object's size (null: unknown)
  * @typedef {Entry & { fromCache: boolean }} StoredObject
- * @typedef {(url: string, opts?: { signal?: AbortSignal, range?: ByteRange | null }) =>
+ * @typedef {(url: string, opts?: { signal?: AbortSignal, range?: ByteRange | null, onBody?: (body: import('../origin/growing-body.js').GrowingBody) => void }) =>
  *   Promise<{ bytes: Uint8Array, contentType: string, finalUrl?: string, range?: ByteRange | null, total?: number | null }>} Fetcher
- *   range: ask the origin for these bytes only; a fetcher (or origin) that answers the whole object says range null
+ *   range: ask the origin for these bytes only; a fetcher (or origin) that answers the whole object says range null;
+ *   onBody: the body as it comes (a fetcher may never call it: then only the whole object is there)
+ * @typedef {object} OpenedObject  an object as it comes from the origin (or whole, from the cache)
+ * @property {Uint8Array} bytes       the whole object's buffer, filled from its start
+ * @property {() => number} filled     bytes there now
+ * @property {(fn: (filled: number) => void) => () => void} subscribe  fn after each chunk; returns unsubscribe
+ * @property {Promise<StoredObject>} done  the whole object (rejects: the origin failed midway)
+ * @property {number} headMs          ms from the fetch's start to the origin's response head (a cached copy: its fetch time)
+ * @property {boolean} fromCache
  */
 
 /**
@@ -58,8 +66,9 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     }
     return undefined;
   }
-  /** origin fetches on their way, by cache key: the URL and the range asked (null: the whole object) */
-  /** @type {Map<string, { url: string, range: ByteRange | null, promise: Promise<Entry> }>} */
+  /** origin fetches on their way, by cache key: the URL and the range asked (null: the whole object); body: as it comes */
+  /** @type {Map<string, { url: string, range: ByteRange | null, promise: Promise<Entry>, body: import('../origin/growing-body.js').GrowingBody | null,
+   *   headMs: number, heads: Set<() => void> }>} */
   const inFlight = new Map();
   let originFetches = 0;
   let readAheads = 0;
@@ -89,7 +98,14 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const key = keyOf(url, range);
     originFetches++;
     const started = now();
-    const promise = fetcher(url, range ? { range } : undefined).then((o) => {
+    /** @type {{ url: string, range: ByteRange | null, promise: Promise<Entry>, body: any, headMs: number, heads: Set<() => void> }} */
+    const flight = { url, range, promise: /** @type {any} */ (null), body: null, headMs: 0, heads: new Set() };
+    const onBody = (/** @type {import('../origin/growing-body.js').GrowingBody} */ body) => {
+      flight.body = body;
+      flight.headMs = now() - started;
+      for (const h of flight.heads) h();
+    };
+    const promise = fetcher(url, range ? { range, onBody } : { onBody }).then((o) => {
       const part = o.range ?? null;
       const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started, range: part, total: o.total ?? (part ? null : o.bytes.byteLength) };
       // an origin that ignored the range sent the whole object: kept as such
@@ -97,7 +113,8 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       if (part && cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
       return entry;
     });
-    inFlight.set(key, { url, range, promise });
+    flight.promise = promise;
+    inFlight.set(key, flight);
     // Failures are not cached: the next request tries the origin again.
     promise.finally(() => inFlight.delete(key)).catch(() => {});
     return promise;
@@ -127,6 +144,41 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     }
     const entry = await abortable(own?.promise ?? startFetch(url, range), opts.signal);
     return { ...entry, fromCache: false };
+  }
+
+  /**
+   * The whole object as it comes: resolves once the origin's response head is in (its body then
+   * fills as it comes), or with the whole object when it is cached, the fetch gives no body as it
+   * comes (no length said), or it ends first.
+   * @param {string} url
+   * @param {{ signal?: AbortSignal }} [opts]  signal aborts this caller's wait, not the shared fetch
+   * @returns {Promise<OpenedObject>}
+   */
+  async function open(url, opts = {}) {
+    url = normalizeKey(url);
+    const hit = cache.get(url);
+    if (hit) return whole({ ...hit, fromCache: true });
+    const flight = inFlight.get(url) ?? (startFetch(url, null), /** @type {any} */ (inFlight.get(url)));
+    const done = flight.promise.then((/** @type {Entry} */ e) => ({ ...e, fromCache: false }));
+    done.catch(() => {}); // a caller that took the body sees a failure through `done`; one that waits, below
+    if (!flight.body) {
+      /** @type {() => void} */
+      let onHead = () => {};
+      const head = new Promise((resolve) => { onHead = () => resolve(undefined); flight.heads.add(onHead); });
+      try {
+        await abortable(Promise.race([head, done]), opts.signal);
+      } finally {
+        flight.heads.delete(onHead);
+      }
+      if (!flight.body) return whole(await done); // ended before any head (cached whole), or failed (rejects)
+    }
+    const body = flight.body;
+    return { bytes: body.bytes, filled: () => body.filled, subscribe: (fn) => body.subscribe(fn), done, headMs: flight.headMs, fromCache: false };
+  }
+
+  /** A whole object as an opened one. @param {StoredObject} o @returns {OpenedObject} */
+  function whole(o) {
+    return { bytes: o.bytes, filled: () => o.bytes.byteLength, subscribe: () => () => {}, done: Promise.resolve(o), headMs: o.serverFetchMs, fromCache: o.fromCache };
   }
 
   /**
@@ -170,6 +222,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
 
   return {
     get,
+    open,
     readAheadAfter,
     prefetch,
     /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number, readAheadFailures: number }} */

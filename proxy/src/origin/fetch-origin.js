@@ -5,6 +5,7 @@ import { parseContentRange } from '@mutp/common/byte-ranges';
 import { checkAddress } from '../ssrf/address-policy.js';
 import { checkTargetUrl } from '../ssrf/target-url.js';
 import { createGuardedLookup } from './guarded-lookup.js';
+import { GrowingBody } from './growing-body.js';
 
 // Redirects are followed by hand so every hop passes the same checks; 5 is what browsers'
 // and curl's defaults stay well above while no video CDN needs more.
@@ -35,8 +36,9 @@ export function createOriginFetcher(policy) {
 
   /**
    * @param {string} urlText
-   * @param {{ signal?: AbortSignal, range?: ByteRange | null }} [opts]  range: ask the origin for
-   *   these bytes only (an origin that ignores it answers the whole object: `range` null)
+   * @param {{ signal?: AbortSignal, range?: ByteRange | null, onBody?: (body: GrowingBody) => void }} [opts]  range: ask the
+   *   origin for these bytes only (an origin that ignores it answers the whole object: `range` null); onBody: the body as
+   *   it comes, once the final response's head is in, when it says its length (a body of unknown length is not)
    * @returns {Promise<OriginObject>}
    */
   async function fetchOrigin(urlText, opts = {}) {
@@ -48,7 +50,7 @@ export function createOriginFetcher(policy) {
     }
     let url = checkTargetUrl(urlText, policy);
     for (let hop = 0; ; hop++) {
-      const res = await requestOnce(url, signal, range);
+      const res = await requestOnce(url, signal, range, opts.onBody);
       if (!REDIRECT_STATUSES.has(res.status)) {
         return { ...res.body, finalUrl: url.href, status: res.status };
       }
@@ -69,9 +71,10 @@ export function createOriginFetcher(policy) {
    * @param {URL} url
    * @param {AbortSignal} signal
    * @param {ByteRange | null} range
+   * @param {((body: GrowingBody) => void) | undefined} onBody
    * @returns {Promise<{ status: number, location?: string, body?: { bytes: Uint8Array, contentType: string, range: ByteRange | null, total: number | null } }>}
    */
-  function requestOnce(url, signal, range) {
+  function requestOnce(url, signal, range, onBody) {
     return new Promise((resolve, reject) => {
       const mod = url.protocol === 'https:' ? https : http;
       const fail = (/** @type {Error} */ err) => {
@@ -139,6 +142,11 @@ export function createOriginFetcher(policy) {
         if (Number.isFinite(declared) && declared > policy.maxObjectBytes) {
           return fail(codedError('ERR_ORIGIN_TOO_LARGE', `object is ${declared} B, cap is ${policy.maxObjectBytes} B`));
         }
+        const contentType = res.headers['content-type'] ?? 'application/octet-stream';
+        // a said length: the body goes straight into a buffer of that size, readable as it comes
+        const growing = Number.isSafeInteger(declared) && declared >= 0 && res.headers['content-length'] !== undefined
+          ? new GrowingBody(declared, { contentType, range: got ? { start: got.start, end: got.end } : null, total: got ? got.total : declared })
+          : null;
         /** @type {Buffer[]} */
         const chunks = [];
         let total = 0;
@@ -147,26 +155,27 @@ export function createOriginFetcher(policy) {
           if (total > policy.maxObjectBytes) {
             return fail(codedError('ERR_ORIGIN_TOO_LARGE', `object exceeds the cap of ${policy.maxObjectBytes} B`));
           }
-          chunks.push(chunk);
+          if (!growing) chunks.push(chunk);
+          else if (!growing.append(chunk)) fail(codedError('ERR_ORIGIN_LENGTH', `origin sent more than its Content-Length of ${declared} B`));
         });
         res.on('end', () => {
           signal.removeEventListener('abort', onAbort);
           if (!res.complete) return reject(codedError('ERR_ORIGIN_UNREACHABLE', 'origin closed the response early'));
-          const buf = Buffer.concat(chunks, total);
-          if (got && buf.byteLength !== got.end - got.start + 1) {
-            return reject(codedError('ERR_ORIGIN_RANGE', `origin sent ${buf.byteLength} bytes for Content-Range bytes ${got.start}-${got.end}`));
+          if (growing && !growing.complete) return reject(codedError('ERR_ORIGIN_LENGTH', `origin sent ${growing.filled} of its Content-Length of ${declared} B`));
+          const bytes = growing ? growing.bytes : (() => {
+            const buf = Buffer.concat(chunks, total);
+            return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+          })();
+          if (got && bytes.byteLength !== got.end - got.start + 1) {
+            return reject(codedError('ERR_ORIGIN_RANGE', `origin sent ${bytes.byteLength} bytes for Content-Range bytes ${got.start}-${got.end}`));
           }
           resolve({
             status,
-            body: {
-              bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength),
-              contentType: res.headers['content-type'] ?? 'application/octet-stream',
-              range: got ? { start: got.start, end: got.end } : null,
-              total: got ? got.total : buf.byteLength,
-            },
+            body: { bytes, contentType, range: got ? { start: got.start, end: got.end } : null, total: got ? got.total : bytes.byteLength },
           });
         });
         res.on('error', (err) => fail(codedError('ERR_ORIGIN_UNREACHABLE', `origin response failed: ${err.message}`)));
+        if (growing) onBody?.(growing);
       });
       req.end();
     });

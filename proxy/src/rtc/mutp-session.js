@@ -1,7 +1,10 @@
 // One MUTP session per data channel: parse each message, serve `request`s with a protocol
 // sender, pump its packets as fast as the channel's capped queue allows, apply feedback,
 // stop on `done`, pass a `hint` on to the object store, and write one proxy record per download.
-// A client that asks for bundles gets its packets a few to a data-channel message.
+// A client that asks for bundles gets its packets a few to a data-channel message. A coded
+// download of a whole object the proxy does not hold yet is streamed to a client that takes it:
+// the layout as soon as the origin's head is in, then each generation (its checksum first) as its
+// bytes come.
 
 import { checksumTable, computeLayout, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, reusedDatagrams, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
 import { checksumTableOf } from '../objects/digest-cache.js';
@@ -22,7 +25,8 @@ const MAX_WARNINGS_PER_SESSION = 10;
  *
  * @typedef {object} SessionDeps
  * @property {{ get(url: string, o?: { signal?: AbortSignal, range?: { start: number, end: number } | null }): Promise<{ bytes: Uint8Array, serverFetchMs: number, fromCache: boolean, range?: { start: number, end: number } | null, total?: number | null }>,
- *   readAheadAfter?: (url: string, asked: { start: number, end: number }, total: number | null) => boolean }} objects
+ *   readAheadAfter?: (url: string, asked: { start: number, end: number }, total: number | null) => boolean,
+ *   open?: (url: string, o?: { signal?: AbortSignal }) => Promise<import('../objects/object-store.js').OpenedObject> }} objects
  *   range: only these bytes are needed; the answer's range says which bytes it holds (else the whole object)
  * @property {{ record(r: object): unknown }} logs
  * @property {(url: string) => unknown} [hintNext]  a client named the object it will likely ask next (objects/next-hint.js)
@@ -77,6 +81,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
    * @property {(() => void) | null} wake   resolves the pump's wait for feedback
    * @property {ReturnType<typeof createInflightLimit>} inflight
    * @property {boolean} hinted    the client named its next object already (one hint per download)
+   * @property {(() => void) | null} unsubscribe  stops hearing of the origin's bytes (streamed)
    */
 
   /** @param {string} what */
@@ -155,7 +160,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     const dl = {
       downloadId: req.downloadId, req, sender: null, metaBytes: null, abort: new AbortController(),
       startedAt: new Date().toISOString(), t0: now(), objectBytes: 0, serverFetchMs: null, fromCache: false, firstSendMs: null,
-      packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(), hinted: false,
+      packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(), hinted: false, unsubscribe: null,
     };
     active = dl;
     deps.stats.activeSessions++;
@@ -175,8 +180,13 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   /** @param {Download} dl */
   async function serve(dl) {
     const { req } = dl;
+    // a client that takes a streamed meta, a coded download of a whole object: it may start before the object is here
+    const opened = req.streamed && req.mode === 'coded' && !req.range && deps.objects.open
+      ? await deps.objects.open(req.url, { signal: dl.abort.signal }) : null;
+    if (dl.ended) return;
+    if (opened && opened.filled() < opened.bytes.byteLength) return serveStreamed(dl, opened);
     // a byte range is fetched from the origin alone, not the whole file (a single-file stream)
-    const obj = await deps.objects.get(req.url, { signal: dl.abort.signal, range: req.range ?? null });
+    const obj = opened ? await opened.done : await deps.objects.get(req.url, { signal: dl.abort.signal, range: req.range ?? null });
     if (dl.ended) return;
     dl.serverFetchMs = obj.serverFetchMs;
     dl.fromCache = obj.fromCache;
@@ -194,6 +204,46 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       seed: req.seed, downloadId: req.downloadId, checksums,
     });
     if (dl.ended) return;
+    startSending(dl);
+    if (req.method === 'HEAD') return finish(dl, null);
+    await pump(dl);
+  }
+
+  /**
+   * Serve a coded download while its object still comes from the origin: the layout now, then
+   * each time bytes come, the checksums of the generations they completed (each META_COPIES
+   * times), and the pump woken for those generations. serverFetchMs is the time to the origin's
+   * response head.
+   * @param {Download} dl @param {import('../objects/object-store.js').OpenedObject} opened
+   */
+  async function serveStreamed(dl, opened) {
+    const { req } = dl;
+    dl.serverFetchMs = opened.headMs;
+    dl.objectBytes = opened.bytes.byteLength;
+    dl.sender = await createSender({
+      mode: req.mode, data: opened.bytes, params: normalizeParams(req.params, req.mode), sourceIndex: req.sourceIndex, sourceCount: req.sourceCount,
+      seed: req.seed, downloadId: req.downloadId, streamed: true,
+    });
+    if (dl.ended) return;
+    startSending(dl);
+    const more = () => {
+      if (dl.ended) return;
+      for (const m of dl.sender.haveBytes(opened.filled())) {
+        const b = encodeMessage({ ...m, downloadId: dl.downloadId });
+        dl.metaBytes?.push(b); // a re-sent request gets it again
+        for (let i = 0; i < META_COPIES; i++) send(b);
+      }
+      dl.wake?.();
+    };
+    dl.unsubscribe = opened.subscribe(more);
+    more();
+    opened.done.then(more, (/** @type {any} */ err) => finish(dl, { code: typeof err?.code === 'string' ? err.code : 'ERR_ORIGIN', message: String(err?.message ?? err) }));
+    if (req.method === 'HEAD') return finish(dl, null);
+    await pump(dl);
+  }
+
+  /** The in-flight limit from the path known, then the meta. @param {Download} dl */
+  function startSending(dl) {
     const feedbackEvery = dl.sender.params.feedbackEvery;
     const start = paths?.cache.get(paths.key, now()) ?? path;
     dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, now: now() });
@@ -201,8 +251,6 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     sendMeta(dl);
     dl.firstSendMs = now() - dl.t0;
-    if (req.method === 'HEAD') return finish(dl, null);
-    await pump(dl);
   }
 
   /**
@@ -289,6 +337,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       paths?.cache.set(paths.key, measured, now()); // a download that measured nothing leaves the older one to age
     }
     dl.abort.abort();
+    dl.unsubscribe?.();
     dl.wake?.();
     try {
       dl.sender?.close?.(); // frees codec memory

@@ -109,7 +109,8 @@ export function downloadMutp(o) {
   }
   o.signal?.addEventListener('abort', onAbort, { once: true });
   createDownloadController({
-    mode, url: o.url, range: o.range ?? null, next: o.next ?? null, bundles: o.bundles === true, params, sourceCount: links.length, downloadId: randomU32(),
+    // streamed: a coded proxy that does not hold the object yet sends while it still gets it from the origin
+    mode, url: o.url, range: o.range ?? null, next: o.next ?? null, bundles: o.bundles === true, streamed: true, params, sourceCount: links.length, downloadId: randomU32(),
     seeds: links.map(() => randomU32()), noProgressTimeoutMs: o.noProgressTimeoutMs,
   }).then((c) => {
     if (finished) return c.close();
