@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { LOGS_BODY_LIMIT_BYTES } from '../src/limits.js';
 import { clientRecord, postLogs, startTestOrigo } from './helpers.js';
 
@@ -83,6 +84,19 @@ describe('origo: POST /api/logs', () => {
     assert.equal(tooLarge.status, 413);
     assert.equal((await tooLarge.json()).error.code, 'ERR_BODY_TOO_LARGE');
     assert.equal((await origo.store.counts()).clientRecords, 0);
+  });
+
+  it('takes a gzipped batch (Content-Encoding: gzip, as ProxyClientLib sends a large one); the body cap counts the inflated bytes', async () => {
+    const a = clientRecord();
+    const res = await fetch(`${origo.url}/api/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify([a])) });
+    assert.equal(res.status, 200);
+    assert.deepEqual((await res.json()).stored, [a.id]);
+    // a small compressed body that inflates past the cap is refused like a large plain one
+    const bomb = gzipSync(JSON.stringify([clientRecord({ url: 'x'.repeat(LOGS_BODY_LIMIT_BYTES) })]));
+    assert.ok(bomb.length < LOGS_BODY_LIMIT_BYTES / 100);
+    const refused = await fetch(`${origo.url}/api/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
+    assert.equal(refused.status, 413);
+    assert.equal((await origo.store.counts()).clientRecords, 1);
   });
 
   it('GET /healthz answers ok, unknown paths a JSON 404', async () => {

@@ -2,6 +2,16 @@
 // DoF after it) and the feedback send times — what the dashboard draws as the paper's
 // Figures 8 and 9. Kept in growable typed arrays: one record per packet, no object each.
 
+/**
+ * Record times are rounded to this (ms): 10 µs, below any timer a browser gives a page, while a
+ * raw double prints ~17 digits (an 8 MiB coded download's record was ~230 KB of JSON, which a
+ * one-off `mutp get` waits to upload before it exits).
+ */
+export const RECORD_TIME_STEP_MS = 0.01;
+const STEPS_PER_MS = Math.round(1 / RECORD_TIME_STEP_MS);
+/** @param {number} ms */
+const recordTime = (ms) => Math.round(ms * STEPS_PER_MS) / STEPS_PER_MS;
+
 export class ReceivedLog {
   constructor(capacity = 1024) {
     this.t = new Float64Array(capacity);
@@ -42,12 +52,12 @@ export class ReceivedLog {
 
   /**
    * The log record's `packetLog` and `feedbackLog` (docs/log-record.md), times relative to
-   * `originMs` (the request time).
+   * `originMs` (the request time), to RECORD_TIME_STEP_MS.
    * @param {number} [originMs]
    */
   toRecord(originMs = 0) {
     const packetLog = new Array(this.length);
-    for (let k = 0; k < this.length; k++) packetLog[k] = [this.t[k] - originMs, this.source[k], this.useful[k], this.dof[k]];
-    return { packetLog, feedbackLog: this.feedback.map((t) => t - originMs) };
+    for (let k = 0; k < this.length; k++) packetLog[k] = [recordTime(this.t[k] - originMs), this.source[k], this.useful[k], this.dof[k]];
+    return { packetLog, feedbackLog: this.feedback.map((t) => recordTime(t - originMs)) };
   }
 }

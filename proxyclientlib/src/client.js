@@ -126,6 +126,9 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     let access = null;
     /** @type {{code: string, message: string} | null} */
     let refusal = null;
+    // an MUTP download's transport, WebRTC stack and codec load while Origo answers
+    const transport = mode === 'coded' || mode === 'uncoded' ? loadTransport(mode) : null;
+    transport?.catch(() => {}); // awaited below, where a failure counts
     try {
       refusal = origo && !Array.isArray(opts.proxies) ? blocked(origo) : null; // asking Origo for proxies
       if (refusal) throw codedError(refusal.code, `Origo: ${refusal.message}`);
@@ -156,9 +159,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       else if (mode === 'range-http') running = downloadRangeHttp({ ...common, next });
       else {
         running = (async () => {
-          const { downloadMutp, downloadWindow } = await loadMutp();
-          // loaded with the MUTP transport only: HTTP modes need no WebRTC stack
-          const { defaultRtcConfig, TAKES_BUNDLES } = await import('#rtc');
+          const { downloadMutp, downloadWindow, rtc: { defaultRtcConfig, TAKES_BUNDLES } } = await /** @type {ReturnType<typeof loadTransport>} */ (transport);
           return downloadMutp({ ...common, next, bundles: opts.bundles ?? TAKES_BUNDLES, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
             params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
         })();
@@ -438,4 +439,16 @@ export function parseRange(r) {
     throw codedError('ERR_BAD_RANGE', `bad range ${JSON.stringify(r)}: need 0 <= start <= end`);
   }
   return { start, end };
+}
+
+/**
+ * The MUTP transport, the environment's WebRTC stack (HTTP modes need neither) and, for a coded
+ * download, its codec, loaded at once: the codec loads once per process, and the download's
+ * controller then finds it loaded.
+ * @param {'coded' | 'uncoded'} mode
+ */
+async function loadTransport(mode) {
+  const [mutp, rtc] = await Promise.all([loadMutp(), import('#rtc')]);
+  if (mode === 'coded') await mutp.loadCodec().catch(() => {}); // a codec that fails to load fails the download, with its code
+  return { ...mutp, rtc };
 }

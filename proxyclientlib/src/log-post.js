@@ -4,6 +4,7 @@
 // each keeps its own retry pace.
 import { jsonCapped } from './capped-body.js';
 import { MAX_ORIGO_ANSWER_BYTES } from './limits.js';
+import { logBody } from '#log-body';
 
 /** One POST carries at most this many records: with ~100 KB packet logs each, far below Origo's 8 MiB body cap. */
 export const LOG_BATCH_MAX_RECORDS = 20;
@@ -31,12 +32,8 @@ export function logsEndpoint(origo) {
 export async function postLogBatch({ fetch, endpoint, queue, batch, counters }) {
   const ids = batch.map((r) => r.id);
   try {
-    const res = await fetch(await endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(batch),
-      signal: AbortSignal.timeout(LOG_POST_TIMEOUT_MS),
-    });
+    const { body: payload, headers } = await logBody(JSON.stringify(batch));
+    const res = await fetch(await endpoint, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(LOG_POST_TIMEOUT_MS) });
     if (res.status !== 200 && res.status !== 400) throw new Error(`Origo answered HTTP ${res.status}`);
     const body = await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' });
     if (!isAck(body)) throw new Error('Origo answered with an unexpected body');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { createLogSender } from '../index.js';
 
 const quiet = { warn() {} };
@@ -12,9 +13,15 @@ const rec = (i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')
 async function fakeOrigo({ down = 0, reject = new Set() } = {}) {
   const stored = new Set();
   let posts = 0;
+  /** @type {(string | undefined)[]} each post's Content-Encoding */
+  const encodings = [];
   const server = http.createServer(async (req, res) => {
-    let body = '';
-    for await (const c of req) body += c;
+    /** @type {Buffer[]} */
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const raw = Buffer.concat(chunks);
+    encodings.push(req.headers['content-encoding']);
+    const body = (req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
     posts += 1;
     if (posts <= down) { res.writeHead(503).end(); return; }
     const batch = JSON.parse(body);
@@ -28,7 +35,7 @@ async function fakeOrigo({ down = 0, reject = new Set() } = {}) {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
-  return { url, stored, posts: () => posts, close: () => new Promise((r) => { server.close(() => r(undefined)); server.closeAllConnections(); }) };
+  return { url, stored, encodings, posts: () => posts, close: () => new Promise((r) => { server.close(() => r(undefined)); server.closeAllConnections(); }) };
 }
 
 describe('log sender', () => {
@@ -41,6 +48,19 @@ describe('log sender', () => {
     assert.equal(s.pending.length, 0);
     assert.ok(o.posts() >= 3, 'batches of at most 4');
     s.close();
+    await o.close();
+  });
+
+  it('a large batch goes gzipped (Origo inflates it), a small one as it is', async () => {
+    const o = await fakeOrigo();
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 4 });
+    s.enqueue(rec(1));
+    assert.equal(await s.flush(10_000), true);
+    // a coded download's packet log: ~30 characters per packet
+    s.enqueue(/** @type {any} */ ({ ...rec(2), packetLog: Array.from({ length: 2000 }, (_, k) => [k * 0.37, k % 4, 1, k]) }));
+    assert.equal(await s.flush(10_000), true);
+    assert.deepEqual(o.encodings, [undefined, 'gzip']);
+    assert.equal(o.stored.size, 2);
     await o.close();
   });
 

@@ -108,15 +108,23 @@ export function downloadMutp(o) {
     return result;
   }
   o.signal?.addEventListener('abort', onAbort, { once: true });
-  createDownloadController({
+  // the connections open while the controller loads its codec: each waits for it once it is open
+  const ready = createDownloadController({
     // streamed: a coded proxy that does not hold the object yet sends while it still gets it from the origin
     mode, url: o.url, range: o.range ?? null, next: o.next ?? null, bundles: o.bundles === true, streamed: true, params, sourceCount: links.length, downloadId: randomU32(),
     seeds: links.map(() => randomU32()), noProgressTimeoutMs: o.noProgressTimeoutMs,
   }).then((c) => {
-    if (finished) return c.close();
+    if (finished) {
+      c.close();
+      return false;
+    }
     ctl = c;
-    for (const link of links) connect(link);
-  }, (e) => end(codedError(e?.code ?? 'ERR_RECEIVER', `cannot start the download: ${e?.message ?? e}`), null));
+    return true;
+  }, (e) => {
+    end(codedError(e?.code ?? 'ERR_RECEIVER', `cannot start the download: ${e?.message ?? e}`), null);
+    return false;
+  });
+  for (const link of links) connect(link);
   return result;
 
   /**
@@ -133,7 +141,7 @@ export function downloadMutp(o) {
         first: o.range ? null : o.url,
       };
       const peer = o.peerPool ? await o.peerPool.acquire({ ...connectOpts, fresh }) : await connectPeer(connectOpts);
-      if (finished || ctl.sources[link.index].state !== 'connecting') return peer.close();
+      if (!(await ready) || finished || ctl.sources[link.index].state !== 'connecting') return peer.close();
       link.peer = peer;
       // a kept connection outlives this download: every listener goes when the download ends
       const onMsg = (/** @type {MessageEvent} */ ev) => {
@@ -154,7 +162,7 @@ export function downloadMutp(o) {
       };
       run(ctl.connected(link.index, { reused: 'reused' in peer && peer.reused === true }, elapsed()));
     } catch (e) {
-      if (finished) return;
+      if (!(await ready) || finished) return;
       const err = /** @type {{ code?: string, message?: string } | null | undefined} */ (e);
       run(ctl.connectFailed(link.index, err?.code ?? 'ERR_RTC_CONNECT_FAILED', String(err?.message ?? err), elapsed()));
     }
