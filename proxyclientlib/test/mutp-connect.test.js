@@ -1,7 +1,7 @@
 // connectPeer's hedge: an attempt that is slow gets a twin; the first to open wins, the other goes.
 import assert from 'node:assert/strict';
 import { RTCPeerConnection } from 'node-datachannel/polyfill';
-import { connectPeer, PEERS_PENDING_RETRY_MS } from '../src/rtc/connect-peer.js';
+import { connectPeer, HEDGE_AFTER_ANSWER_SIGNALS, PEERS_PENDING_RETRY_MS } from '../src/rtc/connect-peer.js';
 import { LOOPBACK_RTC, memoryObjects, startTestProxy, waitFor } from '@mutp/testkit/mutp-harness';
 
 describe('MUTP connect (loopback): hedged attempts', function () {
@@ -26,6 +26,29 @@ describe('MUTP connect (loopback): hedged attempts', function () {
       assert.equal(p.rtc.peerCount, 1, 'the proxy holds only the winner');
       peer.close();
       await waitFor(() => p.rtc.peerCount === 0);
+    } finally {
+      p.kill();
+    }
+  });
+
+  it('an answer that came before the hedge time moves the twin to the path\'s pace (HEDGE_AFTER_ANSWER_SIGNALS): a connect that opens in time gets none', async () => {
+    const p = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map()) });
+    const SIGNAL_MS = 80; // a slow path's signalling: the answer comes after this
+    /** @type {number[]} */
+    const posts = [];
+    /** @type {typeof fetch} */
+    const slowSignal = async (input, init) => {
+      posts.push(performance.now());
+      await new Promise((r) => setTimeout(r, SIGNAL_MS));
+      return fetch(input, init);
+    };
+    try {
+      // the old rule started a twin 100 ms after the start, before this channel could open (answer + ICE, DTLS, SCTP)
+      const peer = await connectPeer({ url: p.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, fetch: slowSignal, timeoutMs: 3000, hedgeAfterMs: 100 });
+      assert.equal(peer.channel.readyState, 'open');
+      assert.equal(posts.length, 1, 'no twin');
+      assert.ok(HEDGE_AFTER_ANSWER_SIGNALS * SIGNAL_MS > 100);
+      peer.close();
     } finally {
       p.kill();
     }

@@ -39,6 +39,8 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
     return await getMany(client, args, stdout, stderr);
   } finally {
     client.close();
+    // the process ends here: an MUTP download's WebRTC threads must not keep it (HTTP modes never load them)
+    if (args.command === 'get' && (args.mode === 'coded' || args.mode === 'uncoded')) (await import('#rtc')).releaseRtc();
   }
 }
 

@@ -33,6 +33,17 @@ export const PEERS_PENDING_RETRY_MS = 1000;
 export const HEDGE_AFTER_MS = 300;
 
 /**
+ * Once the answer is in, the twin waits longer on a slow path: until the answer + this many times
+ * the signalling took (a TCP handshake and the POST: ~2 round trips on a new connection), at least
+ * HEDGE_AFTER_MS. ICE, DTLS and SCTP take ~6 round trips after the answer: at RTT 50 ms a connect
+ * opens ~500 ms after its start, so a twin after 300 ms came for every connection of a cold
+ * download (four more peer connections for the proxies to set up, and one being closed when the
+ * process exits could hold it 2 s); with the answer at ~150 ms the twin now comes at ~750 ms, still
+ * well before the 1 s retransmission of a lost DTLS flight.
+ */
+export const HEDGE_AFTER_ANSWER_SIGNALS = 4;
+
+/**
  * How long a connect whose only remote candidates are loopback, from a browser that offered none,
  * may take before it is given up (ms): Chromium opens such a channel in ~30 ms (a lost first DTLS
  * flight costs 1 s more), Firefox never; without this, the caller waits the whole timeout.
@@ -90,8 +101,9 @@ export async function connectPeer(opts) {
 }
 
 /**
- * One attempt, with a twin started if it is slow (HEDGE_AFTER_MS): the first to open wins, the
- * other is aborted (or closed, if it opened too). Fails when both failed, with the first's error.
+ * One attempt, with a twin started if it is slow (HEDGE_AFTER_MS without an answer, later once it
+ * has one: HEDGE_AFTER_ANSWER_SIGNALS): the first to open wins, the other is aborted (or closed,
+ * if it opened too). Fails when both failed, with the first's error.
  * @param {Parameters<typeof connectPeer>[0]} opts @returns {Promise<PeerLink>}
  */
 function connectHedged(opts) {
@@ -105,8 +117,18 @@ function connectHedged(opts) {
     let running = 0;
     const onCallerAbort = () => ctrls.forEach((c) => c.abort(opts.signal?.reason));
     opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const timer = hedgeAfterMs > 0 && hedgeAfterMs < (opts.timeoutMs ?? CONNECT_TIMEOUT_MS) ? setTimeout(start, hedgeAfterMs) : null;
+    const budgetMs = opts.timeoutMs ?? CONNECT_TIMEOUT_MS;
+    let timer = hedgeAfterMs > 0 && hedgeAfterMs < budgetMs ? setTimeout(start, hedgeAfterMs) : null;
+    const startedAt = performance.now();
     start();
+
+    /** The first attempt's answer came after `signalMs`: its twin waits for the path's pace. @param {number} signalMs */
+    function onAnswer(signalMs) {
+      if (timer === null || ctrls.length > 1) return;
+      clearTimeout(timer);
+      const at = signalMs + Math.max(hedgeAfterMs, HEDGE_AFTER_ANSWER_SIGNALS * signalMs);
+      timer = setTimeout(start, Math.max(0, Math.min(at, budgetMs) - (performance.now() - startedAt)));
+    }
 
     function start() {
       if (won || opts.signal?.aborted) return;
@@ -114,7 +136,7 @@ function connectHedged(opts) {
       ctrls.push(ctrl);
       running++;
       const i = ctrls.length - 1;
-      connectOnce({ ...opts, signal: ctrl.signal }).then((peer) => {
+      connectOnce({ ...opts, signal: ctrl.signal, onAnswer: i === 0 ? onAnswer : undefined }).then((peer) => {
         running--;
         if (won) return peer.close(); // the twin opened first
         won = true;
@@ -143,9 +165,14 @@ function connectHedged(opts) {
   });
 }
 
-/** @param {Parameters<typeof connectPeer>[0]} opts @returns {Promise<PeerLink>} */
+/**
+ * @param {Parameters<typeof connectPeer>[0] & { onAnswer?: (signalMs: number) => void }} opts  onAnswer: the answer came
+ *   this long after the attempt's start
+ * @returns {Promise<PeerLink>}
+ */
 async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, timeoutMs = CONNECT_TIMEOUT_MS,
-  fetch = globalThis.fetch, first = null }) {
+  fetch = globalThis.fetch, first = null, onAnswer }) {
+  const t0 = performance.now();
   if (typeof RTCPeerConnection !== 'function') throw codedError('ERR_RTC_UNAVAILABLE', 'no RTCPeerConnection in this environment');
   if (signal?.aborted) throw abortError(signal);
   const offerUrl = proxyEndpoint(url, 'rtc/offer');
@@ -206,6 +233,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
       throw codedError('ERR_RTC_BAD_ANSWER', `POST ${offerUrl}: the body is not { type: "answer", sdp }`);
     }
     const remote = candidateAddresses(body.sdp);
+    onAnswer?.(performance.now() - t0);
     await step(applyAnswer(pc, body.sdp));
     // a proxy on loopback only and no loopback candidate here: Chromium pairs them in ms, Firefox never does
     const mismatch = remote.length > 0 && remote.every(isLoopback) && !local.some(isLoopback);

@@ -17,3 +17,6 @@ export function defaultRtcConfig(_proxyUrls) {
  * one packet per message, 1.5 s with three).
  */
 export const TAKES_BUNDLES = true;
+
+/** The browser owns its WebRTC stack: nothing to stop. */
+export function releaseRtc() {}
