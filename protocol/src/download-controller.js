@@ -41,7 +41,8 @@ import {
  * @property {'connecting'|'open'|'failed'|'closed'} state
  * @property {any} meta                  its meta, once all slices arrived (streamed: once its layout did)
  * @property {any} metaAsm               collects its meta slices (checksum table)
- * @property {number} gapSince           ms, since when its streamed meta misses a slice below later ones (0: none)
+ * @property {number} gapSince           ms, since when its streamed meta misses a slice: one below later ones, or one a
+ *   held generation waits for (0: none)
  * @property {number} badPackets         packets proven corrupted
  * @property {number} requestedAt        ms, the last request sent
  * @property {number} requestsSent       requests sent to this source so far
@@ -125,6 +126,8 @@ export class DownloadController {
     this.pending = [];
     /** @type {number | null} */ this.firstPacketMs = null;
     this.firstMetaAt = 0;
+    /** ms, since when a decoded generation waits for its checksum (0: none waits) */
+    this.heldSince = 0;
     /** the vote's wait after the first meta has passed: it now waits for a strict majority alone */
     this.quorumWaitOver = false;
     /** the latest time an input brought (ms) */
@@ -243,7 +246,6 @@ export class DownloadController {
         this.drop(s, 'ERR_PROXY_SILENT', `no packet for ${Math.round(now - s.lastHeardAt)} ms while the download stalled`);
       } else if (s.gapSince > 0 && now >= this.gapResendAt(s)) {
         this.sendRequest(s, now); // the proxy sends its meta so far again
-        s.gapSince = now;
       }
     }
     return this.take();
@@ -271,6 +273,8 @@ export class DownloadController {
   wakeAt() {
     if (this.finished) return Infinity;
     let t = this.receiver ? this.receiver.wakeAt() : Infinity;
+    // a generation held for its checksum: then markSliceGaps names who lacks it (and gapResendAt below times the asking)
+    if (this.heldSince > 0 && this.now < this.heldSince + SLICE_GAP_RESEND_MS) t = Math.min(t, this.heldSince + SLICE_GAP_RESEND_MS);
     if (!this.vote && this.metaOrder.length > 0 && !this.quorumWaitOver) t = Math.min(t, this.firstMetaAt + META_QUORUM_WAIT_MS);
     const stallAt = this.meta !== null ? this.stallFrom() + this.noProgressTimeoutMs : Infinity;
     for (const s of this.sources) {
@@ -328,9 +332,34 @@ export class DownloadController {
     return s.requestedAt + (s.requestsSent <= 1 ? REQUEST_RESEND_FIRST_MS : REQUEST_RESEND_MS);
   }
 
-  /** When a source whose streamed meta misses a slice gets its request re-sent (ms). @param {SourceState} s */
+  /**
+   * When a source whose streamed meta misses a slice gets its request re-sent (ms): SLICE_GAP_RESEND_MS
+   * after the gap showed and after its last request, then REQUEST_RESEND_MS after each re-send (a
+   * proxy whose origin is slow has not hashed the generation yet: it is asked again, not flooded).
+   * @param {SourceState} s
+   */
   gapResendAt(s) {
-    return Math.max(s.gapSince + SLICE_GAP_RESEND_MS, s.requestedAt + SLICE_GAP_RESEND_MS);
+    const since = s.requestedAt > s.gapSince ? s.requestedAt + REQUEST_RESEND_MS : s.gapSince + SLICE_GAP_RESEND_MS;
+    return Math.max(since, s.requestedAt + SLICE_GAP_RESEND_MS);
+  }
+
+  /**
+   * Which streamed metas miss a slice: one below later slices (both copies lost), or one a held
+   * generation has waited for since SLICE_GAP_RESEND_MS (the last slices have none after them).
+   * @param {number} now
+   */
+  markSliceGaps(now) {
+    const held = this.receiver?.held;
+    if (!held || held.size === 0) this.heldSince = 0;
+    else if (this.heldSince === 0) this.heldSince = now;
+    /** @type {Set<number>} */
+    const lacking = new Set();
+    if (this.heldSince > 0 && now >= this.heldSince + SLICE_GAP_RESEND_MS) for (const k of held) for (const i of this.vote.lacking(k)) lacking.add(i);
+    for (const s of this.sources) {
+      if (!s.metaAsm?.streamed) continue;
+      const missing = s.metaAsm.gap || lacking.has(s.index);
+      s.gapSince = !missing ? 0 : s.gapSince || now;
+    }
   }
 
   /** @param {SourceState} s @param {number} now */
@@ -360,7 +389,7 @@ export class DownloadController {
     if (!s.metaAsm) s.metaAsm = createMetaAssembler(meta);
     const refused = s.metaAsm.add(meta);
     if (refused) return this.drop(s, 'ERR_META_MISMATCH', refused);
-    if (s.metaAsm.streamed) s.gapSince = !s.metaAsm.gap ? 0 : s.gapSince || now;
+    if (s.metaAsm.streamed) this.markSliceGaps(now);
     if (s.meta) {
       // a streamed meta's slice: each of its checksums is one more vote, and may free held generations
       if (this.vote && meta.checksums) {
@@ -447,6 +476,7 @@ export class DownloadController {
     // generations held for their checksums: the vote may have decided them since (more slices, fewer voters)
     if (this.receiver.held?.size > 0 && this.receiver.recheckHeld()) this.applyIntegrityVerdicts();
     if (this.finished) return;
+    if (this.streamed) this.markSliceGaps(now);
     const fb = this.receiver.pollFeedbackFor(now);
     if (fb) this.sendToOpen(fb.sources, encodeMessage({ ...fb.message, downloadId: this.downloadId }), fb.message.type === 'feedback');
     const chunks = this.receiver.pollDelivered();

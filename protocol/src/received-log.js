@@ -4,7 +4,7 @@
 
 /**
  * Record times are rounded to this (ms): 10 µs, below any timer a browser gives a page, while a
- * raw double prints ~17 digits (an 8 MiB coded download's record was ~230 KB of JSON, which a
+ * raw double prints ~17 digits (an 8 MiB coded download's record was ~210 KB of JSON, which a
  * one-off `mutp get` waits to upload before it exits).
  */
 export const RECORD_TIME_STEP_MS = 0.01;

@@ -63,6 +63,17 @@ describe('streamed metas (coded)', () => {
     assert.equal(actionsOf(r, 'drop').length, 0);
   });
 
+  it('the last checksum slice lost: the held generation names who lacks it, and that proxy is asked again (no later slice shows a gap)', async () => {
+    // two proxies: each checksum needs both; proxy 1 loses the first sending of every slice from generation 14 on (the object has 16)
+    const r = await runPiped({ mode: 'coded', size: SIZE, n: 2, stream: SLOW_ORIGIN, faults: { 1: { loseSlice: (first) => first >= 14 } } });
+    assertByteExact(r);
+    assert.ok(r.proxies[1].lostSlices.size > 0);
+    assert.ok(r.proxies[1].requests >= 2, 'asked again');
+    assert.equal(r.proxies[0].requests, 1, 'the proxy that lacks nothing is not asked again');
+    assert.ok(r.end.t < 25 + ORIGIN_MS + 300, `ended at ${r.end.t} ms: waited for a timeout`);
+    assert.equal(actionsOf(r, 'drop').length, 0);
+  });
+
   it('a client that did not ask for a streamed meta drops a proxy that sends one', async () => {
     const c = await createDownloadController({ mode: 'coded', url: 'http://origin.test/x', sourceCount: 2, downloadId: 7, seeds: [1, 2] });
     const sent = c.connected(0, {}, 0);
