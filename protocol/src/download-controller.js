@@ -476,7 +476,8 @@ export class DownloadController {
     // generations held for their checksums: the vote may have decided them since (more slices, fewer voters)
     if (this.receiver.held?.size > 0 && this.receiver.recheckHeld()) this.applyIntegrityVerdicts();
     if (this.finished) return;
-    if (this.streamed) this.markSliceGaps(now);
+    // a held generation's wait starts or ends here (a slice's gap is marked as the slice comes: onMeta)
+    if (this.heldSince > 0 || this.receiver.held?.size > 0) this.markSliceGaps(now);
     const fb = this.receiver.pollFeedbackFor(now);
     if (fb) this.sendToOpen(fb.sources, encodeMessage({ ...fb.message, downloadId: this.downloadId }), fb.message.type === 'feedback');
     const chunks = this.receiver.pollDelivered();

@@ -6,27 +6,16 @@
 // inside it as an inner mocha run: firefox-netns/abr.inner.js. Its own namespace name, so that it
 // and the other Firefox specs may run side by side.
 import path from 'node:path';
-import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { abrStreams } from '@mutp/testkit/e2e/helpers/abr-streams';
 import { REPO } from '@mutp/testkit/e2e/helpers/scenario';
-import { runInnerMocha, deleteNamespace } from '@mutp/testkit/e2e/helpers/netns-host';
+import { describeFirefoxInner } from '@mutp/testkit/e2e/helpers/netns-host';
 
-const INNER = path.join(REPO, 'test', 'e2e', 'firefox-netns', 'abr.inner.js');
-const NS = 'mutp-ffabr'; // not firefox.test.js's, firefox-players.test.js's nor deploy-tls's
-const INNER_TIMEOUT_MS = 900_000; // a wedged browser must not hang CI; a normal run takes ~5 min
-const INNER_TEST_TIMEOUT_MS = 300_000; // per inner test or hook: three or two 16 s plays on a busy 2-core box
-
-describe('player plugins e2e: ABR sees the truth in headless Firefox ESR (in its own network namespace)', function () {
-  this.timeout(INNER_TIMEOUT_MS + 30_000);
-
-  before(async function () {
-    requireOrSkip(this, { commands: ['firefox-esr', 'ffmpeg', 'ip'], root: true });
-    await abrStreams(); // made (and cached) out here: the inner run finds them ready
-  });
-
-  after(() => deleteNamespace(NS)); // also after a crash of the inner run
-
-  it('hls.js, Shaka and dash.js: climb through a fast fleet, no overshoot through a slow one', async () => {
-    await runInnerMocha(INNER, { ns: NS, timeoutMs: INNER_TIMEOUT_MS, testTimeoutMs: INNER_TEST_TIMEOUT_MS });
-  });
+describeFirefoxInner({
+  title: 'player plugins e2e: ABR sees the truth in headless Firefox ESR (in its own network namespace)',
+  test: 'hls.js, Shaka and dash.js: climb through a fast fleet, no overshoot through a slow one',
+  inner: path.join(REPO, 'test', 'e2e', 'firefox-netns', 'abr.inner.js'),
+  ns: 'mutp-ffabr', // not firefox.test.js's, firefox-players.test.js's nor deploy-tls's
+  prepare: abrStreams,
+  timeoutMs: 900_000, // a wedged browser must not hang CI; a normal run takes ~5 min
+  testTimeoutMs: 300_000, // per inner test or hook: three or two 16 s plays on a busy 2-core box
 });

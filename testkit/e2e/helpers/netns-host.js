@@ -8,6 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO } from './scenario.js';
+import { requireOrSkip } from '../../require-tool.js';
 
 export const FIREFOX_NS = 'mutp-ffe2e';
 const DEV = 'mutpff0'; // holds the address: enough for Firefox to offer a host candidate
@@ -157,4 +158,32 @@ export async function runInnerMocha(innerFile, { ns = FIREFOX_NS, timeoutMs, tes
   } finally {
     net.destroy();
   }
+}
+
+/** The outer spec's budget beyond its inner run's (ms): the namespace's set-up and tear-down. */
+const OUTER_MARGIN_MS = 30_000;
+
+/**
+ * A spec that runs one inner mocha file (a headless Firefox ESR scenario) in a network namespace
+ * of its own: skipped without firefox-esr, ffmpeg, ip or root; `prepare` makes its media out here
+ * (cached, so the inner run finds them ready); the namespace is deleted afterwards, also after a
+ * crash of the inner run.
+ * @param {{ title: string, test: string, inner: string, ns?: string, prepare: () => Promise<unknown>,
+ *   timeoutMs: number, testTimeoutMs: number }} o  timeoutMs: the whole inner run; testTimeoutMs: per inner test or hook
+ */
+export function describeFirefoxInner({ title, test, inner, ns = FIREFOX_NS, prepare, timeoutMs, testTimeoutMs }) {
+  describe(title, function () {
+    this.timeout(timeoutMs + OUTER_MARGIN_MS);
+
+    before(async function () {
+      requireOrSkip(this, { commands: ['firefox-esr', 'ffmpeg', 'ip'], root: true });
+      await prepare();
+    });
+
+    after(() => deleteNamespace(ns));
+
+    it(test, async () => {
+      await runInnerMocha(inner, { ns, timeoutMs, testTimeoutMs });
+    });
+  });
 }
