@@ -87,6 +87,7 @@ export function clientRecord(over = {}) {
     firstPacketMs: 12.5,
     connectMs: 4.5,
     serverFetchMs: 40,
+    requestSteps: null,
     packets: 2,
     duplicates: 1,
     lossEstimate: 0,

@@ -43,8 +43,8 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await store.counts(), { clientRecords: 2, proxyRecords: 1, proxyStatus: 0 });
     });
 
-    it('reads records back as they were sent (per-proxy rows, logs, params, unknown keys)', async () => {
-      const c = clientRecord({ futureField: { x: [1, 2] } });
+    it('reads records back as they were sent (per-proxy rows, logs, params, request steps, unknown keys)', async () => {
+      const c = clientRecord({ futureField: { x: [1, 2] }, requestSteps: { lookupMs: 40.5, answerMs: 12, originMs: 3, prepareMs: null, decidedMs: 12.5 } });
       const p = proxyRecord('p1', { error: { code: 'ERR_ORIGIN', message: 'boom' } });
       await store.insertClientRecords([c]);
       await store.insertProxyRecords([p]);

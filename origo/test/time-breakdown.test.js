@@ -65,6 +65,31 @@ describe('origo: the time breakdown in client and proxy records', () => {
     });
   }
 
+  it('stores a record\'s requestSteps and the parts they split from the request, and gives them back', async () => {
+    const base = recordWithBreakdown();
+    const requestSteps = { lookupMs: 95.5, answerMs: 20, originMs: 9, prepareMs: 2.5, decidedMs: 25 };
+    const r = { ...base, requestSteps, timeBreakdown: computeTimeBreakdown({ ...base, requestSteps }, [3, null]) };
+    assert.deepEqual([r.timeBreakdown.originMs, r.timeBreakdown.prepareMs, r.timeBreakdown.voteMs], [9, 2.5, 5]);
+    assert.equal((await postLogs(origo.url, [r])).status, 200);
+    const one = await origo.store.getClientRecord(r.id);
+    assert.deepEqual(one?.requestSteps, requestSteps);
+    assert.deepEqual(one?.timeBreakdown, r.timeBreakdown);
+    const [q] = await origo.store.quantilesByGroup({ metric: 'tb_origin_ms', groupBy: ['mode'], quantiles: [0.5] });
+    assert.equal(q.quantiles[0], 9);
+  });
+
+  for (const [why, steps] of /** @type {[string, any][]} */ ([
+    ['an unknown key', { answerMs: 1, secret: 2 }],
+    ['a negative time', { answerMs: -1 }],
+    ['a string time', { originMs: '5' }],
+  ])) {
+    it(`refuses requestSteps with ${why}`, async () => {
+      const { status, body } = await postLogs(origo.url, [{ ...recordWithBreakdown(), requestSteps: steps }]);
+      assert.equal(status, 400);
+      assert.match(body.rejected[0].reason, /requestSteps/);
+    });
+  }
+
   it('stores a proxy record\'s inflightHeldMs and firstSendMs', async () => {
     const p = proxyRecord('px-1', { inflightHeldMs: 41.5, firstSendMs: 23.25 });
     await origo.store.insertProxyRecords([p]);

@@ -35,6 +35,7 @@ export const MSG = Object.freeze({
   error: 7,
   hint: 8,
   bundle: 9,
+  timing: 10,
 });
 
 /** Transfer mode codes on the wire. */
@@ -98,6 +99,9 @@ export const MAX_BUNDLE_BYTES = 4096;
 
 /** Hint header bytes before the URL: common header + URL length u16. */
 export const HINT_HEADER_BYTES = COMMON_HEADER_BYTES + 2;
+
+/** A timing message: common header + originMs u32 + prepareMs u32 (ms, rounded). */
+export const TIMING_BYTES = COMMON_HEADER_BYTES + 8;
 
 /**
  * Copies a source sends of each meta datagram, back to back (count). The client votes once a

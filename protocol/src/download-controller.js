@@ -55,6 +55,7 @@ import {
  * @property {number} maxSeq             highest packet seq seen (0: none; senders number from 1)
  * @property {number} malformed
  * @property {{ code: string, message: string } | null} error
+ * @property {{ originMs: number, prepareMs: number } | null} wait  what its proxy said this request waited there (timing message)
  */
 
 /**
@@ -107,12 +108,12 @@ export class DownloadController {
     this.requests = [];
     for (let i = 0; i < o.sourceCount; i++) {
       this.sources.push({
-        index: i, state: 'connecting', meta: null, metaAsm: null, gapSince: 0, badPackets: 0, requestedAt: 0, requestsSent: 0, lastHeardAt: 0,
+        index: i, state: 'connecting', meta: null, metaAsm: null, wait: null, gapSince: 0, badPackets: 0, requestedAt: 0, requestsSent: 0, lastHeardAt: 0,
         connectedAt: 0, reused: false, bytes: 0, packets: 0, duplicates: 0, maxSeq: 0, malformed: 0, error: null,
       });
       this.requests.push(encodeMessage({
         type: 'request', downloadId: o.downloadId, url: o.url, method: 'GET', range: o.range ?? null, mode: o.mode,
-        sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params, bundles: o.bundles === true, streamed: this.streamed,
+        sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params, bundles: o.bundles === true, streamed: this.streamed, timing: true,
       }));
     }
     /** the hint datagram, sent once per connection after its first request; null: none */
@@ -126,6 +127,8 @@ export class DownloadController {
     this.pending = [];
     /** @type {number | null} */ this.firstPacketMs = null;
     this.firstMetaAt = 0;
+    /** @type {SourceState | null} the proxy whose meta completed first */ this.firstMetaSource = null;
+    /** ms, when the vote was taken (null: not yet) */ this.votedAt = null;
     /** ms, since when a decoded generation waits for its checksum (0: none waits) */
     this.heldSince = 0;
     /** the vote's wait after the first meta has passed: it now waits for a strict majority alone */
@@ -217,6 +220,10 @@ export class DownloadController {
         s.lastHeardAt = now;
         if (this.receiver) this.onPacket(s, msg, now, batched);
         else if (this.pending.length < MAX_PENDING_PACKETS) this.pending.push({ msg, source: i });
+        break;
+      case 'timing':
+        // what this request waited at the proxy: a record's time breakdown, never a decision
+        s.wait ??= { originMs: msg.originMs, prepareMs: msg.prepareMs };
         break;
       case 'error':
         // the proxy refused in words (a blocked or missing object, a busy origin): its channel works
@@ -319,6 +326,18 @@ export class DownloadController {
     return this.sources.filter((s) => s.meta && s.meta.serverFetchMs !== null && s.meta.serverFetchMs !== undefined).map((s) => s.meta.serverFetchMs);
   }
 
+  /**
+   * The steps before the first packet, for the record's time breakdown (ms since the start):
+   * the first complete meta, what its proxy said it waited there, and the vote.
+   * @returns {{ answerMs: number | null, originMs: number | null, prepareMs: number | null, decidedMs: number | null }}
+   */
+  requestSteps() {
+    const f = this.firstMetaSource;
+    return {
+      answerMs: f ? this.firstMetaAt : null, originMs: f?.wait?.originMs ?? null, prepareMs: f?.wait?.prepareMs ?? null, decidedMs: this.votedAt,
+    };
+  }
+
   // ---- internals ----
 
   take() {
@@ -407,7 +426,10 @@ export class DownloadController {
       return;
     }
     this.metaOrder.push(s);
-    if (this.metaOrder.length === 1) this.firstMetaAt = now;
+    if (this.metaOrder.length === 1) {
+      this.firstMetaAt = now;
+      this.firstMetaSource = s;
+    }
     this.maybeVote(now);
   }
 
@@ -429,6 +451,7 @@ export class DownloadController {
     const waitForMore = !this.quorumWaitOver || 2 * live.length <= alive.length;
     if (live.length < alive.length && waitForMore && !majorityAgrees(entries, alive.length)) return;
     this.vote = createMetaVote(entries);
+    this.votedAt = now;
     for (const v of this.vote.excluded) this.drop(this.sources[v.source], v.code, v.message);
     if (this.finished) return;
     this.meta = this.vote.meta;

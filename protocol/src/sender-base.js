@@ -119,6 +119,15 @@ export class SenderBase {
     return this.checksumMetas(this.streamedMeta(), from, units);
   }
 
+  /**
+   * A streamed sender still owes its client checksums: units its bytes have not completed yet. The
+   * client may have every packet already (another proxy's origin was faster), and it holds the
+   * generations decoded until a majority vouches for them, so the sender's part ends only with its table.
+   */
+  owesChecksums() {
+    return this.streamed && this.haveUnits < this.layout.generationCount;
+  }
+
   /** A streamed sender's layout meta: no checksums yet, they follow (haveBytes). @param {{ serverFetchMs?: number | null }} [o] */
   streamedMeta(o = {}) {
     return { ...this.meta(), serverFetchMs: o.serverFetchMs ?? null, streamed: true };

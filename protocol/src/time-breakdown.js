@@ -6,8 +6,8 @@
 // what it spent on useful bytes and what it lost (waiting for its first packet, ramping up, idle
 // gaps, non-useful packets, the tail); each loss is weighted by r_i / R, i.e. expressed as time
 // of the whole download at the aggregate rate. So the parts add up to the duration exactly:
-//   (connectMs ?? 0) + requestMs + sourceStartMs + rampMs + (inflightHeldMs ?? 0) + stallMs + nonUsefulMs
-//   + tailMs + transferMs = the record's durationMs (each rounded to 0.1 ms)
+//   (connectMs ?? 0) + requestMs + (originMs ?? 0) + (prepareMs ?? 0) + (voteMs ?? 0) + sourceStartMs + rampMs
+//   + (inflightHeldMs ?? 0) + stallMs + nonUsefulMs + tailMs + transferMs = the record's durationMs (each rounded to 0.1 ms)
 
 import { DEFAULTS } from './constants.js';
 
@@ -35,12 +35,20 @@ const ROUND_STEPS_PER_MS = 10;
  * @property {number} usefulPackets
  * @property {number} nonUsefulPackets
  *
+ * @typedef {{answerMs?: number | null, originMs?: number | null, prepareMs?: number | null, decidedMs?: number | null}} RequestSteps
+ *   the record's requestSteps: request → the first proxy's whole answer (MUTP meta, Range-split digest list, Parallel
+ *   HTTP response head), what that proxy said it waited for the origin and to prepare, request → the vote decided
+ *
  * @typedef {object} TimeBreakdown
  * @property {'packets' | 'bytes'} method  packets: from the packet log (MUTP); bytes: from byte counts only (HTTP modes, or no log)
  * @property {number | null} connectMs  the start → the first request sent: the connections' set-up (MUTP on new ones:
  *   signalling, ICE, DTLS, SCTP; ~0 on kept ones and in the HTTP modes, whose TCP set-up is in requestMs); null: not recorded
- * @property {number} requestMs       the first request sent → the first packet (first body byte) from any source: round
- *   trips, the proxies' origin fetch and hashing, the meta vote
+ * @property {number} requestMs       the first request sent → the first packet (first body byte) from any source, less
+ *   originMs, prepareMs and voteMs when the record has its requestSteps: round trips, the proxies' other work
+ * @property {number | null} originMs   the first answer's proxy waited this long for the origin (0: cached; a streamed
+ *   answer: to the origin's response head); null: not reported
+ * @property {number | null} prepareMs  then to prepare its answer (checksums or digests, the sender's set-up); null: not reported
+ * @property {number | null} voteMs     the first proxy's answer → the integrity vote decided (waiting for a majority); null: no vote recorded
  * @property {number | null} sourceStartMs   time lost while later sources waited for their first packet
  * @property {number | null} rampMs          time lost while sources ramped up to their steady rate
  * @property {number | null} inflightHeldMs  time the proxies' in-flight cap held sources idle after their ramp (null: not reported)
@@ -58,6 +66,7 @@ const ROUND_STEPS_PER_MS = 10;
  * @param {number} r.durationMs
  * @param {number | null} [r.firstPacketMs]
  * @param {number | null} [r.connectMs]
+ * @param {RequestSteps | null} [r.requestSteps]
  * @param {number} [r.grossBytes]
  * @param {number} [r.netBytes]
  * @param {number} [r.n]
@@ -127,7 +136,7 @@ export function computeTimeBreakdown(r, inflightHeldMs = null) {
     }
   }
   return {
-    method: 'packets', ...requestSteps(fMin, r.connectMs), sourceStartMs: round(parts.sourceStart), rampMs: round(parts.ramp),
+    method: 'packets', ...requestSteps(fMin, r), sourceStartMs: round(parts.sourceStart), rampMs: round(parts.ramp),
     inflightHeldMs: heldKnown ? round(parts.held) : null, stallMs: round(parts.stall), nonUsefulMs: round(parts.nonUseful),
     tailMs: round(parts.tail), transferMs: round(parts.transfer), tailStartMs: round(T),
     steadyRateBps: Math.round(R * 1000), perSource,
@@ -252,7 +261,8 @@ function tailStart(log, useful, units) {
 /**
  * Without a packet log: the time after the first byte split between useful and non-useful
  * bytes in proportion (every source busy the whole time).
- * @param {{firstPacketMs?: number | null, connectMs?: number | null, grossBytes?: number, netBytes?: number}} r @param {number} D
+ * @param {{firstPacketMs?: number | null, connectMs?: number | null, requestSteps?: RequestSteps | null, grossBytes?: number, netBytes?: number}} r
+ * @param {number} D
  * @returns {TimeBreakdown}
  */
 function byBytes(r, D) {
@@ -262,24 +272,39 @@ function byBytes(r, D) {
   const rest = D - request;
   const nonUseful = gross > 0 ? (rest * (gross - net)) / gross : 0;
   return {
-    method: 'bytes', ...requestSteps(request, r.connectMs), sourceStartMs: null, rampMs: null, inflightHeldMs: null, stallMs: null,
+    method: 'bytes', ...requestSteps(request, r), sourceStartMs: null, rampMs: null, inflightHeldMs: null, stallMs: null,
     nonUsefulMs: round(nonUseful), tailMs: null, transferMs: round(rest - nonUseful), tailStartMs: null, steadyRateBps: null, perSource: null,
   };
 }
 
 /**
- * The time to the first packet in its steps: the connections' set-up before the first request
- * went out (the record's connectMs, at most the whole), and the rest.
- * @param {number} firstMs @param {number | null | undefined} connectMs
+ * The time to the first packet in its steps, each inside the one before so none is negative: the
+ * connections' set-up before the first request went out (the record's connectMs, at most the
+ * whole); the first answer's proxy's wait for the origin, then its preparation (at most the time
+ * from the first request to that answer: a proxy's claim cannot stretch the client's clock); the
+ * vote after that answer (at most until the first packet); the rest is requestMs.
+ * @param {number} firstMs
+ * @param {{connectMs?: number | null, requestSteps?: RequestSteps | null}} r
  */
-function requestSteps(firstMs, connectMs) {
-  if (typeof connectMs !== 'number' || !Number.isFinite(connectMs)) return { connectMs: null, requestMs: round(firstMs) };
-  const connect = Math.min(firstMs, Math.max(0, connectMs));
-  return { connectMs: round(connect), requestMs: round(firstMs - connect) };
+function requestSteps(firstMs, r) {
+  const known = (/** @type {unknown} */ v) => typeof v === 'number' && Number.isFinite(v);
+  const hasConnect = known(r.connectMs);
+  const connect = hasConnect ? Math.min(firstMs, Math.max(0, /** @type {number} */ (r.connectMs))) : 0;
+  const st = r.requestSteps;
+  const connectPart = { connectMs: hasConnect ? round(connect) : null };
+  if (!st || !known(st.answerMs)) return { ...connectPart, requestMs: round(firstMs - connect), originMs: null, prepareMs: null, voteMs: null };
+  const answer = Math.min(firstMs, Math.max(connect, /** @type {number} */ (st.answerMs)));
+  const origin = known(st.originMs) ? Math.min(answer - connect, Math.max(0, /** @type {number} */ (st.originMs))) : null;
+  const prepare = known(st.prepareMs) ? Math.min(answer - connect - (origin ?? 0), Math.max(0, /** @type {number} */ (st.prepareMs))) : null;
+  const vote = known(st.decidedMs) ? Math.min(firstMs, Math.max(answer, /** @type {number} */ (st.decidedMs))) - answer : null;
+  // rounding each part alone could leave the sum 0.1 ms off the whole: requestMs takes the rest of the rounded ones
+  const parts = { originMs: origin === null ? null : round(origin), prepareMs: prepare === null ? null : round(prepare), voteMs: vote === null ? null : round(vote) };
+  const rest = round(firstMs) - (connectPart.connectMs ?? 0) - (parts.originMs ?? 0) - (parts.prepareMs ?? 0) - (parts.voteMs ?? 0);
+  return { ...connectPart, requestMs: round(Math.max(0, rest)), ...parts };
 }
 
 /** @param {number} v */
 const round = (v) => Math.round(v * ROUND_STEPS_PER_MS) / ROUND_STEPS_PER_MS;
 
 /** The parts that add up to durationMs, in time order of where they happen (for charts and reports). */
-export const TIME_BREAKDOWN_PARTS = /** @type {const} */ (['connectMs', 'requestMs', 'sourceStartMs', 'rampMs', 'inflightHeldMs', 'stallMs', 'nonUsefulMs', 'tailMs', 'transferMs']);
+export const TIME_BREAKDOWN_PARTS = /** @type {const} */ (['connectMs', 'requestMs', 'originMs', 'prepareMs', 'voteMs', 'sourceStartMs', 'rampMs', 'inflightHeldMs', 'stallMs', 'nonUsefulMs', 'tailMs', 'transferMs']);

@@ -3,7 +3,7 @@
 // decodeMessage never throws: bad bytes give {ok: false, error: {code, message}}.
 import {
   WIRE_VERSION, MAX_DATAGRAM_BYTES, COMMON_HEADER_BYTES, DATA_HEADER_BYTES, CODED_HEADER_BYTES,
-  REQUEST_HEADER_BYTES, META_HEADER_BYTES, FEEDBACK_HEADER_BYTES, HINT_HEADER_BYTES, BUNDLE_HEADER_BYTES, MAX_BUNDLE_BYTES, MSG, MODE, SCHEDULER,
+  REQUEST_HEADER_BYTES, META_HEADER_BYTES, FEEDBACK_HEADER_BYTES, HINT_HEADER_BYTES, TIMING_BYTES, BUNDLE_HEADER_BYTES, MAX_BUNDLE_BYTES, MSG, MODE, SCHEDULER,
   MAX_URL_BYTES, MAX_SOURCES, MAX_OBJECT_BYTES, MAX_ERROR_CODE_BYTES, MAX_ERROR_MESSAGE_BYTES,
   MAX_GENERATION_SIZE, MAX_WINDOW_PACKETS, MIN_PAYLOAD_BYTES,
 } from './constants.js';
@@ -17,9 +17,11 @@ import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksum
  * @typedef {{ payloadSize: number, window: number, generationSize: number, feedbackEvery: number, surplus: number,
  *   scheduler?: SchedulerName }} WireParams
  * @typedef {{ type: 'request', downloadId: number, url: string, method?: 'GET' | 'HEAD', range?: { start: number, end: number } | null,
- *   mode: ModeName, sourceIndex: number, sourceCount: number, seed?: number, params: WireParams, bundles?: boolean, streamed?: boolean }} RequestMessage
+ *   mode: ModeName, sourceIndex: number, sourceCount: number, seed?: number, params: WireParams, bundles?: boolean, streamed?: boolean,
+ *   timing?: boolean }} RequestMessage
  *   client → proxy: serve this object as source sourceIndex of sourceCount; bundles: the client takes its packets in bundles;
- *   streamed: the client takes a streamed meta (the proxy may send before it has the whole object)
+ *   streamed: the client takes a streamed meta (the proxy may send before it has the whole object); timing: the client
+ *   takes a timing message
  * @typedef {{ algo: number, entryBytes: number, first: number, values: Uint8Array }} ChecksumSlice  entries first.. of the checksum table
  * @typedef {{ type: 'meta', downloadId: number, mode: ModeName, totalSize: number, payloadSize: number, packetCount: number,
  *   generationSize: number, generationCount: number, window: number, feedbackEvery: number, serverFetchMs?: number | null,
@@ -38,17 +40,20 @@ import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksum
  * @typedef {{ type: 'error', downloadId: number, code: string, message: string }} ErrorMessage  proxy → client: cannot serve
  * @typedef {{ type: 'hint', downloadId: number, url: string }} HintMessage
  *   client → proxy, after its request: the object the client will likely ask next; fetch it meanwhile
+ * @typedef {{ type: 'timing', downloadId: number, originMs: number, prepareMs: number }} TimingMessage
+ *   proxy → client that asked, before its first meta: how long this request waited at the proxy for the origin (0: cached;
+ *   a streamed meta: to the origin's response head) and then to prepare its answer (checksums, sender set-up)
  * @typedef {{ type: 'bundle', downloadId: number, parts: Uint8Array[] }} BundleMessage
  *   proxy → client that asked for bundles: data or coded datagrams, each whole (decode each with decodeMessage);
  *   written by createBundleWriter, not encodeMessage
- * @typedef {RequestMessage | MetaMessage | DataMessage | CodedMessage | FeedbackMessage | DoneMessage | ErrorMessage | HintMessage | BundleMessage} WireMessage
+ * @typedef {RequestMessage | MetaMessage | DataMessage | CodedMessage | FeedbackMessage | DoneMessage | ErrorMessage | HintMessage | BundleMessage | TimingMessage} WireMessage
  * @typedef {{ ok: true, msg: WireMessage, error?: undefined } | { ok: false, error: { code: string, message: string }, msg?: undefined }} DecodeResult
  */
 
 /** serverFetchMs on the wire when the proxy does not know it (u32 all ones). */
 const SERVER_FETCH_UNKNOWN = 0xffffffff;
 
-const TYPE_NAMES = ['', 'request', 'meta', 'data', 'coded', 'feedback', 'done', 'error', 'hint', 'bundle'];
+const TYPE_NAMES = ['', 'request', 'meta', 'data', 'coded', 'feedback', 'done', 'error', 'hint', 'bundle', 'timing'];
 const MODE_NAMES = ['', 'uncoded', 'coded'];
 const SCHEDULER_NAMES = ['paper', 'share'];
 const METHODS = ['', 'GET', 'HEAD'];
@@ -178,6 +183,14 @@ export function encodeMessage(msg) {
       b.set(url, HINT_HEADER_BYTES);
       return b;
     }
+    case 'timing': {
+      need(isInt(msg.originMs, 0, 0xffffffff) && isInt(msg.prepareMs, 0, 0xffffffff), 'originMs and prepareMs must be u32 ms');
+      const b = new Uint8Array(TIMING_BYTES);
+      header(b, MSG.timing, msg.downloadId);
+      put32(b, 6, msg.originMs);
+      put32(b, 10, msg.prepareMs);
+      return b;
+    }
   }
   throw codedError('ERR_BAD_MESSAGE', 'unreachable');
 }
@@ -264,8 +277,8 @@ function encodeRequest(msg) {
   put16(b, 16, p.generationSize);
   put16(b, 18, p.feedbackEvery);
   b[20] = p.surplus;
-  // what the client takes: bit 0 bundles, bit 1 a streamed meta (proxies that predate a bit ignore it)
-  b[21] = (msg.bundles ? 1 : 0) | (msg.streamed ? 2 : 0);
+  // what the client takes: bit 0 bundles, bit 1 a streamed meta, bit 2 a timing message (proxies that predate a bit ignore it)
+  b[21] = (msg.bundles ? 1 : 0) | (msg.streamed ? 2 : 0) | (msg.timing ? 4 : 0);
   put32(b, 22, msg.seed ?? 0);
   put64(b, 26, range ? range.start : 0);
   put64(b, 34, range ? range.end : 0);
@@ -438,6 +451,9 @@ function decodeUnchecked(b) {
       try { url = utf8Strict.decode(b.subarray(HINT_HEADER_BYTES)); } catch { return fail('ERR_BAD_FIELD', 'hint url is not UTF-8'); }
       return okMsg({ type: 'hint', downloadId, url });
     }
+    case 'timing':
+      if (b.length !== TIMING_BYTES) return fail('ERR_BAD_LENGTH', `timing must be ${TIMING_BYTES} bytes`);
+      return okMsg({ type: 'timing', downloadId, originMs: u32(b, 6), prepareMs: u32(b, 10) });
   }
   return fail('ERR_UNKNOWN_TYPE', 'unreachable');
 }
@@ -465,6 +481,7 @@ function decodeRequest(b, downloadId) {
   const seed = u32(b, 22);
   const bundles = (b[21] & 1) === 1; // other bits: later abilities, ignored
   const streamed = (b[21] & 2) === 2;
+  const timing = (b[21] & 4) === 4;
   let range = null;
   if (b[9] & 1) {
     const start = u64(b, 26);
@@ -478,7 +495,7 @@ function decodeRequest(b, downloadId) {
   try { url = utf8Strict.decode(b.subarray(REQUEST_HEADER_BYTES)); } catch { return fail('ERR_BAD_FIELD', 'url is not UTF-8'); }
   /** @type {RequestMessage} */
   const msg = { type: 'request', downloadId, url, method: /** @type {'GET' | 'HEAD'} */ (method), range, mode: /** @type {ModeName} */ (mode), sourceIndex, sourceCount, seed,
-    params: { ...params, scheduler: /** @type {SchedulerName} */ (scheduler) }, bundles, streamed };
+    params: { ...params, scheduler: /** @type {SchedulerName} */ (scheduler) }, bundles, streamed, timing };
   return okMsg(msg);
 }
 

@@ -88,12 +88,13 @@ describe('streamed metas (coded)', () => {
     await assert.rejects(createSender({ mode: 'uncoded', data: new Uint8Array(10), streamed: true }), { code: 'ERR_BAD_PARAMS' });
   });
 
-  it('a streamed sender sends only generations it has whole, and hashes each as it completes', async () => {
+  it('a streamed sender sends only generations it has whole, hashes each as it completes, and owes checksums until the last', async () => {
     const data = new Uint8Array(100_000).map((_, i) => i * 7);
     const s = await createSender({ mode: 'coded', data, streamed: true, params: { generationSize: 10, payloadSize: 1000 } });
     assert.equal(s.nextPacket(0), null, 'nothing before any byte');
     assert.deepEqual(s.haveBytes(9_999), [], 'no generation whole yet');
     assert.equal(s.nextPacket(0), null);
+    assert.equal(s.owesChecksums(), true);
     const metas = s.haveBytes(25_000);
     assert.deepEqual(metas.map((m) => [m.checksums?.first, m.checksums?.values.length]), [[0, 16]]);
     assert.deepEqual(metas[0].checksums?.values, new Uint8Array([...checksumOf(data.subarray(0, 10_000)), ...checksumOf(data.subarray(10_000, 20_000))]));
@@ -103,6 +104,7 @@ describe('streamed metas (coded)', () => {
       assert.ok(p.generation < 2, `generation ${p.generation} sent before its bytes came`);
     }
     assert.deepEqual(s.haveBytes(100_000).map((m) => m.checksums?.first), [2]);
+    assert.equal(s.owesChecksums(), false, 'every unit hashed: its part can end');
     // a re-sent request gets the layout and every checksum so far
     assert.deepEqual(s.metaMessages().map((m) => [m.streamed, m.checksums?.first ?? null]), [[true, null], [true, 0]]);
     s.close();

@@ -148,6 +148,27 @@ describe('computeTimeBreakdown', () => {
     near(partsSum(http), 400, 'HTTP parts');
   });
 
+  it('with its request steps, the request splits into the round trips, the proxy\'s origin fetch and preparation, and the vote; none below 0', () => {
+    const r = { ...record([every(300, 200), every(300.5, 200)], { durationMs: 500 }), connectMs: 100 };
+    // the first meta at 250 ms; its proxy waited 90 ms for the origin and 10 to hash; the vote at 280 ms
+    const b = computeTimeBreakdown({ ...r, requestSteps: { answerMs: 250, originMs: 90, prepareMs: 10, decidedMs: 280 } });
+    assert.deepEqual([b.connectMs, b.requestMs, b.originMs, b.prepareMs, b.voteMs], [100, 70, 90, 10, 30]);
+    near(partsSum(b), 500, 'parts');
+    // a proxy that claims more wait than the client saw between its request and the answer is cut to it
+    const liar = computeTimeBreakdown({ ...r, requestSteps: { answerMs: 250, originMs: 5000, prepareMs: 7, decidedMs: 250 } });
+    assert.deepEqual([liar.requestMs, liar.originMs, liar.prepareMs, liar.voteMs], [50, 150, 0, 0]);
+    near(partsSum(liar), 500, 'parts');
+    // an answer time before the connect, or a vote after the first packet, stay inside the request's time
+    const odd = computeTimeBreakdown({ ...r, requestSteps: { answerMs: 20, originMs: 3, prepareMs: 3, decidedMs: 900 } });
+    assert.deepEqual([odd.connectMs, odd.requestMs, odd.originMs, odd.prepareMs, odd.voteMs], [100, 0, 0, 0, 200]);
+    // the proxy said nothing (one that predates it): its steps stay in the request
+    const quiet = computeTimeBreakdown({ ...r, requestSteps: { answerMs: 250, originMs: null, prepareMs: null, decidedMs: 280 } });
+    assert.deepEqual([quiet.requestMs, quiet.originMs, quiet.prepareMs, quiet.voteMs], [170, null, null, 30]);
+    for (const x of [b, liar, odd, quiet]) for (const k of TIME_BREAKDOWN_PARTS) assert.ok(x[k] === null || x[k] >= 0, `${k} = ${x[k]}`);
+    const old = computeTimeBreakdown(r);
+    assert.deepEqual([old.requestMs, old.originMs, old.prepareMs, old.voteMs], [200, null, null, null], 'a record without steps, as before');
+  });
+
   it('without a packet log (HTTP modes): request, then the rest split by useful and non-useful bytes', () => {
     const b = computeTimeBreakdown({ durationMs: 1000, firstPacketMs: 100, grossBytes: 4000, netBytes: 1000, packetLog: null });
     assert.equal(b.method, 'bytes');

@@ -19,6 +19,7 @@ const samples = [
   { type: 'done', downloadId: 7 },
   { type: 'error', downloadId: 7, code: 'ERR_SSRF_BLOCKED', message: 'nope ✓' },
   { type: 'hint', downloadId: 7, url: 'http://127.0.0.1:8080/seg-2 ✓.m4s' },
+  { type: 'timing', downloadId: 7, originMs: 312, prepareMs: 4 },
 ];
 
 describe('wire format', () => {
@@ -294,5 +295,19 @@ describe('state machines under bad input', () => {
     assert.equal(recs[0].t, 1);
     assert.deepEqual(r.receivedLog.feedback.slice(0, 2), [4, 8]);
     assert.equal(r.receivedLog.toRecord(1).packetLog[0][0], 0);
+  });
+
+  it('lays out a timing message as documented, refuses another length and values that are not u32 ms; a request asks for it in bit 2 of byte 21', () => {
+    const t = encodeMessage({ type: 'timing', downloadId: 7, originMs: 0x01020304, prepareMs: 5 });
+    assert.deepEqual([...t], [1, 10, 0, 0, 0, 7, 1, 2, 3, 4, 0, 0, 0, 5]);
+    assert.equal(decodeMessage(t.subarray(0, 13)).error.code, 'ERR_BAD_LENGTH');
+    assert.equal(decodeMessage(Uint8Array.from([...t, 0])).error.code, 'ERR_BAD_LENGTH');
+    assert.throws(() => encodeMessage({ type: 'timing', downloadId: 7, originMs: -1, prepareMs: 0 }), { code: 'ERR_BAD_MESSAGE' });
+    assert.throws(() => encodeMessage({ type: 'timing', downloadId: 7, originMs: 1.5, prepareMs: 0 }), { code: 'ERR_BAD_MESSAGE' });
+    const request = /** @type {import('../src/wire.js').RequestMessage} */ (samples[0]);
+    const asked = encodeMessage({ ...request, bundles: false, streamed: false, timing: true });
+    assert.equal(asked[21], 4);
+    assert.equal(/** @type {any} */ (decodeMessage(asked).msg).timing, true);
+    assert.equal(/** @type {any} */ (decodeMessage(encodeMessage({ ...request, timing: false })).msg).timing, false);
   });
 });

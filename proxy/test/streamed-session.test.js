@@ -15,6 +15,8 @@ const BODY = testBytes(1_200_000, 5);
 const PIECE_BYTES = 64 * 1024;
 /** ... one every this many ms: ~360 ms for the whole body. */
 const PIECE_EVERY_MS = 20;
+/** The slow /uneven copies come this many times slower still: the client has every packet from the fast one long before. */
+const UNEVEN_SLOW_FACTOR = 3;
 const quiet = { info() {}, warn() {}, error() {}, debug() {} };
 
 describe('streamed MUTP: a proxy sends while the origin still sends', function () {
@@ -24,12 +26,20 @@ describe('streamed MUTP: a proxy sends while the origin still sends', function (
   /** per path: when (performance.now) the origin wrote its last byte */
   /** @type {Map<string, number>} */
   const sentAll = new Map();
+  /** @type {Set<string>} */
+  const unevenAsked = new Set();
 
   before(async () => {
     origin = await startOrigin((req, res) => {
       const path = String(req.url);
       if (path.startsWith('/chunked')) {
         res.writeHead(200, { 'content-type': 'video/mp4' }); // no length: chunked, so not streamed
+        return res.end(BODY);
+      }
+      // the first proxy to ask for an /uneven object gets it at once, the others at the slow pace
+      if (path.startsWith('/uneven') && !unevenAsked.has(path)) {
+        unevenAsked.add(path);
+        res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': BODY.length });
         return res.end(BODY);
       }
       const dies = path.startsWith('/dies');
@@ -39,7 +49,7 @@ describe('streamed MUTP: a proxy sends while the origin still sends', function (
         if (dies && at >= BODY.length / 2) return res.destroy(); // the origin's connection breaks midway
         res.write(BODY.subarray(at, at + PIECE_BYTES));
         at += PIECE_BYTES;
-        if (at < BODY.length) setTimeout(next, PIECE_EVERY_MS);
+        if (at < BODY.length) setTimeout(next, path.startsWith('/uneven') ? UNEVEN_SLOW_FACTOR * PIECE_EVERY_MS : PIECE_EVERY_MS);
         else {
           sentAll.set(path, performance.now());
           res.end();
@@ -71,6 +81,14 @@ describe('streamed MUTP: a proxy sends while the origin still sends', function (
     assert.ok(Buffer.from(again.data).equals(BODY));
   });
 
+  it('one proxy\'s origin far faster: the client has every packet from it, and the others still send their checksums as their bytes come (the vote needs them)', async () => {
+    const { data, perProxy } = /** @type {any} */ (await downloadMutp({
+      url: `${origin.url}/uneven.mp4`, mode: 'coded', proxies: ps(), RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quiet,
+    }));
+    assert.ok(Buffer.from(data).equals(BODY), 'byte-exact');
+    assert.deepEqual(perProxy.map((/** @type {any} */ p) => p.error), [null, null, null]);
+  });
+
   it('an origin that says no length is not streamed; the download is byte-exact', async () => {
     const { data } = await downloadMutp({ url: `${origin.url}/chunked.mp4`, mode: 'coded', proxies: ps(), RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quiet });
     assert.ok(Buffer.from(data).equals(BODY));
@@ -99,25 +117,35 @@ describe('streamed MUTP: a proxy sends while the origin still sends', function (
   });
 
   /**
-   * The first meta a proxy sends for a request of the slow object at `path`.
+   * The messages a proxy sends for a request of the slow object at `path`, up to its first meta.
    * @param {boolean} streamed  whether the request takes a streamed meta @param {string} path
+   * @param {boolean} [timing]  whether it takes a timing message
+   * @returns {Promise<any[]>}
    */
-  async function firstMeta(streamed, path) {
+  async function upToMeta(streamed, path, timing = false) {
     const link = await connectPeer({ url: proxies[0].url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
     try {
+      /** @type {any[]} */
+      const got = [];
       const meta = new Promise((resolve) => link.channel.addEventListener('message', (ev) => {
         const r = decodeMessage(new Uint8Array(/** @type {ArrayBuffer} */ (ev.data)));
-        if (r.ok && r.msg.type === 'meta') resolve(r.msg);
+        if (!r.ok) return;
+        got.push(r.msg);
+        if (r.msg.type === 'meta') resolve(undefined);
       }));
       link.channel.send(/** @type {any} */ (encodeMessage({
         type: 'request', downloadId: 9, url: `${origin.url}${path}`, method: 'GET', range: null, mode: 'coded', sourceIndex: 0, sourceCount: 1,
-        seed: 1, params: normalizeParams({}, 'coded'), streamed,
+        seed: 1, params: normalizeParams({}, 'coded'), streamed, timing,
       })));
-      return /** @type {any} */ (await meta);
+      await meta;
+      return got;
     } finally {
       link.close();
     }
   }
+
+  /** The first meta a proxy sends for a request of the slow object at `path`. @param {boolean} streamed @param {string} path */
+  const firstMeta = async (streamed, path) => (await upToMeta(streamed, path)).find((m) => m.type === 'meta');
 
   it('a client that does not ask for a streamed meta (one that predates it) gets the whole meta first', async () => {
     const m = await firstMeta(false, '/old-client.mp4');
@@ -132,5 +160,56 @@ describe('streamed MUTP: a proxy sends while the origin still sends', function (
     assert.equal(m.totalSize, BODY.length);
     assert.equal(m.checksums, null);
     assert.equal(sentAll.has('/new-client.mp4'), false, 'the origin is still sending');
+  });
+
+  it('a client that asks hears, before the meta, what the request waited for at the proxy: the origin, then the preparation', async () => {
+    const whole = await upToMeta(false, '/timing-whole.mp4', true);
+    assert.deepEqual(whole.map((m) => m.type).slice(0, 2), ['timing', 'meta']);
+    // the whole object first: the slow origin's ~360 ms
+    assert.ok(whole[0].originMs >= 250 && whole[0].originMs < 5000, `origin ${whole[0].originMs} ms`);
+    assert.ok(whole[0].prepareMs >= 0 && whole[0].prepareMs < 1000, `prepare ${whole[0].prepareMs} ms`);
+    const cached = await upToMeta(false, '/timing-whole.mp4', true);
+    assert.ok(cached[0].type === 'timing' && cached[0].originMs < 100, `from the cache: origin ${cached[0].originMs} ms`);
+    const streamed = await upToMeta(true, '/timing-streamed.mp4', true);
+    assert.equal(streamed[0].type, 'timing');
+    assert.ok(streamed[0].originMs < 250, `streamed: the origin's head only, ${streamed[0].originMs} ms`);
+    const unasked = await upToMeta(false, '/timing-unasked.mp4');
+    assert.equal(unasked.filter((m) => m.type === 'timing').length, 0, 'a client that did not ask (one that predates it) gets none');
+  });
+
+  it("a download's request steps: its first meta, what that proxy waited for, and the vote", async () => {
+    const { requestSteps: s, firstPacketMs } = /** @type {any} */ (await downloadMutp({
+      url: `${origin.url}/steps.mp4`, mode: 'coded', proxies: ps(), RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quiet,
+    }));
+    assert.ok(s.originMs >= 0 && s.originMs < 250, `streamed: the origin's head, ${s.originMs} ms`);
+    assert.ok(s.answerMs >= s.originMs + s.prepareMs, `the first meta at ${s.answerMs} ms came after the proxy's wait`);
+    assert.ok(s.decidedMs >= s.answerMs && s.decidedMs <= firstPacketMs, `the vote at ${s.decidedMs} ms, first packet at ${firstPacketMs} ms`);
+  });
+
+  it('a request re-sent after its download ended (its last slices lost) gets the meta again', async () => {
+    const url = `${origin.url}/ended.mp4`;
+    await upToMeta(false, '/ended.mp4'); // cached now
+    const link = await connectPeer({ url: proxies[0].url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
+    try {
+      let metas = 0;
+      link.channel.addEventListener('message', (ev) => {
+        const r = decodeMessage(new Uint8Array(/** @type {ArrayBuffer} */ (ev.data)));
+        if (r.ok && r.msg.type === 'meta') metas++;
+      });
+      const request = encodeMessage({
+        type: 'request', downloadId: 11, url, method: 'GET', range: null, mode: 'coded', sourceIndex: 0, sourceCount: 1, seed: 1, params: normalizeParams({}, 'coded'),
+      });
+      const until = async (/** @type {() => boolean} */ ok) => { for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10)); };
+      link.channel.send(/** @type {any} */ (request));
+      await until(() => metas > 0);
+      link.channel.send(/** @type {any} */ (encodeMessage({ type: 'done', downloadId: 11 })));
+      await new Promise((r) => setTimeout(r, 100));
+      const before = metas;
+      link.channel.send(/** @type {any} */ (request));
+      await until(() => metas > before);
+      assert.ok(metas > before, 'the meta came again');
+    } finally {
+      link.close();
+    }
   });
 });

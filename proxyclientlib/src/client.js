@@ -175,6 +175,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         id, clientId, startedAt, mode, proxies: list, url, objectBytes: result.data.byteLength,
         params: result.params, grossBytes: result.grossBytes, netBytes: result.data.byteLength, durationMs,
         firstPacketMs: result.firstPacketMs, connectMs: sinceStart(timing.sentAt), serverFetchMs: result.serverFetchMs, packets: result.packets,
+        lookupMs: lookupMs(timing), requestSteps: result.requestSteps ?? null,
         duplicates: result.duplicates, lossEstimate: result.lossEstimate, perProxy: result.perProxy,
         packetLog: result.packetLog, feedbackLog: result.feedbackLog, verified: result.verified, error: null,
       });
@@ -191,7 +192,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       const stats = buildRecord({
         id, clientId, startedAt, mode, proxies: list, n: list.length || requestedCount(opts), url, objectBytes: range ? range.end - range.start + 1 : 0,
         grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null, connectMs: sinceStart(timing.sentAt),
-        perProxy: e.perProxy, error: errorInfo(e),
+        lookupMs: lookupMs(timing), perProxy: e.perProxy, error: errorInfo(e),
       });
       // a download that never reached a proxy says nothing about the fleet: not logged, unless this
       // context refused the fleet (a deployment problem Origo must count)
@@ -393,6 +394,11 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     },
     clientId,
   };
+}
+
+/** download() called → proxies and tickets in hand (ms; null: never in hand). @param {DownloadTiming} timing */
+function lookupMs(timing) {
+  return timing.listedAt === null ? null : timing.listedAt - timing.calledAt;
 }
 
 /** N as asked (for the record of a download that got no proxy). @param {DownloadOptions} opts */

@@ -42,6 +42,9 @@ export function redactUrl(url) {
  * @property {number | null} [firstPacketMs]
  * @property {number | null} [connectMs]  the start → the first request sent (the connections' set-up; null: not known)
  * @property {number[]} [serverFetchMs]   per proxy that reported it
+ * @property {number | null} [lookupMs]  download() called → proxies and tickets in hand (before the record's clock)
+ * @property {{answerMs?: number | null, originMs?: number | null, prepareMs?: number | null, decidedMs?: number | null} | null} [requestSteps]
+ *   the steps before the first byte (docs/log-record.md)
  * @property {number} [packets]
  * @property {number} [duplicates]
  * @property {number | null} [lossEstimate]
@@ -51,6 +54,22 @@ export function redactUrl(url) {
  * @property {boolean | null} [verified]  HTTP modes: every delivered block matched a digest two or more proxies agreed on
  * @property {{code: string, message: string} | null} [error]
  */
+
+/** @param {number | null | undefined} v */
+const msOrNull = (v) => (typeof v === 'number' && Number.isFinite(v) ? round3(Math.max(0, v)) : null);
+
+/**
+ * The record's requestSteps: null when nothing of it is known.
+ * @param {RecordInput} r
+ */
+function requestStepsOf(r) {
+  const s = r.requestSteps ?? {};
+  const steps = {
+    lookupMs: msOrNull(r.lookupMs), answerMs: msOrNull(s.answerMs), originMs: msOrNull(s.originMs),
+    prepareMs: msOrNull(s.prepareMs), decidedMs: msOrNull(s.decidedMs),
+  };
+  return Object.values(steps).some((v) => v !== null) ? steps : null;
+}
 
 /**
  * @param {RecordInput} r
@@ -82,6 +101,7 @@ export function buildRecord(r) {
     firstPacketMs: r.firstPacketMs == null ? null : round3(r.firstPacketMs),
     connectMs: r.connectMs == null ? null : round3(Math.max(0, r.connectMs)),
     serverFetchMs: sf.length ? round3(median(sf)) : null,
+    requestSteps: requestStepsOf(r),
     packets: r.packets ?? 0,
     duplicates: r.duplicates ?? 0,
     lossEstimate: r.lossEstimate ?? null,

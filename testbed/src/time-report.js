@@ -5,7 +5,7 @@ import { modeName } from './charts.js';
 import { median } from './stats.js';
 
 const PART_NAMES = /** @type {Record<typeof TIME_BREAKDOWN_PARTS[number], string>} */ ({
-  connectMs: 'connect', requestMs: 'request', sourceStartMs: 'late sources', rampMs: 'ramp', inflightHeldMs: 'in-flight held', stallMs: 'stall',
+  connectMs: 'connect', requestMs: 'request', originMs: 'origin fetch', prepareMs: 'hashing', voteMs: 'vote', sourceStartMs: 'late sources', rampMs: 'ramp', inflightHeldMs: 'in-flight held', stallMs: 'stall',
   nonUsefulMs: 'non-useful', tailMs: 'tail', transferMs: 'transfer',
 });
 const HTTP_MODES = ['parallel-http', 'range-http'];

@@ -50,7 +50,7 @@ describe('testbed: FIGURE 11\'s boxes run alone', () => {
 describe('testbed: report with time breakdowns, load and the paper\'s FIGURE 15', () => {
   it('prints per-box medians of each part, the load, the delay line\'s CPU and both FIGURE 15s', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mtb-report-'));
-    const tb = (/** @type {number} */ ramp) => ({ method: 'packets', connectMs: 7, requestMs: 60, sourceStartMs: 2, rampMs: ramp, inflightHeldMs: 5, stallMs: 3, nonUsefulMs: 20, tailMs: 30, transferMs: 400,
+    const tb = (/** @type {number} */ ramp) => ({ method: 'packets', connectMs: 7, requestMs: 60, originMs: 9, prepareMs: 4, voteMs: 1, sourceStartMs: 2, rampMs: ramp, inflightHeldMs: 5, stallMs: 3, nonUsefulMs: 20, tailMs: 30, transferMs: 400,
       tailStartMs: 500, steadyRateBps: 3.5e6, perSource: null });
     /** @type {any[]} */
     const rows = [];
@@ -66,7 +66,7 @@ describe('testbed: report with time breakdowns, load and the paper\'s FIGURE 15'
     const { markdown } = writeReport({ rows, dir, meta: { preset: 'test', fleet: '1x1792KiB,3x896KiB', concurrency: 3, cores: 2, commit: 'x', origoUrl: 'http://o', elapsedMin: 1, delayMs: 25 } });
     assert.match(markdown, /## Where the time goes/);
     // the Coded mix box: n = 3, median ramp 100 of 90/100/110
-    assert.match(markdown, /\| 1x1792\+3x896 \| Coded MUTP \| 240 \| 24 \| 0% \| 1-2MB \| 3 \| 500 \| 7 \| 60 \| 2 \| 100 \| 5 \| 3 \| 20 \| 30 \| 400 \|/);
+    assert.match(markdown, /\| 1x1792\+3x896 \| Coded MUTP \| 240 \| 24 \| 0% \| 1-2MB \| 3 \| 500 \| 7 \| 60 \| 9 \| 4 \| 1 \| 2 \| 100 \| 5 \| 3 \| 20 \| 30 \| 400 \|/);
     // a missed target names the box's largest parts besides the transfer
     assert.match(markdown, /lost most to ramp 100 ms, request 60 ms, tail 30 ms/);
     assert.match(markdown, /ran alone; 1-min load average at their ends: median 2\.0, max 3\.0 on 2 cores/);

@@ -13,7 +13,8 @@ const CROSS = 'path://M0,0 L10,10 M10,0 L0,10 M0,0 L1,0 L10,9 L10,10 L9,10 L0,1 
  * (docs/log-record.md, "Time breakdown"; protocol/src/time-breakdown.js TIME_BREAKDOWN_PARTS).
  */
 const BREAKDOWN_PARTS = [
-  ['connectMs', 'connect', '#597ef7'], ['requestMs', 'request', '#8c8c8c'], ['sourceStartMs', 'late sources', '#b37feb'], ['rampMs', 'ramp', '#fa8c16'],
+  ['connectMs', 'connect', '#597ef7'], ['requestMs', 'request', '#8c8c8c'], ['originMs', 'origin fetch', '#2f54eb'],
+  ['prepareMs', 'hashing', '#722ed1'], ['voteMs', 'vote', '#a0d911'], ['sourceStartMs', 'late sources', '#b37feb'], ['rampMs', 'ramp', '#fa8c16'],
   ['inflightHeldMs', 'in-flight held', '#eb2f96'], ['stallMs', 'stall', '#f5222d'], ['nonUsefulMs', 'non-useful', '#faad14'],
   ['tailMs', 'tail', '#13c2c2'], ['transferMs', 'transfer', '#52c41a'],
 ];
@@ -43,7 +44,7 @@ async function show() {
     <td class="num">${bytes(p.bytes)}</td><td class="num">${fixed(p.packets)}</td><td class="num">${fixed(p.duplicates)}</td>
     <td class="num">${rate(p.uploadRateBps)}</td><td class="err">${esc(p.error?.code ?? '')}</td></tr>`).join('');
 
-  showBreakdown(r.timeBreakdown);
+  showBreakdown(r.timeBreakdown, r.requestSteps);
 
   const sources = Math.max(r.n, ...log.map((p) => p[1] + 1));
   // y: the DoF after the packet when the client logged it, else the running count of useful packets.
@@ -78,8 +79,11 @@ async function show() {
   if (log.length === 0) byId('legend-note').textContent = 'This record carries no packet log (HTTP modes, or the client did not send one).';
   window.addEventListener('resize', () => chart.resize());
 }
-/** One horizontal bar, a segment per part (ms). @param {Record<string, any> | null} tb */
-function showBreakdown(tb) {
+/**
+ * One horizontal bar, a segment per part (ms).
+ * @param {Record<string, any> | null} tb @param {Record<string, any> | null | undefined} steps  the record's requestSteps
+ */
+function showBreakdown(tb, steps) {
   if (!tb) {
     byId('breakdown').style.display = 'none';
     byId('breakdown-note').textContent = 'This record carries no time breakdown (a client from before it existed).';
@@ -99,6 +103,8 @@ function showBreakdown(tb) {
   byId('breakdown-note').textContent += tb.method === 'packets'
     ? ` Tail from ${millis(tb.tailStartMs)}; summed steady rate ${rate(tb.steadyRateBps)}.${tb.inflightHeldMs === null ? ' In-flight holds are in the proxies\' records, not in this one: they count as stall.' : ''}`
     : ' HTTP: no packet log, so the time after the first byte is split by useful and non-useful bytes.';
+  if (typeof steps?.lookupMs === 'number') byId('breakdown-note').textContent += ` Before the request: ${millis(steps.lookupMs)} for Origo's proxy list and tickets (not in the duration).`;
+  if (typeof tb.originMs !== 'number') byId('breakdown-note').textContent += ' The proxies did not report their origin fetch and hashing: they are in "request".';
   window.addEventListener('resize', () => chart.resize());
 }
 

@@ -51,10 +51,17 @@ const timeBreakdown = {
   additionalProperties: false,
   properties: {
     method: { enum: ['packets', 'bytes'] },
-    connectMs: msOrNull, requestMs: c.durationMs, sourceStartMs: msOrNull, rampMs: signedMs, inflightHeldMs: msOrNull, stallMs: signedMs,
+    connectMs: msOrNull, requestMs: c.durationMs, originMs: msOrNull, prepareMs: msOrNull, voteMs: msOrNull, sourceStartMs: msOrNull, rampMs: signedMs, inflightHeldMs: msOrNull, stallMs: signedMs,
     nonUsefulMs: c.durationMs, tailMs: signedMs, transferMs: c.durationMs, tailStartMs: msOrNull, steadyRateBps: rateOrNull,
     perSource: { type: ['array', 'null'], maxItems: MAX_PROXIES_PER_DOWNLOAD, items: timeBreakdownSource },
   },
+};
+
+/** The steps before the first byte (docs/log-record.md): each a time (ms) or null. */
+const requestSteps = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: { lookupMs: msOrNull, answerMs: msOrNull, originMs: msOrNull, prepareMs: msOrNull, decidedMs: msOrNull },
 };
 
 /** Fields Origo derives itself; a client may send them, Origo stores its own. */
@@ -80,6 +87,7 @@ export const clientRecordSchema = {
     firstPacketMs: c.durationMsOrNull,
     connectMs: c.durationMsOrNull,
     serverFetchMs: c.durationMsOrNull,
+    requestSteps,
     packets: c.countOrNull,
     duplicates: c.countOrNull,
     lossEstimate: { type: ['number', 'null'], minimum: 0, maximum: 1 },

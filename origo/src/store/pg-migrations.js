@@ -60,6 +60,12 @@ export const MIGRATIONS = [
     sql: ['ALTER TABLE client_records ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION',
       'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS tb_connect_ms DOUBLE PRECISION'],
   },
+  {
+    version: 6,
+    name: 'client records: the steps before the first byte',
+    sql: ['ALTER TABLE client_records ADD COLUMN IF NOT EXISTS request_steps JSON',
+      ...['tb_origin_ms', 'tb_prepare_ms', 'tb_vote_ms'].map((c) => `ALTER TABLE client_records ADD COLUMN IF NOT EXISTS ${c} DOUBLE PRECISION`)],
+  },
 ];
 
 /**

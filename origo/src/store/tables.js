@@ -80,6 +80,14 @@ const CONNECT_COLUMNS = [
   col('tb_connect_ms', 'double', 'timeBreakdown.connectMs'),
 ];
 
+/** The steps before the first byte (the record's field, as JSON), and the time breakdown's parts for them. */
+const REQUEST_STEP_COLUMNS = [
+  col('request_steps', 'json', 'requestSteps'),
+  col('tb_origin_ms', 'double', 'timeBreakdown.originMs'),
+  col('tb_prepare_ms', 'double', 'timeBreakdown.prepareMs'),
+  col('tb_vote_ms', 'double', 'timeBreakdown.voteMs'),
+];
+
 /** @type {Column[]} */
 export const CLIENT_RECORD_COLUMNS = [
   col('id', 'uuid', 'id'),
@@ -116,6 +124,8 @@ export const CLIENT_RECORD_COLUMNS = [
   col('verified', 'boolean', 'verified'),
   // Added later still: the connections' set-up before the first request, and the breakdown's part for it.
   ...CONNECT_COLUMNS,
+  // And the steps of the time before the first byte.
+  ...REQUEST_STEP_COLUMNS,
 ];
 
 /**
@@ -203,5 +213,6 @@ export const DDL = [
   'ALTER TABLE client_records ADD COLUMN IF NOT EXISTS verified BOOLEAN',
   'ALTER TABLE proxy_records ADD COLUMN IF NOT EXISTS first_send_ms DOUBLE',
   ...CONNECT_COLUMNS.map((c) => `ALTER TABLE client_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.sql}`),
+  ...REQUEST_STEP_COLUMNS.map((c) => `ALTER TABLE client_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.sql}`),
 ];
 

@@ -3,6 +3,7 @@
 // block before they deliver it. Same guards and cache as /fetch; no log record (it is not a
 // download, and Origo's proxy records count downloads).
 import { encodedDigestsOf } from '../objects/digest-cache.js';
+import { waitTiming } from './wait-timing.js';
 
 /**
  * @param {import('express').Response} res
@@ -11,9 +12,11 @@ import { encodedDigestsOf } from '../objects/digest-cache.js';
  * @param {{ serverFetchMs: number, fromCache: boolean }} fetched
  * @param {string} proxyId
  * @param {boolean} isHead
+ * @param {{t0: number, objectAt: number}} waited  when the request came, when its object was in hand (performance.now())
  */
-export function sendDigests(res, copy, span, fetched, proxyId, isHead) {
+export function sendDigests(res, copy, span, fetched, proxyId, isHead, waited) {
   const body = encodedDigestsOf(copy, span);
+  res.setHeader('Server-Timing', waitTiming(waited.t0, waited.objectAt, performance.now()));
   res.status(200);
   res.setHeader('Content-Type', 'application/octet-stream');
   res.setHeader('Cache-Control', 'no-store');

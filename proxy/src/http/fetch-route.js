@@ -3,6 +3,7 @@ import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OB
 import { parseClosedRange } from '@mutp/common/byte-ranges';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
+import { waitTiming } from './wait-timing.js';
 import { encodedDigestsOf } from '../objects/digest-cache.js';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
@@ -52,6 +53,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
       if (!q.digests) logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });
       return;
     }
+    const waited = { t0, objectAt: performance.now() };
     // a range of a single-file stream: the next one is likely asked next
     if (obj.range && closed) objects.readAheadAfter(q.url, closed, obj.total);
     /** the copy: its bytes, their object offset, the object's size (null: the origin did not say) */
@@ -59,7 +61,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     // the copy as digest lists need it: with its size (a voted range's size is known, fetched whole above otherwise)
     const listed = /** @type {{ bytes: Uint8Array, at: number, total: number }} */ (copy);
     const span = closed ? blocksOfRange(closed) : WHOLE_OBJECT_BLOCKS;
-    if (q.digests) return sendDigests(res, listed, span, obj, proxyId, req.method === 'HEAD');
+    if (q.digests) return sendDigests(res, listed, span, obj, proxyId, req.method === 'HEAD', waited);
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Type', obj.contentType);
     res.setHeader('Cache-Control', 'no-store');
@@ -71,6 +73,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     if ((voted || !closed) && copy.total !== null && spanListBytes(span, copy.total) <= MAX_INLINE_DIGEST_LIST_BYTES) {
       res.setHeader(DIGEST_LIST_HEADER, Buffer.from(encodedDigestsOf(listed, span)).toString('base64'));
     }
+    res.setHeader('Server-Timing', waitTiming(waited.t0, waited.objectAt, performance.now()));
     const isHead = req.method === 'HEAD';
     /** The body (nothing for HEAD) and the proxy record. @param {Uint8Array} body @param {number | null} objectBytes */
     const send = (body, objectBytes) => {

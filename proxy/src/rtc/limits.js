@@ -65,6 +65,12 @@ export const DRAIN_EWMA_WEIGHT = 0.25;
 export const INFLIGHT_RECHECK_MS = 10;
 
 /**
+ * A streamed download whose client has every packet waits for its origin's last bytes to send their
+ * checksums; the origin's bytes wake it, this is only the fallback look (ms).
+ */
+export const OWED_CHECKSUMS_RECHECK_MS = 100;
+
+/**
  * When the sender's window allows nothing, wait this long (ms) for feedback before asking again:
  * the sender may unblock with time alone (in-transit packets expire), and lost feedback must not stall it.
  */

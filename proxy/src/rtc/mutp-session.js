@@ -11,7 +11,7 @@ import { checksumTableOf } from '../objects/digest-cache.js';
 import { createChannelSender } from './channel-sender.js';
 import { codedError } from '@mutp/common/errors';
 import {
-  BLOCKED_RECHECK_MS, INFLIGHT_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
+  BLOCKED_RECHECK_MS, INFLIGHT_RECHECK_MS, OWED_CHECKSUMS_RECHECK_MS, MAX_INBOUND_MESSAGE_BYTES, MAX_OUTBOUND_MESSAGE_BYTES, YIELD_EVERY_PACKETS,
 } from './limits.js';
 
 /** Warnings about bad peer data per session, then one "suppressed" line: a hostile peer must not flood the log. */
@@ -57,8 +57,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   let stopped = false;
   /** @type {Download | null} */
   let active = null;
-  /** the last finished download: a re-sent request for it gets its error again (the first one may have been lost) */
-  let last = /** @type {{ downloadId: number, error: { code: string, message: string } | null } | null} */ (null);
+  /** the last finished download: a re-sent request for it gets its error, or its meta, again (the first may have been lost) */
+  let last = /** @type {{ downloadId: number, error: { code: string, message: string } | null, metaBytes: Uint8Array[] | null } | null} */ (null);
   /** what the downloads so far learnt about this channel's path: the next one starts from it */
   let path = /** @type {{ rate: number, minRttMs: number } | null} */ (null);
 
@@ -71,6 +71,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
    * @property {AbortController} abort
    * @property {string} startedAt
    * @property {number} t0
+   * @property {number | null} objectAt  when the object (streamed: the origin's head) was in hand
    * @property {number} objectBytes
    * @property {number | null} serverFetchMs
    * @property {boolean} fromCache
@@ -153,13 +154,14 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     }
     if (last && req.downloadId === last.downloadId) {
       if (last.error) sendError(req.downloadId, last.error.code, last.error.message);
+      else for (let i = 0; i < META_COPIES; i++) for (const b of last.metaBytes ?? []) send(b); // a client that still lacks some of it
       return;
     }
     if (active) finish(active, { code: 'ERR_SUPERSEDED', message: 'the client started another download on this channel' });
     /** @type {Download} */
     const dl = {
       downloadId: req.downloadId, req, sender: null, metaBytes: null, abort: new AbortController(),
-      startedAt: new Date().toISOString(), t0: now(), objectBytes: 0, serverFetchMs: null, fromCache: false, firstSendMs: null,
+      startedAt: new Date().toISOString(), t0: now(), objectAt: null, objectBytes: 0, serverFetchMs: null, fromCache: false, firstSendMs: null,
       packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(), hinted: false, unsubscribe: null,
     };
     active = dl;
@@ -184,10 +186,14 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     const opened = req.streamed && req.mode === 'coded' && !req.range && deps.objects.open
       ? await deps.objects.open(req.url, { signal: dl.abort.signal }) : null;
     if (dl.ended) return;
-    if (opened && opened.filled() < opened.bytes.byteLength) return serveStreamed(dl, opened);
+    if (opened && opened.filled() < opened.bytes.byteLength) {
+      dl.objectAt = now();
+      return serveStreamed(dl, opened);
+    }
     // a byte range is fetched from the origin alone, not the whole file (a single-file stream)
     const obj = opened ? await opened.done : await deps.objects.get(req.url, { signal: dl.abort.signal, range: req.range ?? null });
     if (dl.ended) return;
+    dl.objectAt = now();
     dl.serverFetchMs = obj.serverFetchMs;
     dl.fromCache = obj.fromCache;
     // a range of a single-file stream: the next one is likely asked next
@@ -249,8 +255,16 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, now: now() });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
+    // a client that asked hears where this request's time went here, before the meta (its record's time breakdown)
+    if (dl.req.timing) dl.metaBytes.unshift(encodeMessage({ type: 'timing', downloadId: dl.downloadId, ...waitOf(dl) }));
     sendMeta(dl);
     dl.firstSendMs = now() - dl.t0;
+  }
+
+  /** What this request waited for so far (ms): the origin (0 from the cache), then its answer's preparation. @param {Download} dl */
+  function waitOf(dl) {
+    const at = dl.objectAt ?? dl.t0;
+    return { originMs: Math.round(Math.max(0, at - dl.t0)), prepareMs: Math.round(Math.max(0, now() - at)) };
   }
 
   /**
@@ -271,6 +285,12 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     while (!dl.ended) {
       if (dl.sender.finished) {
         flush();
+        // the client has every packet, but this proxy's origin has not sent all the bytes yet: their
+        // checksums go out as they come (more() wakes us; an origin that fails ends the download)
+        if (dl.sender.owesChecksums()) {
+          await waitForFeedback(dl, OWED_CHECKSUMS_RECHECK_MS);
+          continue;
+        }
         return finish(dl, null);
       }
       if (!out.open) return finish(dl, { code: 'ERR_CHANNEL_CLOSED', message: 'the data channel closed mid-download' });
@@ -345,7 +365,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       // a sender that cannot close has nothing left to free
     }
     if (active === dl) active = null;
-    last = { downloadId: dl.downloadId, error };
+    last = { downloadId: dl.downloadId, error, metaBytes: dl.metaBytes };
     deps.stats.activeSessions--;
     if (error && error.code !== 'ERR_CHANNEL_CLOSED') sendError(dl.downloadId, error.code, error.message);
     try {

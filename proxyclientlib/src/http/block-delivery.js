@@ -22,12 +22,16 @@ export const LIST_AHEAD_FACTOR = 2;
  * the object's blocks, or of the blocks of `span`. The proxy fetches the object (or those blocks)
  * from the origin to answer.
  * @param {{fetch: typeof fetch, proxyUrl: string, url: string, span: {start: number, end: number} | null, signal: AbortSignal,
- *   stallTimeoutMs?: number, next?: string | null}} o  next: the object asked next, named as on body requests
+ *   stallTimeoutMs?: number, next?: string | null, onWait?: (wait: {originMs: number, prepareMs: number} | null) => void}} o
+ *   next: the object asked next, named as on body requests; onWait: what the request waited for at the proxy (its head's parseWait)
  * @returns {Promise<Uint8Array>}
  */
-export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null }) {
+export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null, onWait }) {
   const tags = { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}), ...(next ? { next } : {}) };
-  return (await proxyFetch({ fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {} })).bytes;
+  return (await proxyFetch({
+    fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {},
+    onHead: onWait ? (_size, head) => onWait(head.wait) : undefined,
+  })).bytes;
 }
 
 /**
@@ -177,14 +181,17 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
      * counts in the vote.
      * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
      *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>,
-     *   next?: string | null}} o  next: named on the list requests, as on the body requests (tagsFor)
+     *   next?: string | null, onList?: (i: number, wait: {originMs: number, prepareMs: number} | null) => void}} o
+     *   next: named on the list requests, as on the body requests (tagsFor); onList: proxy i's list is in (before the
+     *   vote takes it), with what its request waited for at the proxy (null: kept, carried, or the proxy did not say)
      * @returns {Promise<void>[]}
      */
-    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, next = null }) {
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, next = null, onList }) {
       forgetLists = () => digestCache?.forget(url);
       return proxies.map(async (p, i) => {
         const kept = digestCache?.get(p.url, url, want);
         if (kept) {
+          onList?.(i, null);
           vote.addList(i, kept);
           afterVote();
           return;
@@ -192,7 +199,9 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
         try {
           const carried = inline ? await inline(i) : null;
           /** @param {{start: number, end: number} | null} span */
-          const askList = (span) => fetchDigestList({ fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next });
+          /** @type {{originMs: number, prepareMs: number} | null} */
+          let wait = null;
+          const askList = (span) => fetchDigestList({ fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next, onWait: (w) => { wait = w; } });
           const plain = listSpan(false);
           let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(true) : plain;
           const bytes = carried ?? (await askList(asked).catch((err) => {
@@ -205,6 +214,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
             logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
             throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);
           }
+          onList?.(i, wait);
           vote.addList(i, parsed.list);
           if (!vote.isLiar(i)) digestCache?.set(p.url, url, parsed.list);
         } catch (err) {

@@ -9,6 +9,7 @@ import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { blockAligned } from '@mutp/protocol/http';
 import { createBlockDelivery } from './block-delivery.js';
+import { createRequestSteps } from './request-steps.js';
 
 /**
  * @typedef {object} ProxyInfo
@@ -35,6 +36,7 @@ import { createBlockDelivery } from './block-delivery.js';
  * @property {number[]} serverFetchMs
  * @property {PerProxyStats[]} perProxy
  * @property {boolean} verified  every delivered block matched a digest at least two proxies agreed on
+ * @property {ReturnType<ReturnType<typeof createRequestSteps>['value']>} requestSteps  the steps before the first byte
  */
 
 /**
@@ -95,6 +97,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   const gotHead = [];
   const inlineLists = proxies.map((_, i) => new Promise((resolve) => { gotHead[i] = resolve; }));
 
+  const steps = createRequestSteps(elapsed); // the first head; no vote before the first byte
   const attempts = proxies.map(async (proxy, i) => {
     const blocks = delivery.assembler(i, from);
     await proxyFetch({
@@ -102,6 +105,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
       tags: tagsFor('parallel-http', downloadId, i, n, next),
       onHead: (size, head) => {
         gotHead[i](head.digests);
+        steps.answered(head.wait);
         if (size !== null) blocks.setEnd(from + size);
         if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs);
         if (head.total !== null) delivery.claimSize(i, head.total); // a size vote while its list is on the way
@@ -159,7 +163,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   const duplicates = perProxy.reduce((s, p) => s + p.duplicates, 0);
   const data = delivery.data();
   delivery.flush(); // every block was reported as it was verified: nothing is left but the final counts
-  return { data, grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy, verified: delivery.verified() };
+  return { data, grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy, verified: delivery.verified(), requestSteps: steps.value() };
 }
 
 /**

@@ -65,7 +65,8 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
  * @param {(n: number, piece: BodyPiece | null) => void} o.onBytes  called for every received body chunk: its size
  *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
  *   (null when none, or when the chunk overran the announced size)
- * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null, digests: Uint8Array | null}) => void} [o.onHead]
+ * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null, digests: Uint8Array | null,
+ *   wait: {originMs: number, prepareMs: number} | null}) => void} [o.onHead]  wait: parseWait
  *   called once the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's
  *   origin fetch time, the object's full size when the proxy said it, and the proxy's encoded digest list when it sent one
  *   (DIGEST_LIST_HEADER, unchecked beyond its size: decodeDigestList judges it)
@@ -121,7 +122,7 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
     // a 200 to a Range request is cut to the range below
     onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start),
-      { serverFetchMs, total, digests: parseInlineDigests(res.headers.get(DIGEST_LIST_HEADER)) });
+      { serverFetchMs, total, digests: parseInlineDigests(res.headers.get(DIGEST_LIST_HEADER)), wait: parseWait(res.headers.get('server-timing')) });
 
     const chunks = [];
     let received = 0;
@@ -233,13 +234,31 @@ export function parseInlineDigests(header) {
 }
 
 /**
+ * One metric's duration in a `Server-Timing` header (`name;dur=123.4`), else null.
+ * @param {string | null} header @param {string} name  a token ([a-z]+)
+ */
+function serverTimingDur(header, name) {
+  if (!header) return null;
+  const m = new RegExp(`(?:^|,)\\s*${name}\\s*;(?:[^,]*;)?\\s*dur=([0-9]{1,9}(?:\\.[0-9]{1,6})?)`).exec(header);
+  return m ? Number(m[1]) : null;
+}
+
+/**
  * `Server-Timing: fetch;dur=123.4` → 123.4 (the proxy's origin fetch time), else null.
  * @param {string | null} header
  */
-export function parseServerTiming(header) {
-  if (!header) return null;
-  const m = /(?:^|,)\s*fetch\s*;(?:[^,]*;)?\s*dur=([0-9]{1,9}(?:\.[0-9]{1,6})?)/.exec(header);
-  return m ? Number(m[1]) : null;
+export const parseServerTiming = (header) => serverTimingDur(header, 'fetch');
+
+/**
+ * What this request waited for at the proxy (`Server-Timing: origin;dur=…, prepare;dur=…`): the origin
+ * (0 from its cache), then preparing the answer (digests). Null when the proxy did not say (one that predates it).
+ * @param {string | null} header
+ * @returns {{originMs: number, prepareMs: number} | null}
+ */
+export function parseWait(header) {
+  const originMs = serverTimingDur(header, 'origin');
+  const prepareMs = serverTimingDur(header, 'prepare');
+  return originMs === null || prepareMs === null ? null : { originMs, prepareMs };
 }
 
 /**

@@ -10,6 +10,7 @@ import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { tagsFor } from './parallel-http.js';
 import { createBlockDelivery } from './block-delivery.js';
+import { createRequestSteps } from './request-steps.js';
 
 const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least this often (its wakeAt is an estimate)
 
@@ -74,8 +75,9 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    the origin in parallel, so their caches are warm for the ranges.
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
+  const steps = createRequestSteps(elapsed);
   const lists = delivery.fetchDigests({
-    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next,
+    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next, onList: (_i, wait) => steps.answered(wait),
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
       if (perProxy[i].error === null) perProxy[i].error = err;
@@ -85,6 +87,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   const digests = Promise.all(lists);
   try {
     await Promise.race([delivery.sizeKnown, digests]);
+    steps.decided(); // the ranges go once a majority's lists agree on the size
     const size = delivery.objectSize();
     if (size === null) {
       if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
@@ -194,7 +197,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   delivery.flush();
   const packets = perProxy.reduce((a, p) => a + p.packets, 0);
   const duplicates = perProxy.reduce((a, p) => a + p.duplicates, 0);
-  return { data: delivery.data(), grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy, verified: delivery.verified() };
+  return { data: delivery.data(), grossBytes, firstPacketMs, packets, duplicates, serverFetchMs, perProxy, verified: delivery.verified(), requestSteps: steps.value() };
 }
 
 /**

@@ -313,6 +313,7 @@ export function downloadMutp(o) {
       grossBytes: ctl ? ctl.grossBytes() : 0,
       firstPacketMs: ctl ? ctl.firstPacketMs : null,
       serverFetchMs: ctl ? ctl.serverFetchMs() : [],
+      requestSteps: ctl ? ctl.requestSteps() : null,
       packets: counts.packets ?? sources.reduce((s, l) => s + l.packets, 0),
       duplicates: counts.duplicates ?? sources.reduce((s, l) => s + l.duplicates, 0),
       lossEstimate: ctl ? ctl.lossEstimate() : null,
