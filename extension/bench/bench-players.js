@@ -32,6 +32,7 @@ import { median, round } from './stats.js';
 import { HOPS, hopDurations } from './hops.js';
 import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
+import { TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 
 const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
 const CONFIGS = ['none', 'parallel-http', 'range-http', 'uncoded', 'coded']; // none: no extension
@@ -43,6 +44,8 @@ const LOADS = /** @type {const} */ (['first', 'second']); // the load's bucket: 
 /** @param {number} i the load's index in its browser */
 const loadBucket = (i) => (i === 0 ? 'first' : 'second');
 const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batches
+/** The time breakdown's parts before the first byte, in order. */
+const FIRST_BYTE_STEPS = TIME_BREAKDOWN_PARTS.slice(0, TIME_BREAKDOWN_PARTS.indexOf('sourceStartMs'));
 
 const { values: opt } = parseArgs({
   options: {
@@ -126,9 +129,9 @@ async function main() {
   onShutdown(() => fleet.close());
   const emptyFrameDir = configs.includes(EMPTY_FRAME) ? await emptyFrameCopy() : null;
 
-  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, stalls: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[]}>} */
+  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, stalls: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[], steps: Record<string, number[]>}>} */
   const cells = {};
-  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [] });
+  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [], steps: {} });
   const seenRecords = new Set();
   // interleaved (repeat → player → config): drift in the machine's load hits every config alike
   for (let r = 0; r < repeats; r++) {
@@ -174,6 +177,8 @@ async function main() {
               if (r.error === null) {
                 recordsOf[l].push(r);
                 c.libraryMs.push(r.durationMs);
+                // the time to its first byte in steps, as the record's breakdown splits it
+                for (const k of FIRST_BYTE_STEPS) if (typeof r.timeBreakdown?.[k] === 'number') (c.steps[k] ??= []).push(r.timeBreakdown[k]);
               }
               const key = `${r.mode}${r.modeWhy ? ` (${r.modeWhy})` : ''}${r.error ? ` ${r.error.code}` : ''}`;
               c.modes[key] = (c.modes[key] ?? 0) + 1;
@@ -208,7 +213,8 @@ async function main() {
           firstRequestMs: round(median(c.firstRequestMs)), firstBodyMs: round(median(c.firstBodyMs)),
           addedFirstFrameMs: base && ff !== null && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
           addedSegmentMs: base && seg !== null && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
-          libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
+          libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes,
+          steps: Object.fromEntries(Object.entries(c.steps).map(([k, v]) => [k, round(median(v))])), stepSegments: c.steps.requestMs?.length ?? 0, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, stalls: c.stalls, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }
@@ -263,6 +269,11 @@ function format(r) {
   lines.push(`player  mode           load   segs ${names.map((nm) => nm.padStart(Math.max(8, nm.length))).join(' ')}`);
   for (const x of r.rows.filter((y) => y.hopSegments > 0)) {
     lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.hopSegments, 4)} ${names.map((nm) => pad(x.hops[nm]?.toFixed(1), Math.max(8, nm.length))).join(' ')}`);
+  }
+  lines.push('', 'the time to a segment\'s first byte in steps (ms, medians over the segments\' records, docs/log-record.md): connect, request (round trips), the first answering proxy\'s origin fetch and hashing, the vote');
+  lines.push(`player  mode           load   segs ${FIRST_BYTE_STEPS.map((k) => k.replace(/Ms$/, '').padStart(8)).join(' ')}`);
+  for (const x of r.rows.filter((y) => y.stepSegments > 0)) {
+    lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.stepSegments, 4)} ${FIRST_BYTE_STEPS.map((k) => pad(x.steps[k]?.toFixed(1), 8)).join(' ')}`);
   }
   lines.push('', 'the same for the first segment of each load (median over the samples): what the first frame waits for');
   for (const x of r.rows.filter((y) => y.firstHopSamples > 0)) {
