@@ -13,6 +13,7 @@ import { MAX_READ_AHEADS_IN_FLIGHT, readAheadRange } from './read-ahead.js';
  *   onBody: the body as it comes (a fetcher may never call it: then only the whole object is there)
  * @typedef {object} OpenedObject  an object as it comes from the origin (or whole, from the cache)
  * @property {Uint8Array} bytes       the whole object's buffer, filled from its start
+ * @property {string} contentType
  * @property {() => number} filled     bytes there now
  * @property {(fn: (filled: number) => void) => () => void} subscribe  fn after each chunk; returns unsubscribe
  * @property {Promise<StoredObject>} done  the whole object (rejects: the origin failed midway)
@@ -173,12 +174,12 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       if (!flight.body) return whole(await done); // ended before any head (cached whole), or failed (rejects)
     }
     const body = flight.body;
-    return { bytes: body.bytes, filled: () => body.filled, subscribe: (fn) => body.subscribe(fn), done, headMs: flight.headMs, fromCache: false };
+    return { bytes: body.bytes, contentType: body.contentType, filled: () => body.filled, subscribe: (fn) => body.subscribe(fn), done, headMs: flight.headMs, fromCache: false };
   }
 
   /** A whole object as an opened one. @param {StoredObject} o @returns {OpenedObject} */
   function whole(o) {
-    return { bytes: o.bytes, filled: () => o.bytes.byteLength, subscribe: () => () => {}, done: Promise.resolve(o), headMs: o.serverFetchMs, fromCache: o.fromCache };
+    return { bytes: o.bytes, contentType: o.contentType, filled: () => o.bytes.byteLength, subscribe: () => () => {}, done: Promise.resolve(o), headMs: o.serverFetchMs, fromCache: o.fromCache };
   }
 
   /**
