@@ -44,3 +44,25 @@ export function captureLogger() {
   const at = (/** @type {string} */ level) => (/** @type {string} */ msg, /** @type {object} */ fields) => lines.push({ level, msg, fields });
   return { lines, logger: { info: at('info'), warn: at('warn'), error: at('error') } };
 }
+
+/**
+ * Answer with `body` (its length said) in pieces, one every `everyMs`: an origin still sending.
+ * @param {http.ServerResponse} res @param {Uint8Array} body
+ * @param {{ pieceBytes: number, everyMs: number, diesAt?: number, onEnd?: () => void }} o
+ *   diesAt: the connection breaks once this many bytes went out; onEnd: after the last byte was written
+ */
+export function paceBody(res, body, { pieceBytes, everyMs, diesAt = Infinity, onEnd = () => {} }) {
+  res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': body.length });
+  let at = 0;
+  const next = () => {
+    if (at >= diesAt) return res.destroy();
+    res.write(body.subarray(at, at + pieceBytes));
+    at += pieceBytes;
+    if (at < body.length) setTimeout(next, everyMs);
+    else {
+      onEnd();
+      res.end();
+    }
+  };
+  next();
+}

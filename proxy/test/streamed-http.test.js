@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createClient } from '@mutp/proxyclientlib';
 import { startProxy } from '../index.js';
-import { startOrigin } from '@mutp/testkit/local-origin';
+import { paceBody, startOrigin } from '@mutp/testkit/local-origin';
 import { testBytes } from '@mutp/testkit/mutp-harness';
 
 const BODY = testBytes(1_000_000, 3);
@@ -26,20 +26,10 @@ describe('HTTP: a proxy sends a whole object\'s body while the origin still send
   before(async () => {
     origin = await startOrigin((req, res) => {
       const path = String(req.url);
-      const dies = path.startsWith('/dies');
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': BODY.length });
-      let at = 0;
-      const next = () => {
-        if (dies && at >= BODY.length / 2) return res.destroy(); // the origin's connection breaks midway
-        res.write(BODY.subarray(at, at + PIECE_BYTES));
-        at += PIECE_BYTES;
-        if (at < BODY.length) setTimeout(next, PIECE_EVERY_MS);
-        else {
-          sentAll.set(path, performance.now());
-          res.end();
-        }
-      };
-      next();
+      paceBody(res, BODY, {
+        pieceBytes: PIECE_BYTES, everyMs: PIECE_EVERY_MS, diesAt: path.startsWith('/dies') ? BODY.length / 2 : Infinity, // the origin's connection breaks midway
+        onEnd: () => sentAll.set(path, performance.now()),
+      });
     });
     proxies = await Promise.all([0, 1, 2].map((i) => startProxy({ id: `t${i}`, port: 0, host: '127.0.0.1', allowPrivate: true, allowedHosts: [`127.0.0.1:${origin.port}`], logger: /** @type {any} */ (quiet) })));
   });

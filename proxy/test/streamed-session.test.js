@@ -7,7 +7,7 @@ import { decodeMessage, encodeMessage, normalizeParams } from '@mutp/protocol';
 import { startProxy } from '../index.js';
 import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
 import { downloadMutp } from '@mutp/proxyclientlib/mutp';
-import { startOrigin } from '@mutp/testkit/local-origin';
+import { paceBody, startOrigin } from '@mutp/testkit/local-origin';
 import { LOOPBACK_RTC, testBytes } from '@mutp/testkit/mutp-harness';
 
 const BODY = testBytes(1_200_000, 5);
@@ -42,20 +42,11 @@ describe('streamed MUTP: a proxy sends while the origin still sends', function (
         res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': BODY.length });
         return res.end(BODY);
       }
-      const dies = path.startsWith('/dies');
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': BODY.length });
-      let at = 0;
-      const next = () => {
-        if (dies && at >= BODY.length / 2) return res.destroy(); // the origin's connection breaks midway
-        res.write(BODY.subarray(at, at + PIECE_BYTES));
-        at += PIECE_BYTES;
-        if (at < BODY.length) setTimeout(next, path.startsWith('/uneven') ? UNEVEN_SLOW_FACTOR * PIECE_EVERY_MS : PIECE_EVERY_MS);
-        else {
-          sentAll.set(path, performance.now());
-          res.end();
-        }
-      };
-      next();
+      paceBody(res, BODY, {
+        pieceBytes: PIECE_BYTES, everyMs: path.startsWith('/uneven') ? UNEVEN_SLOW_FACTOR * PIECE_EVERY_MS : PIECE_EVERY_MS,
+        diesAt: path.startsWith('/dies') ? BODY.length / 2 : Infinity, // the origin's connection breaks midway
+        onEnd: () => sentAll.set(path, performance.now()),
+      });
     });
     proxies = await Promise.all([0, 1, 2].map((i) => startProxy({ id: `s${i}`, port: 0, host: '127.0.0.1', allowPrivate: true, allowedHosts: [`127.0.0.1:${origin.port}`], logger: /** @type {any} */ (quiet) })));
   });
