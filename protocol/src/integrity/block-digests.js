@@ -35,6 +35,10 @@ export const MAX_DIGEST_LIST_BYTES = digestListBytes(MAX_OBJECT_BYTES);
  * without a second request per proxy and object.
  */
 export const DIGEST_LIST_HEADER = 'X-MUTP-Digests';
+
+/** The object's size on a whole digest list sent as its object comes (the list's entries follow as blocks complete). */
+export const OBJECT_SIZE_HEADER = 'X-MUTP-Object-Size';
+
 /** 2 KiB: the list of a 16 MiB object (256 entries), ~2.7 KB of header in base64; larger lists are asked for (`&digests=1`). */
 export const MAX_INLINE_DIGEST_LIST_BYTES = digestListBytes(16 * 1024 * 1024);
 
@@ -160,16 +164,32 @@ export function encodeDigestList(list) {
   const whole = list.firstBlock === 0 && list.digests.byteLength === blockCount(list.objectBytes) * CHECKSUM_ENTRY_BYTES;
   const header = whole ? DIGEST_HEADER_BYTES : SPAN_DIGEST_HEADER_BYTES;
   const out = new Uint8Array(header + list.digests.byteLength);
-  const v = new DataView(out.buffer);
-  v.setUint8(0, whole ? WHOLE_LIST_VERSION : SPAN_LIST_VERSION);
+  writeListHeader(out, whole ? WHOLE_LIST_VERSION : SPAN_LIST_VERSION, list.objectBytes);
+  if (!whole) new DataView(out.buffer).setUint32(12, list.firstBlock);
+  out.set(list.digests, header);
+  return out;
+}
+
+/**
+ * The header of a whole object's encoded list: a proxy that gets the object's bytes as they come
+ * sends it first, then each block's entry as the block completes (the same bytes as encodeDigestList).
+ * @param {number} objectBytes
+ */
+export function wholeListHeader(objectBytes) {
+  const out = new Uint8Array(DIGEST_HEADER_BYTES);
+  writeListHeader(out, WHOLE_LIST_VERSION, objectBytes);
+  return out;
+}
+
+/** @param {Uint8Array} out @param {number} version @param {number} objectBytes */
+function writeListHeader(out, version, objectBytes) {
+  const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  v.setUint8(0, version);
   v.setUint8(1, CHECKSUM_ALGO_SHA256);
   v.setUint8(2, CHECKSUM_ENTRY_BYTES);
   v.setUint8(3, BLOCK_SHIFT);
-  v.setUint32(4, Math.floor(list.objectBytes / 2 ** 32));
-  v.setUint32(8, list.objectBytes >>> 0);
-  if (!whole) v.setUint32(12, list.firstBlock);
-  out.set(list.digests, header);
-  return out;
+  v.setUint32(4, Math.floor(objectBytes / 2 ** 32));
+  v.setUint32(8, objectBytes >>> 0);
 }
 
 /**

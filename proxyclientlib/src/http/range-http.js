@@ -75,9 +75,22 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    the origin in parallel, so their caches are warm for the ranges.
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
+  //    Unless that list comes as the proxy's origin sends the object: then a second connection
+  //    costs less than waiting for the whole object.
   const steps = createRequestSteps(elapsed);
+  // a proxy whose origin still sends the object says its size in its list's head and sends the
+  // entries as blocks complete: its ranges need not wait for that list (they come as the bytes do)
+  /** @type {(() => void)[]} */
+  const listComing = [];
+  const mayAsk = proxies.map((_, i) => new Promise((resolve) => { listComing[i] = () => resolve(undefined); }));
   const lists = delivery.fetchDigests({
-    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next, onList: (_i, wait) => steps.answered(wait),
+    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next,
+    onListHead: (i, head) => {
+      steps.answered(head.wait);
+      if (head.objectSize === null) return;
+      delivery.claimSize(i, head.objectSize);
+      listComing[i]();
+    },
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
       if (perProxy[i].error === null) perProxy[i].error = err;
@@ -134,7 +147,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
 
     /** @param {number} i */
     const worker = async (i) => {
-      await lists[i].catch(() => {}); // a list that failed has failed this proxy already (onError)
+      await Promise.race([lists[i].catch(() => {}), mayAsk[i]]); // a list that failed has failed this proxy already (onError)
       while (!s.isComplete() && !userSignal.aborted && !failed[i]) {
         const r = s.nextRange(i, elapsed());
         if (!r) {
