@@ -78,18 +78,22 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    Unless that list comes as the proxy's origin sends the object: then a second connection
   //    costs less than waiting for the whole object.
   const steps = createRequestSteps(elapsed);
-  // a proxy whose origin still sends the object says its size in its list's head and sends the
-  // entries as blocks complete: its ranges need not wait for that list (they come as the bytes do)
+  // A proxy whose origin still sends the object says its size in its list's head and sends the
+  // entries as blocks complete: its ranges need not wait for the whole list (they come as the bytes
+  // do), but a second connection costs a round trip. So they wait for the list as long again as its
+  // head took on the network (its time less the proxy's wait for the origin's head): a fast
+  // origin's list is in by then; a slow one's is not, and the handshake is worth it.
   /** @type {(() => void)[]} */
   const listComing = [];
   const mayAsk = proxies.map((_, i) => new Promise((resolve) => { listComing[i] = () => resolve(undefined); }));
+  const listsAskedAt = elapsed();
   const lists = delivery.fetchDigests({
     fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next,
     onListHead: (i, head) => {
       steps.answered(head.wait);
       if (head.objectSize === null) return;
       delivery.claimSize(i, head.objectSize);
-      listComing[i]();
+      setTimeout(listComing[i], Math.max(0, elapsed() - listsAskedAt - (head.wait?.originMs ?? 0)));
     },
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
