@@ -121,17 +121,22 @@ describe('HTTP: a proxy sends a whole object\'s body while the origin still send
     await list.arrayBuffer();
   });
 
-  it('Range-split HTTP: its ranges go at the lists\' heads and come while the origins still send; byte-exact', async () => {
+  it('Range-split HTTP: its ranges go soon after the lists\' heads, and blocks the streamed lists vouch for reach the caller while the origins still send; byte-exact', async () => {
     const client = createClient({ origo: null, logger: quiet });
     let bytesAt = 0;
+    let deliveredAt = 0;
     const { data, stats } = await client.download(`${origin.url}/split.mp4`, {
       mode: 'range-http', proxies: proxies.map((p) => ({ id: p.id, url: p.url })), log: false,
-      onProgress: (p) => { if (!bytesAt && p.grossBytes > 0) bytesAt = performance.now(); },
+      onProgress: (p) => {
+        if (!bytesAt && p.grossBytes > 0) bytesAt = performance.now();
+        if (!deliveredAt && p.netBytes > 0) deliveredAt = performance.now();
+      },
     });
     assert.ok(Buffer.from(data).equals(BODY), 'byte-exact');
     assert.equal(stats.verified, true);
     const end = /** @type {number} */ (sentAll.get('/split.mp4'));
     assert.ok(bytesAt > 0 && bytesAt < end - 100, `range bytes came ${Math.round(end - bytesAt)} ms before the origin's last`);
+    assert.ok(deliveredAt > 0 && deliveredAt < end - 100, `verified bytes reached the caller ${Math.round(end - deliveredAt)} ms before the origin's last`);
   });
 
   it('an origin that breaks midway cuts the body short: the client sees a truncated response', async () => {

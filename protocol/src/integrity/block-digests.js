@@ -193,6 +193,49 @@ function writeListHeader(out, version, objectBytes) {
 }
 
 /**
+ * Reads a whole list as it comes (a proxy sends one so while its origin still sends the object):
+ * each push gives the entries it completed, by block. The header must be a whole list's of
+ * `objectBytes` (the size the response's head said); anything else, or bytes past the last entry,
+ * is refused once (ERR_BAD_DIGESTS) and the reader takes nothing more. decodeDigestList still
+ * judges the whole list at its end.
+ * @param {number} objectBytes
+ */
+export function createListReader(objectBytes) {
+  const header = wholeListHeader(objectBytes);
+  const total = digestListBytes(objectBytes);
+  const held = new Uint8Array(total);
+  let got = 0;
+  let broken = false;
+  return {
+    /**
+     * @param {Uint8Array} chunk  the next bytes of the list
+     * @returns {{ entries: { block: number, digest: Uint8Array }[], error: { code: string, message: string } | null }}
+     */
+    push(chunk) {
+      /** @type {{ block: number, digest: Uint8Array }[]} */
+      const entries = [];
+      if (broken) return { entries, error: null };
+      if (got + chunk.byteLength > total) {
+        broken = true;
+        return { entries, error: { code: 'ERR_BAD_DIGESTS', message: `digest list longer than the ${total} bytes of a ${objectBytes}-byte object's` } };
+      }
+      const before = got;
+      held.set(chunk, got);
+      got += chunk.byteLength;
+      if (before < DIGEST_HEADER_BYTES && got >= DIGEST_HEADER_BYTES && header.some((x, i) => held[i] !== x)) {
+        broken = true;
+        return { entries, error: { code: 'ERR_BAD_DIGESTS', message: `a streamed list's header is not a whole list of ${objectBytes} bytes` } };
+      }
+      const E = CHECKSUM_ENTRY_BYTES;
+      const first = Math.max(0, Math.floor((before - DIGEST_HEADER_BYTES) / E)); // entries whole before this chunk
+      const end = Math.max(0, Math.floor((got - DIGEST_HEADER_BYTES) / E));
+      for (let b = first; b < end; b++) entries.push({ block: b, digest: held.subarray(DIGEST_HEADER_BYTES + b * E, DIGEST_HEADER_BYTES + (b + 1) * E) });
+      return { entries, error: null };
+    },
+  };
+}
+
+/**
  * Parse at the edge: version, algorithm, entry and block size, object size cap, and an exact
  * length: a whole list has every block's entry; a span list starts at the first block of
  * `want` and has every entry of `want` the object it claims has. Never throws.

@@ -2,7 +2,7 @@
 // alongside the body (or taken from a recent download of the same object, digest-cache.js), the block vote (@mutp/protocol createBlockVote) decides which digest each
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
-import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol/http';
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, createListReader, decodeDigestList } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
@@ -28,14 +28,15 @@ export const LIST_AHEAD_FACTOR = 2;
  * the object's blocks, or of the blocks of `span`. The proxy fetches the object (or those blocks)
  * from the origin to answer.
  * @param {{fetch: typeof fetch, proxyUrl: string, url: string, span: {start: number, end: number} | null, signal: AbortSignal,
- *   stallTimeoutMs?: number, next?: string | null, onHead?: (head: ListHead) => void}} o
- *   next: the object asked next, named as on body requests; onHead: the list's head is in
+ *   stallTimeoutMs?: number, next?: string | null, onHead?: (head: ListHead) => void, onChunk?: (bytes: Uint8Array) => void}} o
+ *   next: the object asked next, named as on body requests; onHead: the list's head is in; onChunk: its bytes as they come
  * @returns {Promise<Uint8Array>}
  */
-export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null, onHead }) {
+export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null, onHead, onChunk }) {
   const tags = { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}), ...(next ? { next } : {}) };
   return (await proxyFetch({
-    fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {},
+    fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags,
+    onBytes: (_n, piece) => { if (piece) onChunk?.(piece.bytes); },
     onHead: onHead ? (_size, head) => onHead(head) : undefined,
   })).bytes;
 }
@@ -205,7 +206,27 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
         try {
           const carried = inline ? await inline(i) : null;
           /** @param {{start: number, end: number} | null} span */
-          const askList = (span) => fetchDigestList({ fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next, onHead: (h) => onListHead?.(i, h) });
+          // a whole list that comes as the proxy's object does: each entry votes as it comes (vouch)
+          /** @type {ReturnType<typeof createListReader> | null} */
+          let reader = null;
+          const onChunk = (/** @type {Uint8Array} */ c) => {
+            const got = reader?.push(c);
+            if (!got) return;
+            if (got.error) {
+              logger.warn(`http: ${p.url} streams a bad digest list: ${got.error.message}`);
+              reader = null; // its whole list is judged at its end
+              return;
+            }
+            for (const e of got.entries) vote.vouch(i, e.block, e.digest);
+            if (got.entries.length) afterVote();
+          };
+          const askList = (span) => fetchDigestList({
+            fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next, onChunk,
+            onHead: (h) => {
+              if (h.objectSize !== null && !span) reader = createListReader(h.objectSize);
+              onListHead?.(i, h);
+            },
+          });
           const plain = listSpan(false);
           let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(true) : plain;
           const bytes = carried ?? (await askList(asked).catch((err) => {
