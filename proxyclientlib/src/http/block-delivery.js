@@ -188,17 +188,16 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
      * counts in the vote.
      * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
      *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>,
-     *   next?: string | null, onListHead?: (i: number, head: ListHead) => void, onList?: (i: number) => void}} o
+     *   next?: string | null, onListHead?: (i: number, head: ListHead) => void}} o
      *   next: named on the list requests, as on the body requests (tagsFor); onListHead: proxy i's list request has its
-     *   head (a kept or carried list has none); onList: proxy i's list is in, before the vote takes it
+     *   head (a kept or carried list has none)
      * @returns {Promise<void>[]}
      */
-    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, next = null, onListHead, onList }) {
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, next = null, onListHead }) {
       forgetLists = () => digestCache?.forget(url);
       return proxies.map(async (p, i) => {
         const kept = digestCache?.get(p.url, url, want);
         if (kept) {
-          onList?.(i);
           vote.addList(i, kept);
           afterVote();
           return;
@@ -239,7 +238,6 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
             logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
             throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);
           }
-          onList?.(i);
           vote.addList(i, parsed.list);
           if (!vote.isLiar(i)) digestCache?.set(p.url, url, parsed.list);
         } catch (err) {

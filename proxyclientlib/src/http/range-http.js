@@ -75,14 +75,12 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    the origin in parallel, so their caches are warm for the ranges.
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
-  //    Unless that list comes as the proxy's origin sends the object: then a second connection
-  //    costs less than waiting for the whole object.
+  //    A proxy whose origin still sends the object says its size in its list's head and sends the
+  //    entries as blocks complete (each a vote as it comes): its ranges need not wait for the whole
+  //    list, as they come as the bytes do. They wait for it as long again as its head took on the
+  //    network (its time less the proxy's wait for the origin's head): a fast origin's list is in
+  //    by then; a slow one's is not, and the second connection's handshake is worth it.
   const steps = createRequestSteps(elapsed);
-  // A proxy whose origin still sends the object says its size in its list's head and sends the
-  // entries as blocks complete: its ranges need not wait for the whole list (they come as the bytes
-  // do), but a second connection costs a round trip. So they wait for the list as long again as its
-  // head took on the network (its time less the proxy's wait for the origin's head): a fast
-  // origin's list is in by then; a slow one's is not, and the handshake is worth it.
   /** @type {(() => void)[]} */
   const listComing = [];
   const mayAsk = proxies.map((_, i) => new Promise((resolve) => { listComing[i] = () => resolve(undefined); }));
