@@ -2,8 +2,8 @@
 // and no single source is believed while two or more are live.
 import assert from 'node:assert/strict';
 import {
-  BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, blockCount, blocksOfRange, createBlockVote, createListReader, decodeDigestList,
-  digestList, encodeDigestList, spanDigestList, spanListBytes, wholeListHeader,
+  BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, blockCount, blocksOfRange, createBlockVote, decodeDigestList,
+  digestList, encodeDigestList, spanDigestList, spanListBytes,
 } from '../index.js';
 
 const SIZE = 3 * BLOCK_BYTES + 1234; // a short last block
@@ -244,50 +244,3 @@ describe('createBlockVote', () => {
     assert.deepEqual(codes(w), ['1:ERR_INTEGRITY']);
   });
 });
-
-describe('a whole list as it comes (streamed by a proxy whose origin still sends the object)', () => {
-  it('the reader gives each entry as its bytes complete, whatever the chunks; the header is a whole list\'s', () => {
-    const wire = encodeDigestList(digestList(truth));
-    assert.deepEqual([...wholeListHeader(SIZE)], [...wire.subarray(0, DIGEST_HEADER_BYTES)]);
-    const r = createListReader(SIZE);
-    const seen = [];
-    const cuts = [0, 5, 13, 21, 30, wire.byteLength];
-    for (let k = 0; k + 1 < cuts.length; k++) {
-      const got = r.push(wire.subarray(cuts[k], cuts[k + 1]));
-      assert.equal(got.error, null);
-      seen.push(...got.entries.map((e) => [e.block, Buffer.from(e.digest).toString('hex')]));
-    }
-    const list = digestList(truth).digests;
-    assert.deepEqual(seen, [0, 1, 2, 3].map((b) => [b, Buffer.from(list.subarray(b * 8, b * 8 + 8)).toString('hex')]));
-  });
-
-  it('the reader refuses another header, or bytes past the last entry, once', () => {
-    const wire = encodeDigestList(digestList(truth));
-    assert.equal(createListReader(SIZE + 1).push(wire).error?.code, 'ERR_BAD_DIGESTS', 'another size');
-    const r = createListReader(SIZE);
-    assert.equal(r.push(Uint8Array.of(...wire, 0)).error?.code, 'ERR_BAD_DIGESTS', 'too long');
-    assert.deepEqual(r.push(wire), { entries: [], error: null }, 'nothing more taken');
-  });
-
-  it('entries vote as they come: a strict majority decides a block; a source whose bytes disagree with its own entry is a liar', () => {
-    const v = createBlockVote({ sources: 3 });
-    const entry = (/** @type {Uint8Array} */ d, /** @type {number} */ b) => digestList(d).digests.subarray(b * 8, b * 8 + 8);
-    for (const s of [0, 1, 2]) v.claimSize(s, SIZE);
-    v.vouch(0, 0, entry(truth, 0));
-    assert.equal(v.decided(0), false, 'one of three');
-    v.vouch(1, 0, entry(truth, 0));
-    assert.equal(v.decided(0), true);
-    assert.equal(v.offer(2, 0, block(truth, 0)), 'ok', 'bytes that match the vouched digest');
-    // source 2 vouches block 1 for other bytes than it then serves
-    v.vouch(2, 1, entry(other, 1));
-    assert.equal(v.offer(2, 1, block(truth, 1)), 'bad');
-    assert.deepEqual(codes(v), ['2:ERR_INTEGRITY']);
-    // a liar's entry is outvoted, and its whole list later must agree with what was decided
-    v.vouch(0, 2, entry(truth, 2));
-    v.vouch(1, 2, entry(truth, 2));
-    assert.equal(v.decided(2), true);
-    v.addList(0, digestList(truth));
-    assert.deepEqual(codes(v), []);
-  });
-});
-

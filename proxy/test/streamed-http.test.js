@@ -7,7 +7,6 @@ import { createClient } from '@mutp/proxyclientlib';
 import { startProxy } from '../index.js';
 import { paceBody, startOrigin } from '@mutp/testkit/local-origin';
 import { testBytes } from '@mutp/testkit/mutp-harness';
-import { digestList, encodeDigestList } from '@mutp/protocol';
 
 const BODY = testBytes(1_000_000, 3);
 /** The slow origin sends its body in pieces of this size (bytes) ... */
@@ -81,62 +80,6 @@ describe('HTTP: a proxy sends a whole object\'s body while the origin still send
     assert.ok(bytesAt > 0 && bytesAt < end - 100, `bytes came ${Math.round(end - bytesAt)} ms before the origin's last`);
     // a block is verified once a strict majority of the proxies vouch for it, with their lists or the bytes they sent
     assert.equal(deliveredEarly, true, 'verified bytes (two bodies of three agree) reached the caller before the origin had sent the object');
-  });
-
-  /**
-   * The whole body of a response, and whether its first bytes came while the origin still sent `path`.
-   * @param {Response} res @param {string} path
-   */
-  async function readTimed(res, path) {
-    const reader = /** @type {ReadableStreamDefaultReader<Uint8Array>} */ (res.body?.getReader());
-    let early = null;
-    const parts = [];
-    for (;;) {
-      const r = await reader.read();
-      if (r.done) break;
-      early ??= !sentAll.has(path);
-      parts.push(Buffer.from(r.value));
-    }
-    return { bytes: Buffer.concat(parts), early };
-  }
-
-  it('a whole digest list of an object still coming: the head says the object\'s size, the entries follow as blocks complete; the same bytes as a finished list', async () => {
-    const res = await fetch(`${fetchUrl('/listed.mp4')}&digests=1`);
-    assert.equal(res.headers.get('x-mutp-object-size'), String(BODY.length));
-    assert.equal(sentAll.has('/listed.mp4'), false, 'the head came while the origin still sends');
-    const { bytes, early } = await readTimed(res, '/listed.mp4');
-    assert.equal(early, true, 'the list\'s first bytes came before the origin\'s last');
-    assert.ok(bytes.equals(encodeDigestList(digestList(BODY))), 'the finished list');
-    assert.match(String(res.headers.get('access-control-expose-headers')), /X-MUTP-Object-Size/);
-  });
-
-  it('a range inside an object whose whole fetch is on its way comes as its bytes do; byte-exact', async () => {
-    const list = await fetch(`${fetchUrl('/ranged.mp4')}&digests=1`); // starts the whole fetch
-    const res = await fetch(`${fetchUrl('/ranged.mp4')}&mode=range-http`, { headers: { range: 'bytes=65536-327679' } });
-    assert.equal(res.status, 206);
-    assert.equal(res.headers.get('content-range'), `bytes 65536-327679/${BODY.length}`);
-    const { bytes, early } = await readTimed(res, '/ranged.mp4');
-    assert.equal(early, true, 'the range\'s bytes came before the origin\'s last');
-    assert.ok(bytes.equals(BODY.subarray(65536, 327680)), 'byte-exact');
-    await list.arrayBuffer();
-  });
-
-  it('Range-split HTTP: its ranges go soon after the lists\' heads, and blocks the streamed lists vouch for reach the caller while the origins still send; byte-exact', async () => {
-    const client = createClient({ origo: null, logger: quiet });
-    let bytesAt = 0;
-    let deliveredAt = 0;
-    const { data, stats } = await client.download(`${origin.url}/split.mp4`, {
-      mode: 'range-http', proxies: proxies.map((p) => ({ id: p.id, url: p.url })), log: false,
-      onProgress: (p) => {
-        if (!bytesAt && p.grossBytes > 0) bytesAt = performance.now();
-        if (!deliveredAt && p.netBytes > 0) deliveredAt = performance.now();
-      },
-    });
-    assert.ok(Buffer.from(data).equals(BODY), 'byte-exact');
-    assert.equal(stats.verified, true);
-    const end = /** @type {number} */ (sentAll.get('/split.mp4'));
-    assert.ok(bytesAt > 0 && bytesAt < end - 100, `range bytes came ${Math.round(end - bytesAt)} ms before the origin's last`);
-    assert.ok(deliveredAt > 0 && deliveredAt < end - 100, `verified bytes reached the caller ${Math.round(end - deliveredAt)} ms before the origin's last`);
   });
 
   it('an origin that breaks midway cuts the body short: the client sees a truncated response', async () => {

@@ -35,10 +35,6 @@ export const MAX_DIGEST_LIST_BYTES = digestListBytes(MAX_OBJECT_BYTES);
  * without a second request per proxy and object.
  */
 export const DIGEST_LIST_HEADER = 'X-MUTP-Digests';
-
-/** The object's size on a whole digest list sent as its object comes (the list's entries follow as blocks complete). */
-export const OBJECT_SIZE_HEADER = 'X-MUTP-Object-Size';
-
 /** 2 KiB: the list of a 16 MiB object (256 entries), ~2.7 KB of header in base64; larger lists are asked for (`&digests=1`). */
 export const MAX_INLINE_DIGEST_LIST_BYTES = digestListBytes(16 * 1024 * 1024);
 
@@ -164,75 +160,16 @@ export function encodeDigestList(list) {
   const whole = list.firstBlock === 0 && list.digests.byteLength === blockCount(list.objectBytes) * CHECKSUM_ENTRY_BYTES;
   const header = whole ? DIGEST_HEADER_BYTES : SPAN_DIGEST_HEADER_BYTES;
   const out = new Uint8Array(header + list.digests.byteLength);
-  writeListHeader(out, whole ? WHOLE_LIST_VERSION : SPAN_LIST_VERSION, list.objectBytes);
-  if (!whole) new DataView(out.buffer).setUint32(12, list.firstBlock);
-  out.set(list.digests, header);
-  return out;
-}
-
-/**
- * The header of a whole object's encoded list: a proxy that gets the object's bytes as they come
- * sends it first, then each block's entry as the block completes (the same bytes as encodeDigestList).
- * @param {number} objectBytes
- */
-export function wholeListHeader(objectBytes) {
-  const out = new Uint8Array(DIGEST_HEADER_BYTES);
-  writeListHeader(out, WHOLE_LIST_VERSION, objectBytes);
-  return out;
-}
-
-/** @param {Uint8Array} out @param {number} version @param {number} objectBytes */
-function writeListHeader(out, version, objectBytes) {
-  const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
-  v.setUint8(0, version);
+  const v = new DataView(out.buffer);
+  v.setUint8(0, whole ? WHOLE_LIST_VERSION : SPAN_LIST_VERSION);
   v.setUint8(1, CHECKSUM_ALGO_SHA256);
   v.setUint8(2, CHECKSUM_ENTRY_BYTES);
   v.setUint8(3, BLOCK_SHIFT);
-  v.setUint32(4, Math.floor(objectBytes / 2 ** 32));
-  v.setUint32(8, objectBytes >>> 0);
-}
-
-/**
- * Reads a whole list as it comes (a proxy sends one so while its origin still sends the object):
- * each push gives the entries it completed, by block. The header must be a whole list's of
- * `objectBytes` (the size the response's head said); anything else, or bytes past the last entry,
- * is refused once (ERR_BAD_DIGESTS) and the reader takes nothing more. decodeDigestList still
- * judges the whole list at its end.
- * @param {number} objectBytes
- */
-export function createListReader(objectBytes) {
-  const header = wholeListHeader(objectBytes);
-  const total = digestListBytes(objectBytes);
-  const held = new Uint8Array(total);
-  let got = 0;
-  let broken = false;
-  return {
-    /**
-     * @param {Uint8Array} chunk  the next bytes of the list
-     * @returns {{ entries: { block: number, digest: Uint8Array }[], error: { code: string, message: string } | null }}
-     */
-    push(chunk) {
-      /** @type {{ block: number, digest: Uint8Array }[]} */
-      const entries = [];
-      if (broken) return { entries, error: null };
-      if (got + chunk.byteLength > total) {
-        broken = true;
-        return { entries, error: { code: 'ERR_BAD_DIGESTS', message: `digest list longer than the ${total} bytes of a ${objectBytes}-byte object's` } };
-      }
-      const before = got;
-      held.set(chunk, got);
-      got += chunk.byteLength;
-      if (before < DIGEST_HEADER_BYTES && got >= DIGEST_HEADER_BYTES && header.some((x, i) => held[i] !== x)) {
-        broken = true;
-        return { entries, error: { code: 'ERR_BAD_DIGESTS', message: `a streamed list's header is not a whole list of ${objectBytes} bytes` } };
-      }
-      const E = CHECKSUM_ENTRY_BYTES;
-      const first = Math.max(0, Math.floor((before - DIGEST_HEADER_BYTES) / E)); // entries whole before this chunk
-      const end = Math.max(0, Math.floor((got - DIGEST_HEADER_BYTES) / E));
-      for (let b = first; b < end; b++) entries.push({ block: b, digest: held.subarray(DIGEST_HEADER_BYTES + b * E, DIGEST_HEADER_BYTES + (b + 1) * E) });
-      return { entries, error: null };
-    },
-  };
+  v.setUint32(4, Math.floor(list.objectBytes / 2 ** 32));
+  v.setUint32(8, list.objectBytes >>> 0);
+  if (!whole) v.setUint32(12, list.firstBlock);
+  out.set(list.digests, header);
+  return out;
 }
 
 /**

@@ -4,8 +4,7 @@
 //   sources votes for it. Live = every source not excluded as a liar and not failed before it
 //   gave a list (sources still on their way count: the majority is of all of them, so one liar
 //   can never make it alone while two or more sources are live);
-// - a source votes with its list, and with the bytes it served: the digest of a block it sent,
-//   or its list's entry for a block while that list still comes (vouch).
+// - a source votes with its list, and with the bytes it served: the digest of a block it sent.
 //   A source whose bytes do not match its own list is a liar at once (an honest proxy serves the
 //   copy it digested), so a source votes at most one value per block;
 // - a source whose list or bytes disagree with an accepted value is a liar. Liars are excluded,
@@ -189,24 +188,6 @@ export function createBlockVote({ sources, span = WHOLE_OBJECT_BLOCKS }) {
       if (size !== null && objectBytes !== size) liar(s, `its response's object size ${objectBytes} disagrees with the majority's ${size}`);
       settle();
     },
-    /**
-     * Source s's list entry for block b while its list still comes (createListReader): a vote, as the
-     * digest of bytes it served is, until its whole list is in. An entry that disagrees with bytes s
-     * served for b makes s a liar.
-     * @param {number} s @param {number} b @param {Uint8Array} h
-     */
-    vouch(s, b, h) {
-      if (status[s] !== 'waiting') return;
-      const prior = evidence.get(b)?.get(s);
-      if (prior) {
-        if (!same(prior, 0, h, 0)) liar(s, `its list's entry for block ${b} does not match the bytes it served`);
-      } else {
-        if (!evidence.has(b)) evidence.set(b, new Map());
-        /** @type {Map<number, Uint8Array>} */ (evidence.get(b)).set(s, h.slice());
-        if (voted(b) && !decided[b - lo]) settleBlock(b);
-      }
-      if (liarsChanged) settle();
-    },
     /** Could block b's bytes from source s still add a vote (s has not given its list, nor those bytes)? @param {number} s @param {number} b */
     canVote: (s, b) => status[s] === 'waiting' && !evidence.get(b)?.has(s),
     /** Source s failed before giving a list (unreachable, refused, bad list): it no longer counts. @param {number} s */
@@ -235,12 +216,6 @@ export function createBlockVote({ sources, span = WHOLE_OBJECT_BLOCKS }) {
       const own = lists[s];
       if (own && !listSays(own, b, h, 0)) {
         liar(s, `its bytes of block ${b} do not match its own digest list`);
-        settle();
-        return 'bad';
-      }
-      const prior = evidence.get(b)?.get(s);
-      if (prior && !same(prior, 0, h, 0)) {
-        liar(s, `its bytes of block ${b} do not match its own list's entry`);
         settle();
         return 'bad';
       }

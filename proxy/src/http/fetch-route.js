@@ -4,7 +4,6 @@ import { parseClosedRange } from '@mutp/common/byte-ranges';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
 import { waitTiming } from './wait-timing.js';
-import { streamBody, streamDigestList, streamRange } from './streamed-answers.js';
 import { encodedDigestsOf } from '../objects/digest-cache.js';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
@@ -42,28 +41,16 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const voted = q.digests || HTTP_MODES.has(q.mode); // the answer, or the client, needs digests of whole blocks
     const closed = q.digests ? q.span : parseClosedRange(req.headers.range);
     const need = closed && voted ? blockAligned(closed) : closed;
-    // An object the origin is still sending is answered as it comes (streamed-answers.js): its whole
-    // body (its digest list is not known yet: the client asks for it after the head), its whole
-    // list (entries as blocks complete), or a range inside it while its whole fetch is on its way.
-    /** The answer's context; its proxy record once sent (a list is not a download: none). @param {import('../objects/object-store.js').OpenedObject} o @param {boolean} logged */
-    const answer = (o, logged) => ({
-      t0, proxyId, stats, log: logged ? (/** @type {{ bytesSent: number, error: any }} */ r) => logs.record({
-        ...record, ...r, objectBytes: o.bytes.byteLength, packetsSent: 1, durationMs: performance.now() - t0, serverFetchMs: o.headMs, fromCache: false,
-      }) : undefined,
-    });
-    const wholeAsked = req.method === 'GET' && (q.digests ? !q.span : req.headers.range === undefined);
-    const coming = req.method === 'GET' && !q.digests && closed ? objects.opening(q.url) : null;
-    if (coming && closed && closed.end < coming.bytes.byteLength) {
-      if (q.next !== null) hintNext(q.next);
-      return streamRange(res, coming, closed, answer(coming, true));
-    }
+    // a whole object's body that the origin is still sending goes out as it comes; its digest list
+    // is not known yet, so the client asks for it after the head (that request waits for the whole)
+    const streams = !q.digests && req.headers.range === undefined && req.method === 'GET';
     let obj;
     try {
       // its origin fetch, if any, starts here
-      const asked = wholeAsked ? objects.open(q.url, { signal: abort.signal }) : objects.get(q.url, { signal: abort.signal, range: need });
+      const asked = streams ? objects.open(q.url, { signal: abort.signal }) : objects.get(q.url, { signal: abort.signal, range: need });
       if (q.next !== null) hintNext(q.next); // then the next object's, beside it (a digest list request names it too)
       const got = await asked;
-      if ('filled' in got && got.filled() < got.bytes.byteLength) return (q.digests ? streamDigestList : streamBody)(res, got, answer(got, !q.digests));
+      if ('filled' in got && got.filled() < got.bytes.byteLength) return streamBody(res, got, { record, t0, proxyId, logs, stats });
       obj = 'done' in got ? await got.done : got;
       // a digest list says the object's size: an origin that did not (`bytes a-b/*`) is asked for all of it
       if (obj.range && obj.total === null && voted) obj = await objects.get(q.url, { signal: abort.signal });
@@ -135,6 +122,49 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     res.status(200);
     send(copy.bytes, whole);
   };
+}
+
+/**
+ * A whole object's body while its origin still sends it: the head now (its length from the
+ * origin's), the bytes as they come. An origin that fails midway cuts the body short: the client
+ * sees a truncated response, as from a proxy that died.
+ * @param {import('express').Response} res
+ * @param {import('../objects/object-store.js').OpenedObject} opened
+ * @param {{ record: object, t0: number, proxyId: string, logs: { record: (r: object) => void }, stats: { bytesSent: number } }} o
+ */
+function streamBody(res, opened, { record, t0, proxyId, logs, stats }) {
+  const size = opened.bytes.byteLength;
+  res.status(200);
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('Content-Type', opened.contentType);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-MUTP-Proxy-Id', proxyId);
+  res.setHeader('X-MUTP-Server-Fetch-Ms', opened.headMs.toFixed(1));
+  res.setHeader('X-MUTP-Cache', 'MISS');
+  res.setHeader('Server-Timing', waitTiming(t0, performance.now(), performance.now()));
+  res.setHeader('Content-Length', String(size));
+  let sent = 0;
+  const more = () => {
+    const filled = opened.filled();
+    if (filled <= sent || res.destroyed) return;
+    res.write(opened.bytes.subarray(sent, filled)); // the buffer only grows past `filled`: the view stays valid
+    stats.bytesSent += filled - sent;
+    sent = filled;
+  };
+  const unsubscribe = opened.subscribe(more);
+  res.on('close', unsubscribe);
+  more();
+  const log = (/** @type {{ code: string, message: string } | null} */ error) => logs.record({
+    ...record, objectBytes: size, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0, serverFetchMs: opened.headMs, fromCache: false, error,
+  });
+  opened.done.then(() => {
+    more();
+    res.end(() => log(null));
+  }, (/** @type {any} */ err) => {
+    unsubscribe();
+    res.destroy(err);
+    log({ code: typeof err?.code === 'string' ? err.code : 'ERR_ORIGIN', message: String(err?.message ?? err) });
+  });
 }
 
 /**

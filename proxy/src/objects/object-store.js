@@ -173,24 +173,6 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       }
       if (!flight.body) return whole(await done); // ended before any head (cached whole), or failed (rejects)
     }
-    return asOpened(flight, done);
-  }
-
-  /**
-   * The whole object's fetch on its way with its body coming, if there is one: a range inside it
-   * is served from those bytes as they come, not after the whole (nor by a fetch of its own).
-   * Never starts a fetch. @param {string} url @returns {OpenedObject | null}
-   */
-  function opening(url) {
-    const flight = inFlight.get(normalizeKey(url));
-    if (!flight?.body || flight.body.complete) return null;
-    const done = flight.promise.then((/** @type {Entry} */ e) => ({ ...e, fromCache: false }));
-    done.catch(() => {}); // seen through `done` by the caller
-    return asOpened(flight, done);
-  }
-
-  /** A fetch on its way whose body is coming, as an opened object. @param {any} flight @param {Promise<StoredObject>} done @returns {OpenedObject} */
-  function asOpened(flight, done) {
     const body = flight.body;
     return { bytes: body.bytes, contentType: body.contentType, filled: () => body.filled, subscribe: (fn) => body.subscribe(fn), done, headMs: flight.headMs, fromCache: false };
   }
@@ -242,7 +224,6 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   return {
     get,
     open,
-    opening,
     readAheadAfter,
     prefetch,
     /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number, readAheadFailures: number }} */

@@ -2,7 +2,7 @@
 // alongside the body (or taken from a recent download of the same object, digest-cache.js), the block vote (@mutp/protocol createBlockVote) decides which digest each
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
-import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, createListReader, decodeDigestList } from '@mutp/protocol/http';
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
@@ -18,26 +18,19 @@ import { createPieceSet, safeProgress } from './body-pieces.js';
 export const LIST_AHEAD_FACTOR = 2;
 
 /**
- * What a digest list's head says: what the request waited for at the proxy (parseWait), and the
- * object's size when the proxy sends the list as its object comes (its entries follow as blocks complete).
- * @typedef {{ wait: {originMs: number, prepareMs: number} | null, objectSize: number | null }} ListHead
- */
-
-/**
  * One proxy's digest list request (GET /fetch?url=…&digests=1[&span=a-b]): the encoded list of
  * the object's blocks, or of the blocks of `span`. The proxy fetches the object (or those blocks)
  * from the origin to answer.
  * @param {{fetch: typeof fetch, proxyUrl: string, url: string, span: {start: number, end: number} | null, signal: AbortSignal,
- *   stallTimeoutMs?: number, next?: string | null, onHead?: (head: ListHead) => void, onChunk?: (bytes: Uint8Array) => void}} o
- *   next: the object asked next, named as on body requests; onHead: the list's head is in; onChunk: its bytes as they come
+ *   stallTimeoutMs?: number, next?: string | null, onWait?: (wait: {originMs: number, prepareMs: number} | null) => void}} o
+ *   next: the object asked next, named as on body requests; onWait: what the request waited for at the proxy (its head's parseWait)
  * @returns {Promise<Uint8Array>}
  */
-export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null, onHead, onChunk }) {
+export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null, onWait }) {
   const tags = { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}), ...(next ? { next } : {}) };
   return (await proxyFetch({
-    fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags,
-    onBytes: (_n, piece) => { if (piece) onChunk?.(piece.bytes); },
-    onHead: onHead ? (_size, head) => onHead(head) : undefined,
+    fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {},
+    onHead: onWait ? (_size, head) => onWait(head.wait) : undefined,
   })).bytes;
 }
 
@@ -188,16 +181,17 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
      * counts in the vote.
      * @param {{fetch: typeof fetch, proxies: {url: string}[], url: string, signal: AbortSignal, stallTimeoutMs?: number,
      *   onError: (i: number, err: {code: string, message: string}) => void, inline?: (i: number) => Promise<Uint8Array | null>,
-     *   next?: string | null, onListHead?: (i: number, head: ListHead) => void}} o
-     *   next: named on the list requests, as on the body requests (tagsFor); onListHead: proxy i's list request has its
-     *   head (a kept or carried list has none)
+     *   next?: string | null, onList?: (i: number, wait: {originMs: number, prepareMs: number} | null) => void}} o
+     *   next: named on the list requests, as on the body requests (tagsFor); onList: proxy i's list is in (before the
+     *   vote takes it), with what its request waited for at the proxy (null: kept, carried, or the proxy did not say)
      * @returns {Promise<void>[]}
      */
-    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, next = null, onListHead }) {
+    fetchDigests({ fetch, proxies, url, signal, stallTimeoutMs, onError, inline, next = null, onList }) {
       forgetLists = () => digestCache?.forget(url);
       return proxies.map(async (p, i) => {
         const kept = digestCache?.get(p.url, url, want);
         if (kept) {
+          onList?.(i, null);
           vote.addList(i, kept);
           afterVote();
           return;
@@ -205,27 +199,9 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
         try {
           const carried = inline ? await inline(i) : null;
           /** @param {{start: number, end: number} | null} span */
-          // a whole list that comes as the proxy's object does: each entry votes as it comes (vouch)
-          /** @type {ReturnType<typeof createListReader> | null} */
-          let reader = null;
-          const onChunk = (/** @type {Uint8Array} */ c) => {
-            const got = reader?.push(c);
-            if (!got) return;
-            if (got.error) {
-              logger.warn(`http: ${p.url} streams a bad digest list: ${got.error.message}`);
-              reader = null; // its whole list is judged at its end
-              return;
-            }
-            for (const e of got.entries) vote.vouch(i, e.block, e.digest);
-            if (got.entries.length) afterVote();
-          };
-          const askList = (span) => fetchDigestList({
-            fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next, onChunk,
-            onHead: (h) => {
-              if (h.objectSize !== null && !span) reader = createListReader(h.objectSize);
-              onListHead?.(i, h);
-            },
-          });
+          /** @type {{originMs: number, prepareMs: number} | null} */
+          let wait = null;
+          const askList = (span) => fetchDigestList({ fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next, onWait: (w) => { wait = w; } });
           const plain = listSpan(false);
           let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(true) : plain;
           const bytes = carried ?? (await askList(asked).catch((err) => {
@@ -238,6 +214,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
             logger.warn(`http: ${p.url} sent a bad digest list: ${parsed.error.message}`);
             throw codedError(parsed.error.code, `${p.url}: ${parsed.error.message}`);
           }
+          onList?.(i, wait);
           vote.addList(i, parsed.list);
           if (!vote.isLiar(i)) digestCache?.set(p.url, url, parsed.list);
         } catch (err) {

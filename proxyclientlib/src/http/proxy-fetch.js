@@ -1,8 +1,7 @@
 // One HTTP request to one proxy's `GET /fetch?url=…`, with the response checked at the edge:
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
 import { codedError } from '@mutp/common/errors';
-import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, OBJECT_SIZE_HEADER } from '@mutp/protocol/http';
-import { MAX_OBJECT_BYTES } from '@mutp/protocol/constants';
+import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol/http';
 import { ORIGIN_FETCH_TIMEOUT_MS } from '@mutp/protocol/constants';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
@@ -67,8 +66,7 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
  *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
  *   (null when none, or when the chunk overran the announced size)
  * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null, digests: Uint8Array | null,
- *   wait: {originMs: number, prepareMs: number} | null, objectSize: number | null}) => void} [o.onHead]  wait: parseWait;
- *   objectSize: a digest list the proxy sends as its object comes says the object's size in its head (OBJECT_SIZE_HEADER)
+ *   wait: {originMs: number, prepareMs: number} | null}) => void} [o.onHead]  wait: parseWait
  *   called once the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's
  *   origin fetch time, the object's full size when the proxy said it, and the proxy's encoded digest list when it sent one
  *   (DIGEST_LIST_HEADER, unchecked beyond its size: decodeDigestList judges it)
@@ -124,8 +122,7 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
     // a 200 to a Range request is cut to the range below
     onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start),
-      { serverFetchMs, total, digests: parseInlineDigests(res.headers.get(DIGEST_LIST_HEADER)), wait: parseWait(res.headers.get('server-timing')),
-        objectSize: parseObjectSize(res.headers.get(OBJECT_SIZE_HEADER)) });
+      { serverFetchMs, total, digests: parseInlineDigests(res.headers.get(DIGEST_LIST_HEADER)), wait: parseWait(res.headers.get('server-timing')) });
 
     const chunks = [];
     let received = 0;
@@ -251,13 +248,6 @@ function serverTimingDur(header, name) {
  * @param {string | null} header
  */
 export const parseServerTiming = (header) => serverTimingDur(header, 'fetch');
-
-/** The object size a digest list's head says, or null (absent, or not a size up to MAX_OBJECT_BYTES). @param {string | null} header */
-export function parseObjectSize(header) {
-  if (!header || !/^\d{1,10}$/.test(header.trim())) return null;
-  const n = Number(header.trim());
-  return n <= MAX_OBJECT_BYTES ? n : null;
-}
 
 /**
  * What this request waited for at the proxy (`Server-Timing: origin;dur=…, prepare;dur=…`): the origin

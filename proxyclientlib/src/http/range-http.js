@@ -75,24 +75,9 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    the origin in parallel, so their caches are warm for the ranges.
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
-  //    A proxy whose origin still sends the object says its size in its list's head and sends the
-  //    entries as blocks complete (each a vote as it comes): its ranges need not wait for the whole
-  //    list, as they come as the bytes do. They wait for it as long again as its head took on the
-  //    network (its time less the proxy's wait for the origin's head): a fast origin's list is in
-  //    by then; a slow one's is not, and the second connection's handshake is worth it.
   const steps = createRequestSteps(elapsed);
-  /** @type {(() => void)[]} */
-  const listComing = [];
-  const mayAsk = proxies.map((_, i) => new Promise((resolve) => { listComing[i] = () => resolve(undefined); }));
-  const listsAskedAt = elapsed();
   const lists = delivery.fetchDigests({
-    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next,
-    onListHead: (i, head) => {
-      steps.answered(head.wait);
-      if (head.objectSize === null) return;
-      delivery.claimSize(i, head.objectSize);
-      setTimeout(listComing[i], Math.max(0, elapsed() - listsAskedAt - (head.wait?.originMs ?? 0)));
-    },
+    fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next, onList: (_i, wait) => steps.answered(wait),
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
       if (perProxy[i].error === null) perProxy[i].error = err;
@@ -149,7 +134,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
 
     /** @param {number} i */
     const worker = async (i) => {
-      await Promise.race([lists[i].catch(() => {}), mayAsk[i]]); // a list that failed has failed this proxy already (onError)
+      await lists[i].catch(() => {}); // a list that failed has failed this proxy already (onError)
       while (!s.isComplete() && !userSignal.aborted && !failed[i]) {
         const r = s.nextRange(i, elapsed());
         if (!r) {
