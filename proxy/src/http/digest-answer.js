@@ -3,7 +3,7 @@
 // block before they deliver it. Same guards and cache as /fetch; no log record (it is not a
 // download, and Origo's proxy records count downloads).
 import { encodedDigestsOf } from '../objects/digest-cache.js';
-import { waitTiming } from './wait-timing.js';
+import { setAnswerHeads } from './answer-heads.js';
 
 /**
  * @param {import('express').Response} res
@@ -16,13 +16,8 @@ import { waitTiming } from './wait-timing.js';
  */
 export function sendDigests(res, copy, span, fetched, proxyId, isHead, waited) {
   const body = encodedDigestsOf(copy, span);
-  res.setHeader('Server-Timing', waitTiming(waited.t0, waited.objectAt, performance.now()));
   res.status(200);
-  res.setHeader('Content-Type', 'application/octet-stream');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-MUTP-Proxy-Id', proxyId);
-  res.setHeader('X-MUTP-Server-Fetch-Ms', fetched.serverFetchMs.toFixed(1));
-  res.setHeader('X-MUTP-Cache', fetched.fromCache ? 'HIT' : 'MISS');
+  setAnswerHeads(res, { contentType: 'application/octet-stream', proxyId, serverFetchMs: fetched.serverFetchMs, fromCache: fetched.fromCache, ...waited });
   res.setHeader('Content-Length', String(body.byteLength));
   res.end(isHead ? undefined : body);
 }

@@ -3,7 +3,7 @@ import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OB
 import { parseClosedRange } from '@mutp/common/byte-ranges';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
-import { waitTiming } from './wait-timing.js';
+import { setAnswerHeads } from './answer-heads.js';
 import { encodedDigestsOf } from '../objects/digest-cache.js';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
@@ -69,17 +69,13 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const span = closed ? blocksOfRange(closed) : WHOLE_OBJECT_BLOCKS;
     if (q.digests) return sendDigests(res, listed, span, obj, proxyId, req.method === 'HEAD', waited);
     res.setHeader('Accept-Ranges', 'bytes');
-    res.setHeader('Content-Type', obj.contentType);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-MUTP-Proxy-Id', proxyId);
-    res.setHeader('X-MUTP-Server-Fetch-Ms', obj.serverFetchMs.toFixed(1));
-    res.setHeader('X-MUTP-Cache', obj.fromCache ? 'HIT' : 'MISS');
     // the digest list with the body: the client's vote needs no second request (hashed once per
     // copy); a list too long to carry is not hashed here: the client asks for it with &digests=1
     if ((voted || !closed) && copy.total !== null && spanListBytes(span, copy.total) <= MAX_INLINE_DIGEST_LIST_BYTES) {
       res.setHeader(DIGEST_LIST_HEADER, Buffer.from(encodedDigestsOf(listed, span)).toString('base64'));
     }
-    res.setHeader('Server-Timing', waitTiming(waited.t0, waited.objectAt, performance.now()));
+    // after the hashing above: its time is the answer's preparation
+    setAnswerHeads(res, { contentType: obj.contentType, proxyId, serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache, ...waited });
     const isHead = req.method === 'HEAD';
     /** The body (nothing for HEAD) and the proxy record. @param {Uint8Array} body @param {number | null} objectBytes */
     const send = (body, objectBytes) => {
@@ -136,12 +132,7 @@ function streamBody(res, opened, { record, t0, proxyId, logs, stats }) {
   const size = opened.bytes.byteLength;
   res.status(200);
   res.setHeader('Accept-Ranges', 'bytes');
-  res.setHeader('Content-Type', opened.contentType);
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-MUTP-Proxy-Id', proxyId);
-  res.setHeader('X-MUTP-Server-Fetch-Ms', opened.headMs.toFixed(1));
-  res.setHeader('X-MUTP-Cache', 'MISS');
-  res.setHeader('Server-Timing', waitTiming(t0, performance.now(), performance.now()));
+  setAnswerHeads(res, { contentType: opened.contentType, proxyId, serverFetchMs: opened.headMs, fromCache: false, t0, objectAt: performance.now() });
   res.setHeader('Content-Length', String(size));
   let sent = 0;
   const more = () => {
