@@ -22,6 +22,7 @@ export { createDownloadController, DownloadController } from './src/download-con
 export * from './src/download-constants.js';
 export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
 export { createPathCache } from './src/path-cache.js';
+export { createBundleSizer } from './src/bundle-sizer.js';
 export * from './src/inflight-constants.js';
 /** @typedef {import('./http.js').DigestList} DigestList */
 /** @typedef {import('./http.js').BlockSpan} BlockSpan */

@@ -19,6 +19,16 @@ import { createPeerPool } from './rtc/peer-pool.js';
 
 export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
 export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
+/**
+ * MUTP clients let the proxies send their packets a few to a data-channel message, which the
+ * proxies do while the path loses little (bundle-sizer.js in @mutp/protocol). Each message costs
+ * the proxy a native send and the client a hop into JS and an event: in a browser those run on
+ * the page's main thread (Chromium, loopback, dash coded: the fleet host's main thread busy 2.8 s
+ * per load with one packet per message, 1.5 s with three); in Node they were most of a coded
+ * download's CPU (bench:cost, loopback, 32 MiB: proxies 61 ms/MB and the client 43 ms/MB with one
+ * packet per message, 46 and 30 with bundles).
+ */
+const TAKES_BUNDLES = true;
 /** Extra proxies asked of Origo per download (count): a source whose proxy refuses (503 ERR_PROXY_BUSY) moves to one. */
 export const SPARE_PROXIES = 4;
 /** Most of a /healthz answer warmHttp reads (bytes): a proxy's is ~200 bytes of JSON; a peer may not make us read on. */
@@ -57,8 +67,8 @@ const PREFETCH_TIMEOUT_MS = 10_000;
  * @property {number} [stallTimeoutMs]  a proxy silent this long counts as failed (HTTP modes)
  * @property {string | null} [next]  the URL the caller will likely download next (the stream's next segment
  *   file): the proxies are told to fetch it from the origin meanwhile
- * @property {boolean} [bundles]  MUTP: ask the proxies for their packets a few to a message (default: in a
- *   browser; rtc.browser.js says why)
+ * @property {boolean} [bundles]  MUTP: let the proxies send packets a few to a message (default: yes;
+ *   TAKES_BUNDLES says why)
  */
 
 /**
@@ -159,7 +169,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       else if (mode === 'range-http') running = downloadRangeHttp({ ...common, next });
       else {
         running = (async () => {
-          const { downloadMutp, downloadWindow, rtc: { defaultRtcConfig, TAKES_BUNDLES } } = await /** @type {ReturnType<typeof loadTransport>} */ (transport);
+          const { downloadMutp, downloadWindow, rtc: { defaultRtcConfig } } = await /** @type {ReturnType<typeof loadTransport>} */ (transport);
           return downloadMutp({ ...common, next, bundles: opts.bundles ?? TAKES_BUNDLES, mode, clientId, logger, peerPool, timing, rtcConfig: rtcConfig ?? defaultRtcConfig(list.map((p) => p.url)),
             params: { window: downloadWindow(mode, list, opts), generationSize: opts.generationSize, feedbackEvery: opts.feedbackEvery } });
         })();

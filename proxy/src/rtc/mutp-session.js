@@ -6,7 +6,7 @@
 // the layout as soon as the origin's head is in, then each generation (its checksum first) as its
 // bytes come.
 
-import { checksumTable, computeLayout, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, reusedDatagrams, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
+import { checksumTable, computeLayout, createBundleSizer, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, reusedDatagrams, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
 import { checksumTableOf } from '../objects/digest-cache.js';
 import { createChannelSender } from './channel-sender.js';
 import { codedError } from '@mutp/common/errors';
@@ -61,6 +61,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   let last = /** @type {{ downloadId: number, error: { code: string, message: string } | null, metaBytes: Uint8Array[] | null } | null} */ (null);
   /** what the downloads so far learnt about this channel's path: the next one starts from it */
   let path = /** @type {{ rate: number, minRttMs: number } | null} */ (null);
+  // bundles for a client that takes them, while this channel's path loses little (bundle-sizer.js)
+  const sizer = createBundleSizer();
 
   /**
    * @typedef {object} Download
@@ -123,12 +125,14 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         if (!active || msg.downloadId !== active.downloadId || !active.sender) return; // stale: feedback for a past download
         if (msg.mode !== active.req.mode) return warn('ignored feedback of the wrong mode');
         active.inflight.onEcho(msg.echo?.[active.req.sourceIndex], now());
+        sizer.onEcho(msg.echo?.[active.req.sourceIndex]);
         try {
           active.sender.handleFeedback(msg, now());
         } catch (e) {
           return warn(`feedback refused: ${/** @type {Error} */ (e).message}`);
         }
         active.inflight.onLost(active.sender.stats.lostByEcho);
+        sizer.onLost(active.sender.stats.lostByEcho);
         active.wake?.();
         return;
       case 'done':
@@ -165,6 +169,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       packetsSent: 0, bytesSent: 0, ended: false, wake: null, inflight: createInflightLimit(), hinted: false, unsubscribe: null,
     };
     active = dl;
+    sizer.startDownload();
     deps.stats.activeSessions++;
     serve(dl).catch((e) => {
       const err = /** @type {any} */ (e);
@@ -275,9 +280,10 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   async function pump(dl) {
     let sinceYield = 0;
     // a client that takes bundles gets its packets a few to a message (each as it would go alone)
+    // while the path loses little, else one to a message like any other client
     const bundle = dl.req.bundles ? createBundleWriter(dl.downloadId) : null;
     // send() copies the bytes at once: one buffer serves every packet
-    const alloc = bundle ? bundle.alloc : reusedDatagrams();
+    const single = reusedDatagrams();
     const flush = () => {
       const b = bundle?.take();
       if (b) send(b);
@@ -306,10 +312,11 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         sinceYield = 0;
         continue;
       }
-      if (bundle && !bundle.fits(MAX_DATAGRAM_BYTES)) flush();
+      const bundling = bundle !== null && sizer.bundling;
+      if (bundle && (!bundling || !bundle.fits(MAX_DATAGRAM_BYTES))) flush();
       // the sender writes the header and the coded payload straight into the packet's buffer (its
       // own, or its place in the bundle): the bytes of encodeMessage(nextPacket()), without the copy
-      const bytes = dl.sender.nextDatagram(now(), alloc);
+      const bytes = dl.sender.nextDatagram(now(), bundling ? bundle.alloc : single);
       if (!bytes) {
         flush();
         // blocked by the window: wait for feedback, or until a timeout can free a packet
@@ -319,7 +326,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         continue;
       }
       if (bytes.length > MAX_OUTBOUND_MESSAGE_BYTES) throw codedError('ERR_PACKET_TOO_LARGE', `packet of ${bytes.length} bytes`);
-      if (!bundle && !send(bytes)) continue; // closed: the loop ends above
+      if (!bundling && !send(bytes)) continue; // closed: the loop ends above
       dl.packetsSent++; // = the sender's seq of this packet (1, 2, …)
       dl.inflight.onSent(dl.packetsSent, now());
       dl.bytesSent += bytes.length;

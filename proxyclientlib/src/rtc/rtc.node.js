@@ -3,9 +3,6 @@
 export { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { cleanup } from 'node-datachannel';
 
-/** Node takes one packet per message, as the paper's clients did (the testbed measures those). */
-export const TAKES_BUNDLES = false;
-
 /** Hosts that mean "this machine": a client talking to proxies there needs no other interface. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
