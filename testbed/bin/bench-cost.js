@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench:cost`: what each download mode costs in CPU per byte, measured from the processes
-// themselves. Origo, the demo origin, 4 proxies and the client agent run on 127.0.0.1, each its own
-// Node process; every download's CPU is read from /proc/<pid>/stat before and after it. Prints per
+// themselves. Origo, the demo origin, 4 proxies and the client agent run on 127.0.0.1 (or, with
+// --testbed, in the namespace testbed behind shaped links), each its own Node process; every
+// download's CPU is read from /proc/<pid>/stat before and after it. Prints per
 // mode the medians of goodput, normalized goodput and CPU ms per MB of the proxies and of the
 // client, each against Range-split HTTP, and the issue's targets. Asserts nothing.
 import { createHash } from 'node:crypto';
@@ -13,6 +14,9 @@ import { demoBytes, MAX_DEMO_BYTES } from '@mutp/demo/media';
 import { codedError } from '@mutp/common/errors';
 import { createProcessGroup } from '../src/cost/process-group.js';
 import { startCostFleet, RTC_BUILDS } from '../src/cost/local-fleet.js';
+import { startTestbedCostFleet } from '../src/cost/testbed-fleet.js';
+import { parseRates } from '../src/rates.js';
+import { MAX_DELAY_MS } from '../src/delay.js';
 import { runCostBench, TRAIL_MS } from '../src/cost/run.js';
 import { summarize, MODES } from '../src/cost/summary.js';
 import { formatReport, formatProgress } from '../src/cost/table.js';
@@ -25,6 +29,8 @@ const MAX_SIZE_MIB = MAX_DEMO_BYTES / MIB; // the largest object the demo origin
 const MAX_RUNS = 100; // a bound that catches a typo, not a limit anyone meets
 const DEFAULT_RUNS = 3; // medians of 3 per mode: one disturbed download does not move them
 const DEFAULT_SATURATE_RUNS = 2; // --saturate: each agent's downloads per step (8 agents × 2 objects already)
+const TESTBED_RATES = '4x896KiB'; // --testbed: the paper's fleet (Figure 11)
+const TESTBED_DELAY_MS = 25; // --testbed: one way, RTT 50 ms as the live measurements
 const SIGNAL_NUMBERS = /** @type {Record<string, number>} */ ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }); // exit 128 + n, as shells report a death by signal
 
 const USAGE = `Usage: npm run bench:cost -- [options]
@@ -32,7 +38,11 @@ const USAGE = `Usage: npm run bench:cost -- [options]
   --size-mb N        object size in MiB (the demo origin's demo-<N>MB.bin), 1..${MAX_SIZE_MIB}   [32]
   --runs N           rounds of every mode after the warm-up; the order rotates per round   [${DEFAULT_RUNS}]
   --modes LIST       comma-separated, of ${MODES.join(', ')}   [all]
-  --rtc-build B      the proxies' WebRTC build (MUTP_RTC_BUILD): ${RTC_BUILDS.join(' | ')}   [stock]
+  --rtc-build B      the proxies' WebRTC build (MUTP_RTC_BUILD): ${RTC_BUILDS.join(' | ')}   [stock; --testbed: auto]
+  --testbed          on the namespace testbed (root; proxies' uploads shaped, the client's packets delayed)
+                     instead of loopback; its links bound the goodput, so a smaller object keeps it short: --size-mb 8
+  --rates LIST       --testbed: the proxies' upload rates, as the testbed's   [${TESTBED_RATES}]
+  --delay-ms MS      --testbed: one-way delay to and from the client   [${TESTBED_DELAY_MS}]
   --json FILE        every download and the summary as JSON
   --saturate         instead: one proxy process and K = ${SATURATE_AGENTS.join(', ')} client agents at once, each downloading
                      through it (proxies: 1) --runs times (default ${DEFAULT_SATURATE_RUNS}), until the proxy uses ~1 core; prints
@@ -53,7 +63,7 @@ try {
   ({ values } = parseArgs({
     options: {
       'size-mb': { type: 'string', default: '32' }, runs: { type: 'string' }, modes: { type: 'string', default: MODES.join(',') }, saturate: { type: 'boolean', default: false },
-      'rtc-build': { type: 'string', default: 'stock' }, json: { type: 'string' }, dir: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'rtc-build': { type: 'string' }, testbed: { type: 'boolean', default: false }, rates: { type: 'string' }, 'delay-ms': { type: 'string' }, json: { type: 'string' }, dir: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   }));
 } catch (err) {
@@ -71,7 +81,23 @@ const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
 const unknown = modes.filter((m) => !(/** @type {readonly string[]} */ (MODES)).includes(m));
 if (modes.length === 0 || unknown.length) usageError(`--modes: unknown ${unknown.join(', ') || '(none given)'}; one or more of ${MODES.join(', ')}`);
 if (new Set(modes).size !== modes.length) usageError('--modes names a mode twice');
-const rtcBuild = /** @type {'stock' | 'auto' | 'tuned'} */ (values['rtc-build']);
+const onTestbed = values.testbed;
+if (!onTestbed && (values.rates !== undefined || values['delay-ms'] !== undefined)) usageError('--rates and --delay-ms go with --testbed');
+if (onTestbed && values.saturate) usageError('--saturate runs on loopback only');
+if (onTestbed && values['cpu-prof'] !== undefined) usageError('--cpu-prof runs on loopback only');
+let rates = null;
+if (onTestbed) {
+  try {
+    rates = parseRates(values.rates ?? TESTBED_RATES);
+  } catch (err) {
+    usageError(`--rates: ${err.message}`);
+  }
+  if (rates.length !== PROXY_COUNT) usageError(`--rates must give ${PROXY_COUNT} proxies (the fleet every mode is compared on)`);
+}
+const delayMs = Number(values['delay-ms'] ?? TESTBED_DELAY_MS);
+if (!(Number.isInteger(delayMs) && delayMs >= 1 && delayMs <= MAX_DELAY_MS)) usageError(`--delay-ms must be an integer 1..${MAX_DELAY_MS}`);
+// the testbed measures what a deployment runs: the tuned build where it is built
+const rtcBuild = /** @type {'stock' | 'auto' | 'tuned'} */ (values['rtc-build'] ?? (onTestbed ? 'auto' : 'stock'));
 if (!(/** @type {readonly string[]} */ (RTC_BUILDS)).includes(rtcBuild)) usageError(`--rtc-build must be one of ${RTC_BUILDS.join(', ')}`);
 const dir = resolve(values.dir ?? join('test-artifacts', 'bench-cost', new Date().toISOString().replace(/[:.]/g, '-')));
 if (values['cpu-prof'] === '') usageError('--cpu-prof needs a folder');
@@ -95,8 +121,11 @@ try {
 
 /** The bench proper: every mode on 4 proxies, rounds of downloads measured one at a time. @param {string} expectedSha256 */
 async function compareModes(expectedSha256) {
-  process.stderr.write(`bench:cost: starting Origo, the origin, ${PROXY_COUNT} proxies (WebRTC build ${rtcBuild}) and the client on 127.0.0.1; logs in ${dir}\n`);
-  const fleet = await startCostFleet({ group, dir, proxyCount: PROXY_COUNT, rtcBuild, cpuProfDir });
+  const where = onTestbed ? `the namespace testbed (${values.rates ?? TESTBED_RATES}, RTT ${2 * delayMs} ms)` : '127.0.0.1';
+  process.stderr.write(`bench:cost: starting Origo, the origin, ${PROXY_COUNT} proxies (WebRTC build ${rtcBuild}) and the client on ${where}; logs in ${dir}\n`);
+  const fleet = onTestbed
+    ? await startTestbedCostFleet({ dir, rates: /** @type {{text: string, bps: number}[]} */ (rates), delayMs, rtcBuild })
+    : await startCostFleet({ group, dir, proxyCount: PROXY_COUNT, rtcBuild, cpuProfDir });
   const total = modes.length * (runs + 1);
   let done = 0;
   const rows = await runCostBench({
@@ -105,7 +134,8 @@ async function compareModes(expectedSha256) {
   });
   const summary = summarize(rows, { modes });
   const proxyBuilds = [...new Set(fleet.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown'))];
-  const meta = { sizeBytes, proxies: PROXY_COUNT, runs, trailMs: TRAIL_MS, rtcBuild, proxyBuilds, cores: cpus().length };
+  // the targets are the loopback ones: on the testbed the links bound the goodput
+  const meta = { sizeBytes, proxies: PROXY_COUNT, runs, trailMs: TRAIL_MS, rtcBuild, proxyBuilds, cores: cpus().length, where, targets: !onTestbed };
   process.stdout.write(`${formatReport(summary, meta)}\n`);
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify({ meta: { ...meta, modes, node: process.version, logDir: dir, finishedAt: new Date().toISOString() }, downloads: rows, summary }, null, 2)}\n`);

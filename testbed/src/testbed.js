@@ -149,6 +149,11 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       adminPassword,
       proxies,
       agentPid: agentChild.pid ?? 0,
+      /** the client agent's RPC (client-agent.js: download, preconnect, flush, …) */
+      agentCall: agent.call,
+      /** the origin's and Origo's processes (their CPU is readable, as the proxies' and the agent's) */
+      originPid: children[0].pid ?? 0,
+      origoPid: children[1].pid ?? 0,
       /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
       delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe, pid: delay.pid } : null,
       /** The origin's link (null: the bridge's, unshaped): its one-way delay and upload rate. */

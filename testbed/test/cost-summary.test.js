@@ -161,4 +161,15 @@ describe('bench:cost: printed table', () => {
     assert.match(text, /1 MB = 10\^6 bytes/);
     assert.match(formatProgress(rows[2], 3, 3), /EXCLUDED \(failed: ERR_TIMEOUT\)/);
   });
+
+  it('on the testbed: says where it ran and gives no verdicts of the loopback targets', () => {
+    const rows = [raw({ mode: 'range-http' }), raw({ mode: 'coded', proxyS: [0.3, 0.3, 0.3, 0.3] })].map(costRow);
+    const meta = { sizeBytes: 10 * MB, proxies: 4, runs: 1, trailMs: 400, rtcBuild: 'auto', proxyBuilds: ['tuned'], cores: 2 };
+    const text = formatReport(summarize(rows, { modes: ['range-http', 'coded'] }), { ...meta, where: 'the namespace testbed (4x896KiB, RTT 50 ms)', targets: false });
+    assert.match(text, /client on the namespace testbed \(4x896KiB, RTT 50 ms\)/);
+    assert.match(text, /Coded MUTP\s+1\/1/);
+    assert.match(text, /targets: on loopback only/);
+    assert.doesNotMatch(text, /met|missed/);
+    assert.match(formatReport(summarize(rows, { modes: ['range-http', 'coded'] }), meta), /client on 127\.0\.0\.1/);
+  });
 });

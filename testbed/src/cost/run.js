@@ -33,7 +33,7 @@ export async function settleBefore(agents, flushing, mode, proxies, quietMs) {
 
 /**
  * @param {object} o
- * @param {Awaited<ReturnType<typeof import('./local-fleet.js').startCostFleet>>} o.fleet
+ * @param {Awaited<ReturnType<typeof import('./local-fleet.js').startCostFleet>> | Awaited<ReturnType<typeof import('./testbed-fleet.js').startTestbedCostFleet>>} o.fleet
  * @param {readonly string[]} o.modes
  * @param {number} o.runs
  * @param {string} o.url             the object every download asks for
@@ -43,7 +43,8 @@ export async function settleBefore(agents, flushing, mode, proxies, quietMs) {
  */
 export async function runCostBench({ fleet, modes, runs, url, expectedSha256, onRow, quietMs = QUIET_MS, trailMs = TRAIL_MS }) {
   const agent = fleet.agents[0];
-  const proxies = fleet.proxies.map((p) => ({ id: p.id, url: p.url }));
+  // as Origo lists them (a testbed's with their upload rates: the client sizes its MUTP window from them)
+  const proxies = fleet.proxies.map((p) => ({ id: p.id, url: p.url, ...('uploadRateBps' in p ? { uploadRateBps: p.uploadRateBps } : {}) }));
   const cores = cpus().length;
   /** @returns {import('./summary.js').CpuSample} */
   const sample = () => ({

@@ -17,11 +17,13 @@ const COLUMNS = /** @type {const} */ ([
 
 /**
  * @param {ReturnType<typeof import('./summary.js').summarize>} summary
- * @param {{sizeBytes: number, proxies: number, runs: number, trailMs: number, rtcBuild: string, proxyBuilds: string[], cores: number}} meta
+ * @param {{sizeBytes: number, proxies: number, runs: number, trailMs: number, rtcBuild: string, proxyBuilds: string[], cores: number,
+ *   where?: string, targets?: boolean}} meta  where: what the processes ran on (127.0.0.1); targets: false leaves out the
+ *   loopback targets' verdicts
  */
 export function formatReport(summary, meta) {
   const lines = [];
-  lines.push(`bench:cost: a ${num(meta.sizeBytes / 2 ** 20, 0)} MiB object (${num(meta.sizeBytes / MB, 2)} MB), ${meta.proxies} proxies, Origo, the origin and the client on 127.0.0.1`);
+  lines.push(`bench:cost: a ${num(meta.sizeBytes / 2 ** 20, 0)} MiB object (${num(meta.sizeBytes / MB, 2)} MB), ${meta.proxies} proxies, Origo, the origin and the client on ${meta.where ?? '127.0.0.1'}`);
   lines.push(`  proxies' WebRTC build: ${meta.rtcBuild} (${meta.proxyBuilds.join(' | ') || 'not in the proxy logs'})`);
   lines.push(`  ${meta.runs} round(s) of every mode after a warm-up download per mode (cached object, kept connections); medians over the verified downloads`);
   lines.push(`  1 MB = 10^6 bytes. CPU: utime + stime of each process (/proc/<pid>/stat), from before each download to ${meta.trailMs} ms after`);
@@ -48,8 +50,9 @@ export function formatReport(summary, meta) {
     for (const x of m.excluded) lines.push(`  excluded: ${m.name}, round ${x.round}: ${x.why}`);
   }
   lines.push('');
-  lines.push('targets (Coded MUTP against Range-split HTTP):');
-  for (const t of summary.targets) {
+  if (meta.targets === false) lines.push('targets: on loopback only (here the links bound the goodput)');
+  else lines.push('targets (Coded MUTP against Range-split HTTP):');
+  for (const t of meta.targets === false ? [] : summary.targets) {
     const measured = t.id === 'goodput'
       ? `${num(t.measured.goodputMBps ?? null, 1)} MB/s at ${num(t.measured.normalizedGoodput ?? null, 3)}`
       : times(t.measured.ratio ?? null) || '–';
