@@ -41,9 +41,11 @@ export function mountRtc(app, deps) {
     maxPeers: config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS,
     checkTicket: deps.checkTicket ?? null,
     hintFirst: deps.hintNext ?? null,
-    // with SCTP's max burst off, usrsctp sends what it is given at once: the session paces it
+    // the session paces its packets: with SCTP's max burst off (tuned build) usrsctp sends what it
+    // is given at once, and with it on (stock) an unpaced sender outran a receiver that was the
+    // bottleneck (loopback: a third of the coded packets duplicates)
     onChannel: (channel, peer) => createMutpSession({
-      channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection && wrtc.build.maxBurst < 0,
+      channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection,
       paths: { cache: pathCache, key: pathKey(peer) },
     }),
   });

@@ -118,9 +118,8 @@ export const SCTP_SEND_BUFFER_BYTES = 512 * 1024;
  * packets, and the initial window is capped at it too: libdatachannel's 10 is 11 ms at
  * 896 KiB/s, a quarter of the window at RTT 50 ms. Disabled, usrsctp sends what it is given at
  * once, which overruns a shaped link's queue (testbed: 50 ms, ~30 packets at 896 KiB/s), so the
- * session then paces its packets (the in-flight limit's pacing: mountRtc turns it on whenever
- * the build's max burst is off). Only the tuned build (proxy/native) passes it; the stock build
- * keeps 10 and is not paced. Measured: proxy/native/README.md.
+ * session paces its packets (the in-flight limit's pacing, on in every build). Only the tuned
+ * build (proxy/native) passes it; the stock build keeps 10. Measured: proxy/native/README.md.
  */
 export const SCTP_MAX_BURST_PACKETS = -1;
 
