@@ -2,14 +2,16 @@
 // Extension performance bench: against the local fleet (Origo + proxies in this
 // process, 127.0.0.1, unshaped) and headless Debian Chromium with a bench build of the extension.
 //   node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 4]
-//     [--modes parallel-http,range-http,uncoded,coded] [--repeats 3]
+//     [--modes parallel-http,range-http,uncoded,coded] [--repeats 3] [--cpu-profile DIR]
 // Phase 1: added latency per ~1 MiB chunk, per fixed mode, vs the browser's own fetch.
 // Phase 2: MB/s of the extension frame → page byte path (MessageChannel, transferred buffers).
+// --cpu-profile DIR: Chromium's CPU profile of the fleet host (the offscreen document) over each
+// mode's measured rounds, written to DIR/fleet-host-<mode>.cpuprofile and summarized.
 // A bench, not a test: it prints numbers and asserts only that the bytes are right.
 import { parseArgs } from 'node:util';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,6 +42,7 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '4' }, // the startup gate's RTC_CONNECT_AFTER_DOWNLOADS
     repeats: { type: 'string', default: '3' },
     modes: { type: 'string', default: ALL_BENCH_MODES.join(',') },
+    'cpu-profile': { type: 'string' },
   },
 });
 const intOpt = (name, min, max) => {
@@ -56,6 +59,9 @@ async function main() {
   const unknown = modes.filter((m) => !ALL_BENCH_MODES.includes(m));
   if (modes.length === 0 || unknown.length) throw codedError('ERR_BAD_OPTION', `--modes: unknown ${unknown.join(', ')}`);
   if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
+  const profileDir = opt['cpu-profile'] === undefined ? null : path.resolve(opt['cpu-profile']);
+  if (profileDir !== null && warmup < 1) throw codedError('ERR_BAD_OPTION', '--cpu-profile needs --warmup ≥ 1: the first download makes the fleet host');
+  if (profileDir !== null) await mkdir(profileDir, { recursive: true });
 
   const loadAtStart = os.loadavg()[0];
   progress('phase: build the extension (bench copy)');
@@ -84,6 +90,7 @@ async function main() {
     progress(`phase: latency, mode ${mode}, ${warmup} warm-up + ${k} rounds`);
     latency.push(await measureModeLatency({
       browser: chrome.browser, base: chrome.base, site, origo: fleet.origo, video, mode, n, k, warmup, chunkBytes: CHUNK_BYTES, progress,
+      profileFile: profileDir === null ? undefined : path.join(profileDir, `fleet-host-${mode}.cpuprofile`),
     }));
   }
 

@@ -9,6 +9,7 @@ import { installTimedFetch, timedFetch } from './page-timing.js';
 import { summary, median, round } from './stats.js';
 import { codedError } from '@mutp/common/errors';
 import { RTC_CONNECT_WAIT_MAX_MS } from '../src/frame/warm-up.js';
+import { profileFleetHost, summarizeProfile } from './cpu-profile.js';
 
 /**
  * After the warm-up rounds, this long (ms) for the fleet host's WebRTC connects: they start once
@@ -31,8 +32,10 @@ const RTC_SETTLE_MS = RTC_CONNECT_WAIT_MAX_MS + 1000;
  *   they may run in Parallel HTTP while the connections open (the startup gate)
  * @param {number} o.chunkBytes
  * @param {(line: string) => void} o.progress
+ * @param {string} [o.profileFile]  write the fleet host's CPU profile over the measured rounds here (needs warmup ≥ 1:
+ *   the first download makes the offscreen document)
  */
-export async function measureModeLatency({ browser, base, site, origo, video, mode, n, k, warmup, chunkBytes, progress }) {
+export async function measureModeLatency({ browser, base, site, origo, video, mode, n, k, warmup, chunkBytes, progress, profileFile }) {
   await setOptions(browser, base, {
     enabled: true, origoUrl: origo.url, patterns: [`${site.host}/videoplayback`], detect: 'off', mode, n,
   });
@@ -48,7 +51,13 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
     const ext = { firstByteMs: /** @type {number[]} */ ([]), completeMs: /** @type {number[]} */ ([]) };
     const direct = { firstByteMs: /** @type {number[]} */ ([]), completeMs: /** @type {number[]} */ ([]) };
     const rangeCount = Math.floor(video.length / chunkBytes);
+    /** @type {Awaited<ReturnType<typeof profileFleetHost>> | null} */
+    let profiler = null;
     for (let i = 0; i < warmup + k; i++) {
+      if (i === warmup && profileFile) {
+        profiler = await profileFleetHost(browser, base);
+        await profiler.start();
+      }
       const start = (i % rangeCount) * chunkBytes;
       const end = start + chunkBytes - 1;
       const want = createHash('sha256').update(video.subarray(start, end + 1)).digest('hex');
@@ -67,6 +76,7 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
       if (i === warmup - 1 || (i >= warmup && (i - warmup + 1) % 5 === 0)) progress(`  ${mode}: ${i < warmup ? 'warm-up done' : `${i - warmup + 1}/${k} rounds`}`);
       if (i === warmup - 1) await new Promise((r) => setTimeout(r, RTC_SETTLE_MS));
     }
+    const profile = profiler && profileFile ? summarizeProfile(await profiler.stop(profileFile)) : null;
     const extHits = site.mediaHits.filter((h) => h.path.includes(`id=${tag}&via=ext`));
     const fallbacks = new Set(extHits.filter((h) => h.fromBrowser).map((h) => /&i=(\d+)/.exec(h.path)?.[1])).size;
     // Origo's records prove the mode setting took effect (one record per extension download)
@@ -83,6 +93,8 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
       mode, n, rounds: k, chunkBytes, fallbacks, records: records.length,
       library: { records: measured.length, durationMs: summary(field('durationMs')), firstPacketMs: summary(field('firstPacketMs')), serverFetchMs: summary(field('serverFetchMs')) },
       plumbingMs: round(median(ext.completeMs) - median(field('durationMs'))),
+      // the fleet host's main thread over the measured rounds: its busy time per MB and per packet received
+      fleetHostCpu: profile && { ...profile, file: profileFile, bytes: k * chunkBytes, packets: field('packets').reduce((a, b) => a + b, 0) },
       extension: { firstByteMs: summary(ext.firstByteMs), completeMs: summary(ext.completeMs) },
       direct: { firstByteMs: summary(direct.firstByteMs), completeMs: summary(direct.completeMs) },
       addedMs: {

@@ -30,6 +30,17 @@ export function formatReport(r) {
     const l = m.library;
     lines.push(`${m.mode.padEnd(15)} ${String(l.records).padStart(7)}  ${ms(l.durationMs.median)}        ${ms(l.firstPacketMs.median)}       ${ms(l.serverFetchMs.median)}               ${ms(m.plumbingMs)}`);
   }
+  const profiled = r.latency.filter((/** @type {any} */ m) => m.fleetHostCpu);
+  if (profiled.length) {
+    lines.push('');
+    lines.push('the fleet host\'s main thread over the measured rounds (Chromium\'s sampling profiler on the offscreen document)');
+    for (const m of profiled) {
+      const c = m.fleetHostCpu;
+      const perPacket = c.packets > 0 ? `, ${((c.busyMs * 1000) / c.packets).toFixed(1)} µs per packet received (${c.packets})` : '';
+      lines.push(`${m.mode}: busy ${c.busyMs.toFixed(0)} of ${c.sampledMs.toFixed(0)} ms, ${(c.busyMs / (c.bytes / 1e6)).toFixed(1)} ms per MB${perPacket}; GC ${c.gcMs.toFixed(0)} ms; ${c.file}`);
+      for (const f of c.top) lines.push(`  ${(100 * f.ofBusy).toFixed(1).padStart(5)}%  ${f.selfMs.toFixed(1).padStart(7)} ms  ${f.name}`);
+    }
+  }
   lines.push('');
   lines.push(`frame → page byte path (MB/s of body bytes the page receives): ${r.bytePath.where}`);
   for (const b of r.bytePath.results) {
