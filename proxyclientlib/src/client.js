@@ -24,9 +24,9 @@ export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols
  * proxies do while the path loses little (bundle-sizer.js in @mutp/protocol). Each message costs
  * the proxy a native send and the client a hop into JS and an event: in a browser those run on
  * the page's main thread (Chromium, loopback, dash coded: the fleet host's main thread busy 2.8 s
- * per load with one packet per message, 1.5 s with three); in Node they were most of a coded
- * download's CPU (bench:cost, loopback, 32 MiB: proxies 61 ms/MB and the client 43 ms/MB with one
- * packet per message, 46 and 30 with bundles).
+ * per load with one packet per message, 1.5 s with three); in Node they were a quarter to a third
+ * of a coded download's CPU (bench:cost, loopback, 32 MiB: proxies 61 ms/MB and the client 43 ms/MB
+ * with one packet per message, 46 and 30 with bundles).
  */
 const TAKES_BUNDLES = true;
 /** Extra proxies asked of Origo per download (count): a source whose proxy refuses (503 ERR_PROXY_BUSY) moves to one. */

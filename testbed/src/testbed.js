@@ -78,8 +78,10 @@ export function clientProxy(p) {
  *                                 into the origin: delay.js says why), so a proxy's fetch of an object it has not
  *                                 cached costs what it would from a distant origin
  * @param {{text: string, bps: number} | null} [o.originRate]  the origin's upload rate (null: unshaped)
+ * @param {string} [o.rtcBuild]     the proxies' WebRTC build (MUTP_RTC_BUILD: stock | auto | tuned); auto: tuned when built
  */
-export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false, clientCap = null, crossTcp = false, originDelayMs = 0, originRate = null }) {
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false, clientCap = null, crossTcp = false, originDelayMs = 0, originRate = null,
+  rtcBuild = process.env.MUTP_RTC_BUILD || 'auto' }) {
   checkPrerequisites();
   if (crossTcp && !clientCap) throw codedError('ERR_BAD_OPTION', 'cross traffic needs a client cap: without one the client\'s link has no bottleneck to share');
   mkdirSync(dir, { recursive: true });
@@ -123,7 +125,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
         ns: p.ns, script: ENTRY.proxy, logFile,
         args: ['--host', p.ip, '--port', String(PORTS.proxy), '--id', id, '--origo', origoUrl,
           '--upload-rate', `${rates[i].bps}B`, '--allowed-hosts', `${topo.origin.ip}:${PORTS.origin}`, '--allow-private'],
-        env: { PROXY_TOKEN: proxyToken(secret, id), MUTP_RTC_BUILD: process.env.MUTP_RTC_BUILD || 'auto' }, // tuned when built: kept connections, where it lifts SCTP's max burst
+        env: { PROXY_TOKEN: proxyToken(secret, id), MUTP_RTC_BUILD: rtcBuild }, // auto, tuned when built: kept connections, where it lifts SCTP's max burst
       });
       children.push(child);
       return { id, url: `http://${p.ip}:${PORTS.proxy}`, ip: p.ip, ns: p.ns, rateBps: rates[i].bps, rateText: rates[i].text, pid: child.pid ?? 0, logFile };

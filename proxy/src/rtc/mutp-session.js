@@ -122,19 +122,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       case 'request':
         return onRequest(msg);
       case 'feedback':
-        if (!active || msg.downloadId !== active.downloadId || !active.sender) return; // stale: feedback for a past download
-        if (msg.mode !== active.req.mode) return warn('ignored feedback of the wrong mode');
-        active.inflight.onEcho(msg.echo?.[active.req.sourceIndex], now());
-        sizer.onEcho(msg.echo?.[active.req.sourceIndex]);
-        try {
-          active.sender.handleFeedback(msg, now());
-        } catch (e) {
-          return warn(`feedback refused: ${/** @type {Error} */ (e).message}`);
-        }
-        active.inflight.onLost(active.sender.stats.lostByEcho);
-        sizer.onLost(active.sender.stats.lostByEcho);
-        active.wake?.();
-        return;
+        return onFeedback(msg);
       case 'done':
         if (active && msg.downloadId === active.downloadId) finish(active, null);
         return;
@@ -148,6 +136,23 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
         return warn(`ignored a ${msg.type} message (proxies only accept request, feedback, done, hint)`);
     }
   });
+
+  /** @param {any} msg a decoded feedback message */
+  function onFeedback(msg) {
+    if (!active || msg.downloadId !== active.downloadId || !active.sender) return; // stale: feedback for a past download
+    if (msg.mode !== active.req.mode) return warn('ignored feedback of the wrong mode');
+    const echo = msg.echo?.[active.req.sourceIndex];
+    active.inflight.onEcho(echo, now());
+    if (echo <= active.packetsSent) sizer.onEcho(echo); // an echo of packets never sent is the client's lie
+    try {
+      active.sender.handleFeedback(msg, now());
+    } catch (e) {
+      return warn(`feedback refused: ${/** @type {Error} */ (e).message}`);
+    }
+    active.inflight.onLost(active.sender.stats.lostByEcho);
+    sizer.onLost(active.sender.stats.lostByEcho);
+    active.wake?.();
+  }
 
   /** @param {any} req */
   function onRequest(req) {

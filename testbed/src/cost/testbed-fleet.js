@@ -14,8 +14,7 @@ const SUBNET = '10.219.5';
  * @param {'stock' | 'auto' | 'tuned'} o.rtcBuild  the proxies' WebRTC build
  */
 export async function startTestbedCostFleet({ dir, rates, delayMs, rtcBuild }) {
-  process.env.MUTP_RTC_BUILD = rtcBuild; // the testbed's proxies take theirs from here
-  const tb = await startTestbed({ rates, dir, delayMs, tag: TAG, subnet: SUBNET });
+  const tb = await startTestbed({ rates, dir, delayMs, tag: TAG, subnet: SUBNET, rtcBuild });
   return {
     originUrl: tb.originUrl,
     origoUrl: tb.origoUrl,
