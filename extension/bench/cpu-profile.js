@@ -17,8 +17,9 @@ const GC = '(garbage collector)';
 /**
  * @param {import('puppeteer-core').Browser} browser
  * @param {string} base  the extension's base URL (chrome-extension://<id>/)
+ * @param {string} file  where stop() writes the profile (Chrome DevTools opens it)
  */
-export async function profileFleetHost(browser, base) {
+export async function profileFleetHost(browser, base, file) {
   const root = base.endsWith('/') ? base : `${base}/`;
   let target;
   try {
@@ -32,8 +33,8 @@ export async function profileFleetHost(browser, base) {
   await cdp.send('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
   return {
     start: () => cdp.send('Profiler.start'),
-    /** Stops, writes the profile to `file` (Chrome DevTools opens it) and gives it back. @param {string} file */
-    async stop(file) {
+    /** Stops, writes the profile to `file` and gives it back. */
+    async stop() {
       const { profile } = await cdp.send('Profiler.stop');
       await writeFile(file, JSON.stringify(profile));
       await cdp.detach().catch(() => {});

@@ -55,7 +55,7 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
     let profiler = null;
     for (let i = 0; i < warmup + k; i++) {
       if (i === warmup && profileFile) {
-        profiler = await profileFleetHost(browser, base);
+        profiler = await profileFleetHost(browser, base, profileFile);
         await profiler.start();
       }
       const start = (i % rangeCount) * chunkBytes;
@@ -76,7 +76,7 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
       if (i === warmup - 1 || (i >= warmup && (i - warmup + 1) % 5 === 0)) progress(`  ${mode}: ${i < warmup ? 'warm-up done' : `${i - warmup + 1}/${k} rounds`}`);
       if (i === warmup - 1) await new Promise((r) => setTimeout(r, RTC_SETTLE_MS));
     }
-    const profile = profiler && profileFile ? summarizeProfile(await profiler.stop(profileFile)) : null;
+    const profile = profiler ? summarizeProfile(await profiler.stop()) : null;
     const extHits = site.mediaHits.filter((h) => h.path.includes(`id=${tag}&via=ext`));
     const fallbacks = new Set(extHits.filter((h) => h.fromBrowser).map((h) => /&i=(\d+)/.exec(h.path)?.[1])).size;
     // Origo's records prove the mode setting took effect (one record per extension download)

@@ -3,13 +3,9 @@
 // read (the proxies', the client's, Origo's and the origin's, from their own namespaces), and the
 // table says where it ran and gives no loopback verdicts. Asserts no speed or cost.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { requireOrSkip } from '@mutp/testkit/require-tool';
+import { runBenchJson } from '@mutp/testkit/bench-run';
 
 const BENCH = fileURLToPath(new URL('../../testbed/bin/bench-cost.js', import.meta.url));
 const MODES = ['range-http', 'coded']; // the baseline and the mode the costs are about
@@ -18,26 +14,18 @@ const RUN_TIMEOUT_MS = 150_000; // the testbed's start (~45 s on 2 busy cores) a
 
 describe('bench:cost --testbed (network namespaces, smoke)', function () {
   this.timeout(RUN_TIMEOUT_MS + 10_000);
-  /** @type {string} */
-  let dir;
   /** @type {any} */
   let out;
   /** @type {string} */
   let table;
+  let cleanup = () => {};
 
   before(async function () {
     requireOrSkip(this, { commands: ['ip', 'tc', 'iptables', 'clang'], root: true });
-    dir = mkdtempSync(join(tmpdir(), 'mtb-bench-cost-'));
-    const json = join(dir, 'cost.json');
-    const { stdout } = await promisify(execFile)(process.execPath,
-      [BENCH, '--testbed', '--delay-ms', '5', '--modes', MODES.join(','), '--size-mb', String(SIZE_MIB), '--runs', '1', '--json', json, '--dir', join(dir, 'logs')],
-      { timeout: RUN_TIMEOUT_MS, maxBuffer: 1 << 20 });
-    table = stdout;
-    out = JSON.parse(readFileSync(json, 'utf8'));
+    ({ table, out, cleanup } = await runBenchJson(BENCH, ['--testbed', '--delay-ms', '5', '--modes', MODES.join(','), '--size-mb', String(SIZE_MIB), '--runs', '1'],
+      { timeoutMs: RUN_TIMEOUT_MS, prefix: 'mtb-bench-cost-' }));
   });
-  after(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cleanup());
 
   it('gives every mode a verified download with every process\'s CPU read', () => {
     for (const mode of MODES) {

@@ -111,12 +111,14 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
     const adminPassword = randomBytes(12).toString('base64url'); // the dashboard's login for this run
     const originUrl = `http://${topo.origin.ip}:${PORTS.origin}`;
     const origoUrl = `http://${topo.origo.ip}:${PORTS.origo}`;
-    children.push(spawnInNs({ ns: topo.origin.ns, script: ENTRY.origin, args: ['--host', topo.origin.ip, '--port', String(PORTS.origin)], logFile: join(dir, 'origin.log') }));
-    children.push(spawnInNs({
+    const originChild = spawnInNs({ ns: topo.origin.ns, script: ENTRY.origin, args: ['--host', topo.origin.ip, '--port', String(PORTS.origin)], logFile: join(dir, 'origin.log') });
+    children.push(originChild);
+    const origoChild = spawnInNs({
       ns: topo.origo.ns, script: ENTRY.origo, logFile: join(dir, 'origo.log'),
       args: ['--host', topo.origo.ip, '--port', String(PORTS.origo), '--db', origoDb ?? join(dir, 'origo.duckdb'), '--rate-limit', '0', '--ticket-rate', '0', '--log-quota', '0', '--allow-private-proxies'], // one client address, proxies on 10.219.x
       env: { ORIGO_PROXY_SECRET: secret, ORIGO_ADMIN_PASSWORD: adminPassword },
-    }));
+    });
+    children.push(origoChild);
     /** @type {TestbedProxy[]} */
     const proxies = topo.proxies.map((p, i) => {
       const id = `tb-${p.name}`;
@@ -130,7 +132,8 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       children.push(child);
       return { id, url: `http://${p.ip}:${PORTS.proxy}`, ip: p.ip, ns: p.ns, rateBps: rates[i].bps, rateText: rates[i].text, pid: child.pid ?? 0, logFile };
     });
-    const agentChild = spawnInNs({ ns: topo.client.ns, script: ENTRY.agent, args: [origoUrl, ...(freshDigestLists ? ['--fresh-digest-lists'] : [])], logFile: join(dir, 'client.log'), pipeStdio: true });
+    const agentLogFile = join(dir, 'client.log');
+    const agentChild = spawnInNs({ ns: topo.client.ns, script: ENTRY.agent, args: [origoUrl, ...(freshDigestLists ? ['--fresh-digest-lists'] : [])], logFile: agentLogFile, pipeStdio: true });
     children.push(agentChild);
     const agent = createAgentRpc(agentChild);
     await agent.call({ cmd: 'waitFleet', count: proxies.length, timeoutMs: FLEET_READY_BASE_MS + FLEET_READY_PER_PROXY_MS * proxies.length });
@@ -151,11 +154,12 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       adminPassword,
       proxies,
       agentPid: agentChild.pid ?? 0,
+      agentLogFile,
       /** the client agent's RPC (client-agent.js: download, preconnect, flush, …) */
       agentCall: agent.call,
       /** the origin's and Origo's processes (their CPU is readable, as the proxies' and the agent's) */
-      originPid: children[0].pid ?? 0,
-      origoPid: children[1].pid ?? 0,
+      originPid: originChild.pid ?? 0,
+      origoPid: origoChild.pid ?? 0,
       /** How the one-way delay is emulated (null: no delay, the bridge's ~0.1 ms RTT). */
       delay: delay ? { method: delay.method, delayMs: delay.delayMs, describe: delay.describe, pid: delay.pid } : null,
       /** The origin's link (null: the bridge's, unshaped): its one-way delay and upload rate. */

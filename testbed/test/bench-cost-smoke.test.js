@@ -2,13 +2,10 @@
 // agent; one warm-up and one measured round of every mode. Each mode must give a verified download
 // whose proxies' and client's CPU were read from /proc. Asserts no speed or cost: that is the bench's job.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { skipOrFail } from '@mutp/testkit/require-tool';
+import { runBenchJson } from '@mutp/testkit/bench-run';
 import { MODES } from '../src/cost/summary.js';
 
 const BENCH = fileURLToPath(new URL('../bin/bench-cost.js', import.meta.url));
@@ -20,25 +17,17 @@ const RUN_TIMEOUT_MS = 90_000; // measured ~15 s on 2 busy cores (load 3); start
 
 describe('bench:cost (loopback, smoke)', function () {
   this.timeout(RUN_TIMEOUT_MS + 10_000);
-  /** @type {string} */
-  let dir;
   /** @type {any} */
   let out;
   /** @type {string} */
   let table;
+  let cleanup = () => {};
 
   before(async function () {
     if (!existsSync('/proc/self/stat')) skipOrFail(this, 'no /proc/<pid>/stat (Linux only): the bench reads each process\'s CPU there');
-    dir = mkdtempSync(join(tmpdir(), 'mutp-bench-cost-test-'));
-    const json = join(dir, 'cost.json');
-    const { stdout } = await promisify(execFile)(process.execPath, [BENCH, '--size-mb', String(SIZE_MIB), '--runs', '1', '--json', json, '--dir', join(dir, 'logs')],
-      { timeout: RUN_TIMEOUT_MS, maxBuffer: 1 << 20 });
-    table = stdout;
-    out = JSON.parse(readFileSync(json, 'utf8'));
+    ({ table, out, cleanup } = await runBenchJson(BENCH, ['--size-mb', String(SIZE_MIB), '--runs', '1'], { timeoutMs: RUN_TIMEOUT_MS, prefix: 'mutp-bench-cost-test-' }));
   });
-  after(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cleanup());
 
   it('gives every mode a verified download with the proxies\' and the client\'s CPU above 0', () => {
     for (const mode of MODES) {

@@ -20,7 +20,7 @@ export async function startTestbedCostFleet({ dir, rates, delayMs, rtcBuild }) {
     origoUrl: tb.origoUrl,
     origoPid: tb.origoPid,
     originPid: tb.originPid,
-    agents: [{ pid: tb.agentPid, logFile: `${dir}/client.log`, call: tb.agentCall }],
+    agents: [{ pid: tb.agentPid, logFile: tb.agentLogFile, call: tb.agentCall }],
     // as Origo lists them: with their upload rates, the client sizes its MUTP window from the paths
     proxies: tb.proxies.map((p) => ({ ...clientProxy(p), pid: p.pid, logFile: p.logFile, rtcBuild: p.rtcBuild })),
     close: () => tb.close(),
