@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES } from '../src/range-scheduler.js';
+import { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_RTTS } from '../src/range-scheduler.js';
 
 const KIB = 1024;
 
@@ -96,12 +96,15 @@ describe('range scheduler', () => {
   });
 
   it('duplicates a straggler\'s range onto an idle source at the tail; the first copy wins', () => {
-    // Source 1 stops delivering after its first range: without a copy the download never ends.
-    const { s, accepted, copies } = drive({ size: 1_500_000, rates: [917504, 917504, 917504], stallAfter: { source: 1, atRange: 1 } });
-    assert.ok(s.isComplete());
-    assert.ok(copies.length >= 1, 'a tail copy was made');
-    assert.ok(copies.every((c) => c.i !== 1), 'copies go to live sources');
-    assertExactCover(accepted, 1_500_000);
+    // Source 1 stops delivering after its first range (5 MB: initial ranges first), or sends
+    // nothing of its first (1.5 MB: split at once): without a copy the download never ends.
+    for (const [size, atRange] of [[5_000_000, 1], [1_500_000, 0]]) {
+      const { s, accepted, copies } = drive({ size, rates: [917504, 917504, 917504], stallAfter: { source: 1, atRange } });
+      assert.ok(s.isComplete());
+      assert.ok(copies.length >= 1, 'a tail copy was made');
+      assert.ok(copies.every((c) => c.i !== 1), 'copies go to live sources');
+      assertExactCover(accepted, size);
+    }
   });
 
   it('does not duplicate when equal sources would only race each other', () => {
@@ -110,39 +113,68 @@ describe('range scheduler', () => {
   });
 
   it('shares the last blocks evenly among equal sources a few ms apart: no source a block more by rounding up', () => {
-    // 24 blocks over 4 equal sources, asked 1 ms apart: 4 blocks each, then 2 each. Rounding each
-    // share up gave the first finisher 3 and left one source 7 blocks, a block's time (71 ms at
-    // 896 KiB/s) after the rest.
-    const s = createBlockRangeScheduler(24, 4);
-    const first = [0, 1, 2, 3].map((i) => /** @type {import('../src/range-scheduler.js').ByteRange} */ (s.nextRange(i, i)));
-    assert.deepEqual(first.map((r) => r.end - r.start), [4, 4, 4, 4]);
-    const second = first.map((r, i) => {
-      const now = 336 + i; // 4 blocks of 64 KiB at 896 KiB/s, plus a 50 ms round trip
-      s.onRangeDone(i, r, r.end - r.start, now);
-      const next = /** @type {import('../src/range-scheduler.js').ByteRange} */ (s.nextRange(i, now));
-      return next.end - next.start;
-    });
-    assert.deepEqual(second, [2, 2, 2, 2]);
+    // 56 blocks over 4 equal sources, asked 1 ms apart (too large to split at once): 4 blocks
+    // each, three times, then the last 8 shared, 2 each. Rounding each share up gave the first
+    // finisher 3 and left one source a block's time (71 ms at 896 KiB/s) after the rest.
+    const s = createBlockRangeScheduler(56, 4);
+    /** @type {import('../src/range-scheduler.js').ByteRange[]} */
+    let held = [0, 1, 2, 3].map((i) => /** @type {import('../src/range-scheduler.js').ByteRange} */ (s.nextRange(i, i)));
+    const sizes = [held.map((r) => r.end - r.start)];
+    for (const doneAt of [336, 672, 1008]) { // 4 blocks of 64 KiB at 896 KiB/s, plus a 50 ms round trip
+      held = held.map((r, i) => {
+        s.onRangeDone(i, r, r.end - r.start, doneAt + i);
+        return /** @type {import('../src/range-scheduler.js').ByteRange} */ (s.nextRange(i, doneAt + i));
+      });
+      sizes.push(held.map((r) => r.end - r.start));
+    }
+    assert.deepEqual(sizes, [[4, 4, 4, 4], [4, 4, 4, 4], [4, 4, 4, 4], [2, 2, 2, 2]]);
+  });
+
+  it('splits a small object at once, by the advertised rates (equal when one is unknown)', () => {
+    const sizes = (/** @type {any} */ s) => [0, 1, 2, 3].map((i) => { const r = s.nextRange(i, 0); return r.end - r.start; });
+    // 1.5 MiB in 64 KiB blocks over 4 proxies: one request each, not 4 blocks then 2
+    assert.deepEqual(sizes(createBlockRangeScheduler(24, 4)), [6, 6, 6, 6]);
+    const KIBPS = 1024;
+    assert.deepEqual(sizes(createBlockRangeScheduler(24, 4, { priorRates: [1792 * KIBPS, 896 * KIBPS, 896 * KIBPS, 896 * KIBPS] })), [10, 5, 5, 4]);
+    assert.deepEqual(sizes(createBlockRangeScheduler(24, 4, { priorRates: [1792 * KIBPS, null, 896 * KIBPS, 896 * KIBPS] })), [6, 6, 6, 6]);
+    // an even share above 3 initial ranges (12 blocks): initial ranges first, so rates are measured early
+    assert.deepEqual(sizes(createBlockRangeScheduler(56, 4)), [4, 4, 4, 4]);
+    // an advertised rate cannot buy a source more than 3 initial ranges at once
+    assert.deepEqual(sizes(createBlockRangeScheduler(24, 4, { priorRates: [1e12, 1, 1, 1] })), [12, 1, 1, 1]);
+  });
+
+  it('makes a measured source\'s ranges last MIN_RANGE_RTTS request latencies at its rate', () => {
+    const rate = 917504; // 896 KiB/s
+    for (const minRangeRtts of [MIN_RANGE_RTTS, 0]) {
+      const s = createRangeScheduler({ size: 20_000_000, sourceCount: 1, minRangeRtts });
+      const r1 = /** @type {any} */ (s.nextRange(0, 0));
+      assert.equal(r1.end - r1.start, INITIAL_RANGE_BYTES);
+      s.onFirstByte(0, 50); // a 50 ms round trip
+      s.onRangeDone(0, r1, r1.end - r1.start, 50 + ((r1.end - r1.start) / rate) * 1000);
+      const r2 = /** @type {any} */ (s.nextRange(0, 400));
+      const want = minRangeRtts === 0 ? INITIAL_RANGE_BYTES : Math.ceil(rate * 0.05 * MIN_RANGE_RTTS);
+      assert.equal(r2.end - r2.start, want, `minRangeRtts ${minRangeRtts}`);
+    }
   });
 
   it('returns a failed source\'s range to the pool', () => {
-    const s = createRangeScheduler({ size: 100_000, sourceCount: 2, initialRangeBytes: 60_000 });
+    const s = createRangeScheduler({ size: 100_000, sourceCount: 2, initialRangeBytes: 15_000 });
     const a = /** @type {any} */ (s.nextRange(0, 0));
     const b = /** @type {any} */ (s.nextRange(1, 0));
-    assert.deepEqual([a.start, a.end, b.start, b.end], [0, 60_000, 60_000, 100_000]);
+    assert.deepEqual([a.start, a.end, b.start, b.end], [0, 15_000, 15_000, 30_000]);
     s.onSourceFailed(0, 10);
     assert.equal(s.nextRange(0, 10), null, 'a failed source gets nothing');
-    s.onRangeDone(1, b, 40_000, 50);
+    s.onRangeDone(1, b, 15_000, 50);
     let now = 50;
-    let at = 0;
+    const after = [];
     while (!s.isComplete()) {
       const r = /** @type {any} */ (s.nextRange(1, now));
-      assert.equal(r.start, at, 'the failed range is handed out again, in order');
+      after.push(r);
       now += 10;
       s.onRangeDone(1, r, r.end - r.start, now);
-      at = r.end;
     }
-    assert.equal(at, 60_000);
+    assert.equal(after[0].start, 0, 'the failed range is handed out again, first');
+    assertExactCover([b, ...after], 100_000);
     assert.equal(s.isStuck(), false);
   });
 

@@ -131,6 +131,29 @@ describe('HTTP modes (fake proxies)', function () {
     assert.equal(stats.serverFetchMs, 12.5, 'server fetch time from Server-Timing');
   });
 
+  it('range-http: a small object goes out at once, one range per proxy, in shares by the rates Origo advertised', async () => {
+    const ps = [await proxy(), await proxy(), await proxy()];
+    const rates = [2 * 917504, 917504, 917504];
+    const { data } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, {
+      mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url, uploadRateBps: rates[i] })),
+    });
+    assert.equal(sha(data), sha(demoBytes(1 << 20)));
+    const ranges = ps.map((p) => p.requests.filter((r) => !r.digests).map((r) => r.range));
+    assert.deepEqual(ranges, [['bytes=0-524287'], ['bytes=524288-786431'], ['bytes=786432-1048575']]);
+  });
+
+  it('range-http: once a proxy\'s round trip is known, its ranges last many of them (few requests, each paying one)', async () => {
+    // every answer's head comes 30 ms after its request; the bytes then flow at loopback speed,
+    // so ranges sized by rate alone (256 KiB) would take ~10 requests per proxy, each waiting 30 ms
+    const ps = [await proxy({ headDelayMs: 30 }), await proxy({ headDelayMs: 30 })];
+    const { data } = await client().download(`${ORIGIN}/media/demo-5MB.bin`, { mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    assert.equal(sha(data), sha(demoBytes(5 << 20)));
+    for (const [i, p] of ps.entries()) {
+      const ranges = p.requests.filter((r) => !r.digests).length;
+      assert.ok(ranges >= 1 && ranges <= 3, `proxy ${i}: ${ranges} range requests`);
+    }
+  });
+
   it('range-http: each proxy gets its list request and then its ranges on one TCP connection', async () => {
     // the third proxy's list comes once the others' ranges are under way: its own ranges must wait
     // for it instead of opening a second connection

@@ -4,8 +4,9 @@
 // them 30 s) none goes out, and the ranges start at once. Once a strict majority answered (the
 // live client's size vote, createBlockVote: no proxy alone sets the size) the protocol's block
 // range scheduler (MSPlayer harmonic-mean sizing, tail duplication, whole 64 KiB digest blocks)
-// hands out ranges; every range is one HTTP request on the source's connection and pays one
-// RTT, and the connection's TCP window (tcp-stream.js) carries over from range to range. The
+// hands out ranges (a small object in one share per source, by the sources' rates; ranges of
+// many round trips once a source's latency is known); every range is one HTTP request on the
+// source's connection and pays one RTT, and the connection's TCP window (tcp-stream.js) carries over from range to range. The
 // client assembles the winning copy of each range and checks it byte for byte.
 
 import { BLOCK_BYTES, blockCount, createBlockRangeScheduler, createBlockVote } from '@mutp/protocol';
@@ -22,7 +23,8 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
   const q = net.queue;
   const n = net.sources.length;
   // in whole digest blocks, as the live client: a range [b, e) of blocks is bytes [b·BLOCK, min(e·BLOCK, size))
-  const sched = createBlockRangeScheduler(blockCount(size), n, schedulerOptions);
+  // the first ranges' shares follow the sources' rates, as the live client's follow Origo's advertised ones
+  const sched = createBlockRangeScheduler(blockCount(size), n, { priorRates: net.sources.map((l) => l.rateBps), ...schedulerOptions });
   const bytesOf = (/** @type {{start: number, end: number}} */ r) => ({ start: r.start * BLOCK_BYTES, end: Math.min(r.end * BLOCK_BYTES, size) });
   const out = new Uint8Array(size);
   /** Accepted ranges, to check they tile the object exactly once. @type {Array<[number, number]>} */
@@ -56,6 +58,7 @@ export async function runRangeHttp(net, { size, data, overheadBytes, schedulerOp
     slot.stream = startTcpStream(net, i, len, Math.max(requestArrivesAt(net, i, conns[i], Math.max(q.now, readyAt[i])), fetchedAt[i]), (_offset, count) => {
       if (doneMs !== null || active[i] !== slot) return;
       if (ttfbMs === null) ttfbMs = q.now;
+      if (slot.got === 0) sched.onFirstByte(i, q.now); // the request's latency, apart from the rate (as the live client)
       grossBytes += count;
       slot.got += count;
       if (slot.got === len) onDone(i, slot);

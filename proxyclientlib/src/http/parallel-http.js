@@ -15,6 +15,7 @@ import { createRequestSteps } from './request-steps.js';
  * @typedef {object} ProxyInfo
  * @property {string} id
  * @property {string} url
+ * @property {number | null} [uploadRateBps]  Origo's advertised rate (bytes/s; null: unknown)
  */
 
 /**

@@ -109,6 +109,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
      */
     const fetchBlocks = async (i, b, e, stop) => {
       const want = byteRange(b, e);
+      const before = perProxy[i].bytes;
       const blocks = delivery.assembler(i, want.start);
       blocks.setEnd(want.end + 1);
       const res = await proxyFetch({
@@ -117,6 +118,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
         onHead: (_size, head) => { if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs); },
         onBytes: (got, piece) => {
           if (firstPacketMs === null) firstPacketMs = elapsed();
+          if (got > 0 && perProxy[i].bytes === before) sched?.onFirstByte(i, elapsed()); // the request's latency, apart from the rate
           perProxy[i].bytes += got;
           grossBytes += got;
           if (piece) blocks.push(piece.bytes);
@@ -128,7 +130,8 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     };
 
     // 2. Ranges of whole blocks, driven by the scheduler. One worker per proxy; all share it.
-    const s = createBlockRangeScheduler(endBlock - firstBlock, n, schedulerOptions);
+    // the first ranges' shares follow the rates Origo advertised (a small object is split at once)
+    const s = createBlockRangeScheduler(endBlock - firstBlock, n, { priorRates: proxies.map((p) => p.uploadRateBps ?? null), ...schedulerOptions });
     sched = s;
     for (let i = 0; i < n; i++) if (failed[i]) s.onSourceFailed(i, elapsed());
 
