@@ -112,6 +112,25 @@ export const TIMING_BYTES = COMMON_HEADER_BYTES + 8;
  */
 export const META_COPIES = 2;
 
+/** The MUTP data channel's label. */
+export const MUTP_CHANNEL_LABEL = 'mutp';
+
+/**
+ * The MUTP data channel: unordered and never retransmitted by SCTP (PR-SCTP), as each end sets
+ * it: a lost coded packet is replaced by any later one, a lost uncoded one is re-sent by the
+ * protocol.
+ */
+export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmits: 0 });
+
+/**
+ * The SCTP stream id both ends give the MUTP channel when the offer asks for it pre-agreed
+ * (`negotiatedChannelId`, docs/protocol.md): each end creates it, so it opens with the SCTP
+ * association instead of one round trip later (the in-band DATA_CHANNEL_OPEN and its ACK).
+ * Even: the client is the DTLS server, whose in-band channels take odd ids (RFC 8832), so an
+ * in-band channel the client opens beside it never collides with it.
+ */
+export const MUTP_NEGOTIATED_CHANNEL_ID = 0;
+
 /** Error messages on the wire are cut to this many UTF-8 bytes so the datagram always fits. */
 export const MAX_ERROR_MESSAGE_BYTES = 1024;
 

@@ -42,11 +42,19 @@ function bulkSession(stats) {
   };
 }
 
-async function startServer(opts = {}) {
-  const stats = { maxBuffered: 0 };
+/**
+ * @param {object} [opts]  passed to createSignalling
+ * @param {{ olderProxy?: boolean }} [o]  olderProxy: the offer's negotiatedChannelId is dropped before the
+ *   signalling reads it, as a proxy from before pre-agreed channels ignores it
+ */
+async function startServer(opts = {}, { olderProxy = false } = {}) {
+  /** @type {{ maxBuffered: number, channels: { negotiated: boolean, id: number | null }[] }} */
+  const stats = { maxBuffered: 0, channels: [] };
   const app = express();
+  const bulk = bulkSession(stats);
   const sig = createSignalling({ RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: quietLogger,
-    onChannel: bulkSession(stats), ...opts });
+    onChannel: (channel) => { stats.channels.push({ negotiated: channel.negotiated, id: channel.id }); return bulk(channel); }, ...opts });
+  if (olderProxy) app.use('/rtc/offer', express.json(), (req, _res, next) => { delete req.body?.negotiatedChannelId; next(); });
   app.use(sig.router);
   const server = http.createServer(app);
   await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
@@ -57,6 +65,24 @@ async function startServer(opts = {}) {
 async function post(url, body, contentType = 'application/json') {
   const res = await fetch(`${url}/rtc/offer`, { method: 'POST', headers: { 'content-type': contentType }, body });
   return { status: res.status, body: await res.json() };
+}
+
+/**
+ * Ask the bulk session for `count` messages and count the distinct ones that come within 5 s.
+ * @param {RTCDataChannel} channel @param {number} count @returns {Promise<number>}
+ */
+function roundTrip(channel, count) {
+  const seen = new Set();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(seen.size), 5000);
+    channel.addEventListener('message', (ev) => {
+      seen.add(new DataView(ev.data).getUint32(0));
+      if (seen.size === count) { clearTimeout(timer); resolve(count); }
+    });
+    const req = new Uint8Array(4);
+    new DataView(req.buffer).setUint32(0, count);
+    channel.send(req);
+  });
 }
 
 describe('rtc transport (real WebRTC on loopback)', function () {
@@ -90,6 +116,7 @@ describe('rtc transport (real WebRTC on loopback)', function () {
       [JSON.stringify({ type: 'offer', sdp: 'v=0\r\n' + 'a'.repeat(40_000) }), 413, 'ERR_OFFER_TOO_LARGE'],
       [JSON.stringify({ type: 'offer', sdp: 'x'.repeat(70_000) }), 413, 'ERR_OFFER_TOO_LARGE'],
       [JSON.stringify({ type: 'offer', sdp: 'v=0\r\ngarbage\r\n' }), 400, 'ERR_BAD_OFFER'],
+      ...[-1, 1.5, '0', 1024, true].map((id) => [JSON.stringify({ type: 'offer', sdp: 'v=0\r\n', negotiatedChannelId: id }), 400, 'ERR_BAD_OFFER']),
     ];
     for (const [body, status, code] of cases) {
       const r = await post(srv.url, body);
@@ -97,6 +124,17 @@ describe('rtc transport (real WebRTC on loopback)', function () {
       assert.equal(r.body.error.code, code);
     }
     assert.equal(srv.sig.peerCount, 0, 'no peer connection left behind by refused offers');
+  });
+
+  it('opens the MUTP channel pre-agreed: the answer says so, and both ends run it on stream 0 without an in-band open', async () => {
+    const link = await connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
+    try {
+      assert.deepEqual([link.channel.negotiated, link.channel.id], [true, 0]);
+      assert.equal(await roundTrip(link.channel, 3), 3, 'the session answered on it');
+      assert.deepEqual(srv.stats.channels, [{ negotiated: true, id: 0 }]);
+    } finally {
+      link.close();
+    }
   });
 
   it('moves 12 MB of numbered messages with bufferedAmount capped', async () => {
@@ -137,6 +175,21 @@ describe('rtc transport (real WebRTC on loopback)', function () {
         `bufferedAmount ${srv.stats.maxBuffered} exceeded the cap`);
     } finally {
       link.close();
+    }
+  });
+});
+
+describe('rtc transport with a proxy from before pre-agreed channels', function () {
+  it('the client opens its channel in band instead, and the download runs on it', async () => {
+    const srv = await startServer({}, { olderProxy: true });
+    const link = await connectPeer({ url: srv.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC });
+    try {
+      assert.equal(link.channel.negotiated, false);
+      assert.equal(await roundTrip(link.channel, 3), 3, 'the session answered on it');
+      assert.deepEqual(srv.stats.channels.map((c) => c.negotiated), [false]);
+    } finally {
+      link.close();
+      await srv.close();
     }
   });
 });

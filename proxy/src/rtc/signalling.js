@@ -2,7 +2,7 @@
 // data channel is handed to `onChannel`; this module knows nothing about MUTP.
 
 import express from 'express';
-import { MAX_URL_CHARS } from '@mutp/protocol/constants';
+import { MAX_URL_CHARS, MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS } from '@mutp/protocol/constants';
 import { codedError, sendError } from './http-error.js';
 import { iceGatheringComplete } from './ice-gathering.js';
 import { createPeerRegistry } from './peer-registry.js';
@@ -23,10 +23,18 @@ const MAX_CHANNELS_PER_PEER = 4;
  */
 
 /**
- * Validate a parsed offer body: `{ type: "offer", sdp, ticket?, first? }`. `first`: the object the
- * client's download will ask for first, so it can be fetched while the connection opens.
+ * Largest pre-agreed channel id an offer may ask for: SCTP stream ids go to 65534, libdatachannel
+ * negotiates at most 1024 streams.
+ */
+const MAX_NEGOTIATED_CHANNEL_ID = 1023;
+
+/**
+ * Validate a parsed offer body: `{ type: "offer", sdp, ticket?, first?, negotiatedChannelId? }`.
+ * `first`: the object the client's download will ask for first, so it can be fetched while the
+ * connection opens. `negotiatedChannelId`: the client made the MUTP channel pre-agreed on this
+ * SCTP stream; we make our end, and say so in the answer.
  * @param {unknown} body
- * @returns {{ type: 'offer', sdp: string, first: string | null }}
+ * @returns {{ type: 'offer', sdp: string, first: string | null, negotiatedChannelId: number | null }}
  */
 export function parseOfferBody(body) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -37,12 +45,17 @@ export function parseOfferBody(body) {
   if (typeof sdp !== 'string' || sdp.length === 0) throw codedError('ERR_BAD_OFFER', 'sdp must be a non-empty string', 400);
   if (sdp.length > MAX_SDP_CHARS) throw codedError('ERR_OFFER_TOO_LARGE', `sdp longer than ${MAX_SDP_CHARS} characters`, 413);
   if (!sdp.startsWith('v=0')) throw codedError('ERR_BAD_OFFER', 'sdp does not start with v=0', 400);
-  const { first = null } = /** @type {Record<string, unknown>} */ (body);
-  if (first === null) return { type, sdp, first: null };
+  const { first = null, negotiatedChannelId = null } = /** @type {Record<string, unknown>} */ (body);
+  if (negotiatedChannelId !== null && !(Number.isInteger(negotiatedChannelId) && /** @type {number} */ (negotiatedChannelId) >= 0
+    && /** @type {number} */ (negotiatedChannelId) <= MAX_NEGOTIATED_CHANNEL_ID)) {
+    throw codedError('ERR_BAD_OFFER', `negotiatedChannelId must be an integer 0..${MAX_NEGOTIATED_CHANNEL_ID}`, 400);
+  }
+  const channelId = /** @type {number | null} */ (negotiatedChannelId);
+  if (first === null) return { type, sdp, first: null, negotiatedChannelId: channelId };
   if (typeof first !== 'string' || first.length === 0 || first.length > MAX_URL_CHARS) {
     throw codedError('ERR_BAD_OFFER', `first must be a URL of 1..${MAX_URL_CHARS} characters`, 400);
   }
-  return { type, sdp, first };
+  return { type, sdp, first, negotiatedChannelId: channelId };
 }
 
 /**
@@ -108,14 +121,18 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
       if (registry.full()) throw codedError('ERR_PROXY_BUSY', `more than ${maxPeers} peer connections; try another proxy`, 503);
       // the origin fetch runs while ICE, DTLS and SCTP complete; the request finds it under way or done
       if (offer.first !== null) hintFirst?.(offer.first);
-      peer = openPeer(remote, clientId);
+      const opened = openPeer(remote, clientId);
+      peer = opened.peer;
       const pc = peer.pc;
       await pc.setRemoteDescription({ type: 'offer', sdp: withoutCandidates(preferLocalDtlsClient(offer.sdp)) });
       await pc.setLocalDescription(await pc.createAnswer());
+      const negotiated = offer.negotiatedChannelId;
+      // our end of the pre-agreed channel: it opens with the SCTP association, as the client's does
+      if (negotiated !== null) opened.accept(pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, negotiated: true, id: negotiated }));
       await iceGatheringComplete(pc, ICE_GATHER_TIMEOUT_MS);
       const answer = pc.localDescription;
       if (!answer || answer.type !== 'answer') throw codedError('ERR_RTC_NO_ANSWER', 'no local answer', 500);
-      res.json({ type: 'answer', sdp: answer.sdp });
+      res.json({ type: 'answer', sdp: answer.sdp, ...(negotiated !== null ? { negotiatedChannelId: negotiated } : {}) });
     } catch (e) {
       const err = /** @type {any} */ (e);
       if (peer) peer.close('signalling failed');
@@ -139,7 +156,11 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     else sendError(res, codedError('ERR_BAD_OFFER', 'offer body is not JSON', 400));
   });
 
-  /** @param {string} remote @param {string | null} clientId */
+  /**
+   * A peer connection, and `accept`, which runs a data channel of it (one the client opened in
+   * band, or our end of a pre-agreed one) through `onChannel` once it is open.
+   * @param {string} remote @param {string | null} clientId
+   */
   function openPeer(remote, clientId) {
     const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
     /** @type {Set<ChannelSession>} */
@@ -171,8 +192,8 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     pc.addEventListener('connectionstatechange', () => {
       if (pc.connectionState === 'failed' || pc.connectionState === 'closed') peer.close(`connection ${pc.connectionState}`);
     });
-    pc.addEventListener('datachannel', (/** @type {RTCDataChannelEvent} */ ev) => {
-      const channel = ev.channel;
+    /** @param {RTCDataChannel} channel */
+    const accept = (channel) => {
       if (channels >= MAX_CHANNELS_PER_PEER) {
         logger.warn('rtc: peer opened too many data channels at once; closing the extra one');
         channel.close();
@@ -201,8 +222,9 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
       };
       if (channel.readyState === 'open') start();
       else channel.addEventListener('open', start, { once: true });
-    });
-    return peer;
+    };
+    pc.addEventListener('datachannel', (/** @type {RTCDataChannelEvent} */ ev) => accept(ev.channel));
+    return { peer, accept };
   }
 
   return {

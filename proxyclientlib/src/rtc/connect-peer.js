@@ -1,7 +1,11 @@
 // Connect to one proxy over WebRTC: create an offer, wait for ICE gathering to complete,
 // POST it to the proxy's /rtc/offer, apply the answer, and wait for the data channel to open.
+// The channel is pre-agreed (negotiated, MUTP_NEGOTIATED_CHANNEL_ID): it opens with the SCTP
+// association, one round trip before an in-band one would; a proxy that does not say it made
+// its end gets an in-band channel instead.
 
 import { codedError } from '@mutp/common/errors';
+import { MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS, MUTP_NEGOTIATED_CHANNEL_ID } from '@mutp/protocol/constants';
 import { proxyEndpoint } from '../http/proxy-fetch.js';
 import { textCapped } from '../capped-body.js';
 
@@ -53,8 +57,7 @@ export const LOOPBACK_MISMATCH_WAIT_MS = 1200;
 /** Largest answer body accepted (bytes): an answer for one channel is ~1 KB. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** Data channel options (paper III.A): unordered and unreliable; MUTP does its own recovery. */
-export const MUTP_CHANNEL_OPTIONS = Object.freeze({ ordered: false, maxRetransmits: 0 });
+export { MUTP_CHANNEL_OPTIONS };
 
 /**
  * @typedef {object} PeerLink
@@ -178,7 +181,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
   const offerUrl = proxyEndpoint(url, 'rtc/offer');
 
   const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
-  const channel = pc.createDataChannel('mutp', MUTP_CHANNEL_OPTIONS);
+  let channel = pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, negotiated: true, id: MUTP_NEGOTIATED_CHANNEL_ID });
   channel.binaryType = 'arraybuffer';
   let closed = false;
   const close = () => {
@@ -211,7 +214,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
       res = await fetch(offerUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'offer', sdp: offer.sdp, ...(first ? { first } : {}) }),
+        body: JSON.stringify({ type: 'offer', sdp: offer.sdp, negotiatedChannelId: MUTP_NEGOTIATED_CHANNEL_ID, ...(first ? { first } : {}) }),
         signal: ctrl.signal,
       });
     } catch (e) {
@@ -235,6 +238,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     const remote = candidateAddresses(body.sdp);
     onAnswer?.(performance.now() - t0);
     await step(applyAnswer(pc, body.sdp));
+    if (body.negotiatedChannelId !== MUTP_NEGOTIATED_CHANNEL_ID) channel = inBandInstead(pc, channel); // a proxy without pre-agreed channels
     // a proxy on loopback only and no loopback candidate here: Chromium pairs them in ms, Firefox never does
     const mismatch = remote.length > 0 && remote.every(isLoopback) && !local.some(isLoopback);
     await step(Promise.race([channelOpen(channel), iceFailed(pc), ...(mismatch ? [noPairAfter(LOOPBACK_MISMATCH_WAIT_MS, remote[0])] : [])]));
@@ -246,6 +250,22 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * The MUTP channel opened in band (the proxy sees it as a new channel) in place of the pre-agreed
+ * one, which is closed after the new one has its id, so the two never share a stream.
+ * @param {RTCPeerConnection} pc @param {RTCDataChannel} negotiated @returns {RTCDataChannel}
+ */
+function inBandInstead(pc, negotiated) {
+  const channel = pc.createDataChannel(MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS);
+  channel.binaryType = 'arraybuffer';
+  try {
+    negotiated.close();
+  } catch {
+    // already closed
+  }
+  return channel;
 }
 
 /** Resolves after `ms`, or rejects when `signal` aborts first. @param {number} ms @param {AbortSignal} [signal] */
