@@ -54,6 +54,35 @@ describe('MUTP connect (loopback): hedged attempts', function () {
     }
   });
 
+  it('a twin waits 6 signallings after the answer: ICE, DTLS and SCTP take ~5 round trips after a 1-round-trip answer on a kept HTTP connection', async () => {
+    const p = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map()) });
+    const SIGNAL_MS = 100; // the answer comes after this (one round trip)
+    const SETUP_MS = 5 * SIGNAL_MS; // then ICE, DTLS and SCTP: 5 round trips (the answer is applied this late)
+    /** @type {number[]} */
+    const posts = [];
+    /** @type {typeof fetch} */
+    const slowSignal = async (input, init) => {
+      posts.push(performance.now());
+      await new Promise((r) => setTimeout(r, SIGNAL_MS));
+      return fetch(input, init);
+    };
+    class SlowSetup extends RTCPeerConnection {
+      /** @param {RTCSessionDescriptionInit} d */
+      async setRemoteDescription(d) {
+        await new Promise((r) => setTimeout(r, SETUP_MS));
+        return super.setRemoteDescription(d);
+      }
+    }
+    try {
+      const peer = await connectPeer({ url: p.url, RTCPeerConnection: /** @type {any} */ (SlowSetup), rtcConfig: LOOPBACK_RTC, fetch: slowSignal, timeoutMs: 3000 });
+      assert.equal(peer.channel.readyState, 'open');
+      assert.equal(posts.length, 1, 'no twin: 4 signallings after the answer started one before this channel opened');
+      peer.close();
+    } finally {
+      p.kill();
+    }
+  });
+
   it('a proxy still holding our earlier attempts (429 ERR_PEERS_PENDING) is asked again after each wait, within the budget', async () => {
     const p = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map()) });
     /** @type {number[]} */

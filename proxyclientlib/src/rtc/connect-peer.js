@@ -38,14 +38,18 @@ export const HEDGE_AFTER_MS = 300;
 
 /**
  * Once the answer is in, the twin waits longer on a slow path: until the answer + this many times
- * the signalling took (a TCP handshake and the POST: ~2 round trips on a new connection), at least
- * HEDGE_AFTER_MS. ICE, DTLS and SCTP take ~6 round trips after the answer: at RTT 50 ms a connect
- * opens ~500 ms after its start, so a twin after 300 ms came for every connection of a cold
- * download (four more peer connections for the proxies to set up, and one being closed when the
- * process exits could hold it 2 s); with the answer at ~150 ms the twin now comes at ~750 ms, still
- * well before the 1 s retransmission of a lost DTLS flight.
+ * the signalling took, at least HEDGE_AFTER_MS. The signalling is 1 round trip on a kept HTTP
+ * connection to the proxy, 2 on a new one (its TCP handshake); ICE, DTLS and SCTP take ~5 round
+ * trips after the answer. A twin after 300 ms came for every connection of a cold download (four
+ * more peer connections for the proxies to set up, and one being closed when the process exits
+ * could hold it 2 s). With 4 signallings, a client reconnecting on kept HTTP connections
+ * (testbed, RTT 50 ms: answer at 66 ms, open at 379) started its twin at 366 ms, just before the
+ * first opened; the twin, aborted with its offer already at the proxy, held one of the client's 2
+ * pending connections there for the proxy's 5 s open timeout, and every other cold connect was
+ * refused (429 ERR_PEERS_PENDING) for ~4 s. With 6 the twin comes ≥ 6 round trips after the
+ * answer (~460 ms there; ~1 s after a 150 ms answer on a new connection).
  */
-export const HEDGE_AFTER_ANSWER_SIGNALS = 4;
+export const HEDGE_AFTER_ANSWER_SIGNALS = 6;
 
 /**
  * How long a connect whose only remote candidates are loopback, from a browser that offered none,
