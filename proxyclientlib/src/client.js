@@ -16,9 +16,10 @@ import { downloadRangeHttp } from './http/range-http.js';
 import { createDigestCache } from './http/digest-cache.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
+import { DEFAULT_PROXIES, MODES, SPARE_PROXIES, parseRange } from './download-options.js';
 
-export const MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
-export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols beat Parallel HTTP
+export { DEFAULT_PROXIES, MODES, SPARE_PROXIES, parseRange };
+
 /**
  * MUTP clients let the proxies send their packets a few to a data-channel message, which the
  * proxies do while the path loses little (bundle-sizer.js in @mutp/protocol). Each message costs
@@ -29,8 +30,6 @@ export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols
  * with one packet per message, 46 and 30 with bundles).
  */
 const TAKES_BUNDLES = true;
-/** Extra proxies asked of Origo per download (count): a source whose proxy refuses (503 ERR_PROXY_BUSY) moves to one. */
-export const SPARE_PROXIES = 4;
 /** Most of a /healthz answer warmHttp reads (bytes): a proxy's is ~200 bytes of JSON; a peer may not make us read on. */
 const WARM_HTTP_MAX_BYTES = 64 * 1024;
 /** A proxy whose /healthz has not ended in this long (ms) gives no warm connection: warmHttp stops waiting. */
@@ -69,6 +68,13 @@ const PREFETCH_TIMEOUT_MS = 10_000;
  *   file): the proxies are told to fetch it from the origin meanwhile
  * @property {boolean} [bundles]  MUTP: let the proxies send packets a few to a message (default: yes;
  *   TAKES_BUNDLES says why)
+ * @property {ProxyListing} [listing]  Origo's list for this download, asked already (proxies given by number):
+ *   the CLI asks it before the client's modules load, so they load during its round trips
+ */
+
+/**
+ * @typedef {{startedAt: number, list: Promise<import('./origo-api.js').ProxyEntry[]>}} ProxyListing
+ *   startedAt: performance.now() when it was asked; list: fetchProxyList's answer for n = proxies + SPARE_PROXIES
  */
 
 /**
@@ -185,7 +191,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
         id, clientId, startedAt, mode, proxies: list, url, objectBytes: result.data.byteLength,
         params: result.params, grossBytes: result.grossBytes, netBytes: result.data.byteLength, durationMs,
         firstPacketMs: result.firstPacketMs, connectMs: sinceStart(timing.sentAt), serverFetchMs: result.serverFetchMs, packets: result.packets,
-        lookupMs: lookupMs(timing), requestSteps: result.requestSteps ?? null,
+        lookupMs: lookupMs(timing, opts.listing), requestSteps: result.requestSteps ?? null,
         duplicates: result.duplicates, lossEstimate: result.lossEstimate, perProxy: result.perProxy,
         packetLog: result.packetLog, feedbackLog: result.feedbackLog, verified: result.verified, error: null,
       });
@@ -202,7 +208,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       const stats = buildRecord({
         id, clientId, startedAt, mode, proxies: list, n: list.length || requestedCount(opts), url, objectBytes: range ? range.end - range.start + 1 : 0,
         grossBytes: e.grossBytes ?? 0, netBytes: 0, durationMs: elapsed(), firstPacketMs: e.firstPacketMs ?? null, connectMs: sinceStart(timing.sentAt),
-        lookupMs: lookupMs(timing), perProxy: e.perProxy, error: errorInfo(e),
+        lookupMs: lookupMs(timing, opts.listing), perProxy: e.perProxy, error: errorInfo(e),
       });
       // a download that never reached a proxy says nothing about the fleet: not logged, unless this
       // context refused the fleet (a deployment problem Origo must count)
@@ -250,7 +256,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       return { list: await withTickets(list, opts.signal), spares: [] };
     }
     if (!Number.isInteger(p) || p < 1 || p > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `proxies must be an integer 1..${MAX_PROXIES}`);
-    const all = await proxies({ n: p + SPARE_PROXIES, lat: opts.lat, lon: opts.lon, signal: opts.signal });
+    const all = await (opts.listing?.list ?? proxies({ n: p + SPARE_PROXIES, lat: opts.lat, lon: opts.lon, signal: opts.signal }));
     return { list: all.slice(0, p), spares: all.slice(p) };
   }
 
@@ -406,9 +412,13 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
   };
 }
 
-/** download() called → proxies and tickets in hand (ms; null: never in hand). @param {DownloadTiming} timing */
-function lookupMs(timing) {
-  return timing.listedAt === null ? null : timing.listedAt - timing.calledAt;
+/**
+ * Origo's part before the download's clock (ms): from the lookup's start (an earlier listing's, if
+ * the caller asked it) to the proxies in hand; null when they never came.
+ * @param {DownloadTiming} timing @param {ProxyListing | undefined} listing
+ */
+function lookupMs(timing, listing) {
+  return timing.listedAt === null ? null : timing.listedAt - Math.min(timing.calledAt, listing?.startedAt ?? Infinity);
 }
 
 /** N as asked (for the record of a download that got no proxy). @param {DownloadOptions} opts */
@@ -435,27 +445,6 @@ export function objectKey(url, range) {
   return range ? `${range.start}-${range.end} ${url}` : url;
 }
 
-/**
- * @param {ByteRange | string | null | undefined} r
- * @returns {ByteRange | null}
- */
-export function parseRange(r) {
-  if (r == null) return null;
-  let start;
-  let end;
-  if (typeof r === 'string') {
-    const m = /^(\d{1,15})-(\d{1,15})$/.exec(r.trim());
-    if (!m) throw codedError('ERR_BAD_RANGE', `range must look like "start-end" (inclusive): ${r}`);
-    start = Number(m[1]);
-    end = Number(m[2]);
-  } else {
-    ({ start, end } = r);
-  }
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
-    throw codedError('ERR_BAD_RANGE', `bad range ${JSON.stringify(r)}: need 0 <= start <= end`);
-  }
-  return { start, end };
-}
 
 /**
  * The MUTP transport, the environment's WebRTC stack (HTTP modes need neither) and, for a coded

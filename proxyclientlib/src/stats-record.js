@@ -42,7 +42,7 @@ export function redactUrl(url) {
  * @property {number | null} [firstPacketMs]
  * @property {number | null} [connectMs]  the start → the first request sent (the connections' set-up; null: not known)
  * @property {number[]} [serverFetchMs]   per proxy that reported it
- * @property {number | null} [lookupMs]  download() called → proxies and tickets in hand (before the record's clock)
+ * @property {number | null} [lookupMs]  the proxy lookup's start (download() called, or an earlier listing's) → proxies and tickets in hand (before the record's clock)
  * @property {{answerMs?: number | null, originMs?: number | null, prepareMs?: number | null, decidedMs?: number | null} | null} [requestSteps]
  *   the steps before the first byte (docs/log-record.md)
  * @property {number} [packets]

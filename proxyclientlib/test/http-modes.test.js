@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { createClient } from '../index.js';
 import { demoBytes } from '@mutp/demo/media';
 import { startFakeProxy } from '@mutp/testkit/fake-proxy';
@@ -173,6 +174,29 @@ describe('HTTP modes (fake proxies)', function () {
       const lastOnFirst = conns.lastIndexOf(1);
       assert.ok(lastOnFirst >= 1 && conns.slice(0, lastOnFirst).every((c) => c === 1) && conns.length - lastOnFirst <= 2,
         `proxy ${i}: requests on connections ${conns.join(',')}`);
+    }
+  });
+
+  it('a download given Origo\'s list already (listing) uses it: no lookup of its own, its lookup time counted from the listing\'s start', async () => {
+    const ps = [await proxy(), await proxy()];
+    let lookups = 0;
+    const origo = http.createServer((req, res) => { lookups++; res.writeHead(500).end(); });
+    await new Promise((r) => origo.listen(0, '127.0.0.1', () => r(undefined)));
+    try {
+      const c = createClient({ origo: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (origo.address()).port}`, logger: quiet });
+      const entries = ps.map((p, i) => ({ id: `p${i}`, url: p.url, location: null, uploadRateBps: null, activeSessions: null, ticket: null }));
+      const listing = { startedAt: performance.now() - 40, list: Promise.resolve(entries) }; // asked 40 ms ago
+      const { data, stats } = await c.download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'range-http', proxies: 2, listing, log: false });
+      assert.equal(sha(data), sha(demoBytes(1 << 20)));
+      assert.deepEqual(stats.proxyIds, ['p0', 'p1']);
+      assert.equal(lookups, 0);
+      assert.ok(stats.requestSteps.lookupMs >= 40, `lookupMs ${stats.requestSteps.lookupMs}`);
+      const failed = { startedAt: performance.now(), list: Promise.reject(Object.assign(new Error('down'), { code: 'ERR_ORIGO_UNREACHABLE' })) };
+      failed.list.catch(() => {});
+      await assert.rejects(c.download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'range-http', proxies: 2, listing: failed, log: false }), { code: 'ERR_ORIGO_UNREACHABLE' });
+      assert.equal(lookups, 0);
+    } finally {
+      await new Promise((r) => origo.close(r));
     }
   });
 

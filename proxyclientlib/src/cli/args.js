@@ -1,6 +1,6 @@
 // `mutp` command-line parsing (node:util parseArgs). Bad input → a UsageError (exit status 2).
 import { parseArgs } from 'node:util';
-import { MODES, DEFAULT_PROXIES, parseRange } from '../client.js';
+import { MODES, DEFAULT_PROXIES, parseRange } from '../download-options.js';
 import { MAX_PROXIES } from '../limits.js';
 
 export const DEFAULT_ORIGO = 'http://127.0.0.1:8080'; // where `npm start` puts Origo

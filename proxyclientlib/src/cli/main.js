@@ -1,12 +1,17 @@
 // The `mutp` CLI: `mutp get URL …` and `mutp proxies`. Returns the exit status; never calls process.exit.
+// A `get` asks Origo for its proxies first and loads the client (its transfer modes, the log
+// record) during that lookup's round trips.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createClient } from '../client.js';
+import { SPARE_PROXIES } from '../download-options.js';
 import { errorInfo } from '../errors.js';
+import { fetchProxyList } from '../origo-api.js';
 import { parseCli, parseUrlList, USAGE, UsageError } from './args.js';
 import { outputNames, summarize } from './batch.js';
 import { formatProxies, formatStats, formatStatsLine, formatSummary } from './format.js';
 import { progressBars } from './progress.js';
+
+/** @typedef {ReturnType<typeof import('../client.js').createClient>} Client */
 
 const LOG_FLUSH_TIMEOUT_MS = 3000; // a one-shot CLI waits this long for Origo to take its record, then gives up
 
@@ -32,11 +37,14 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
     return 0;
   }
   const logger = { warn: (/** @type {unknown[]} */ ...a) => stderr.write(`mutp: warning: ${a.join(' ')}\n`) };
-  const client = createClient({ origo: args.origo, logger });
+  const clientId = globalThis.crypto.randomUUID(); // Origo binds the listing's tickets to it
+  const listing = args.command === 'get' ? earlyListing(args, clientId, logger) : null;
+  const { createClient } = await import('../client.js');
+  const client = createClient({ origo: args.origo, logger, clientId });
   try {
     if (args.command === 'proxies') return await listProxies(client, args, stdout, stderr);
-    if (args.urls.length === 1 && args.input === null) return await get(client, args, stdout, stderr);
-    return await getMany(client, args, stdout, stderr);
+    if (args.urls.length === 1 && args.input === null) return await get(client, args, stdout, stderr, listing);
+    return await getMany(client, args, stdout, stderr, listing);
   } finally {
     client.close();
     // the process ends here: an MUTP download's WebRTC threads must not keep it (HTTP modes never load them)
@@ -61,7 +69,7 @@ async function readInput(name, stdin) {
 }
 
 /**
- * @param {ReturnType<typeof createClient>} client
+ * @param {Client} client
  * @param {any} args
  * @param {NodeJS.WriteStream} stdout
  * @param {NodeJS.WriteStream} stderr
@@ -80,17 +88,18 @@ async function listProxies(client, args, stdout, stderr) {
 }
 
 /**
- * @param {ReturnType<typeof createClient>} client
+ * @param {Client} client
  * @param {any} args
  * @param {NodeJS.WriteStream} stdout
  * @param {NodeJS.WriteStream} stderr
+ * @param {import('../client.js').ProxyListing | null} listing  Origo's list for the first download, asked already
  */
-async function get(client, args, stdout, stderr) {
+async function get(client, args, stdout, stderr, listing) {
   const url = args.urls[0];
   const output = args.output ?? (args.outputDir === null ? null : join(args.outputDir, outputNames([url])[0]));
   const newBar = await progressBars(stderr);
   const stop = interruptible();
-  const fetched = await fetchOne(client, url, args, { signal: stop.signal, next: null, progress: newBar() });
+  const fetched = await fetchOne(client, url, args, { signal: stop.signal, next: null, progress: newBar(), listing });
   stop.done();
   const { data, stats, failure } = await saved(fetched, output, stdout);
   const info = output === '-' ? stderr : stdout;
@@ -104,12 +113,13 @@ async function get(client, args, stdout, stderr) {
 /**
  * Several URLs in turn over the same client (its kept proxy connections), each download naming
  * the next object to its proxies; a line per object (JSON or text), then the summary.
- * @param {ReturnType<typeof createClient>} client
+ * @param {Client} client
  * @param {any} args
  * @param {NodeJS.WriteStream} stdout
  * @param {NodeJS.WriteStream} stderr
+ * @param {import('../client.js').ProxyListing | null} listing  Origo's list for the first download, asked already
  */
-async function getMany(client, args, stdout, stderr) {
+async function getMany(client, args, stdout, stderr, listing) {
   /** @type {string[]} */
   const urls = args.urls;
   const names = args.outputDir === null ? null : outputNames(urls);
@@ -129,7 +139,7 @@ async function getMany(client, args, stdout, stderr) {
   const results = [];
   for (let k = 0; k < urls.length && !stop.signal.aborted; k++) {
     const label = `[${k + 1}/${urls.length}]`;
-    const fetched = await fetchOne(client, urls[k], args, { signal: stop.signal, next: urls[k + 1] ?? null, progress: newBar(label) });
+    const fetched = await fetchOne(client, urls[k], args, { signal: stop.signal, next: urls[k + 1] ?? null, progress: newBar(label), listing: k === 0 ? listing : null });
     const { data, stats, failure } = await saved(fetched, names && join(args.outputDir, names[k]), stdout);
     results.push({ stats, failed: failure !== null });
     if (args.json) stdout.write(JSON.stringify(stats) + '\n');
@@ -148,19 +158,34 @@ async function getMany(client, args, stdout, stderr) {
 }
 
 /**
+ * Origo's proxy list for the first download, asked now (null: not by Origo, or no valid Origo URL;
+ * the client then says why). Its failure is the download's, when that awaits it.
+ * @param {any} args @param {string} clientId @param {{warn: (...a: unknown[]) => void}} logger
+ * @returns {import('../client.js').ProxyListing | null}
+ */
+function earlyListing(args, clientId, logger) {
+  if (!args.origo || !URL.canParse(args.origo)) return null;
+  const startedAt = performance.now();
+  const list = fetchProxyList({ origo: args.origo, fetch: globalThis.fetch, logger, clientId, n: args.proxies + SPARE_PROXIES, lat: args.lat, lon: args.lon });
+  list.catch(() => {}); // not a rejection nobody handles when the download stops before it looks
+  return { startedAt, list };
+}
+
+/**
  * One download: its stats record, its bytes (null when it failed) and its error.
- * @param {ReturnType<typeof createClient>} client
+ * @param {Client} client
  * @param {string} url
  * @param {any} args
- * @param {{signal: AbortSignal, next: string | null, progress: import('./progress.js').Progress}} o
+ * @param {{signal: AbortSignal, next: string | null, progress: import('./progress.js').Progress,
+ *   listing: import('../client.js').ProxyListing | null}} o  listing: Origo's list for this download, asked already
  * @returns {Promise<{stats: any, data: Uint8Array | null, failure: {code: string, message: string} | null}>}
  */
-async function fetchOne(client, url, args, { signal, next, progress }) {
+async function fetchOne(client, url, args, { signal, next, progress, listing }) {
   try {
     const { data, stats } = await client.download(url, {
       mode: args.mode, proxies: args.proxies, range: args.range, window: args.window,
       generationSize: args.generationSize, feedbackEvery: args.feedbackEvery, lat: args.lat, lon: args.lon,
-      signal, next, log: args.log, onProgress: (p) => progress.update(p),
+      signal, next, log: args.log, onProgress: (p) => progress.update(p), ...(listing ? { listing } : {}),
     });
     return { stats, data, failure: null };
   } catch (err) {
@@ -202,7 +227,7 @@ async function saved(fetched, output, stdout) {
 
 /**
  * Wait (a bounded time) for Origo to take the stats records.
- * @param {ReturnType<typeof createClient>} client @param {any} args @param {NodeJS.WriteStream} stderr
+ * @param {Client} client @param {any} args @param {NodeJS.WriteStream} stderr
  */
 async function flushLogs(client, args, stderr) {
   if (args.log && !(await client.flushLogs(LOG_FLUSH_TIMEOUT_MS))) {
