@@ -46,16 +46,13 @@ export function parseOfferBody(body) {
   if (sdp.length > MAX_SDP_CHARS) throw codedError('ERR_OFFER_TOO_LARGE', `sdp longer than ${MAX_SDP_CHARS} characters`, 413);
   if (!sdp.startsWith('v=0')) throw codedError('ERR_BAD_OFFER', 'sdp does not start with v=0', 400);
   const { first = null, negotiatedChannelId = null } = /** @type {Record<string, unknown>} */ (body);
-  if (negotiatedChannelId !== null && !(Number.isInteger(negotiatedChannelId) && /** @type {number} */ (negotiatedChannelId) >= 0
-    && /** @type {number} */ (negotiatedChannelId) <= MAX_NEGOTIATED_CHANNEL_ID)) {
-    throw codedError('ERR_BAD_OFFER', `negotiatedChannelId must be an integer 0..${MAX_NEGOTIATED_CHANNEL_ID}`, 400);
-  }
-  const channelId = /** @type {number | null} */ (negotiatedChannelId);
-  if (first === null) return { type, sdp, first: null, negotiatedChannelId: channelId };
-  if (typeof first !== 'string' || first.length === 0 || first.length > MAX_URL_CHARS) {
+  const channelOk = negotiatedChannelId === null || (typeof negotiatedChannelId === 'number' && Number.isInteger(negotiatedChannelId)
+    && negotiatedChannelId >= 0 && negotiatedChannelId <= MAX_NEGOTIATED_CHANNEL_ID);
+  if (!channelOk) throw codedError('ERR_BAD_OFFER', `negotiatedChannelId must be an integer 0..${MAX_NEGOTIATED_CHANNEL_ID}`, 400);
+  if (first !== null && (typeof first !== 'string' || first.length === 0 || first.length > MAX_URL_CHARS)) {
     throw codedError('ERR_BAD_OFFER', `first must be a URL of 1..${MAX_URL_CHARS} characters`, 400);
   }
-  return { type, sdp, first, negotiatedChannelId: channelId };
+  return { type, sdp, first: /** @type {string | null} */ (first), negotiatedChannelId: /** @type {number | null} */ (negotiatedChannelId) };
 }
 
 /**

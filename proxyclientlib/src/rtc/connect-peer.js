@@ -61,8 +61,6 @@ export const LOOPBACK_MISMATCH_WAIT_MS = 1200;
 /** Largest answer body accepted (bytes): an answer for one channel is ~1 KB. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export { MUTP_CHANNEL_OPTIONS };
-
 /**
  * @typedef {object} PeerLink
  * @property {RTCPeerConnection} pc
@@ -185,8 +183,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
   const offerUrl = proxyEndpoint(url, 'rtc/offer');
 
   const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
-  let channel = pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, negotiated: true, id: MUTP_NEGOTIATED_CHANNEL_ID });
-  channel.binaryType = 'arraybuffer';
+  let channel = mutpChannel(pc, { negotiated: true, id: MUTP_NEGOTIATED_CHANNEL_ID });
   let closed = false;
   const close = () => {
     if (closed) return;
@@ -262,13 +259,22 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
  * @param {RTCPeerConnection} pc @param {RTCDataChannel} negotiated @returns {RTCDataChannel}
  */
 function inBandInstead(pc, negotiated) {
-  const channel = pc.createDataChannel(MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS);
-  channel.binaryType = 'arraybuffer';
+  const channel = mutpChannel(pc, {});
   try {
     negotiated.close();
   } catch {
     // already closed
   }
+  return channel;
+}
+
+/**
+ * The MUTP channel on `pc`, its messages as ArrayBuffers.
+ * @param {RTCPeerConnection} pc @param {RTCDataChannelInit} init  pre-agreed or not
+ */
+function mutpChannel(pc, init) {
+  const channel = pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, ...init });
+  channel.binaryType = 'arraybuffer';
   return channel;
 }
 
