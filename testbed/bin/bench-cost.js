@@ -2,7 +2,7 @@
 // `npm run bench:cost`: what each download mode costs in CPU per byte, measured from the processes
 // themselves. Origo, the demo origin, 4 proxies and the client agent run on 127.0.0.1 (or, with
 // --testbed, in the namespace testbed behind shaped links), each its own Node process; every
-// download's CPU is read from /proc/<pid>/stat before and after it. Prints per
+// download's CPU is read from /proc before and after it. Prints per
 // mode the medians of goodput, normalized goodput and CPU ms per MB of the proxies and of the
 // client, each against Range-split HTTP, and the issue's targets. Asserts nothing.
 import { createHash } from 'node:crypto';

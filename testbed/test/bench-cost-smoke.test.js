@@ -9,9 +9,8 @@ import { runBenchJson } from '@mutp/testkit/bench-run';
 import { MODES } from '../src/cost/summary.js';
 
 const BENCH = fileURLToPath(new URL('../bin/bench-cost.js', import.meta.url));
-// /proc counts CPU in 10 ms ticks per process: at 1 MiB, Range-split HTTP's 4 proxies together used
-// ~15 ms and 3 of 15 downloads read 0. At 4 MiB they use ~60 ms, more than the 4 ticks the four
-// readings can lose, so a reading of 0 means the measurement is broken, not too coarse.
+// At 4 MiB each proxy spends 4-30 ms on its share (Parallel HTTP least); the bench reads each
+// process's threads to the nanosecond, so a reading of 0 means the measurement is broken.
 const SIZE_MIB = 4;
 const RUN_TIMEOUT_MS = 90_000; // measured ~15 s on 2 busy cores (load 3); start-up under load is the slow part
 
@@ -24,7 +23,7 @@ describe('bench:cost (loopback, smoke)', function () {
   let cleanup = () => {};
 
   before(async function () {
-    if (!existsSync('/proc/self/stat')) skipOrFail(this, 'no /proc/<pid>/stat (Linux only): the bench reads each process\'s CPU there');
+    if (!existsSync('/proc/self/task')) skipOrFail(this, 'no /proc/<pid>/task (Linux only): the bench reads each process\'s CPU there');
     ({ table, out, cleanup } = await runBenchJson(BENCH, ['--size-mb', String(SIZE_MIB), '--runs', '1'], { timeoutMs: RUN_TIMEOUT_MS, prefix: 'mutp-bench-cost-test-' }));
   });
   after(() => cleanup());

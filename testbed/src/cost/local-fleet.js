@@ -1,5 +1,5 @@
 // The cost bench's fleet on 127.0.0.1: the demo origin, Origo (a temporary DuckDB file), N proxies
-// and the client agent(s), each its own Node process (its CPU is read from /proc/<pid>/stat), each
+// and the client agent(s), each its own Node process (its CPU is read from /proc), each
 // with a log file in the output folder. Every child joins the process group, so the caller stops
 // them on every way out, a failed start included.
 import { randomBytes } from 'node:crypto';

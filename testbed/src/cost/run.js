@@ -1,7 +1,7 @@
 // The cost bench's run: a warm-up download per mode (every proxy caches the object, every
 // connection opens), then `runs` rounds of every mode once, the order rotated per round. Each
 // download is measured alone, from the processes themselves: CPU seconds of every process from
-// /proc/<pid>/stat before it and after it and its trailing work.
+// /proc (proc-cpu.js) before it and after it and its trailing work.
 import { cpus, loadavg } from 'node:os';
 import { busyCores, cpuSeconds, machineCpu } from '../proc-cpu.js';
 import { costRow, roundOrder } from './summary.js';

@@ -58,7 +58,7 @@ export function formatSaturate(steps, meta) {
   const lines = [
     `bench:cost --saturate: one proxy process, K client agents at once (each its own process, \`proxies: 1\`), ${meta.perAgent} download(s) each`,
     `  of a ${num(meta.sizeBytes / 2 ** 20, 0)} MiB object per step, K doubling until the proxy process uses ≥ ${SATURATED_CORES} of a core; WebRTC build ${meta.rtcBuild}; 1 MB = 10^6 bytes`,
-    '  MB per proxy CPU-s: MB delivered per CPU-second of the proxy process (utime + stime, /proc/<pid>/stat); byte-exact downloads only',
+    '  MB per proxy CPU-s: MB delivered per CPU-second of the proxy process (every thread, /proc); byte-exact downloads only',
     '',
     `${'mode'.padEnd(18)} ${'K'.padStart(2)} ${'ok'.padStart(6)} ${'MB/s'.padStart(7)} ${'proxy cores'.padStart(11)} ${'MB per proxy CPU-s'.padStart(18)} ${'clients cores'.padStart(13)} ${'load'.padStart(5)} ${'busy'.padStart(5)}`,
   ];

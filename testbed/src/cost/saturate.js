@@ -1,6 +1,6 @@
 // `bench:cost --saturate`: one proxy process and up to 8 client agents. Per mode, K agents (1, 2,
 // 4, 8) download through that one proxy at once, `perAgent` downloads each, until the proxy
-// process uses ~1 core; its CPU over each step is read from /proc/<pid>/stat.
+// process uses ~1 core; its CPU over each step is read from /proc (proc-cpu.js).
 import { cpus, loadavg } from 'node:os';
 import { busyCores, cpuSeconds, machineCpu } from '../proc-cpu.js';
 import { QUIET_MS, settleBefore } from './run.js';

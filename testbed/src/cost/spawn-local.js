@@ -1,6 +1,6 @@
 // Starts a Node program on this machine (loopback: the cost bench's fleet) with its output in a
 // log file, as spawn-in-ns.js does inside a namespace: each program is its own process, so its CPU
-// can be read from /proc/<pid>/stat.
+// can be read from /proc (proc-cpu.js).
 import { codedError } from '@mutp/common/errors';
 import { spawnLogged } from '../spawn-logged.js';
 

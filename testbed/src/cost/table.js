@@ -26,7 +26,7 @@ export function formatReport(summary, meta) {
   lines.push(`bench:cost: a ${num(meta.sizeBytes / 2 ** 20, 0)} MiB object (${num(meta.sizeBytes / MB, 2)} MB), ${meta.proxies} proxies, Origo, the origin and the client on ${meta.where ?? '127.0.0.1'}`);
   lines.push(`  proxies' WebRTC build: ${meta.rtcBuild} (${meta.proxyBuilds.join(' | ') || 'not in the proxy logs'})`);
   lines.push(`  ${meta.runs} round(s) of every mode after a warm-up download per mode (cached object, kept connections); medians over the verified downloads`);
-  lines.push(`  1 MB = 10^6 bytes. CPU: utime + stime of each process (/proc/<pid>/stat), from before each download to ${meta.trailMs} ms after`);
+  lines.push(`  1 MB = 10^6 bytes. CPU: every thread of each process (/proc/<pid>/task/*/schedstat), from before each download to ${meta.trailMs} ms after`);
   lines.push('  the client\'s answer and log post (the proxies\' records included); the client\'s sha256 check of the body left out.');
   lines.push(`  ms/MB: CPU milliseconds per MB delivered; proxies: the sum of all ${meta.proxies}; "in call": the client's own count over the download call alone.`);
   lines.push(`  ×: the ratio to ${MODE_NAMES[summary.baseline] ?? summary.baseline}'s median in this run`);

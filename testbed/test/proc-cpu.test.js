@@ -1,0 +1,74 @@
+// cpuSeconds reads another process's CPU from /proc to the nanosecond, its ended threads included.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { skipOrFail } from '@mutp/testkit/require-tool';
+import { cpuSeconds } from '../src/proc-cpu.js';
+
+// A child that burns CPU on command, on its main thread ("main MS") or on a worker thread that
+// stays alive ("worker MS"), ends its worker ("end"), and answers "done" when idle again.
+const CHILD = `
+const { Worker } = require('node:worker_threads');
+const burn = (ms) => { const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1000 < ms); };
+let worker = null;
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const [cmd, ms] = line.split(' ');
+  if (cmd === 'main') { burn(Number(ms)); console.log('done'); }
+  if (cmd === 'worker') {
+    worker = new Worker('const burn = ' + burn + '; require("node:worker_threads").parentPort.once("message", (ms) => { burn(ms); require("node:worker_threads").parentPort.postMessage("done"); });', { eval: true });
+    worker.once('message', () => console.log('done'));
+    worker.postMessage(Number(ms));
+  }
+  if (cmd === 'end') worker.terminate().then(() => console.log('done'));
+});
+console.log('done');
+`;
+
+describe('proc-cpu: a process\'s CPU from /proc', function () {
+  this.timeout(20_000);
+  /** @type {import('node:child_process').ChildProcess} */
+  let child;
+  /** @type {AsyncIterator<string>} */
+  let lines;
+  /** @param {string} cmd */
+  const ask = async (cmd) => {
+    if (cmd) child.stdin?.write(`${cmd}\n`);
+    assert.equal((await lines.next()).value, 'done');
+  };
+
+  before(async function () {
+    if (!existsSync('/proc/self/task')) skipOrFail(this, 'no /proc/<pid>/task (Linux only)');
+    child = spawn(process.execPath, ['-e', CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    lines = createInterface({ input: /** @type {import('node:stream').Readable} */ (child.stdout) })[Symbol.asyncIterator]();
+    await ask('');
+  });
+  after(() => child?.kill());
+
+  it('counts a few milliseconds that /proc/<pid>/stat\'s 10 ms ticks would round away', async () => {
+    const deltas = [];
+    for (let i = 0; i < 5; i++) {
+      const c0 = /** @type {number} */ (cpuSeconds(/** @type {number} */ (child.pid)));
+      await ask('main 3');
+      deltas.push(/** @type {number} */ (cpuSeconds(/** @type {number} */ (child.pid))) - c0);
+    }
+    for (const d of deltas) assert.ok(d >= 0.0025 && d < 0.008, `3 ms of CPU read as ${d} s (${deltas.join(', ')})`);
+  });
+
+  it('keeps an ended thread\'s time in the total', async () => {
+    const c0 = /** @type {number} */ (cpuSeconds(/** @type {number} */ (child.pid)));
+    await ask('worker 60');
+    const c1 = /** @type {number} */ (cpuSeconds(/** @type {number} */ (child.pid)));
+    assert.ok(c1 - c0 >= 0.055, `the worker's 60 ms read as ${c1 - c0} s`);
+    await ask('end');
+    const c2 = /** @type {number} */ (cpuSeconds(/** @type {number} */ (child.pid)));
+    assert.ok(c2 >= c1, `the total fell from ${c1} to ${c2} s when the worker ended`);
+  });
+
+  it('is null for a process that is gone', async () => {
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    assert.equal(cpuSeconds(/** @type {number} */ (gone.pid)), null);
+  });
+});
