@@ -6,7 +6,7 @@ export {
   MAX_WINDOW_PACKETS, MAX_URL_BYTES, MAX_URL_CHARS, DATA_HEADER_BYTES, CODED_HEADER_BYTES, META_COPIES,
 } from './src/constants.js';
 export { normalizeParams, computeLayout, maxGenerationSize } from './src/params.js';
-export { windowFromPaths, maxWindowPackets, WINDOW_BDP_MARGIN, DEFAULT_RTT_ESTIMATE_MS, MIN_DEFAULT_WINDOW_PACKETS } from './src/window-size.js';
+export { windowFromPaths, dataDatagramBytes, maxWindowPackets, WINDOW_BDP_MARGIN, DEFAULT_RTT_ESTIMATE_MS, MIN_DEFAULT_WINDOW_PACKETS } from './src/window-size.js';
 export { createSender, createReceiver } from './src/create.js';
 export { loadCodec } from './src/codec.js';
 export { UncodedSender } from './src/uncoded-sender.js';
@@ -20,7 +20,7 @@ export { CHECKSUMS_PER_META, reusedDatagrams } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
 export { createDownloadController, DownloadController } from './src/download-controller.js';
 export * from './src/download-constants.js';
-export { createInflightLimit, inflightFloorPackets } from './src/inflight-limit.js';
+export { createInflightLimit, inflightFloorPackets, uplinkDatagramRate } from './src/inflight-limit.js';
 export { createPathCache } from './src/path-cache.js';
 export { createBundleSizer } from './src/bundle-sizer.js';
 export * from './src/inflight-constants.js';

@@ -9,6 +9,15 @@ export const MAX_DATAGRAM_BYTES = 1200;
 /** Bytes of the header every message starts with: version u8, type u8, downloadId u32. */
 export const COMMON_HEADER_BYTES = 6;
 
+/** SCTP common header + DATA chunk header (bytes) on every packet that carries a datagram. */
+export const SCTP_PACKET_OVERHEAD_BYTES = 28;
+
+/** DTLS 1.2 record overhead (bytes) on every packet: 13-byte header, 8-byte explicit nonce, 16-byte AES-GCM tag. */
+export const DTLS_RECORD_OVERHEAD_BYTES = 37;
+
+/** What a shaper of the sender's uplink counts besides the packet (bytes): Ethernet 14 + IPv4 20 + UDP 8 (htb counts the frame). */
+export const UPLINK_FRAME_OVERHEAD_BYTES = 42;
+
 /** Header bytes of an uncoded data message: common header + seq u32 + index u32. */
 export const DATA_HEADER_BYTES = COMMON_HEADER_BYTES + 8;
 

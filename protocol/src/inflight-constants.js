@@ -126,6 +126,14 @@ export const INFLIGHT_LOSS_BETA = 0.7;
 /** Pacing gain before the first queue shows on a connection with no kept path: the ramp must not be slower than unpaced (×3 simulated best of 2, 3, 4). */
 export const INFLIGHT_PACING_STARTUP_GAIN = 3;
 
+/**
+ * The pacing's ceiling over the source's own uplink (factor, createInflightLimit's uplinkRate):
+ * paced at exactly the uplink's rate, a sender that wakes late (timers, a busy event loop) leaves
+ * the link idle for good; a little over it, a queue of a few ms forms instead and the in-flight
+ * cap bounds it.
+ */
+export const INFLIGHT_UPLINK_HEADROOM = 1.05;
+
 /** Packets a paced source may send back to back (its token bucket), at least: timers fire at ~1 ms, and 4 stay far below any queue. */
 export const INFLIGHT_PACING_BURST_PACKETS = 4;
 

@@ -23,8 +23,19 @@ import {
   INFLIGHT_BW_WINDOW_ROUNDS, INFLIGHT_PROBE_GAINS, INFLIGHT_DRAIN_PHASE, INFLIGHT_PHASE_MIN_MS,
   INFLIGHT_STARTUP_GROWTH, INFLIGHT_STARTUP_FLAT_ROUNDS, INFLIGHT_STANDING_QUEUE_MS, INFLIGHT_STANDING_QUEUE_ROUNDS,
   INFLIGHT_LOSS_THRESHOLD, INFLIGHT_LOSS_MIN_PACKETS, INFLIGHT_LOSS_BETA, INFLIGHT_MIN_RTT_WINDOW_MS,
-  INFLIGHT_PROBE_ROOM_GROWTH, INFLIGHT_STARTUP_QUEUE_ECHOES,
+  INFLIGHT_PROBE_ROOM_GROWTH, INFLIGHT_STARTUP_QUEUE_ECHOES, INFLIGHT_UPLINK_HEADROOM,
 } from './inflight-constants.js';
+import { SCTP_PACKET_OVERHEAD_BYTES, DTLS_RECORD_OVERHEAD_BYTES, UPLINK_FRAME_OVERHEAD_BYTES } from './constants.js';
+
+/**
+ * Datagrams per ms that an uplink of `bytesPerSecond` carries, each `datagramBytes` plus its SCTP,
+ * DTLS, UDP, IP and Ethernet headers; 0 when the uplink's rate is unknown (null, not > 0).
+ * @param {number | null | undefined} bytesPerSecond @param {number} datagramBytes
+ */
+export function uplinkDatagramRate(bytesPerSecond, datagramBytes) {
+  if (!(typeof bytesPerSecond === 'number' && bytesPerSecond > 0 && Number.isFinite(bytesPerSecond))) return 0;
+  return bytesPerSecond / 1000 / (datagramBytes + SCTP_PACKET_OVERHEAD_BYTES + DTLS_RECORD_OVERHEAD_BYTES + UPLINK_FRAME_OVERHEAD_BYTES);
+}
 
 /**
  * The in-flight floor for a download whose client sends feedback every `feedbackEvery` packets.
@@ -48,12 +59,17 @@ const ECHO_HISTORY = 512;
  */
 
 /**
- * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, echoLagPackets?: number, aggregationMaxMs?: number, now?: number }} [o]
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, uplinkRate?: number, echoLagPackets?: number, aggregationMaxMs?: number, now?: number }} [o]
  *   path: the previous download's estimate on this channel (a kept connection), or on an earlier
  *   connection of the same client (the proxy's path cache): the cap starts there instead of at
  *   initialPackets, so a download does not ramp up from scratch each time.
  *   pacing: also space the packets at the phase's gain × the bottleneck rate (once one is
  *   known), for a transport that would send whatever it is given at once.
+ *   uplinkRate: the source's own uplink (datagrams per ms, uplinkDatagramRate; 0: unknown), the
+ *   most the pacing lets out. Faster only fills the source's own queue: start-up paces at 3× a
+ *   rate that lags its growth by a round trip, and the queue shows only a round trip later, so a
+ *   new connection overran a shallow uplink queue (testbed, 896 KiB/s uplinks with 30-packet
+ *   queues, RTT 50 ms: ~50 of a 1.5 MiB one-off's ~500 packets per proxy dropped at start-up).
  *   echoLagPackets: packets the client may have received before it echoes them (it answers a source
  *   every feedbackEvery of its packets): counted in flight here though off the path, so the cap
  *   allows them on top of what the path holds.
@@ -141,6 +157,7 @@ export function createInflightLimit(o = {}) {
   let heldMs = 0;
   let heldSince = -1;
   const pacing = o.pacing === true;
+  const uplinkRate = typeof o.uplinkRate === 'number' && o.uplinkRate > 0 ? o.uplinkRate * INFLIGHT_UPLINK_HEADROOM : Infinity;
   /** pacing's token bucket: packets that may leave now, refilled at the pace rate */
   let tokens = INFLIGHT_PACING_BURST_PACKETS;
   let tokensAt = 0;
@@ -162,11 +179,27 @@ export function createInflightLimit(o = {}) {
   let aggExtra = 0;
   const aggRoundMax = new Float64Array(INFLIGHT_BW_WINDOW_ROUNDS);
   const gain = () => INFLIGHT_PROBE_GAINS[phase];
-  /** packets per ms the pacing lets through now */
-  const paceRate = () => rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : gain());
+  /** the drain phase follows the cycle's probe (not the end of start-up, a standing queue or heavy loss) */
+  let drainAfterProbe = false;
+  /**
+   * The gain the pacing and the cap apply: the phase's, but the drain after a probe takes off only
+   * what the probe added (0.75 mirrors 1.25). A probe held to the source's uplink, which the rate
+   * had reached, added nothing, and a drain at 0.75 then idled the link a quarter of a round trip
+   * per cycle (testbed, 896 KiB/s uplinks, RTT 50 ms: dips of ~12% every 400 ms).
+   */
+  const sendGain = () => {
+    if (phase !== INFLIGHT_DRAIN_PHASE || !drainAfterProbe || !(rate > 0)) return gain();
+    return 2 - Math.max(1, Math.min(INFLIGHT_PROBE_GAINS[0], uplinkRate / rate));
+  };
+  /** packets per ms the pacing lets through now; Infinity: not paced (no pacing, or no rate known yet and no uplink) */
+  const paceRate = () => {
+    if (!pacing) return Infinity;
+    return rate > 0 ? Math.min(uplinkRate, rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : sendGain())) : uplinkRate;
+  };
 
-  /** @param {number} p @param {number} now */
-  function enterPhase(p, now) {
+  /** @param {number} p @param {number} now @param {boolean} [afterProbe] the cycle moves on from its probe */
+  function enterPhase(p, now, afterProbe = false) {
+    drainAfterProbe = afterProbe && p === INFLIGHT_DRAIN_PHASE;
     if (phase === 0 && p !== 0 && probeFirstSeq > 0 && probeLastSeq === 0) {
       if (lastSeq >= probeFirstSeq) probeLastSeq = lastSeq;
       else probeFirstSeq = 0; // it sent nothing
@@ -356,7 +389,7 @@ export function createInflightLimit(o = {}) {
   return {
     /** @param {number} seq the packet's sequence number (1, 2, …) @param {number} now ms */
     onSent(seq, now) {
-      if (pacing && rate > 0) tokens -= 1;
+      if (paceRate() < Infinity) tokens -= 1;
       sendTimes[seq % SEND_TIME_RING] = now;
       if (lastSeq === 0) {
         echoAt = now; // the stall clock starts with the first packet
@@ -398,7 +431,7 @@ export function createInflightLimit(o = {}) {
       measureProbe(e, now, firstEcho);
       if (e >= roundEndSeq) endRound(now);
       if (!startup && now - phaseAt >= Math.max(minRttMs, INFLIGHT_PHASE_MIN_MS)) {
-        enterPhase((phase + 1) % INFLIGHT_PROBE_GAINS.length, now);
+        enterPhase((phase + 1) % INFLIGHT_PROBE_GAINS.length, now, phase === 0);
       }
       sampleRate(e, now);
     },
@@ -416,15 +449,16 @@ export function createInflightLimit(o = {}) {
     cap() {
       if (rate === 0) return initialPackets;
       const rtt = Number.isFinite(minRttMs) ? minRttMs : 0;
-      const steady = rate * ((startup ? 1 : gain()) * rtt + queueTargetMs) + this.echoAllowance;
+      const steady = rate * ((startup ? 1 : sendGain()) * rtt + queueTargetMs) + this.echoAllowance;
       return Math.max(floorPackets, Math.ceil(startup ? Math.max(steady, INFLIGHT_STARTUP_GAIN * rate * rtt) : steady));
     },
     /** May the next packet go now? (true is taken as "one will be sent") @param {number} now ms */
     allows(now) {
       let ok = lastSeq - echo < this.cap();
       pacedOut = false;
-      if (ok && pacing && rate > 0) {
-        tokens = Math.min(Math.max(INFLIGHT_PACING_BURST_PACKETS, rate * INFLIGHT_PACING_BURST_MS), tokens + (now - tokensAt) * paceRate());
+      if (ok && paceRate() < Infinity) {
+        const bucketRate = Math.min(rate > 0 ? rate : Infinity, uplinkRate);
+        tokens = Math.min(Math.max(INFLIGHT_PACING_BURST_PACKETS, bucketRate * INFLIGHT_PACING_BURST_MS), tokens + (now - tokensAt) * paceRate());
         tokensAt = now;
         pacedOut = tokens < 1;
         ok = !pacedOut;
@@ -476,7 +510,7 @@ export function createInflightLimit(o = {}) {
     },
     /** the probing cycle's gain now (start-up: its pacing gain) */
     get gain() {
-      return startup ? INFLIGHT_PACING_STARTUP_GAIN : gain();
+      return startup ? INFLIGHT_PACING_STARTUP_GAIN : sendGain();
     },
     /** round trips so far */
     get rounds() {

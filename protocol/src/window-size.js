@@ -51,6 +51,14 @@ export function maxWindowPackets(mode, sourceCount, generationSize) {
 }
 
 /**
+ * Bytes of one data datagram (headers and coefficients included) with these normalized params.
+ * @param {'uncoded'|'coded'} mode @param {{ payloadSize: number, generationSize: number }} p
+ */
+export function dataDatagramBytes(mode, p) {
+  return p.payloadSize + (mode === 'coded' ? CODED_HEADER_BYTES + p.generationSize : DATA_HEADER_BYTES);
+}
+
+/**
  * The default window (packets) for proxies uploading at `ratesBps` (bytes/s each) over a path
  * of `rttMs`: Σ rates × RTT / datagram bytes × WINDOW_BDP_MARGIN, rounded up to whole
  * generations (coded), at least MIN_DEFAULT_WINDOW_PACKETS, at most maxWindowPackets().
@@ -68,7 +76,7 @@ export function windowFromPaths({ mode, ratesBps, rttMs = DEFAULT_RTT_ESTIMATE_M
   if (!(typeof rttMs === 'number' && rttMs >= 0 && Number.isFinite(rttMs))) throw codedError('ERR_BAD_PARAMS', 'rttMs must be a finite number ≥ 0');
   const p = normalizeParams({ generationSize: params.generationSize, payloadSize: params.payloadSize }, mode);
   const g = mode === 'coded' ? p.generationSize : 1;
-  const datagramBytes = p.payloadSize + (mode === 'coded' ? CODED_HEADER_BYTES + g : DATA_HEADER_BYTES);
+  const datagramBytes = dataDatagramBytes(mode, p);
   const sum = ratesBps.reduce((a, r) => a + r, 0);
   const packets = (sum * rttMs / 1000 / datagramBytes) * WINDOW_BDP_MARGIN;
   const max = maxWindowPackets(mode, ratesBps.length, g);

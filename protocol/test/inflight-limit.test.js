@@ -1,8 +1,8 @@
 // The in-flight cap (src/inflight-limit.js): pure, driven with a fake clock.
 import assert from 'node:assert/strict';
-import { createInflightLimit, inflightFloorPackets } from '../src/inflight-limit.js';
+import { createInflightLimit, inflightFloorPackets, uplinkDatagramRate } from '../src/inflight-limit.js';
 import {
-  INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS, INFLIGHT_PROBE_GAINS,
+  INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_ACK_AGGREGATION_MAX_MS, INFLIGHT_PROBE_GAINS, INFLIGHT_UPLINK_HEADROOM,
 } from '../src/inflight-constants.js';
 
 /** Send while allowed at time t; returns how many went. @param {ReturnType<typeof createInflightLimit>} lim @param {{ seq: number }} s @param {number} t */
@@ -151,6 +151,66 @@ describe('in-flight limit', () => {
     assert.ok(caps[2] >= 30 && caps[3] >= 50, `caps per 50 ms: ${caps.join(' ')}`);
     assert.equal(lim.startup, false, 'a queue showed once the link was full');
     assert.ok(lim.cap() <= 70, `steady cap ${lim.cap()} ≈ 1 × (50 + 15)`);
+  });
+
+  it('start-up paced no faster than the source\'s own uplink does not overrun a shallow queue there', () => {
+    // the uplink carries 1 packet/ms behind a 20-packet queue (20 ms), 50 ms min RTT; the client
+    // echoes the newest packet it has and the sender learns each loss with that echo
+    /** @param {number} [uplinkRate] */
+    const run = (uplinkRate) => {
+      const lim = createInflightLimit({ pacing: true, ...(uplinkRate ? { uplinkRate } : {}) });
+      /** @type {{seq: number, at: number}[]} */
+      const inQueue = [];
+      /** @type {number[]} */
+      const dropped = [];
+      let seq = 0;
+      let linkFreeAt = 0;
+      let delivered = 0;
+      for (let t = 0; t < 600; t += 0.25) {
+        while (lim.allows(t)) {
+          lim.onSent(++seq, t);
+          if (linkFreeAt - t >= 20) dropped.push(seq);
+          else {
+            linkFreeAt = Math.max(linkFreeAt, t) + 1;
+            inQueue.push({ seq, at: linkFreeAt + 49 });
+          }
+        }
+        while (inQueue.length > 0 && inQueue[0].at <= t) {
+          const p = /** @type {{seq: number}} */ (inQueue.shift());
+          delivered++;
+          lim.onLost(dropped.filter((d) => d < p.seq).length);
+          lim.onEcho(p.seq, t);
+        }
+      }
+      return { dropped: dropped.length, delivered };
+    };
+    const capped = run(1);
+    assert.equal(capped.dropped, 0, 'paced at most at the uplink: nothing dropped');
+    assert.ok(capped.delivered >= 450, `${capped.delivered} packets delivered in 600 ms at 1 per ms`);
+    const free = run();
+    assert.ok(free.dropped >= 10 && free.delivered < capped.delivered, `paced at 3× the rate in start-up: ${free.dropped} dropped, ${free.delivered} delivered`);
+  });
+
+  it('the drain after a probe held to the uplink takes off only what the probe added', () => {
+    /** the gain of the phase after the probe, for a kept path's rate and the uplink @param {number} rate @param {number} uplinkRate */
+    const drainGain = (rate, uplinkRate) => {
+      const lim = createInflightLimit({ path: { rate, minRttMs: 50 }, pacing: true, uplinkRate, now: 0 });
+      assert.equal(lim.gain, INFLIGHT_PROBE_GAINS[0], 'a kept path starts with the probe');
+      for (let seq = 1; seq <= 40; seq++) lim.onSent(seq, seq);
+      lim.onEcho(8, 51); // a min RTT on: the probe ends
+      return lim.gain;
+    };
+    const H = INFLIGHT_UPLINK_HEADROOM;
+    assert.ok(Math.abs(drainGain(0.8, 0.8) - (2 - H)) < 1e-12, 'a probe held to the uplink\'s ceiling drains only its headroom');
+    assert.ok(Math.abs(drainGain(0.8, 0.9) - (2 - (0.9 * H) / 0.8)) < 1e-12, 'a probe of 1.18× drains 0.82×');
+    assert.equal(drainGain(0.5, 0.8), INFLIGHT_PROBE_GAINS[1], 'far below the uplink: the full probe and drain');
+    assert.equal(drainGain(0.5, 0), INFLIGHT_PROBE_GAINS[1], 'no uplink known: as before');
+  });
+
+  it('an uplink\'s rate in datagrams per ms counts the headers below the datagram', () => {
+    // 896 KiB/s, 1132-byte datagrams + SCTP 28 + DTLS 37 + Ethernet, IPv4, UDP 42 = 1239 bytes
+    assert.ok(Math.abs(uplinkDatagramRate(917_504, 1132) - 917.504 / 1239) < 1e-12);
+    for (const unknown of [null, undefined, 0, -1, NaN, Infinity]) assert.equal(uplinkDatagramRate(unknown, 1132), 0, String(unknown));
   });
 
   it('start-up: one late echo (a busy client) does not end it; a queue, echoes late in a row, does', () => {

@@ -124,6 +124,22 @@ describe('rtc MUTP session (real WebRTC on loopback)', function () {
     }
   });
 
+  it('never paces faster than the upload rate it was configured with', async () => {
+    // loopback carries this in ~0.1 s (measured: ~0.1 s without the ceiling); at 150 KB/s it takes ≥ 1 s
+    const BYTES = 150_000;
+    const UPLOAD_BPS = 150_000;
+    const px = await startTestProxy({ id: 'p-uplink', objects: memoryObjects(new Map([[URL1, testBytes(BYTES, 5)]])), config: { uploadRateBps: UPLOAD_BPS } });
+    try {
+      const t0 = performance.now();
+      const { data } = await downloadMutp({ url: URL1, mode: 'coded', proxies: [px.ref], RTCPeerConnection, rtcConfig: LOOPBACK_RTC, logger: { warn() {} } });
+      const ms = performance.now() - t0;
+      assert.equal(sha256(data), sha256(testBytes(BYTES, 5)));
+      assert.ok(ms >= 0.8 * (BYTES / UPLOAD_BPS) * 1000, `${BYTES} B in ${Math.round(ms)} ms: faster than ${UPLOAD_BPS} B/s`);
+    } finally {
+      px.kill();
+    }
+  });
+
   it('passes on one next-object hint per download, and only for the download it serves', async () => {
     const hint = (/** @type {number} */ downloadId, /** @type {string} */ url) => encodeMessage({ type: 'hint', downloadId, url });
     link.channel.send(hint(5, 'http://origin.test/early')); // no download yet

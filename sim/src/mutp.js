@@ -6,7 +6,8 @@
 // rule, delayed SACK) in front of its shaped uplink. Every message crosses the wire codec.
 // Coded runs use the rank codec (rank-codec.js) unless job.codec is 'exact'.
 
-import { createSctpPath, SCTP_MAX_BURST_STOCK, SCTP_PACKET_OVERHEAD_BYTES, DTLS_RECORD_OVERHEAD_BYTES } from './sctp.js';
+import { SCTP_PACKET_OVERHEAD_BYTES, DTLS_RECORD_OVERHEAD_BYTES } from '@mutp/protocol/constants';
+import { createSctpPath, SCTP_MAX_BURST_STOCK } from './sctp.js';
 import { createRankCodec } from './rank-codec.js';
 import { createSlabAllocator } from './slab.js';
 import { loadCodec } from '@mutp/rlnc';
@@ -121,7 +122,7 @@ export async function runMutp(net, job) {
   }
   const maxBurst = job.maxBurst ?? SCTP_MAX_BURST_STOCK;
   const useCap = job.inflightCap !== false;
-  const datagramBytes = ctl.params.payloadSize + (mode === 'coded' ? protocol.CODED_HEADER_BYTES + ctl.params.generationSize : protocol.DATA_HEADER_BYTES);
+  const datagramBytes = protocol.dataDatagramBytes(mode, ctl.params);
   const slabs = createSlabAllocator();
 
   let doneMs = /** @type {number | null} */ (null);
@@ -139,6 +140,7 @@ export async function runMutp(net, job) {
       floorPackets: inflightFloorPackets(ctl.params.feedbackEvery), echoLagPackets: ctl.params.feedbackEvery,
       path: perSource(job.kept, i) ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
       pacing: !(maxBurst > 0 && Number.isFinite(maxBurst)), // as the live proxy: paced when SCTP's max burst is off
+      uplinkRate: protocol.uplinkDatagramRate(net.sources[i].rateBps, datagramBytes), // as a proxy told its upload rate
     }),
     path: createSctpPath({
       net, source: i, maxBurst, sender: job.sctpSender, startCwnd: perSource(job.startCwnd, i) ?? Infinity, overheadBytes, over,

@@ -20,6 +20,7 @@
 //   SACK_DELAY_MS; SACKs cross the reverse link (delay, loss).
 // Not modelled: bundling, the receiver window, path MTU, retransmissions (unreliable channel),
 // the FORWARD-TSN's own round trip before the cumulative ack passes an abandoned chunk.
+import { SCTP_PACKET_OVERHEAD_BYTES, DTLS_RECORD_OVERHEAD_BYTES } from '@mutp/protocol/constants';
 
 /** The SCTP senders modelled: usrsctp's stock one, and the tuned build's loss-tolerant one. */
 export const SCTP_SENDERS = Object.freeze(/** @type {const} */ (['usrsctp', 'loss-tolerant']));
@@ -48,10 +49,6 @@ const SCTP_MIN_RTO_MS = 200;
 const SCTP_MAX_RTO_MS = 10_000;
 /** Missing reports before a chunk counts as lost (RFC 4960 7.2.4: the fourth, i.e. three later SACKs). */
 const MISS_INDICATIONS = 3;
-/** SCTP common header + DATA chunk header (bytes) on every packet, besides IP/UDP/DTLS in overheadBytes. */
-export const SCTP_PACKET_OVERHEAD_BYTES = 28;
-/** DTLS 1.2 record overhead (bytes) on every packet: 13-byte header, 8-byte explicit nonce, 16-byte AES-GCM tag. */
-export const DTLS_RECORD_OVERHEAD_BYTES = 37;
 /** Bytes of a SACK on the wire. */
 const SACK_BYTES = 28 + 16;
 

@@ -24,7 +24,7 @@ Options (flag / environment variable):
   --tls-key FILE        PROXY_TLS_KEY       its private key (PEM); give both or neither (docs/deploy.md, "TLS")
   --lat DEG             PROXY_LAT           location reported to Origo (proximity rule)
   --lon DEG             PROXY_LON
-  --upload-rate SIZE    UPLOAD_RATE         configured upload rate per second, e.g. 896KiB (informational)
+  --upload-rate SIZE    UPLOAD_RATE         upload rate per second, e.g. 896KiB: told to Origo, and MUTP never paced above it
   --cache-size SIZE     PROXY_CACHE_SIZE    LRU cache size in bytes, e.g. 256MiB (default 256MiB)
   --max-object SIZE     PROXY_MAX_OBJECT    largest origin object accepted (default 64MiB)
   --origin-timeout MS   PROXY_ORIGIN_TIMEOUT_MS  whole origin fetch time cap (default 30000)

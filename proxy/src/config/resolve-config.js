@@ -28,7 +28,7 @@ const MAX_ID_CHARS = 128;
  * @property {string | null} publicUrl null = http(s)://host:port once listening
  * @property {{ certFile: string, keyFile: string } | null} tls  HTTPS certificate chain and key files (null: plain HTTP)
  * @property {{ lat: number, lon: number } | null} location
- * @property {number | null} uploadRateBps informational, reported to Origo
+ * @property {number | null} uploadRateBps reported to Origo (clients size their windows by it), and the ceiling of the MUTP sessions' pacing
  * @property {number} cacheBytes
  * @property {number} maxObjectBytes
  * @property {number} originTimeoutMs

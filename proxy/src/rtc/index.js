@@ -15,7 +15,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 /**
  * @param {import('express').Express | import('express').Router} app
  * @param {import('./mutp-session.js').SessionDeps & {
- *   config?: { id?: string, host?: string, rtcBindAddress?: string, maxPeers?: number, maxSessions?: number },
+ *   config?: { id?: string, host?: string, rtcBindAddress?: string, maxPeers?: number, maxSessions?: number, uploadRateBps?: number | null },
  *   RTCPeerConnection?: typeof RTCPeerConnection,   // tests may inject another implementation
  *   rtcConfig?: object,                             // merged into every RTCPeerConnection config
  *   protocol?: import('./mutp-session.js').ProtocolApi,
@@ -45,7 +45,7 @@ export function mountRtc(app, deps) {
     // is given at once, and with it on (stock) an unpaced sender outran a receiver that was the
     // bottleneck (loopback: a third of the coded packets duplicates)
     onChannel: (channel, peer) => createMutpSession({
-      channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection,
+      channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection, uplinkBps: config.uploadRateBps ?? null,
       paths: { cache: pathCache, key: pathKey(peer) },
     }),
   });

@@ -6,7 +6,7 @@
 // the layout as soon as the origin's head is in, then each generation (its checksum first) as its
 // bytes come.
 
-import { checksumTable, computeLayout, createBundleSizer, createBundleWriter, createInflightLimit, inflightFloorPackets, normalizeParams, reusedDatagrams, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
+import { checksumTable, computeLayout, createBundleSizer, createBundleWriter, createInflightLimit, dataDatagramBytes, inflightFloorPackets, normalizeParams, reusedDatagrams, uplinkDatagramRate, MAX_DATAGRAM_BYTES, META_COPIES } from '@mutp/protocol';
 import { checksumTableOf } from '../objects/digest-cache.js';
 import { createChannelSender } from './channel-sender.js';
 import { codedError } from '@mutp/common/errors';
@@ -44,12 +44,13 @@ const MAX_WARNINGS_PER_SESSION = 10;
  * @param {() => number} [opts.now]  monotonic ms
  * @param {boolean} [opts.pacing]    space packets at the delivery rate (the in-flight limit's pacing): for a
  *   transport that sends whatever it is given at once (the tuned build with SCTP's max burst off)
+ * @param {number | null} [opts.uplinkBps]  the proxy's upload rate as configured (bytes/s): the pacing never goes above it
  * @param {{ cache: ReturnType<typeof import('@mutp/protocol').createPathCache>, key: string } | null} [opts.paths]  the proxy's paths to its
  *   clients and this client's key: a download starts from the latest one measured to this client, on any
  *   of its connections (else from this channel's own last download, else from scratch)
  * @returns {{ stop(reason: string): void }}
  */
-export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false, paths = null }) {
+export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false, uplinkBps = null, paths = null }) {
   const { encodeMessage, decodeMessage, createSender } = protocol;
   const logger = deps.logger;
   const out = createChannelSender(channel);
@@ -262,7 +263,8 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   function startSending(dl) {
     const feedbackEvery = dl.sender.params.feedbackEvery;
     const start = paths?.cache.get(paths.key, now()) ?? path;
-    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, now: now() });
+    const uplinkRate = uplinkDatagramRate(uplinkBps, dataDatagramBytes(dl.req.mode, dl.sender.params));
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, uplinkRate, now: now() });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     // a client that asked hears where this request's time went here, before the meta (its record's time breakdown)
