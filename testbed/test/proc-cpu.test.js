@@ -8,7 +8,7 @@ import { skipOrFail } from '@mutp/testkit/require-tool';
 import { cpuSeconds } from '../src/proc-cpu.js';
 
 // A child that burns CPU on command, on its main thread ("main MS") or on a worker thread that
-// stays alive ("worker MS"), ends its worker ("end"), and answers "done" when idle again.
+// stays alive until told ("worker MS"), ends its worker ("end"), and answers "done" when idle again.
 const CHILD = `
 const { Worker } = require('node:worker_threads');
 const burn = (ms) => { const t = process.cpuUsage(); while ((process.cpuUsage(t).user + process.cpuUsage(t).system) / 1000 < ms); };
@@ -17,7 +17,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
   const [cmd, ms] = line.split(' ');
   if (cmd === 'main') { burn(Number(ms)); console.log('done'); }
   if (cmd === 'worker') {
-    worker = new Worker('const burn = ' + burn + '; require("node:worker_threads").parentPort.once("message", (ms) => { burn(ms); require("node:worker_threads").parentPort.postMessage("done"); });', { eval: true });
+    worker = new Worker('const burn = ' + burn + '; require("node:worker_threads").parentPort.on("message", (ms) => { burn(ms); require("node:worker_threads").parentPort.postMessage("done"); });', { eval: true });
     worker.once('message', () => console.log('done'));
     worker.postMessage(Number(ms));
   }
