@@ -91,7 +91,7 @@ describe('testbed (network namespaces, smoke)', function () {
     assert.ok(wire >= LIMIT_BPS / SHAPER_SLACK && wire <= LIMIT_BPS * SHAPER_SLACK, `${wire} B/s on the wire`);
   });
 
-  it(`delays every packet of the client by ${DELAY_MS} ms each way (TCP connect to a proxy ≥ 2·D)`, () => {
+  it(`gives the client's paths a round trip of 2·${DELAY_MS} ms (TCP connect to a proxy ≥ 2·D)`, () => {
     assert.equal(tb.delay?.delayMs, DELAY_MS);
     const p = tb.proxies[0];
     const out = execFileSync('ip', ['netns', 'exec', tb.topology.client.ns, process.execPath, '--input-type=module', '-e', CONNECT_TIMES, p.ip, new URL(p.url).port, String(CONNECT_PROBES)], { encoding: 'utf8' });

@@ -1,11 +1,11 @@
-// A constant one-way delay on every packet a host sends or receives on its eth0: on the client,
-// every client↔proxy (and client↔Origo) path gets RTT = 2·D + the bridge's ~0.1 ms. A host that
-// sends bulk TCP (the origin) gets its round trip on the packets it receives only (`inboundOnly`,
-// 2·D there): a packet its own TCP sent and the delay holds still counts against the socket's
-// TCP Small Queues budget (about 1 ms of its rate), so a sender-side delay throttled a 4 MiB/s
-// origin 20 ms away to ~270 KiB/s.
-// netem where the kernel has it; otherwise shaping/delayline (NFQUEUE: each packet's verdict is
-// issued D ms after it was queued). Both delay TCP and WebRTC/UDP alike.
+// A constant delay of D each way on a host's eth0: on the client, every client↔proxy (and
+// client↔Origo) path gets RTT = 2·D + the bridge's ~0.1 ms. netem where the kernel has it (one
+// qdisc per direction); otherwise shaping/delayline (NFQUEUE: each packet's verdict is issued a
+// fixed time after it was queued), which holds the whole round trip's 2·D on the packets the host
+// receives: a packet its own TCP sent and the line held would still count against the socket's
+// TCP Small Queues budget (about 1 ms of its rate; netem lets go of it), so a sender-side delay
+// throttled every upload from the host (an origin 20 ms away serving 4 MiB/s: ~270 KiB/s; a
+// client's 9 KB log POST: 3 round trips). Both delay TCP and WebRTC/UDP alike.
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -17,7 +17,7 @@ export const DELAYLINE = `${DELAYLINE_DIR}delayline`;
 const DELAYLINE_SOURCE = `${DELAYLINE_DIR}delayline.c`;
 const DELAYLINE_BUILD = `${DELAYLINE_DIR}build`;
 const DELAY_COMMENT = 'mtb-delay'; // tags our NFQUEUE rules
-const QUEUE_NUM = 0; // one queue per namespace: both directions share it (same D, so one FIFO keeps order)
+const QUEUE_NUM = 0; // one queue per namespace: its packets in, one constant delay, so one FIFO keeps their order
 const READY_TIMEOUT_MS = 5000; // the delay line binds its queue in milliseconds; 5 s covers a loaded machine
 const NETEM_LIMIT_PACKETS = 100_000; // netem's default 1000-packet limit would drop at D·rate > 1000 packets
 export const MAX_DELAY_MS = 10_000; // the delay line's own bound
@@ -61,7 +61,8 @@ export function ensureDelayLine() {
  */
 
 /**
- * Delays everything on a host's eth0 (the client's, or another's: `who`), both directions, by `delayMs`.
+ * Delays everything on a host's eth0 (the client's, or another's: `who`) by `delayMs` each way: a
+ * round trip of 2 × delayMs (on the delay line, all of it on the packets the host receives).
  * @param {object} o
  * @param {string} o.hostNs      the host's namespace
  * @param {string} [o.hostDev]    its veth   [eth0]
@@ -87,7 +88,8 @@ export async function startDelay({ hostNs, hostDev = 'eth0', who = 'client', inb
   const bin = ensureDelayLine();
   // stderr straight into the file: its exit counters are written after the testbed is gone
   const logFd = openSync(logFile, 'a');
-  const child = spawn('ip', ['netns', 'exec', hostNs, bin, '--queue', String(QUEUE_NUM), '--delay-ms', String(delayMs)], { stdio: ['ignore', 'pipe', logFd] });
+  const heldMs = inboundOnly ? delayMs : 2 * delayMs; // the round trip's whole delay, on the packets in
+  const child = spawn('ip', ['netns', 'exec', hostNs, bin, '--queue', String(QUEUE_NUM), '--delay-ms', String(heldMs)], { stdio: ['ignore', 'pipe', logFd] });
   closeSync(logFd);
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`the delay line did not report ready within ${READY_TIMEOUT_MS} ms (see ${logFile})`)), READY_TIMEOUT_MS);
@@ -111,15 +113,12 @@ export async function startDelay({ hostNs, hostDev = 'eth0', who = 'client', inb
     // stops (visibly) instead of silently flowing undelayed.
     if (!stopping) process.stderr.write(`testbed: the delay line exited (${code ?? sig}); the ${who}'s traffic is blocked (see ${logFile})\n`);
   });
-  // Appended to filter INPUT/OUTPUT. An NF_ACCEPT verdict ends the table's traversal, so the
-  // loss rules (setLinkLoss) are inserted at the top of INPUT: a packet is first dropped or
-  // kept, then delayed.
-  for (const [chain, dirFlag] of inboundOnly ? [['INPUT', '-i']] : [['OUTPUT', '-o'], ['INPUT', '-i']]) {
-    inNs(hostNs, ['iptables', '-A', chain, dirFlag, hostDev, '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
-  }
+  // Appended to filter INPUT. An NF_ACCEPT verdict ends the table's traversal, so the loss rules
+  // (setLinkLoss) are inserted at the top of INPUT: a packet is first dropped or kept, then delayed.
+  inNs(hostNs, ['iptables', '-A', 'INPUT', '-i', hostDev, '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
   return {
     method: 'nfqueue', delayMs, pid: child.pid ?? null,
-    describe: `shaping/delayline (NFQUEUE, constant ${delayMs} ms per packet) on the ${who}'s ${hostDev}, ${inboundOnly ? 'packets in' : 'both directions'}`,
+    describe: `shaping/delayline (NFQUEUE, constant ${heldMs} ms per packet) on the packets the ${who}'s ${hostDev} receives${inboundOnly ? '' : ` (the round trip of ${delayMs} ms each way)`}`,
     /** Expected end (teardown): the delay line releases what it holds and exits. */
     stop() {
       stopping = true;
