@@ -65,8 +65,8 @@ const ECHO_HISTORY = 512;
  *   initialPackets, so a download does not ramp up from scratch each time.
  *   pacing: also space the packets at the phase's gain × the bottleneck rate (once one is
  *   known), for a transport that would send whatever it is given at once.
- *   uplinkRate: the source's own uplink (datagrams per ms, uplinkDatagramRate; 0: unknown), the
- *   most the pacing lets out. Faster only fills the source's own queue: start-up paces at 3× a
+ *   uplinkRate: the source's own uplink (datagrams per ms, uplinkDatagramRate; 0: unknown): the
+ *   pacing lets out at most INFLIGHT_UPLINK_HEADROOM × it, from the first packet on. Faster only fills the source's own queue: start-up paces at 3× a
  *   rate that lags its growth by a round trip, and the queue shows only a round trip later, so a
  *   new connection overran a shallow uplink queue (testbed, 896 KiB/s uplinks with 30-packet
  *   queues, RTT 50 ms: ~50 of a 1.5 MiB one-off's ~500 packets per proxy dropped at start-up).

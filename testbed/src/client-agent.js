@@ -63,8 +63,7 @@ const commands = {
     try {
       const { data, stats } = await client.download(url, { mode, proxies, window, generationSize, feedbackEvery });
       // the body's digest: the caller checks it byte-exact against the object it asked for. Its CPU
-      // is the check's, not the client's: a
-      // caller measuring the client's cost takes it off
+      // is the check's, not the client's: a caller measuring the client's cost takes it off
       const hash0 = process.cpuUsage();
       const sha256 = createHash('sha256').update(data).digest('hex');
       const hash = process.cpuUsage(hash0);

@@ -69,10 +69,9 @@ const seen = new Map();
  */
 export function cpuSeconds(pid) {
   const threads = threadNanoseconds(pid);
-  if (!threads) return statSeconds(pid);
-  if (threads.size === 0) {
-    seen.delete(pid);
-    return null;
+  if (!threads || threads.size === 0) {
+    seen.delete(pid); // gone (or unreadable: then the ticks, if any)
+    return threads ? null : statSeconds(pid);
   }
   const before = seen.get(pid) ?? { threads: new Map(), endedNs: 0 };
   let endedNs = before.endedNs;
