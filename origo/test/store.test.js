@@ -47,6 +47,21 @@ describe('origo: DuckDB store', () => {
     }
   });
 
+  it('an insert into a quiet table commits at once; those close behind it wait to share the next transaction', async () => {
+    const store = await openDuckDbStore();
+    try {
+      const [a, b, c] = [proxyRecord('p1'), proxyRecord('p2'), proxyRecord('p3')];
+      const before = store.transactions;
+      const first = store.insertProxyRecords([a]); // nothing came before it: no one to wait for
+      await new Promise((r) => setTimeout(r, 2));
+      const rest = [store.insertProxyRecords([b]), store.insertProxyRecords([c])]; // within GROUP_COMMIT_MS of it
+      assert.deepEqual(await Promise.all([first, ...rest]), [a, b, c].map((r) => ({ stored: [r.id], duplicates: [] })));
+      assert.equal(store.transactions - before, 2, 'the first alone, then the two behind it together');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a batch the database refuses fails only its own caller, not the inserts it was grouped with', async () => {
     const store = await openDuckDbStore();
     try {

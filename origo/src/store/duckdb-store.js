@@ -23,6 +23,8 @@ const select = (/** @type {Column} */ c) => selectExpr(c, DUCKDB);
 /**
  * How long an insert waits for others into the same table to share its transaction (ms): the
  * proxies of one download report within a few ms of each other; a caller's ack waits this long.
+ * An insert into a table quiet for this long commits at once: a lone client's record (a one-off
+ * download's, whose process waits for the ack before it exits) has no one to wait for.
  */
 export const GROUP_COMMIT_MS = 20;
 
@@ -88,6 +90,8 @@ export class DuckDbStore {
   #closed = false;
   /** @type {Map<string, {parts: GroupPart<any>[], commit: () => void, timer: ReturnType<typeof setTimeout>}>} inserts waiting to share a transaction, per table */
   #groups = new Map();
+  /** @type {Map<string, number>} when (performance.now(), ms) the last insert into each table came */
+  #lastInsertAt = new Map();
   #transactions = 0;
 
   /**
@@ -119,7 +123,8 @@ export class DuckDbStore {
    * Store records once each (by id), sharing a transaction with the other inserts into `table`
    * that arrive within GROUP_COMMIT_MS: a DuckDB append costs ~5 ms however few rows it holds
    * (~3.4 ms of it blocking the event loop in flushSync), and the proxies of one download send
-   * their records at the same moment. Each caller still gets its own stored/duplicates.
+   * their records at the same moment. The first insert after a quiet GROUP_COMMIT_MS commits at
+   * once. Each caller still gets its own stored/duplicates.
    * @param {string} table
    * @param {Column[]} columns
    * @param {object[]} records
@@ -129,20 +134,25 @@ export class DuckDbStore {
    */
   #insertIdempotent(table, columns, records, receivedAt, appendChildren) {
     if (records.length === 0 && !this.#closed) return Promise.resolve({ stored: [], duplicates: [] });
-    return this.#grouped(table, GROUP_COMMIT_MS, records, receivedAt, (parts) => this.#transaction(table, columns, parts, appendChildren));
+    return this.#grouped(table, GROUP_COMMIT_MS, records, receivedAt, (parts) => this.#transaction(table, columns, parts, appendChildren), true);
   }
 
   /**
    * Join the group of inserts into `table` that commits `windowMs` after its first one, in one
    * write; if that write fails, each insert is written alone, so one caller's bad batch fails
-   * only that caller.
+   * only that caller. With `atOnceWhenQuiet`, a group whose first insert follows none within
+   * `windowMs` commits at once (with what joins it in the same turn of the event loop).
    * @template R
    * @param {string} table @param {number} windowMs @param {object[]} rows @param {Date} receivedAt
    * @param {(parts: GroupPart<R>[]) => Promise<R[]>} write  one transaction; a result per part
+   * @param {boolean} [atOnceWhenQuiet]
    * @returns {Promise<R>}
    */
-  #grouped(table, windowMs, rows, receivedAt, write) {
+  #grouped(table, windowMs, rows, receivedAt, write, atOnceWhenQuiet = false) {
     if (this.#closed) return Promise.reject(codedError('ERR_STORE_CLOSED', 'the store is closed'));
+    const now = performance.now();
+    const quiet = !(now - (this.#lastInsertAt.get(table) ?? -Infinity) < windowMs);
+    this.#lastInsertAt.set(table, now);
     return new Promise((resolve, reject) => {
       let group = this.#groups.get(table);
       if (!group) {
@@ -152,7 +162,7 @@ export class DuckDbStore {
           // #settle settles every part itself; #serial refuses only a store closed meanwhile
           this.#serial(() => this.#settle(parts, write)).catch((err) => { for (const part of parts) part.reject(err); });
         };
-        group = { parts, commit, timer: setTimeout(commit, windowMs) };
+        group = { parts, commit, timer: setTimeout(commit, atOnceWhenQuiet && quiet ? 0 : windowMs) };
         this.#groups.set(table, group);
       }
       group.parts.push({ rows, receivedAt, resolve, reject });
