@@ -16,7 +16,7 @@ import { downloadRangeHttp } from './http/range-http.js';
 import { createDigestCache } from './http/digest-cache.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
-import { DEFAULT_PROXIES, MODES, SPARE_PROXIES, parseRange } from './download-options.js';
+import { DEFAULT_PROXIES, MODES, SPARE_PROXIES, parseRange, proxiesToList } from './download-options.js';
 
 export { DEFAULT_PROXIES, MODES, SPARE_PROXIES, parseRange };
 
@@ -74,7 +74,7 @@ const PREFETCH_TIMEOUT_MS = 10_000;
 
 /**
  * @typedef {{startedAt: number, list: Promise<import('./origo-api.js').ProxyEntry[]>}} ProxyListing
- *   startedAt: performance.now() when it was asked; list: fetchProxyList's answer for n = proxies + SPARE_PROXIES
+ *   startedAt: performance.now() when it was asked; list: fetchProxyList's answer for n = proxiesToList(proxies)
  */
 
 /**
@@ -256,7 +256,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       return { list: await withTickets(list, opts.signal), spares: [] };
     }
     if (!Number.isInteger(p) || p < 1 || p > MAX_PROXIES) throw codedError('ERR_BAD_OPTION', `proxies must be an integer 1..${MAX_PROXIES}`);
-    const all = await (opts.listing?.list ?? proxies({ n: p + SPARE_PROXIES, lat: opts.lat, lon: opts.lon, signal: opts.signal }));
+    const all = await (opts.listing?.list ?? proxies({ n: proxiesToList(p), lat: opts.lat, lon: opts.lon, signal: opts.signal }));
     return { list: all.slice(0, p), spares: all.slice(p) };
   }
 
@@ -444,7 +444,6 @@ function checkOriginUrl(url) {
 export function objectKey(url, range) {
   return range ? `${range.start}-${range.end} ${url}` : url;
 }
-
 
 /**
  * The MUTP transport, the environment's WebRTC stack (HTTP modes need neither) and, for a coded

@@ -8,6 +8,9 @@ export const DEFAULT_PROXIES = 4; // paper V: N = 4 is where both MUTP protocols
 /** Extra proxies asked of Origo per download (count): a source whose proxy refuses (503 ERR_PROXY_BUSY) moves to one. */
 export const SPARE_PROXIES = 4;
 
+/** How many proxies to ask Origo for when a download wants `proxies` of them: those and the spares. @param {number} proxies */
+export const proxiesToList = (proxies) => proxies + SPARE_PROXIES;
+
 /**
  * @param {{start: number, end: number} | string | null | undefined} r  end inclusive
  * @returns {{start: number, end: number} | null}

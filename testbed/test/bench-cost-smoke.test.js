@@ -9,8 +9,8 @@ import { runBenchJson } from '@mutp/testkit/bench-run';
 import { MODES } from '../src/cost/summary.js';
 
 const BENCH = fileURLToPath(new URL('../bin/bench-cost.js', import.meta.url));
-// At 4 MiB each proxy spends 4-30 ms on its share (Parallel HTTP least); the bench reads each
-// process's threads to the nanosecond, so a reading of 0 means the measurement is broken.
+// At 4 MiB a Parallel HTTP proxy, the cheapest mode, spent 4-9 ms on its share (measured); the
+// bench reads each process's threads to the nanosecond, so a reading of 0 means it is broken.
 const SIZE_MIB = 4;
 const RUN_TIMEOUT_MS = 90_000; // measured ~15 s on 2 busy cores (load 3); start-up under load is the slow part
 

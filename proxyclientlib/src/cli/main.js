@@ -3,7 +3,7 @@
 // record) during that lookup's round trips.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SPARE_PROXIES } from '../download-options.js';
+import { proxiesToList } from '../download-options.js';
 import { errorInfo } from '../errors.js';
 import { fetchProxyList } from '../origo-api.js';
 import { parseCli, parseUrlList, USAGE, UsageError } from './args.js';
@@ -166,7 +166,7 @@ async function getMany(client, args, stdout, stderr, listing) {
 function earlyListing(args, clientId, logger) {
   if (!args.origo || !URL.canParse(args.origo)) return null;
   const startedAt = performance.now();
-  const list = fetchProxyList({ origo: args.origo, fetch: globalThis.fetch, logger, clientId, n: args.proxies + SPARE_PROXIES, lat: args.lat, lon: args.lon });
+  const list = fetchProxyList({ origo: args.origo, fetch: globalThis.fetch, logger, clientId, n: proxiesToList(args.proxies), lat: args.lat, lon: args.lon });
   list.catch(() => {}); // not a rejection nobody handles when the download stops before it looks
   return { startedAt, list };
 }
