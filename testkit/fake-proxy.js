@@ -1,9 +1,9 @@
-// A stand-in for a proxy's `GET /fetch?url=…` (Range supported; `&digests=1` too) serving demo media from memory,
+// A stand-in for a proxy's `GET /fetch?url=…` (Range supported; `&digests=1` and first shares too) serving demo media from memory,
 // with failure knobs. Lets the client's HTTP modes be tested without the real proxy package.
 import http from 'node:http';
 import { demoBytes, demoSize } from '@mutp/demo/media';
 import { parseRangeHeader } from '@mutp/demo/origin';
-import { digestList, encodeDigestList, DIGEST_LIST_HEADER } from '@mutp/protocol';
+import { BLOCK_BYTES, SHARE_HEADER, blockCount, digestList, encodeDigestList, shareOf, DIGEST_LIST_HEADER } from '@mutp/protocol';
 
 const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob cuts mid-body
 
@@ -15,7 +15,9 @@ const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob 
  * @param {boolean} [o.ignoreRange]    answer 200 with the whole object even when a Range was asked
  * @param {number} [o.holdAfterBytes]  send this many body bytes of each response, then hold the rest until release()
  * @param {boolean} [o.inlineDigests]  a body response carries the digest list in its head, as the real proxy's does for small lists
- * @param {Promise<unknown>} [o.digestGate]  answer `&digests=1` only once this settles
+ * @param {Promise<unknown>} [o.digestGate]  answer `&digests=1` (and a first share, which carries the list) only once this settles
+ * @param {boolean} [o.noShares]       a proxy that predates first shares: `&share=` is ignored (the whole object)
+ * @param {boolean} [o.shiftShare]     answer a share one block later than asked (right bytes, the wrong blocks)
  * @param {number} [o.headDelayMs]     answer each `/fetch` this long after it came (ms), as a proxy still fetching the
  *   object from its origin
  */
@@ -31,7 +33,8 @@ export async function startFakeProxy(o = {}) {
   const handle = (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     requestConnections.push(/** @type {any} */ (req.socket).connNo);
-    requests.push({ path: u.pathname, url: u.searchParams.get('url'), range: req.headers.range ?? null, ...(u.searchParams.get('digests') ? { digests: true } : {}) });
+    requests.push({ path: u.pathname, url: u.searchParams.get('url'), range: req.headers.range ?? null, ...(u.searchParams.get('digests') ? { digests: true } : {}),
+      ...(u.searchParams.has('share') ? { share: Number(u.searchParams.get('share')) } : {}) });
     if (o.error) {
       res.writeHead(o.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: o.error.code, message: 'refused by test' } }));
       return;
@@ -49,14 +52,21 @@ export async function startFakeProxy(o = {}) {
     const object = demoBytes(size);
     // `&digests=1`: the digest list of the whole object, served with the same knobs as a body
     const all = u.searchParams.get('digests') === '1' ? encodeDigestList(digestList(object)) : object;
-    const r = o.ignoreRange || all !== object ? null : parseRangeHeader(req.headers.range, size);
+    // `&share=i&weights=…&cap=C`: share i of the blocks (206, or an empty 200), the list in the head
+    const asked = !o.noShares && u.searchParams.has('share')
+      ? shareOf(blockCount(size), (u.searchParams.get('weights') ?? '').split(',').map(Number), Number(u.searchParams.get('cap')), Number(u.searchParams.get('share')))
+      : null;
+    const share = asked && o.shiftShare ? { start: asked.start + 1, end: asked.end + 1 } : asked;
+    const r = share ? (share.end > share.start ? { start: share.start * BLOCK_BYTES, end: Math.min(share.end * BLOCK_BYTES, size) - 1 } : null)
+      : o.ignoreRange || all !== object ? null : parseRangeHeader(req.headers.range, size);
     if (r === 'unsatisfiable') {
       res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
       return;
     }
-    const body = r ? all.subarray(r.start, r.end + 1) : all;
+    const body = r ? all.subarray(r.start, r.end + 1) : share ? all.subarray(0, 0) : all;
     const headers = { 'content-length': String(body.byteLength), 'server-timing': 'fetch;dur=12.5',
-      ...(o.inlineDigests && all === object ? { [DIGEST_LIST_HEADER]: Buffer.from(encodeDigestList(digestList(object))).toString('base64') } : {}) };
+      ...((o.inlineDigests || share) && all === object ? { [DIGEST_LIST_HEADER]: Buffer.from(encodeDigestList(digestList(object))).toString('base64') } : {}),
+      ...(share ? { [SHARE_HEADER]: `${share.start}-${share.end}` } : {}) };
     if (r) res.writeHead(206, { ...headers, 'content-range': `bytes ${r.start}-${r.end}/${size}` });
     else res.writeHead(200, headers);
     if (o.stall) { res.flushHeaders(); return; }
@@ -84,7 +94,8 @@ export async function startFakeProxy(o = {}) {
     pump();
   };
   const server = http.createServer((req, res) => {
-    const gate = new URL(req.url ?? '/', 'http://x').searchParams.get('digests') === '1' ? o.digestGate : undefined;
+    const q = new URL(req.url ?? '/', 'http://x').searchParams;
+    const gate = q.get('digests') === '1' || (q.has('share') && !o.noShares) ? o.digestGate : undefined;
     if (gate) gate.then(() => handle(req, res), () => handle(req, res));
     else if (o.headDelayMs) setTimeout(() => handle(req, res), o.headDelayMs);
     else handle(req, res);

@@ -25,14 +25,17 @@
 // Usage (the caller owns sockets and clock; `now` in ms):
 //   const s = createRangeScheduler({ size, sourceCount });
 //   const r = s.nextRange(i, now);      // {start, end, copy} (end exclusive) or null
+//   s.assign(i, r, requestedAt);        // or: a range source i was asked for before (a first share)
 //   s.onFirstByte(i, now);            // optional: keeps request latency apart from the rate
 //   ... on the last byte of r from source i:
 //   const { accepted, cancel } = s.onRangeDone(i, r, byteCount, now);
 //   s.onSourceFailed(i, now);           // its range goes back to the pool
+//   s.release(i);                       // so does an assigned range source i will not send; i stays live
 //   s.wakeAt();                         // when an idle source should ask again (ms) or Infinity
 //   s.isComplete();
 
 import { BLOCK_BYTES } from './integrity/block-digests.js';
+import { splitShares } from './first-shares.js';
 
 const KIB = 1024;
 /** MSPlayer's default initial chunk size, 256 KB (their Section 5 picked it over 1 MB). */
@@ -109,11 +112,7 @@ function firstRangeShares(size, sourceCount, initialRangeBytes, priorRates) {
   const cap = FIRST_RANGE_MAX_INITIALS * initialRangeBytes;
   if (size / sourceCount > cap) return null;
   const known = priorRates?.length === sourceCount && priorRates.every((r) => typeof r === 'number' && Number.isFinite(r) && r > 0);
-  const weights = known ? /** @type {number[]} */ (priorRates) : new Array(sourceCount).fill(1);
-  const total = weights.reduce((a, w) => a + w, 0);
-  const shares = weights.map((w) => Math.min(cap, Math.max(1, Math.round((size * w) / total))));
-  let left = size;
-  return shares.map((b) => { const mine = Math.min(b, left); left -= mine; return mine; });
+  return splitShares(size, known ? /** @type {number[]} */ (priorRates) : new Array(sourceCount).fill(1), cap);
 }
 
 /**
@@ -338,6 +337,32 @@ export function createRangeScheduler(options) {
   }
 
   /**
+   * Give source i a range it was asked for before the scheduler existed (a first share, asked
+   * with the digest lists before the size was known): taken out of the unassigned bytes as
+   * nextRange would hand it out. Refused (false) when the source is failed or busy, or any of
+   * the range is not unassigned (another source took it meanwhile).
+   * @param {number} i
+   * @param {{start: number, end: number}} range  end exclusive
+   * @param {number} requestedAt  when source i was asked for it (ms)
+   * @returns {boolean}
+   */
+  function assign(i, range, requestedAt) {
+    const s = source(i);
+    const { start, end } = range;
+    if (s.failed || s.current || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end <= start) return false;
+    const k = pending.findIndex(([a, b]) => a <= start && end <= b);
+    if (k < 0) return false;
+    const [a, b] = pending[k];
+    pending.splice(k, 1, ...(/** @type {Array<[number, number]>} */ ([[a, start], [end, b]]).filter(([x, y]) => y > x)));
+    /** @type {Outstanding} */
+    const o = { start, end, holders: new Map([[i, requestedAt]]) };
+    outstanding.add(o);
+    s.current = o;
+    s.lastSize = end - start;
+    return true;
+  }
+
+  /**
    * Source i delivered the last byte of `range`. The first copy of a range wins.
    * @param {number} i
    * @param {{start: number, end: number}} range
@@ -403,8 +428,17 @@ export function createRangeScheduler(options) {
    * @param {number} _now
    */
   function onSourceFailed(i, _now) {
+    source(i).failed = true;
+    release(i);
+  }
+
+  /**
+   * Source i no longer fetches its current range (an assigned share it did not send, or it
+   * failed): the range returns to the pool unless another copy runs. The source stays live.
+   * @param {number} i
+   */
+  function release(i) {
     const s = source(i);
-    s.failed = true;
     s.firstByteAt = NaN;
     const o = s.current;
     s.current = null;
@@ -426,9 +460,11 @@ export function createRangeScheduler(options) {
 
   return {
     nextRange,
+    assign,
     onFirstByte,
     onRangeDone,
     onSourceFailed,
+    release,
     wakeAt,
     /** True once every byte has been delivered by some source. */
     isComplete: () => doneBytes === size,
@@ -439,6 +475,15 @@ export function createRangeScheduler(options) {
     /** Harmonic-mean rate estimate of source i in bytes/s (0 before its first range). */
     estimate: (/** @type {number} */ i) => source(i).estimate,
   };
+}
+
+/**
+ * The largest first share (blocks) of the block scheduler: FIRST_RANGE_MAX_INITIALS initial
+ * ranges. A client asking for first shares before the size is known caps them so.
+ * @param {number} [initialRangeBytes]
+ */
+export function firstShareCapBlocks(initialRangeBytes = INITIAL_RANGE_BYTES) {
+  return FIRST_RANGE_MAX_INITIALS * Math.max(1, Math.ceil(initialRangeBytes / BLOCK_BYTES));
 }
 
 /**

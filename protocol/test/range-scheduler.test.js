@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { createRangeScheduler, createBlockRangeScheduler, INITIAL_RANGE_BYTES, MIN_RANGE_RTTS } from '../src/range-scheduler.js';
+import { createRangeScheduler, createBlockRangeScheduler, firstShareCapBlocks, INITIAL_RANGE_BYTES, MIN_RANGE_RTTS } from '../src/range-scheduler.js';
+import { parseShareHeader, shareOf, shareWeights, splitShares } from '../src/first-shares.js';
 
 const KIB = 1024;
 
@@ -199,5 +200,61 @@ describe('range scheduler', () => {
     const s = createRangeScheduler({ size: 0, sourceCount: 2 });
     assert.equal(s.isComplete(), true);
     assert.equal(s.nextRange(0, 0), null);
+  });
+});
+
+describe('first shares', () => {
+  it('cut the units from 0 by weight, each at most the cap, the last ones cut to what is left', () => {
+    assert.deepEqual(splitShares(16, [2, 1, 1], 6), [6, 4, 4]);
+    assert.deepEqual(splitShares(24, [1, 1, 1, 1], 12), [6, 6, 6, 6]);
+    assert.deepEqual(splitShares(3, [1, 1, 1, 1], 12), [1, 1, 1, 0], 'fewer units than sources');
+    assert.deepEqual(shareOf(16, [2, 1, 1], 6, 2), { start: 10, end: 14 });
+    assert.deepEqual(shareOf(3, [1, 1, 1, 1], 12, 3), { start: 3, end: 3 });
+  });
+
+  it('weigh by the advertised rates in KiB/s, equally when any is unknown', () => {
+    assert.deepEqual(shareWeights([1835008, 917504, 917504]), [1792, 896, 896]);
+    assert.deepEqual(shareWeights([1835008, null, 917504]), [1, 1, 1]);
+    assert.deepEqual(shareWeights([100, 917504]), [1, 896], 'at least 1');
+  });
+
+  it('read a share header strictly', () => {
+    assert.deepEqual(parseShareHeader('3-7'), { start: 3, end: 7 });
+    assert.deepEqual(parseShareHeader('4-4'), { start: 4, end: 4 });
+    for (const bad of [null, '', '7-3', '-1-2', '1-2-3', 'a-b', '1234567890-1234567891']) assert.equal(parseShareHeader(bad), null, String(bad));
+  });
+
+  it('the block scheduler\'s small-object split is the same cut', () => {
+    const s = createBlockRangeScheduler(16, 3, { priorRates: [2, 1, 1] });
+    const cap = firstShareCapBlocks();
+    assert.deepEqual([0, 1, 2].map((i) => { const r = s.nextRange(i, 0); return r && [r.start, r.end]; }), [0, 1, 2].map((i) => { const r = shareOf(16, [2, 1, 1], cap, i); return [r.start, r.end]; }));
+  });
+
+  it('a share asked before the size was known is assigned as the source\'s range; taken or busy, refused', () => {
+    const s = createBlockRangeScheduler(40, 3);
+    assert.equal(s.assign(1, { start: 12, end: 24 }, 0), true);
+    assert.equal(s.assign(1, { start: 24, end: 30 }, 0), false, 'busy');
+    assert.equal(s.assign(2, { start: 20, end: 26 }, 0), false, 'part of it is taken');
+    assert.equal(s.assign(2, { start: 24, end: 24 }, 0), false, 'empty');
+    // the others are handed what is left around it, in order
+    const r0 = s.nextRange(0, 0);
+    assert.deepEqual([r0?.start, r0?.end], [0, 4]);
+    assert.deepEqual(s.onRangeDone(1, { start: 12, end: 24 }, 12, 100), { accepted: true, cancel: [] });
+    // a share its source did not send goes back to the pool, and the source stays live
+    assert.equal(s.assign(2, { start: 24, end: 36 }, 0), true);
+    s.release(2);
+    const r2 = s.nextRange(2, 10);
+    assert.ok(r2 && !r2.copy && r2.start === 4, JSON.stringify(r2));
+    s.onRangeDone(0, /** @type {any} */ (r0), 4, 100);
+    s.onRangeDone(2, r2, 4, 100);
+    const seen = [];
+    for (let k = 0; k < 20 && !s.isComplete(); k++) {
+      for (const i of [0, 1, 2]) {
+        const r = s.nextRange(i, 200 + k);
+        if (r) { seen.push([r.start, r.end]); s.onRangeDone(i, r, r.end - r.start, 300 + k); }
+      }
+    }
+    assert.ok(s.isComplete(), 'the released share was fetched again');
+    assert.ok(seen.some(([a, b]) => a <= 24 && b >= 25), 'block 24 handed out again');
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startProxy } from '../index.js';
 import { startOrigin, testBytes, captureLogger } from '@mutp/testkit/local-origin';
-import { BLOCK_BYTES, blocksOfRange, decodeDigestList, digestList, DIGEST_LIST_HEADER } from '@mutp/protocol';
+import { BLOCK_BYTES, SHARE_HEADER, blocksOfRange, decodeDigestList, digestList, DIGEST_LIST_HEADER, WHOLE_OBJECT_BLOCKS } from '@mutp/protocol';
 
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 const SIZE = 1_000_003; // odd size: ranges do not line up with anything
@@ -218,6 +218,42 @@ describe('proxy /fetch: Range', () => {
       assert.equal(bad.res.status, 400, q);
       assert.equal(JSON.parse(Buffer.from(bad.bytes).toString()).error.code, 'ERR_BAD_QUERY');
     }
+  });
+
+  it('a first share: the whole list in the head, share i of the blocks as the body (Range-split HTTP\'s first ranges)', async () => {
+    const url = `${target}&mode=range-http`;
+    // 1000003 bytes = 16 blocks (the last short); weights 2:1:1, at most 6 blocks each: 6, 4, 4, and 2 left
+    const cases = [[0, 0, 6], [1, 6, 10], [2, 10, 14]];
+    for (const [i, a, b] of cases) {
+      const { res, bytes } = await get(undefined, `${url}&share=${i}&weights=1792,896,896&cap=6`);
+      assert.equal(res.status, 206);
+      assert.equal(res.headers.get(SHARE_HEADER), `${a}-${b}`);
+      assert.equal(res.headers.get('content-range'), `bytes ${a * BLOCK_BYTES}-${b * BLOCK_BYTES - 1}/${SIZE}`);
+      assert.equal(sha(bytes), sha(data.subarray(a * BLOCK_BYTES, b * BLOCK_BYTES)));
+      const list = decodeDigestList(new Uint8Array(Buffer.from(String(res.headers.get(DIGEST_LIST_HEADER)), 'base64')), WHOLE_OBJECT_BLOCKS);
+      assert.ok(list.ok);
+      assert.deepEqual([...list.list.digests], [...digestList(data).digests]);
+    }
+    // the last share holds the short last block; a share past the object's blocks is empty
+    const last = await get(undefined, `${url}&share=1&weights=1,1&cap=100`);
+    assert.equal(last.res.headers.get('content-range'), `bytes ${8 * BLOCK_BYTES}-${SIZE - 1}/${SIZE}`);
+    assert.equal(sha(last.bytes), sha(data.subarray(8 * BLOCK_BYTES)));
+    const many = Array(17).fill(1).join(',');
+    const empty = await get(undefined, `${url}&share=16&weights=${many}&cap=1`);
+    assert.equal(empty.res.status, 200);
+    assert.equal(empty.res.headers.get(SHARE_HEADER), '16-16');
+    assert.equal(empty.bytes.byteLength, 0);
+    // parse at the edge: the share's fields go together, in range, with mode=range-http and no Range
+    for (const q of ['&share=0&weights=1,1', '&share=2&weights=1,1&cap=4', '&share=0&weights=0,1&cap=4', '&share=0&weights=1,x&cap=4',
+      '&share=0&weights=1&cap=0', `&share=0&weights=1&cap=99999`, '&share=0&weights=1&cap=4&digests=1']) {
+      const bad = await get(undefined, `${url}${q}`);
+      assert.equal(bad.res.status, 400, q);
+      assert.equal(JSON.parse(Buffer.from(bad.bytes).toString()).error.code, 'ERR_BAD_QUERY', q);
+    }
+    const noMode = await get(undefined, `${target}&share=0&weights=1&cap=4`);
+    assert.equal(noMode.res.status, 400, 'a share without mode=range-http');
+    const ranged = await get('bytes=0-99', `${url}&share=0&weights=1&cap=4`);
+    assert.equal(ranged.res.status, 400, 'a share with a Range');
   });
 
   it('a digest list of an object whose origin does not say its size (bytes a-b/*) is of the whole object', async () => {

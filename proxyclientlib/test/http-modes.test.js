@@ -132,15 +132,32 @@ describe('HTTP modes (fake proxies)', function () {
     assert.equal(stats.serverFetchMs, 12.5, 'server fetch time from Server-Timing');
   });
 
-  it('range-http: a small object goes out at once, one range per proxy, in shares by the rates Origo advertised', async () => {
+  it('range-http: a small object goes out at once, one request per proxy (its list and its share, by the rates Origo advertised)', async () => {
     const ps = [await proxy(), await proxy(), await proxy()];
     const rates = [2 * 917504, 917504, 917504];
-    const { data } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, {
+    const { data, stats } = await client().download(`${ORIGIN}/media/demo-1MB.bin`, {
       mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url, uploadRateBps: rates[i] })),
     });
     assert.equal(sha(data), sha(demoBytes(1 << 20)));
-    const ranges = ps.map((p) => p.requests.filter((r) => !r.digests).map((r) => r.range));
-    assert.deepEqual(ranges, [['bytes=0-524287'], ['bytes=524288-786431'], ['bytes=786432-1048575']]);
+    assert.deepEqual(ps.map((p) => p.requests), ps.map((_, i) => [{ path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: null, share: i }]));
+    assert.deepEqual(stats.perProxy.map((s) => s.bytes), [524288, 262144, 262144]);
+  });
+
+  it('range-http: a proxy whose share is not the one the agreed size gives is failed (ERR_PROXY_BAD_RESPONSE); the others deliver', async () => {
+    const ps = [await proxy(), await proxy({ shiftShare: true }), await proxy()];
+    const { data, stats } = await client().download(`${ORIGIN}/media/demo-5MB.bin`, { mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    assert.equal(sha(data), sha(demoBytes(5 << 20)));
+    assert.equal(stats.perProxy[1].error?.code, 'ERR_PROXY_BAD_RESPONSE');
+    assert.equal(ps[1].requests.length, 1, 'no range after its share');
+  });
+
+  it('range-http: proxies that predate first shares still serve the ranges (their lists asked apart)', async () => {
+    const ps = [await proxy({ noShares: true }), await proxy({ noShares: true }), await proxy()];
+    const { data } = await client().download(`${ORIGIN}/media/demo-5MB.bin`, { mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    assert.equal(sha(data), sha(demoBytes(5 << 20)));
+    for (const p of ps.slice(0, 2)) {
+      assert.ok(p.requests.some((r) => r.digests) && p.requests.some((r) => r.range !== null), 'an old proxy: its list asked, then its ranges');
+    }
   });
 
   it('range-http: once a proxy\'s round trip is known, its ranges last many of them (few requests, each paying one)', async () => {
@@ -155,24 +172,26 @@ describe('HTTP modes (fake proxies)', function () {
     }
   });
 
-  it('range-http: each proxy gets its list request and then its ranges on one TCP connection', async () => {
-    // the third proxy's list comes once the others' ranges are under way: its own ranges must wait
-    // for it instead of opening a second connection
+  it('range-http: each proxy gets its list and first share and then its ranges on one TCP connection', async () => {
+    // the third proxy's list and share come once the others' ranges are under way: its own ranges
+    // must wait for it instead of opening a second connection, and its share stays its own
     /** @type {(v?: unknown) => void} */
     let openGate = () => {};
     const gate = new Promise((r) => { openGate = r; });
     const ps = [await proxy(), await proxy(), await proxy({ digestGate: gate })];
-    const { data } = await client().download(`${ORIGIN}/media/demo-5MB.bin`, {
+    const { data, stats } = await client().download(`${ORIGIN}/media/demo-5MB.bin`, {
       mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })), onProgress: () => openGate(),
     });
     assert.equal(sha(data), sha(demoBytes(5 << 20)));
+    // 80 blocks, 3 equal shares capped at 12 blocks: the late proxy's [24, 36) waited for it
+    assert.ok(stats.perProxy[2].bytes >= 12 * 65536, `the late proxy served its share (${stats.perProxy[2].bytes} bytes)`);
     for (const [i, p] of ps.entries()) {
       const conns = p.requestConnections;
-      assert.ok(p.requests[0].digests && conns.length >= 2, `proxy ${i}: its list, then ranges (${conns.length} requests)`);
+      assert.equal(p.requests[0].share, i, `proxy ${i}: its list and first share first`);
       // a range that lost the tail's race is aborted, and HTTP/1.1 can only abort by closing: the
       // proxy's next request (a last duplicate, if any) then needs a new connection
       const lastOnFirst = conns.lastIndexOf(1);
-      assert.ok(lastOnFirst >= 1 && conns.slice(0, lastOnFirst).every((c) => c === 1) && conns.length - lastOnFirst <= 2,
+      assert.ok(lastOnFirst >= 0 && conns.slice(0, lastOnFirst).every((c) => c === 1) && conns.length - lastOnFirst <= 2,
         `proxy ${i}: requests on connections ${conns.join(',')}`);
     }
   });

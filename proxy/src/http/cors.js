@@ -1,7 +1,7 @@
 // ProxyClientLib runs in web pages and extension frames, so every origin may call a proxy.
-// Exposed: Content-Range for Range-split HTTP, the X-MUTP-* headers for the stats record and the digest vote,
+// Exposed: Content-Range and X-MUTP-Share for Range-split HTTP, the X-MUTP-* headers for the stats record and the digest vote,
 // Server-Timing for the record's time breakdown.
-const EXPOSED_HEADERS = 'Content-Range, Content-Length, Accept-Ranges, X-MUTP-Server-Fetch-Ms, X-MUTP-Cache, X-MUTP-Proxy-Id, X-MUTP-Digests, Server-Timing';
+const EXPOSED_HEADERS = 'Content-Range, Content-Length, Accept-Ranges, X-MUTP-Server-Fetch-Ms, X-MUTP-Cache, X-MUTP-Proxy-Id, X-MUTP-Digests, X-MUTP-Share, Server-Timing';
 // Browsers cache the preflight for this long (seconds).
 const PREFLIGHT_MAX_AGE_S = 600;
 

@@ -1,5 +1,6 @@
 import parseRange from 'range-parser';
-import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, blockAligned, blocksOfRange, spanListBytes } from '@mutp/protocol';
+import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, BLOCK_BYTES, SHARE_HEADER, MAX_SHARE_WEIGHT, MAX_SHARE_CAP_BLOCKS,
+  blockAligned, blockCount, blocksOfRange, shareOf, spanListBytes } from '@mutp/protocol';
 import { parseClosedRange } from '@mutp/common/byte-ranges';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
@@ -19,6 +20,10 @@ const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
  * is small (DIGEST_LIST_HEADER): the span list of its range's blocks, or the whole list.
  * A closed range is fetched from the origin alone, not the whole file: exactly (a plain /fetch),
  * or widened to whole digest blocks (the HTTP modes, a span list).
+ * With `&mode=range-http&share=i&weights=w0,w1,…&cap=C` (no Range): the whole object's list in the
+ * head and share i of its blocks as the body (first-shares.js in @mutp/protocol), 206 with
+ * Content-Range and SHARE_HEADER `a-b` (blocks), or 200 with no body and `a-a` for an empty share:
+ * a Range-split download's first ranges, asked with its lists before it knows the object's size.
  * `next`: the object the client will likely ask next, fetched meanwhile (objects/next-hint.js).
  * @param {{ objects: ReturnType<typeof import('../objects/object-store.js').createObjectStore>,
  *           logs: { record: (r: object) => void }, stats: { bytesSent: number },
@@ -31,6 +36,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const t0 = performance.now();
     const q = readQuery(req.query);
     if (!q.ok) return sendError(res, { code: 'ERR_BAD_QUERY', message: q.message });
+    if (q.share && req.headers.range !== undefined) return sendError(res, { code: 'ERR_BAD_QUERY', message: 'share asks for its own range: send no Range' });
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const record = {
@@ -42,8 +48,9 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const closed = q.digests ? q.span : parseClosedRange(req.headers.range);
     const need = closed && voted ? blockAligned(closed) : closed;
     // a whole object's body that the origin is still sending goes out as it comes; its digest list
-    // is not known yet, so the client asks for it after the head (that request waits for the whole)
-    const streams = !q.digests && req.headers.range === undefined && req.method === 'GET';
+    // is not known yet, so the client asks for it after the head (that request waits for the whole).
+    // A share needs the whole object's size and list before its head.
+    const streams = !q.digests && !q.share && req.headers.range === undefined && req.method === 'GET';
     let obj;
     try {
       // its origin fetch, if any, starts here
@@ -94,6 +101,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
       logs.record({ ...record, objectBytes: copy.total, durationMs: performance.now() - t0, serverFetchMs: obj.serverFetchMs,
         fromCache: obj.fromCache, error: { code: 'ERR_RANGE_NOT_SATISFIABLE', message: `range ${range}` } });
     };
+    if (q.share) return send(shareBody(res, copy.bytes, q.share), copy.bytes.byteLength);
     const size = copy.total ?? '*';
     if (closed) {
       // the asked bytes of the copy (which holds them, up to the object's end)
@@ -159,12 +167,32 @@ function streamBody(res, opened, { record, t0, proxyId, logs, stats }) {
 }
 
 /**
+ * Share i of the object's blocks (first-shares.js): its status (206, or 200 for an empty share)
+ * and heads set, SHARE_HEADER naming its blocks either way; returns its bytes.
+ * @param {import('express').Response} res @param {Uint8Array} object  the whole object
+ * @param {{index: number, weights: number[], cap: number}} share
+ */
+function shareBody(res, object, share) {
+  const size = object.byteLength;
+  const blocks = shareOf(blockCount(size), share.weights, share.cap, share.index);
+  res.setHeader(SHARE_HEADER, `${blocks.start}-${blocks.end}`);
+  const start = blocks.start * BLOCK_BYTES;
+  const end = Math.min(blocks.end * BLOCK_BYTES, size); // exclusive
+  if (end <= start) {
+    res.status(200);
+    return object.subarray(0, 0);
+  }
+  res.status(206).setHeader('Content-Range', `bytes ${start}-${end - 1}/${size}`);
+  return object.subarray(start, end);
+}
+
+/**
  * Parse at the edge: every query field is checked for type, length and range.
  * @param {any} query
  */
 function readQuery(query) {
   const one = (/** @type {string} */ k) => (typeof query[k] === 'string' ? query[k] : undefined);
-  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n', 'digests', 'span', 'next']) {
+  for (const k of ['url', 'downloadId', 'mode', 'sourceIndex', 'n', 'digests', 'span', 'next', 'share', 'weights', 'cap']) {
     if (query[k] !== undefined && typeof query[k] !== 'string') return { ok: false, message: `${k} must be given once` };
   }
   const url = one('url');
@@ -182,7 +210,27 @@ function readQuery(query) {
   const span = spanText === undefined ? null : parseClosedRange(`bytes=${spanText}`);
   if (spanText !== undefined && (digests !== '1' || !span)) return { ok: false, message: 'span must be a-b (bytes, a <= b) with digests=1' };
   const next = one('next') || null;
-  return { ok: true, url, downloadId, mode, sourceIndex, n, digests: digests === '1', span, next };
+  const share = readShare(one('share'), one('weights'), one('cap'));
+  if (share === false) return { ok: false, message: `share=i, weights=w0,w1,… and cap=C go together: i below the number of weights (at most ${MAX_SOURCES}), each weight 1..${MAX_SHARE_WEIGHT}, C 1..${MAX_SHARE_CAP_BLOCKS}` };
+  if (share && (mode !== 'range-http' || digests !== undefined)) return { ok: false, message: 'share goes with mode=range-http, without digests' };
+  return { ok: true, url, downloadId, mode, sourceIndex, n, digests: digests === '1', span, next, share };
+}
+
+/**
+ * A first share's fields (all or none). null: none asked; false: malformed.
+ * @param {string | undefined} index @param {string | undefined} weights @param {string | undefined} cap
+ * @returns {{index: number, weights: number[], cap: number} | null | false}
+ */
+function readShare(index, weights, cap) {
+  if (index === undefined && weights === undefined && cap === undefined) return null;
+  if (index === undefined || weights === undefined || cap === undefined) return false;
+  const w = weights.split(',');
+  if (w.length > MAX_SOURCES || !w.every((x) => /^\d{1,10}$/.test(x))) return false;
+  const ws = w.map(Number);
+  const i = intOrNull(index, 0, ws.length - 1);
+  const c = /^\d{1,5}$/.test(cap) ? Number(cap) : 0;
+  if (typeof i !== 'number' || !ws.every((x) => x >= 1 && x <= MAX_SHARE_WEIGHT) || c < 1 || c > MAX_SHARE_CAP_BLOCKS) return false;
+  return { index: i, weights: ws, cap: c };
 }
 
 /** @param {string | undefined} v @param {number} lo @param {number} hi @returns {number | null | false} */

@@ -1,7 +1,7 @@
 // One HTTP request to one proxy's `GET /fetch?url=…`, with the response checked at the edge:
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
 import { codedError } from '@mutp/common/errors';
-import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES } from '@mutp/protocol/http';
+import { BLOCK_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, SHARE_HEADER, parseShareHeader } from '@mutp/protocol/http';
 import { ORIGIN_FETCH_TIMEOUT_MS } from '@mutp/protocol/constants';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
@@ -66,7 +66,8 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
  *   (gross bytes) and the part of it inside the asked range, checked, at its offset in the result's `bytes`
  *   (null when none, or when the chunk overran the announced size)
  * @param {(resultBytes: number | null, head: {serverFetchMs: number | null, total: number | null, digests: Uint8Array | null,
- *   wait: {originMs: number, prepareMs: number} | null}) => void} [o.onHead]  wait: parseWait
+ *   wait: {originMs: number, prepareMs: number} | null, share: {start: number, end: number} | null}) => void} [o.onHead]  wait: parseWait;
+ *   share: the blocks a share response carries (null: not asked, or a proxy that does not know shares sent the whole object)
  *   called once the headers are checked, with the size the result will have when the proxy said it (else null), the proxy's
  *   origin fetch time, the object's full size when the proxy said it, and the proxy's encoded digest list when it sent one
  *   (DIGEST_LIST_HEADER, unchecked beyond its size: decodeDigestList judges it)
@@ -75,10 +76,12 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
  *   fetches from the origin once it has it all, so by default the proxies' origin fetch limit (or the stall, if longer)
  * @param {number} [o.maxBytes]
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
+ * @param {boolean} [o.share]  the tags ask for a first share (range null): its answer is a 206 of the blocks SHARE_HEADER
+ *   names, or an empty 200
  * @returns {Promise<ProxyFetchResult>}
  */
 export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, onHead, stallTimeoutMs = STALL_TIMEOUT_MS,
-  headTimeoutMs = Math.max(stallTimeoutMs, ORIGIN_FETCH_TIMEOUT_MS), maxBytes = MAX_RESPONSE_BYTES, tags }) {
+  headTimeoutMs = Math.max(stallTimeoutMs, ORIGIN_FETCH_TIMEOUT_MS), maxBytes = MAX_RESPONSE_BYTES, tags, share = false }) {
   const stall = new AbortController();
   let timer = null;
   const arm = (ms = stallTimeoutMs) => {
@@ -106,23 +109,24 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     let sliceFrom = 0; // when a proxy ignores Range and sends 200, we cut the asked range out ourselves
     let expected = contentLength;
     let total = null;
+    const shared = share ? checkedShare(res, contentRange, contentLength, proxyUrl) : null;
     if (res.status === 206) {
       if (!contentRange) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: 206 without a valid Content-Range`);
       if (range && (contentRange.start !== range.start || contentRange.end !== Math.min(range.end, (contentRange.total ?? Infinity) - 1))) {
         throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: asked bytes ${range.start}-${range.end}, got ${contentRange.start}-${contentRange.end}`);
       }
-      if (!range) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: 206 to a request without Range`);
+      if (!range && !shared) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: 206 to a request without Range`);
       expected = contentRange.end - contentRange.start + 1;
       total = contentRange.total;
     } else {
-      total = contentLength;
+      total = shared ? null : contentLength; // an empty share's 200 says nothing of the object's size
       if (range) sliceFrom = range.start;
     }
     if (expected !== null && expected > maxBytes) throw codedError('ERR_PROXY_TOO_LARGE', `${proxyUrl}: ${expected} bytes exceeds the ${maxBytes} byte cap`);
     const serverFetchMs = parseServerFetchMs(res.headers.get('x-mutp-server-fetch-ms')) ?? parseServerTiming(res.headers.get('server-timing'));
     // a 200 to a Range request is cut to the range below
     onHead?.(expected === null || res.status === 206 || !range ? expected : Math.max(0, Math.min(range.end + 1, expected) - range.start),
-      { serverFetchMs, total, digests: parseInlineDigests(res.headers.get(DIGEST_LIST_HEADER)), wait: parseWait(res.headers.get('server-timing')) });
+      { serverFetchMs, total, digests: parseInlineDigests(res.headers.get(DIGEST_LIST_HEADER)), wait: parseWait(res.headers.get('server-timing')), share: shared });
 
     const chunks = [];
     let received = 0;
@@ -169,6 +173,31 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A share answer's blocks (SHARE_HEADER), checked against its status and Content-Range: a 206 of
+ * exactly those blocks' bytes, or a 200 with no body for an empty share. Null: the header is
+ * absent (a proxy that does not know shares answers the whole object).
+ * @param {Response} res @param {{start: number, end: number, total: number | null} | null} contentRange
+ * @param {number | null} contentLength @param {string} proxyUrl
+ * @returns {{start: number, end: number} | null}
+ */
+function checkedShare(res, contentRange, contentLength, proxyUrl) {
+  const header = res.headers.get(SHARE_HEADER);
+  if (header === null) return null;
+  const blocks = parseShareHeader(header);
+  const bad = (/** @type {string} */ why) => codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: share ${header.slice(0, 40)}: ${why}`);
+  if (!blocks) throw bad('not a-b');
+  if (blocks.start === blocks.end) {
+    if (res.status !== 200 || contentLength !== 0) throw bad('an empty share with a body');
+    return blocks;
+  }
+  if (res.status !== 206 || !contentRange || contentRange.total === null) throw bad('a share without its Content-Range');
+  if (contentRange.start !== blocks.start * BLOCK_BYTES || contentRange.end !== Math.min(blocks.end * BLOCK_BYTES, contentRange.total) - 1) {
+    throw bad(`Content-Range ${contentRange.start}-${contentRange.end} is not those blocks`);
+  }
+  return blocks;
 }
 
 /**

@@ -4,7 +4,7 @@
 // counts in blocks): every block streams to onProgress once it matches the digest a strict
 // majority of the proxies published (block-delivery.js), each byte once. A proxy whose bytes or
 // digests are outvoted is excluded and named (ERR_INTEGRITY), and its range goes back to the pool.
-import { BLOCK_BYTES, createBlockRangeScheduler } from '@mutp/protocol/http';
+import { BLOCK_BYTES, createBlockRangeScheduler, firstShareCapBlocks, shareOf, shareWeights } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
@@ -62,10 +62,66 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache, listAhead: true,
     onLiar: (v) => {
       perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
-      if (current[v.source]) current[v.source]?.abort(codedError(v.code, v.message)); // its worker fails it
-      else failSource(v.source);
+      current[v.source]?.abort(codedError(v.code, v.message)); // its request, if one is running, ends
+      failSource(v.source); // its range goes back to the pool now, whatever its worker is waiting for
     },
   });
+  /**
+   * Proxy i's list and first share (share i of `weights`, at most shareCap blocks), in one request
+   * under its own controller (current[i] until the worker takes it up): `head` resolves with the
+   * answer's head, `done` once its body is in. A proxy that does not know shares answers the whole
+   * object: its head's share is null and the worker stops that request.
+   * @param {number} i
+   */
+  function askShare(i) {
+    const ctrl = new AbortController();
+    current[i] = ctrl;
+    const req = {
+      requestedAt: elapsed(), ctrl,
+      /** @type {number | null} */ firstByteAt: null,
+      /** @type {number | null} */ doneAt: null,
+      /** @type {Promise<{digests: Uint8Array | null, share: {start: number, end: number} | null}>} */ head: /** @type {any} */ (null),
+      /** @type {Promise<unknown>} */ done: /** @type {any} */ (null),
+    };
+    /** @type {(h: {digests: Uint8Array | null, share: {start: number, end: number} | null}) => void} */
+    let gotHead = () => {};
+    /** @type {Promise<{digests: Uint8Array | null, share: {start: number, end: number} | null}>} */
+    const headIn = new Promise((resolve) => { gotHead = resolve; });
+    /** @type {ReturnType<typeof delivery.assembler> | null} */
+    let blocks = null;
+    req.done = proxyFetch({
+      fetch, proxyUrl: proxies[i].url, url, range: null, share: true, stallTimeoutMs,
+      signal: AbortSignal.any([userSignal, finished.signal, ctrl.signal]),
+      tags: { ...tagsFor('range-http', downloadId, i, n, next), share: i, weights: weights.join(','), cap: shareCap },
+      onHead: (_size, head) => {
+        if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs);
+        steps.answered(head.wait);
+        if (head.share && head.share.end > head.share.start) {
+          blocks = delivery.assembler(i, head.share.start * BLOCK_BYTES);
+          blocks.setEnd(Math.min(head.share.end * BLOCK_BYTES, head.total ?? Infinity));
+        }
+        gotHead({ digests: head.digests, share: head.share });
+        // a proxy that predates shares sends the whole object: not read (its worker gives the share back)
+        if (!head.share) ctrl.abort(codedError('ERR_LOST_RACE', 'the proxy answered the whole object, not a share'));
+      },
+      onBytes: (got, piece) => {
+        if (firstPacketMs === null) firstPacketMs = elapsed();
+        if (got > 0 && req.firstByteAt === null) {
+          req.firstByteAt = elapsed();
+          sched?.onFirstByte(i, req.firstByteAt); // once its share is assigned; firstShare tells it otherwise
+        }
+        perProxy[i].bytes += got;
+        grossBytes += got;
+        if (piece && blocks) blocks.push(piece.bytes);
+        delivery.flush();
+      },
+    }).then((res) => { req.doneAt = elapsed(); perProxy[i].packets += 1; return res; });
+    // a request that fails before its head fails its list (fetchDigests' inline); after it, its worker sees it
+    req.head = Promise.race([headIn, req.done.then(() => headIn)]);
+    // once it has ended, a liar found is failed at once (onLiar), not through this request
+    req.done.catch(() => {}).finally(() => { if (current[i] === ctrl) current[i] = null; });
+    return req;
+  }
   const allFailed = () => codedError('ERR_ALL_PROXIES_FAILED',
     `all ${n} proxies failed (${perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ')})`, { perProxy, grossBytes, firstPacketMs });
   const unresolved = () => codedError('ERR_INTEGRITY_UNRESOLVED',
@@ -75,9 +131,15 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    the origin in parallel, so their caches are warm for the ranges.
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
+  //    With first shares, the list comes in the head of the proxy's first range.
   const steps = createRequestSteps(elapsed);
+  const shareCap = firstShareCapBlocks(schedulerOptions.initialRangeBytes);
+  const weights = shareWeights(proxies.map((p) => p.uploadRateBps ?? null));
+  const shares = range === null && !proxies.some((p) => digestCache?.keeps(p.url, url))
+    ? proxies.map((_, i) => askShare(i)) : null;
   const lists = delivery.fetchDigests({
     fetch, proxies, url, signal: AbortSignal.any([userSignal, finished.signal]), stallTimeoutMs, next, onList: (_i, wait) => steps.answered(wait),
+    ...(shares ? { inline: (/** @type {number} */ i) => shares[i].head.then((h) => h.digests) } : {}),
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
       if (perProxy[i].error === null) perProxy[i].error = err;
@@ -134,10 +196,77 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     const s = createBlockRangeScheduler(endBlock - firstBlock, n, { priorRates: proxies.map((p) => p.uploadRateBps ?? null), ...schedulerOptions });
     sched = s;
     for (let i = 0; i < n; i++) if (failed[i]) s.onSourceFailed(i, elapsed());
+    // the first shares are out already: each is its proxy's until its answer shows otherwise
+    const shareOfSource = (/** @type {number} */ i) => shareOf(endBlock - firstBlock, weights, shareCap, i);
+    const assigned = proxies.map((_, i) => {
+      const want = shareOfSource(i);
+      return !!shares && !failed[i] && want.end > want.start && s.assign(i, want, shares[i].requestedAt);
+    });
+
+    /**
+     * Source i's range r, fetched by `fetching` under `ctrl` (current[i] meanwhile), then told to
+     * the scheduler. False: the source failed, or the download was aborted (its worker stops).
+     * @param {number} i @param {{start: number, end: number}} r @param {AbortController} ctrl
+     * @param {() => Promise<unknown>} fetching
+     * @param {number} before  source i's bytes before this range was asked
+     * @param {() => number} endedAt  when its last byte came
+     */
+    const runRange = async (i, r, ctrl, fetching, before, endedAt = elapsed) => {
+      current[i] = ctrl;
+      try {
+        await fetching();
+        current[i] = null;
+        const { accepted, cancel } = s.onRangeDone(i, r, r.end - r.start, endedAt());
+        if (accepted) for (const h of cancel) current[h]?.abort(codedError('ERR_LOST_RACE', 'another proxy delivered this range first'));
+        else perProxy[i].duplicates += 1;
+        notify();
+        return true;
+      } catch (err) {
+        current[i] = null;
+        const info = errorInfo(err);
+        if (userSignal.aborted) return false;
+        if (info.code === 'ERR_LOST_RACE') {
+          if (perProxy[i].bytes > before) { perProxy[i].packets += 1; perProxy[i].duplicates += 1; }
+          return true; // not a failure: the scheduler already freed this proxy
+        }
+        if (perProxy[i].error === null) perProxy[i].error = info;
+        failSource(i);
+        return false;
+      }
+    };
+
+    /**
+     * Proxy i's first share, asked with its list and assigned to it when the size was agreed: its
+     * first range, when its answer is the share that size gives. An answer without a share (a
+     * proxy that predates them) gives the share back. False: the source failed.
+     * @param {NonNullable<typeof shares>[number]} req
+     * @param {number} i
+     */
+    const firstShare = async (req, i) => {
+      const head = await req.head.catch(() => null); // a request that failed failed its list, and this proxy (onError)
+      if (!head || failed[i]) return !failed[i];
+      const want = shareOfSource(i);
+      if (!head.share) { // stopped at its head
+        if (assigned[i]) s.release(i);
+        notify();
+        return true;
+      }
+      if (head.share.start !== firstBlock + want.start || head.share.end !== firstBlock + want.end) {
+        const err = codedError('ERR_PROXY_BAD_RESPONSE', `${proxies[i].id}: share of blocks ${head.share.start}-${head.share.end}, the agreed size gives ${want.start}-${want.end}`);
+        req.ctrl.abort(err);
+        if (perProxy[i].error === null) perProxy[i].error = errorInfo(err);
+        failSource(i);
+        return false;
+      }
+      if (!assigned[i]) return true; // an empty share
+      if (req.firstByteAt !== null) s.onFirstByte(i, req.firstByteAt);
+      return runRange(i, want, req.ctrl, () => req.done, 0, () => req.doneAt ?? elapsed());
+    };
 
     /** @param {number} i */
     const worker = async (i) => {
       await lists[i].catch(() => {}); // a list that failed has failed this proxy already (onError)
+      if (shares && !failed[i] && !(await firstShare(shares[i], i))) return;
       while (!s.isComplete() && !userSignal.aborted && !failed[i]) {
         const r = s.nextRange(i, elapsed());
         if (!r) {
@@ -148,27 +277,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
           continue;
         }
         const ctrl = new AbortController();
-        current[i] = ctrl;
-        const before = perProxy[i].bytes;
-        try {
-          await fetchBlocks(i, firstBlock + r.start, firstBlock + r.end, ctrl.signal);
-          current[i] = null;
-          const { accepted, cancel } = s.onRangeDone(i, r, r.end - r.start, elapsed());
-          if (accepted) for (const h of cancel) current[h]?.abort(codedError('ERR_LOST_RACE', 'another proxy delivered this range first'));
-          else perProxy[i].duplicates += 1;
-          notify();
-        } catch (err) {
-          current[i] = null;
-          const info = errorInfo(err);
-          if (userSignal.aborted) return;
-          if (info.code === 'ERR_LOST_RACE') {
-            if (perProxy[i].bytes > before) { perProxy[i].packets += 1; perProxy[i].duplicates += 1; }
-            continue; // not a failure: the scheduler already freed this proxy
-          }
-          if (perProxy[i].error === null) perProxy[i].error = info;
-          failSource(i);
-          return;
-        }
+        if (!(await runRange(i, r, ctrl, () => fetchBlocks(i, firstBlock + r.start, firstBlock + r.end, ctrl.signal), perProxy[i].bytes))) return;
       }
     };
     await Promise.all(proxies.map((_, i) => worker(i)));
