@@ -29,6 +29,15 @@ export const INFLIGHT_FLOOR_FEEDBACK_INTERVALS = 2;
 export const INFLIGHT_INITIAL_PACKETS = 16;
 
 /**
+ * Most in flight before the first rate sample when the source knows its uplink and the round trip
+ * its transport measured while connecting (packets): it starts with uplink × that round trip, one
+ * round trip's worth, up to the tuned build's SCTP initial window (40 packets), beyond which SCTP
+ * holds the packets anyway. A new connection then fills its first round trip instead of sending 16
+ * packets and waiting for their echoes.
+ */
+export const INFLIGHT_INITIAL_MAX_PACKETS = 40;
+
+/**
  * Start-up gain of the in-flight cap on a path not measured yet: until a queue shows, the cap may reach
  * this × rate × min RTT, i.e. about doubles each round trip (as TCP's slow start). Testbed, RTT
  * 50 ms, 4×896 KiB/s: without it the cap ramps ×1.3 per round trip from 16 packets, ~200 ms.

@@ -17,7 +17,7 @@
 // Pure: the caller passes the clock.
 
 import {
-  INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
+  INFLIGHT_FLOOR_PACKETS, INFLIGHT_INITIAL_PACKETS, INFLIGHT_INITIAL_MAX_PACKETS, INFLIGHT_QUEUE_TARGET_MS, INFLIGHT_RATE_SAMPLE_MS,
   INFLIGHT_STALL_MS, INFLIGHT_FLOOR_FEEDBACK_INTERVALS, INFLIGHT_STARTUP_GAIN,
   INFLIGHT_PACING_STARTUP_GAIN, INFLIGHT_PACING_BURST_PACKETS, INFLIGHT_PACING_BURST_MS, INFLIGHT_ACK_AGGREGATION_MAX_MS,
   INFLIGHT_BW_WINDOW_ROUNDS, INFLIGHT_PROBE_GAINS, INFLIGHT_DRAIN_PHASE, INFLIGHT_PHASE_MIN_MS,
@@ -59,7 +59,7 @@ const ECHO_HISTORY = 512;
  */
 
 /**
- * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, uplinkRate?: number, echoLagPackets?: number, aggregationMaxMs?: number, now?: number }} [o]
+ * @param {{ queueTargetMs?: number, floorPackets?: number, initialPackets?: number, stallMs?: number, path?: PathEstimate | null, pacing?: boolean, uplinkRate?: number, rttHintMs?: number | null, echoLagPackets?: number, aggregationMaxMs?: number, now?: number }} [o]
  *   path: the previous download's estimate on this channel (a kept connection), or on an earlier
  *   connection of the same client (the proxy's path cache): the cap starts there instead of at
  *   initialPackets, so a download does not ramp up from scratch each time.
@@ -70,6 +70,9 @@ const ECHO_HISTORY = 512;
  *   rate that lags its growth by a round trip, and the queue shows only a round trip later, so a
  *   new connection overran a shallow uplink queue (testbed, 896 KiB/s uplinks with 30-packet
  *   queues, RTT 50 ms: ~50 of a 1.5 MiB one-off's ~500 packets per proxy dropped at start-up).
+ *   rttHintMs: the round trip the transport measured while connecting (ms; null: unknown): with the
+ *   uplink known, a path not measured yet starts with uplink × it in flight (INFLIGHT_INITIAL_MAX_PACKETS
+ *   at most) instead of initialPackets.
  *   echoLagPackets: packets the client may have received before it echoes them (it answers a source
  *   every feedbackEvery of its packets): counted in flight here though off the path, so the cap
  *   allows them on top of what the path holds.
@@ -79,7 +82,9 @@ const ECHO_HISTORY = 512;
 export function createInflightLimit(o = {}) {
   const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
   const floorPackets = o.floorPackets ?? INFLIGHT_FLOOR_PACKETS;
-  const initialPackets = o.initialPackets ?? INFLIGHT_INITIAL_PACKETS;
+  const rttHintMs = typeof o.rttHintMs === 'number' && Number.isFinite(o.rttHintMs) && o.rttHintMs > 0 ? o.rttHintMs : 0;
+  const uplinkKnown = typeof o.uplinkRate === 'number' && Number.isFinite(o.uplinkRate) && o.uplinkRate > 0 ? o.uplinkRate : 0;
+  const initialPackets = Math.max(o.initialPackets ?? INFLIGHT_INITIAL_PACKETS, Math.min(INFLIGHT_INITIAL_MAX_PACKETS, Math.ceil(uplinkKnown * rttHintMs)));
   const stallMs = o.stallMs ?? INFLIGHT_STALL_MS;
   const echoLagPackets = o.echoLagPackets ?? 0;
   const aggregationMaxMs = o.aggregationMaxMs ?? INFLIGHT_ACK_AGGREGATION_MAX_MS;

@@ -191,6 +191,20 @@ describe('in-flight limit', () => {
     assert.ok(free.dropped >= 10 && free.delivered < capped.delivered, `paced at 3× the rate in start-up: ${free.dropped} dropped, ${free.delivered} delivered`);
   });
 
+  it('a new path with its uplink and round trip known starts with a round trip\'s worth in flight (at most 40 packets)', () => {
+    /** packets let out before any echo @param {object} o */
+    const firstFlight = (o) => sendAll(createInflightLimit(o), { seq: 0 }, 0);
+    assert.equal(firstFlight({ uplinkRate: 0.7, rttHintMs: 50 }), 35, '0.7 packets/ms × 50 ms');
+    assert.equal(firstFlight({ uplinkRate: 0.7 }), 16, 'no round trip known: the initial 16');
+    assert.equal(firstFlight({ rttHintMs: 50 }), 16, 'no uplink known: the initial 16');
+    assert.equal(firstFlight({ uplinkRate: 10, rttHintMs: 50 }), 40, 'at most the tuned SCTP initial window');
+    assert.equal(firstFlight({ uplinkRate: 0.1, rttHintMs: 50 }), 16, 'never fewer than the initial 16');
+    for (const bad of [NaN, -5, Infinity]) assert.equal(firstFlight({ uplinkRate: 0.7, rttHintMs: bad }), 16, String(bad));
+    // a path measured before starts from it, hint or not
+    const kept = { path: { rate: 0.2, minRttMs: 50 }, uplinkRate: 0.7, now: 0 };
+    assert.equal(firstFlight({ ...kept, rttHintMs: 50 }), firstFlight(kept));
+  });
+
   it('the drain after a probe held to the uplink takes off only what the probe added', () => {
     /** the gain of the phase after the probe, for a kept path's rate and the uplink @param {number} rate @param {number} uplinkRate */
     const drainGain = (rate, uplinkRate) => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeRtcBuild, loadWrtc, sctpSettingsFrom, tunedBuildPresent } from '../src/rtc/wrtc.js';
+import { connectionRttMs, describeRtcBuild, loadWrtc, sctpSettingsFrom, tunedBuildPresent } from '../src/rtc/wrtc.js';
 import { SCTP_LOSS_TOLERANT, SCTP_MAX_BURST_PACKETS, SCTP_SEND_BUFFER_BYTES, SCTP_TUNED_INITIAL_CWND_PACKETS } from '../src/rtc/limits.js';
 import { startProxy } from '../index.js';
 import { captureLogger } from '@mutp/testkit/local-origin';
@@ -53,6 +53,16 @@ describe('proxy WebRTC build selection', function () {
     assert.equal(build.initialCwnd, SCTP_TUNED_INITIAL_CWND_PACKETS);
     assert.equal(build.sender, SCTP_LOSS_TOLERANT ? 'loss-tolerant' : 'usrsctp');
     assert.match(describeRtcBuild(build), /^tuned \(libdatachannel .*, initial cwnd 40, loss-tolerant sender: random loss does not cut its window\)$/);
+  });
+
+  it('reads a connection\'s round trip from its stats (the candidate pair\'s, in ms), or none', async () => {
+    /** a connection whose getStats gives these entries @param {object[]} entries */
+    const pc = (entries) => /** @type {any} */ ({ getStats: async () => new Map(entries.map((e, i) => [String(i), e])) });
+    assert.equal(await connectionRttMs(pc([{ type: 'local-candidate' }, { type: 'candidate-pair', currentRoundTripTime: 51 }])), 51);
+    for (const rtt of [0, -1, 5000, NaN, undefined, '50']) {
+      assert.equal(await connectionRttMs(pc([{ type: 'candidate-pair', currentRoundTripTime: rtt }])), null, String(rtt));
+    }
+    assert.equal(await connectionRttMs(pc([])), null, 'no pair selected yet');
   });
 
   it('the running proxy logs its build at start and answers GET /rtc/build', async () => {

@@ -141,6 +141,7 @@ export async function runMutp(net, job) {
       path: perSource(job.kept, i) ? keptPath(net.sources[i], datagramBytes, overheadBytes) : null,
       pacing: !(maxBurst > 0 && Number.isFinite(maxBurst)), // as the live proxy: paced when SCTP's max burst is off
       uplinkRate: protocol.uplinkDatagramRate(net.sources[i].rateBps, datagramBytes), // as a proxy told its upload rate
+      rttHintMs: 2 * net.sources[i].delayMs, // as the live proxy's SCTP measured it while connecting
     }),
     path: createSctpPath({
       net, source: i, maxBurst, sender: job.sctpSender, startCwnd: perSource(job.startCwnd, i) ?? Infinity, overheadBytes, over,

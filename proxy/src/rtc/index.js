@@ -5,7 +5,7 @@ import { encodeMessage, decodeMessage, createSender, createPathCache } from '@mu
 import { createSignalling } from './signalling.js';
 import { createMutpSession } from './mutp-session.js';
 import { DEFAULT_MAX_SESSIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
-import { loadWrtc, describeRtcBuild } from './wrtc.js';
+import { loadWrtc, describeRtcBuild, connectionRttMs } from './wrtc.js';
 
 // One WebRTC build per process: its SCTP settings are global to the addon.
 const wrtc = await loadWrtc();
@@ -46,6 +46,7 @@ export function mountRtc(app, deps) {
     // bottleneck (loopback: a third of the coded packets duplicates)
     onChannel: (channel, peer) => createMutpSession({
       channel, deps: { ...deps, logger }, protocol, remote: peer.remote, pacing: !deps.RTCPeerConnection, uplinkBps: config.uploadRateBps ?? null,
+      rttHint: deps.RTCPeerConnection ? null : () => connectionRttMs(peer.pc), // an injected stack's stats may count in seconds
       paths: { cache: pathCache, key: pathKey(peer) },
     }),
   });

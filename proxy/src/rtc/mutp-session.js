@@ -45,12 +45,14 @@ const MAX_WARNINGS_PER_SESSION = 10;
  * @param {boolean} [opts.pacing]    space packets at the delivery rate (the in-flight limit's pacing): for a
  *   transport that sends whatever it is given at once (the tuned build with SCTP's max burst off)
  * @param {number | null} [opts.uplinkBps]  the proxy's upload rate as configured (bytes/s): the pacing never goes above it
+ * @param {(() => Promise<number | null>) | null} [opts.rttHint]  the connection's round trip as its transport measured it (ms):
+ *   with uplinkBps, a first download on a path not measured yet starts with a round trip's worth in flight
  * @param {{ cache: ReturnType<typeof import('@mutp/protocol').createPathCache>, key: string } | null} [opts.paths]  the proxy's paths to its
  *   clients and this client's key: a download starts from the latest one measured to this client, on any
  *   of its connections (else from this channel's own last download, else from scratch)
  * @returns {{ stop(reason: string): void }}
  */
-export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false, uplinkBps = null, paths = null }) {
+export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false, uplinkBps = null, rttHint = null, paths = null }) {
   const { encodeMessage, decodeMessage, createSender } = protocol;
   const logger = deps.logger;
   const out = createChannelSender(channel);
@@ -58,6 +60,9 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   let stopped = false;
   /** @type {Download | null} */
   let active = null;
+  /** the connection's round trip as measured while connecting (ms), once known */
+  let rttHintMs = /** @type {number | null} */ (null);
+  rttHint?.().then((ms) => { rttHintMs = ms; }, () => {});
   /** the last finished download: a re-sent request for it gets its error, or its meta, again (the first may have been lost) */
   let last = /** @type {{ downloadId: number, error: { code: string, message: string } | null, metaBytes: Uint8Array[] | null } | null} */ (null);
   /** what the downloads so far learnt about this channel's path: the next one starts from it */
@@ -264,7 +269,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     const feedbackEvery = dl.sender.params.feedbackEvery;
     const start = paths?.cache.get(paths.key, now()) ?? path;
     const uplinkRate = uplinkDatagramRate(uplinkBps, dataDatagramBytes(dl.req.mode, dl.sender.params));
-    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, uplinkRate, now: now() });
+    dl.inflight = createInflightLimit({ floorPackets: inflightFloorPackets(feedbackEvery), echoLagPackets: feedbackEvery, path: start, pacing, uplinkRate, rttHintMs, now: now() });
     const metas = dl.sender.metaMessages({ serverFetchMs: dl.serverFetchMs });
     dl.metaBytes = metas.map((/** @type {any} */ m) => encodeMessage({ ...m, downloadId: dl.downloadId }));
     // a client that asked hears where this request's time went here, before the meta (its record's time breakdown)

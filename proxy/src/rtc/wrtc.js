@@ -140,3 +140,22 @@ export function describeRtcBuild(b) {
 export function tunedBuildPresent(tunedDir = TUNED_DIR) {
   return existsSync(join(tunedDir, 'mutp-build.json')) && existsSync(join(tunedDir, 'build', 'node_datachannel.node'));
 }
+
+/** A round trip above this (ms) is not taken as a hint: a stack that reports another unit, or a path gone bad. */
+const MAX_RTT_HINT_MS = 2000;
+
+/**
+ * The round trip of a connection of this module's builds, as node-datachannel measured it while
+ * connecting (SCTP's smoothed RTT, which its polyfill's getStats gives in ms as the candidate
+ * pair's currentRoundTripTime), or null when it has none (yet).
+ * @param {RTCPeerConnection} pc
+ * @returns {Promise<number | null>}
+ */
+export async function connectionRttMs(pc) {
+  const report = await pc.getStats();
+  for (const v of report.values()) {
+    const ms = v.type === 'candidate-pair' ? v.currentRoundTripTime : undefined;
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms > 0 && ms <= MAX_RTT_HINT_MS) return ms;
+  }
+  return null;
+}
