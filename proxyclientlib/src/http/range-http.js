@@ -70,7 +70,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
    * Proxy i's list and first share (share i of `weights`, at most shareCap blocks), in one request
    * under its own controller (current[i] until the worker takes it up): `head` resolves with the
    * answer's head, `done` once its body is in. A proxy that does not know shares answers the whole
-   * object: its head's share is null and the worker stops that request.
+   * object: its head's share is null, the request stops there and the worker gives the share back.
    * @param {number} i
    */
   function askShare(i) {
