@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { demoBytes, demoSize } from '@mutp/demo/media';
 import { parseRangeHeader } from '@mutp/demo/origin';
-import { BLOCK_BYTES, SHARE_HEADER, blockCount, digestList, encodeDigestList, shareOf, DIGEST_LIST_HEADER } from '@mutp/protocol';
+import { SHARE_HEADER, blockCount, digestList, encodeDigestList, shareBytes, shareOf, DIGEST_LIST_HEADER } from '@mutp/protocol';
 
 const CHUNK_BYTES = 64 * 1024; // write in slices so a "die after N bytes" knob cuts mid-body
 
@@ -57,7 +57,8 @@ export async function startFakeProxy(o = {}) {
       ? shareOf(blockCount(size), (u.searchParams.get('weights') ?? '').split(',').map(Number), Number(u.searchParams.get('cap')), Number(u.searchParams.get('share')))
       : null;
     const share = asked && o.shiftShare ? { start: asked.start + 1, end: asked.end + 1 } : asked;
-    const r = share ? (share.end > share.start ? { start: share.start * BLOCK_BYTES, end: Math.min(share.end * BLOCK_BYTES, size) - 1 } : null)
+    const sharedBytes = share ? shareBytes(share, size) : null;
+    const r = sharedBytes ? (sharedBytes.end > sharedBytes.start ? { start: sharedBytes.start, end: sharedBytes.end - 1 } : null)
       : o.ignoreRange || all !== object ? null : parseRangeHeader(req.headers.range, size);
     if (r === 'unsatisfiable') {
       res.writeHead(416, { 'content-range': `bytes */${size}` }).end();

@@ -3,6 +3,7 @@
 // proxy for its digest list and, in the same request, for "share i of these weights": the proxy,
 // which knows the size, cuts the same shares and sends its list in the head and its share as the
 // body. The ranges then need no round trip of their own after the lists.
+import { BLOCK_BYTES } from './integrity/block-digests.js';
 
 /** The response header naming the blocks a share response carries: `a-b` (blocks [a, b), object block indices). */
 export const SHARE_HEADER = 'X-MUTP-Share';
@@ -42,6 +43,16 @@ export function shareOf(units, weights, cap, i) {
   let start = 0;
   for (let k = 0; k < i; k++) start += shares[k];
   return { start, end: start + shares[i] };
+}
+
+/**
+ * The bytes of blocks [start, end) of an object of `objectBytes` (64 KiB blocks, the last one
+ * short): {start, end} with end exclusive; empty (start === end) for an empty share.
+ * @param {{start: number, end: number}} blocks @param {number} objectBytes
+ */
+export function shareBytes(blocks, objectBytes) {
+  const start = blocks.start * BLOCK_BYTES;
+  return { start, end: Math.max(start, Math.min(blocks.end * BLOCK_BYTES, objectBytes)) };
 }
 
 /**

@@ -83,6 +83,7 @@ export function createInflightLimit(o = {}) {
   const queueTargetMs = o.queueTargetMs ?? INFLIGHT_QUEUE_TARGET_MS;
   const floorPackets = o.floorPackets ?? INFLIGHT_FLOOR_PACKETS;
   const rttHintMs = typeof o.rttHintMs === 'number' && Number.isFinite(o.rttHintMs) && o.rttHintMs > 0 ? o.rttHintMs : 0;
+  /** the source's own uplink (datagrams per ms; 0: unknown) */
   const uplinkKnown = typeof o.uplinkRate === 'number' && Number.isFinite(o.uplinkRate) && o.uplinkRate > 0 ? o.uplinkRate : 0;
   const initialPackets = Math.max(o.initialPackets ?? INFLIGHT_INITIAL_PACKETS, Math.min(INFLIGHT_INITIAL_MAX_PACKETS, Math.ceil(uplinkKnown * rttHintMs)));
   const stallMs = o.stallMs ?? INFLIGHT_STALL_MS;
@@ -162,7 +163,7 @@ export function createInflightLimit(o = {}) {
   let heldMs = 0;
   let heldSince = -1;
   const pacing = o.pacing === true;
-  const uplinkRate = typeof o.uplinkRate === 'number' && o.uplinkRate > 0 ? o.uplinkRate * INFLIGHT_UPLINK_HEADROOM : Infinity;
+  const uplinkRate = uplinkKnown > 0 ? uplinkKnown * INFLIGHT_UPLINK_HEADROOM : Infinity;
   /** pacing's token bucket: packets that may leave now, refilled at the pace rate */
   let tokens = INFLIGHT_PACING_BURST_PACKETS;
   let tokensAt = 0;

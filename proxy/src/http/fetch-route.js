@@ -1,6 +1,6 @@
 import parseRange from 'range-parser';
-import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, BLOCK_BYTES, SHARE_HEADER, MAX_SHARE_WEIGHT, MAX_SHARE_CAP_BLOCKS,
-  blockAligned, blockCount, blocksOfRange, shareOf, spanListBytes } from '@mutp/protocol';
+import { MAX_SOURCES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, WHOLE_OBJECT_BLOCKS, SHARE_HEADER, MAX_SHARE_WEIGHT, MAX_SHARE_CAP_BLOCKS,
+  blockAligned, blockCount, blocksOfRange, shareBytes, shareOf, spanListBytes } from '@mutp/protocol';
 import { parseClosedRange } from '@mutp/common/byte-ranges';
 import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
@@ -176,9 +176,8 @@ function shareBody(res, object, share) {
   const size = object.byteLength;
   const blocks = shareOf(blockCount(size), share.weights, share.cap, share.index);
   res.setHeader(SHARE_HEADER, `${blocks.start}-${blocks.end}`);
-  const start = blocks.start * BLOCK_BYTES;
-  const end = Math.min(blocks.end * BLOCK_BYTES, size); // exclusive
-  if (end <= start) {
+  const { start, end } = shareBytes(blocks, size);
+  if (end === start) {
     res.status(200);
     return object.subarray(0, 0);
   }

@@ -1,7 +1,7 @@
 // One HTTP request to one proxy's `GET /fetch?url=…`, with the response checked at the edge:
 // status, Content-Range/Content-Length against the asked range, a size cap, and a stall timer.
 import { codedError } from '@mutp/common/errors';
-import { BLOCK_BYTES, DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, SHARE_HEADER, parseShareHeader } from '@mutp/protocol/http';
+import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, SHARE_HEADER, parseShareHeader, shareBytes } from '@mutp/protocol/http';
 import { ORIGIN_FETCH_TIMEOUT_MS } from '@mutp/protocol/constants';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
@@ -194,7 +194,8 @@ function checkedShare(res, contentRange, contentLength, proxyUrl) {
     return blocks;
   }
   if (res.status !== 206 || !contentRange || contentRange.total === null) throw bad('a share without its Content-Range');
-  if (contentRange.start !== blocks.start * BLOCK_BYTES || contentRange.end !== Math.min(blocks.end * BLOCK_BYTES, contentRange.total) - 1) {
+  const bytes = shareBytes(blocks, contentRange.total);
+  if (contentRange.start !== bytes.start || contentRange.end !== bytes.end - 1) {
     throw bad(`Content-Range ${contentRange.start}-${contentRange.end} is not those blocks`);
   }
   return blocks;

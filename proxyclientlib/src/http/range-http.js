@@ -196,12 +196,10 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     const s = createBlockRangeScheduler(endBlock - firstBlock, n, { priorRates: proxies.map((p) => p.uploadRateBps ?? null), ...schedulerOptions });
     sched = s;
     for (let i = 0; i < n; i++) if (failed[i]) s.onSourceFailed(i, elapsed());
-    // the first shares are out already: each is its proxy's until its answer shows otherwise
-    const shareOfSource = (/** @type {number} */ i) => shareOf(endBlock - firstBlock, weights, shareCap, i);
-    const assigned = proxies.map((_, i) => {
-      const want = shareOfSource(i);
-      return !!shares && !failed[i] && want.end > want.start && s.assign(i, want, shares[i].requestedAt);
-    });
+    // each source's first share, as the agreed size gives it; those asked are out already, and
+    // each is its proxy's until its answer shows otherwise
+    const shareRanges = proxies.map((_, i) => shareOf(endBlock - firstBlock, weights, shareCap, i));
+    const assigned = shareRanges.map((want, i) => !!shares && !failed[i] && want.end > want.start && s.assign(i, want, shares[i].requestedAt));
 
     /**
      * Source i's range r, fetched by `fetching` under `ctrl` (current[i] meanwhile), then told to
@@ -245,7 +243,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     const firstShare = async (req, i) => {
       const head = await req.head.catch(() => null); // a request that failed failed its list, and this proxy (onError)
       if (!head || failed[i]) return !failed[i];
-      const want = shareOfSource(i);
+      const want = shareRanges[i];
       if (!head.share) { // stopped at its head
         if (assigned[i]) s.release(i);
         notify();
