@@ -3,7 +3,8 @@
 // patched so setSctpSettings passes maxBurst and lossTolerant through, linked against the
 // libdatachannel tree (with usrsctp, libjuice, plog) that the datachannel-sys crate carries,
 // patched so usrsctp can leave random loss on unordered PR-SCTP chunks out of its congestion
-// response (rtc-build.json lists the patches and the tree each applies to). Output:
+// response, and libjuice so a triggered ICE check goes out at once (rtc-build.json lists the
+// patches and the tree each applies to). Output:
 // proxy/native/build/node-datachannel/, a copy of the npm package with its addon in build/,
 // which proxy/src/rtc/wrtc.js loads when present. See proxy/native/README.md.
 //
