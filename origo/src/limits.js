@@ -83,6 +83,14 @@ export const DEFAULT_TICKETS_PER_MINUTE = 600;
 /** Quota window (ms) of the two per-address caps above. */
 export const QUOTA_WINDOW_MS = 60_000;
 
+/**
+ * How long Origo keeps a client's idle HTTP connection open (ms). A client's fetch keeps it this
+ * long less 2 s (undici reads the server's Keep-Alive hint), so a download that outlasts it posts
+ * its record on the connection its proxy lookup opened: with Node's 5 s, a one-off longer than 3 s
+ * paid a new TCP handshake at its end. The proxies keep theirs as long (PROXY_HTTP_IDLE_MS).
+ */
+export const HTTP_IDLE_MS = 65_000;
+
 /** A request's headers must arrive within this (ms); slowloris connections are closed after it. */
 export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
 

@@ -9,7 +9,7 @@ import { FleetView } from './admin/fleet-view.js';
 import { codedError } from '@mutp/common/errors';
 import { createApp } from './http/app.js';
 import {
-  DEFAULT_LOG_BYTES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TICKETS_PER_MINUTE, HTTP_HEADERS_TIMEOUT_MS,
+  DEFAULT_LOG_BYTES_PER_MINUTE, DEFAULT_RATE_LIMIT_PER_MINUTE, DEFAULT_TICKETS_PER_MINUTE, HTTP_HEADERS_TIMEOUT_MS, HTTP_IDLE_MS,
   HTTP_REQUEST_TIMEOUT_MS, HTTP_TIMEOUT_CHECK_MS, PROXY_EVENTS_PER_SECOND, SOCKET_MAX_MESSAGE_BYTES,
 } from './limits.js';
 import { createLogger } from '@mutp/common/logger';
@@ -86,7 +86,7 @@ export async function startOrigo(config) {
   const app = createApp({ registry, store, logger, trustProxy, rateLimitPerMinute, random, events, admin, proxySecret, now: config.now,
     ticketsPerMinute: config.ticketsPerMinute ?? DEFAULT_TICKETS_PER_MINUTE, logBytesPerMinute: config.logBytesPerMinute ?? DEFAULT_LOG_BYTES_PER_MINUTE });
   const { server: httpServer, scheme } = createWebServer(app, { tls, logger,
-    serverOptions: { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS } });
+    serverOptions: { keepAliveTimeout: HTTP_IDLE_MS, headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS } });
   const io = new Server(httpServer, { maxHttpBufferSize: SOCKET_MAX_MESSAGE_BYTES, serveClient: false });
   // Only /proxy is served; refuse the default namespace so nothing else can hold a socket open.
   io.of('/').use((_socket, next) => next(Object.assign(new Error('ERR_NAMESPACE'), { data: { code: 'ERR_NAMESPACE' } })));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { haversineKm } from '../src/geo/haversine.js';
+import { HTTP_IDLE_MS } from '../src/limits.js';
 import { connectGoodProxy, eventually, getProxies, proxyStatus, startTestOrigo } from './helpers.js';
 
 /** Kilometres per degree of longitude on the equator (same Earth radius as the code under test). */
@@ -48,6 +49,13 @@ describe('origo: GET /api/proxies', () => {
     const { status, body } = await getProxies(origo.url);
     assert.equal(status, 200);
     assert.deepEqual(body.proxies.map((p) => p.id).sort(), ['edge', 'far', 'near', 'nowhere', 'south']);
+  });
+
+  it('keeps the client\'s connection open for its record at the end of a long download (Keep-Alive hint of HTTP_IDLE_MS)', async () => {
+    const res = await fetch(`${origo.url}/api/proxies`);
+    await res.arrayBuffer();
+    assert.equal(res.headers.get('keep-alive'), `timeout=${HTTP_IDLE_MS / 1000}`);
+    assert.ok(HTTP_IDLE_MS >= 60_000, 'outlasts a long download');
   });
 
   it('with lat/lon lists only proxies within 3,000 km (not the one 5,000 km away, nor one of unknown location)', async () => {
