@@ -144,7 +144,12 @@ export class DownloadController {
 
   // ---- inputs: each returns the actions it caused ----
 
-  /** The connection to proxy i is ready: send the request. @param {number} i @param {{ reused?: boolean }} info @param {number} now */
+  /**
+   * The connection to proxy i is ready: send the request, unless the proxy took it already (the
+   * connection's offer carried it); then it is only counted as sent, so it is re-sent as any
+   * other if no meta comes.
+   * @param {number} i @param {{ reused?: boolean, requestTaken?: boolean }} info @param {number} now
+   */
   connected(i, info, now) {
     this.now = now;
     const s = this.sources[i];
@@ -153,7 +158,7 @@ export class DownloadController {
     s.reused = info.reused === true;
     s.lastHeardAt = now;
     s.connectedAt = now;
-    this.sendRequest(s, now);
+    this.sendRequest(s, now, info.requestTaken === true);
     if (this.hint) this.out.push({ type: 'send', source: s.index, bytes: this.hint });
     return this.take();
   }
@@ -381,11 +386,11 @@ export class DownloadController {
     }
   }
 
-  /** @param {SourceState} s @param {number} now */
-  sendRequest(s, now) {
+  /** @param {SourceState} s @param {number} now @param {boolean} [taken]  the proxy has it already: count it, send nothing */
+  sendRequest(s, now, taken = false) {
     s.requestedAt = now;
     s.requestsSent++;
-    this.out.push({ type: 'send', source: s.index, bytes: this.requests[s.index] });
+    if (!taken) this.out.push({ type: 'send', source: s.index, bytes: this.requests[s.index] });
   }
 
   /** @param {SourceState} s @param {string} message */

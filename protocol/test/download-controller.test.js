@@ -82,6 +82,11 @@ describe('download controller piped into the senders', () => {
     assert.deepEqual(types(none.connected(0, {}, 0)), ['request']);
     const long = await make(`http://o/${'x'.repeat(MAX_URL_BYTES)}`);
     assert.deepEqual(types(long.connected(0, {}, 0)), ['request']);
+    // the connection's offer carried the request and the proxy took it: not sent again, but re-sent if no meta comes
+    const taken = await make('http://o/seg-2.m4s');
+    assert.deepEqual(types(taken.connected(0, { requestTaken: true }, 0)), ['hint http://o/seg-2.m4s 9']);
+    assert.deepEqual(types(taken.tick(REQUEST_RESEND_FIRST_MS - 1)), []);
+    assert.deepEqual(types(taken.tick(REQUEST_RESEND_FIRST_MS)), ['request'], 'no meta: re-sent as a lost one');
   });
 
   it('abort: every open source is told done, then the download fails; liveSources names the ones heard from lately', async () => {

@@ -50,7 +50,7 @@ const MAX_WARNINGS_PER_SESSION = 10;
  * @param {{ cache: ReturnType<typeof import('@mutp/protocol').createPathCache>, key: string } | null} [opts.paths]  the proxy's paths to its
  *   clients and this client's key: a download starts from the latest one measured to this client, on any
  *   of its connections (else from this channel's own last download, else from scratch)
- * @returns {{ stop(reason: string): void }}
+ * @returns {{ stop(reason: string): void, receive(bytes: Uint8Array): void }}  receive: a client message that came another way (its offer's request)
  */
 export function createMutpSession({ channel, deps, protocol, remote = 'peer', now = () => performance.now(), pacing = false, uplinkBps = null, rttHint = null, paths = null }) {
   const { encodeMessage, decodeMessage, createSender } = protocol;
@@ -117,11 +117,16 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   }
 
   channel.addEventListener('message', (/** @type {MessageEvent} */ ev) => {
-    if (stopped) return;
     const data = ev.data;
     if (!(data instanceof ArrayBuffer)) return warn('ignored a non-binary message');
-    if (data.byteLength > MAX_INBOUND_MESSAGE_BYTES) return warn(`ignored a ${data.byteLength}-byte message`);
-    const r = decodeMessage(new Uint8Array(data));
+    onMessage(new Uint8Array(data));
+  });
+
+  /** One message from the client (the channel's, or the request its offer carried). @param {Uint8Array} bytes */
+  function onMessage(bytes) {
+    if (stopped) return;
+    if (bytes.byteLength > MAX_INBOUND_MESSAGE_BYTES) return warn(`ignored a ${bytes.byteLength}-byte message`);
+    const r = decodeMessage(bytes);
     if (!r.ok) return warn(`ignored a malformed message: ${r.error.code} ${r.error.message}`);
     const msg = r.msg;
     switch (msg.type) {
@@ -141,7 +146,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
       default:
         return warn(`ignored a ${msg.type} message (proxies only accept request, feedback, done, hint)`);
     }
-  });
+  }
 
   /** @param {any} msg a decoded feedback message */
   function onFeedback(msg) {
@@ -400,6 +405,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
   }
 
   return {
+    receive: onMessage,
     stop(reason) {
       if (stopped) return;
       stopped = true;

@@ -1,8 +1,10 @@
 // POST /rtc/offer: SDP offer in, SDP answer out (after ICE gathering completes). Each accepted
-// data channel is handed to `onChannel`; this module knows nothing about MUTP.
+// data channel is handed to `onChannel`; of MUTP this module knows only that an offer may carry
+// the first request (checked by @mutp/protocol), which the channel's session gets as it opens.
 
 import express from 'express';
 import { MAX_URL_CHARS, MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS } from '@mutp/protocol/constants';
+import { parseOfferRequest, MAX_OFFER_REQUEST_CHARS } from '@mutp/protocol/offer-request';
 import { codedError, sendError } from './http-error.js';
 import { iceGatheringComplete } from './ice-gathering.js';
 import { createPeerRegistry } from './peer-registry.js';
@@ -19,7 +21,7 @@ const MAX_CHANNELS_PER_PEER = 4;
 
 /**
  * @typedef {import('./peer-registry.js').Peer} Peer
- * @typedef {{ stop: (reason: string) => void }} ChannelSession
+ * @typedef {{ stop: (reason: string) => void, receive?: (bytes: Uint8Array) => void }} ChannelSession  receive: a message that came another way (the offer's request)
  */
 
 /**
@@ -29,12 +31,13 @@ const MAX_CHANNELS_PER_PEER = 4;
 const MAX_NEGOTIATED_CHANNEL_ID = 1023;
 
 /**
- * Validate a parsed offer body: `{ type: "offer", sdp, ticket?, first?, negotiatedChannelId? }`.
+ * Validate a parsed offer body: `{ type: "offer", sdp, ticket?, first?, negotiatedChannelId?, request? }`.
  * `first`: the object the client's download will ask for first, so it can be fetched while the
  * connection opens. `negotiatedChannelId`: the client made the MUTP channel pre-agreed on this
- * SCTP stream; we make our end, and say so in the answer.
+ * SCTP stream; we make our end, and say so in the answer. `request`: the download's MUTP request
+ * on that channel (base64), which we serve as soon as our end opens.
  * @param {unknown} body
- * @returns {{ type: 'offer', sdp: string, first: string | null, negotiatedChannelId: number | null }}
+ * @returns {{ type: 'offer', sdp: string, first: string | null, negotiatedChannelId: number | null, request: Uint8Array | null }}
  */
 export function parseOfferBody(body) {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -45,14 +48,18 @@ export function parseOfferBody(body) {
   if (typeof sdp !== 'string' || sdp.length === 0) throw codedError('ERR_BAD_OFFER', 'sdp must be a non-empty string', 400);
   if (sdp.length > MAX_SDP_CHARS) throw codedError('ERR_OFFER_TOO_LARGE', `sdp longer than ${MAX_SDP_CHARS} characters`, 413);
   if (!sdp.startsWith('v=0')) throw codedError('ERR_BAD_OFFER', 'sdp does not start with v=0', 400);
-  const { first = null, negotiatedChannelId = null } = /** @type {Record<string, unknown>} */ (body);
+  const { first = null, negotiatedChannelId = null, request = null } = /** @type {Record<string, unknown>} */ (body);
   const channelOk = negotiatedChannelId === null || (typeof negotiatedChannelId === 'number' && Number.isInteger(negotiatedChannelId)
     && negotiatedChannelId >= 0 && negotiatedChannelId <= MAX_NEGOTIATED_CHANNEL_ID);
   if (!channelOk) throw codedError('ERR_BAD_OFFER', `negotiatedChannelId must be an integer 0..${MAX_NEGOTIATED_CHANNEL_ID}`, 400);
   if (first !== null && (typeof first !== 'string' || first.length === 0 || first.length > MAX_URL_CHARS)) {
     throw codedError('ERR_BAD_OFFER', `first must be a URL of 1..${MAX_URL_CHARS} characters`, 400);
   }
-  return { type, sdp, first: /** @type {string | null} */ (first), negotiatedChannelId: /** @type {number | null} */ (negotiatedChannelId) };
+  const firstRequest = request === null ? null : parseOfferRequest(request);
+  if (request !== null && (firstRequest === null || negotiatedChannelId === null)) {
+    throw codedError('ERR_BAD_OFFER', `request must be one MUTP request in base64 (at most ${MAX_OFFER_REQUEST_CHARS} characters), with negotiatedChannelId`, 400);
+  }
+  return { type, sdp, first: /** @type {string | null} */ (first), negotiatedChannelId: /** @type {number | null} */ (negotiatedChannelId), request: firstRequest };
 }
 
 /**
@@ -125,11 +132,11 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
       await pc.setLocalDescription(await pc.createAnswer());
       const negotiated = offer.negotiatedChannelId;
       // our end of the pre-agreed channel: it opens with the SCTP association, as the client's does
-      if (negotiated !== null) opened.accept(pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, negotiated: true, id: negotiated }));
+      if (negotiated !== null) opened.accept(pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, negotiated: true, id: negotiated }), offer.request);
       await iceGatheringComplete(pc, ICE_GATHER_TIMEOUT_MS);
       const answer = pc.localDescription;
       if (!answer || answer.type !== 'answer') throw codedError('ERR_RTC_NO_ANSWER', 'no local answer', 500);
-      res.json({ type: 'answer', sdp: answer.sdp, ...(negotiated !== null ? { negotiatedChannelId: negotiated } : {}) });
+      res.json({ type: 'answer', sdp: answer.sdp, ...(negotiated !== null ? { negotiatedChannelId: negotiated } : {}), ...(offer.request ? { requestTaken: true } : {}) });
     } catch (e) {
       const err = /** @type {any} */ (e);
       if (peer) peer.close('signalling failed');
@@ -189,8 +196,8 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
     pc.addEventListener('connectionstatechange', () => {
       if (pc.connectionState === 'failed' || pc.connectionState === 'closed') peer.close(`connection ${pc.connectionState}`);
     });
-    /** @param {RTCDataChannel} channel */
-    const accept = (channel) => {
+    /** @param {RTCDataChannel} channel @param {Uint8Array | null} [firstRequest]  the offer's request: the session takes it as the channel opens */
+    const accept = (channel, firstRequest = null) => {
       if (channels >= MAX_CHANNELS_PER_PEER) {
         logger.warn('rtc: peer opened too many data channels at once; closing the extra one');
         channel.close();
@@ -212,6 +219,7 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
         });
         const session = onChannel(channel, peer);
         sessions.add(session);
+        if (firstRequest) session.receive?.(firstRequest);
         channel.addEventListener('close', () => {
           session.stop('channel closed');
           sessions.delete(session);

@@ -139,6 +139,9 @@ export function downloadMutp(o) {
         // a new connection names the object, so the proxy fetches it while the connection opens;
         // not a range of one: the proxy would fetch the whole file for it
         first: o.range ? null : o.url,
+        // and carries the request once the controller is made (its codec loaded), which the proxy
+        // serves as soon as its end opens, a round trip before ours would reach it
+        request: () => (ctl ? ctl.requests[link.index] : null),
       };
       const peer = o.peerPool ? await o.peerPool.acquire({ ...connectOpts, fresh }) : await connectPeer(connectOpts);
       if (!(await ready) || finished || ctl.sources[link.index].state !== 'connecting') return peer.close();
@@ -160,7 +163,7 @@ export function downloadMutp(o) {
         peer.channel.removeEventListener('close', onClose);
         peer.pc.removeEventListener('connectionstatechange', onState);
       };
-      run(ctl.connected(link.index, { reused: 'reused' in peer && peer.reused === true }, elapsed()));
+      run(ctl.connected(link.index, { reused: 'reused' in peer && peer.reused === true, requestTaken: peer.requestTaken === true }, elapsed()));
     } catch (e) {
       if (!(await ready) || finished) return;
       const err = /** @type {{ code?: string, message?: string } | null | undefined} */ (e);

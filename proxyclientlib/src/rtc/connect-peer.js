@@ -6,6 +6,7 @@
 
 import { codedError } from '@mutp/common/errors';
 import { MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS, MUTP_NEGOTIATED_CHANNEL_ID } from '@mutp/protocol/constants';
+import { offerRequestField } from '@mutp/protocol/offer-request';
 import { proxyEndpoint } from '../http/proxy-fetch.js';
 import { textCapped } from '../capped-body.js';
 
@@ -66,6 +67,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * @property {RTCPeerConnection} pc
  * @property {RTCDataChannel} channel
  * @property {() => void} close      idempotent; closes the channel and the peer connection
+ * @property {boolean} requestTaken  the proxy took the request the offer carried: it is serving it already
  */
 
 /**
@@ -80,6 +82,9 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * @param {number} [opts.pendingRetryMs]           wait after a 429 ERR_PEERS_PENDING (ms; PEERS_PENDING_RETRY_MS)
  * @param {string | null} [opts.first]             the object the download asks for first: the offer names it, so the
  *   proxy fetches it while the connection opens (an older proxy ignores it)
+ * @param {(() => Uint8Array | null) | null} [opts.request]  the download's request datagram, read when the offer goes (null:
+ *   none yet, so an offer never waits for it): the offer carries it, so the proxy serves it as soon as its end of the
+ *   channel opens and answers `requestTaken` (an older proxy ignores it: the caller then sends it on the channel)
  * @returns {Promise<PeerLink>} rejects with ERR_RTC_CONNECT_TIMEOUT, ERR_RTC_SIGNAL_HTTP,
  *   ERR_RTC_SIGNAL_FAILED, ERR_RTC_BAD_ANSWER, ERR_RTC_ANSWER_FAILED, ERR_RTC_CHANNEL_CLOSED, ERR_ABORTED, or at once
  *   (no retry: it cannot succeed) ERR_RTC_NO_CANDIDATES, ERR_RTC_NO_CANDIDATE_PAIR, ERR_RTC_ICE_FAILED
@@ -176,7 +181,7 @@ function connectHedged(opts) {
  * @returns {Promise<PeerLink>}
  */
 async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, timeoutMs = CONNECT_TIMEOUT_MS,
-  fetch = globalThis.fetch, first = null, onAnswer }) {
+  fetch = globalThis.fetch, first = null, request = null, onAnswer }) {
   const t0 = performance.now();
   if (typeof RTCPeerConnection !== 'function') throw codedError('ERR_RTC_UNAVAILABLE', 'no RTCPeerConnection in this environment');
   if (signal?.aborted) throw abortError(signal);
@@ -210,12 +215,14 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     const local = candidateAddresses(offer.sdp);
     // a browser that offers no candidate (Firefox without a default route) can never connect
     if (local.length === 0) throw codedError('ERR_RTC_NO_CANDIDATES', 'this browser gathered no ICE candidate');
+    const firstRequest = request?.() ?? null;
     let res;
     try {
       res = await fetch(offerUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'offer', sdp: offer.sdp, negotiatedChannelId: MUTP_NEGOTIATED_CHANNEL_ID, ...(first ? { first } : {}) }),
+        body: JSON.stringify({ type: 'offer', sdp: offer.sdp, negotiatedChannelId: MUTP_NEGOTIATED_CHANNEL_ID, ...(first ? { first } : {}),
+          ...(firstRequest ? { request: offerRequestField(firstRequest) } : {}) }),
         signal: ctrl.signal,
       });
     } catch (e) {
@@ -243,7 +250,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     // a proxy on loopback only and no loopback candidate here: Chromium pairs them in ms, Firefox never does
     const mismatch = remote.length > 0 && remote.every(isLoopback) && !local.some(isLoopback);
     await step(Promise.race([channelOpen(channel), iceFailed(pc), ...(mismatch ? [noPairAfter(LOOPBACK_MISMATCH_WAIT_MS, remote[0])] : [])]));
-    return { pc, channel, close };
+    return { pc, channel, close, requestTaken: firstRequest !== null && body.requestTaken === true };
   } catch (e) {
     close();
     throw e;

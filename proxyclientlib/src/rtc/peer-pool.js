@@ -20,9 +20,10 @@ export const POOL_IDLE_TIMEOUT_MS = 20_000;
 export const POOL_MAX_IDLE_PER_PROXY = 2;
 
 /**
- * @typedef {{ pc: RTCPeerConnection, channel: RTCDataChannel, reused: boolean, close: () => void,
+ * @typedef {{ pc: RTCPeerConnection, channel: RTCDataChannel, reused: boolean, requestTaken: boolean, close: () => void,
  *   discard: () => void }} PooledPeer
- *   close(): gives the connection back (the caller removed its listeners); discard(): closes it (suspect or failed)
+ *   close(): gives the connection back (the caller removed its listeners); discard(): closes it (suspect or failed);
+ *   requestTaken: a new connection whose proxy took the request its offer carried
  */
 
 /** @typedef {{ reused: boolean, error: Error | null }} FillOutcome  one connection of fill(): kept already, or opened (error: why not) */
@@ -54,13 +55,13 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
     for (let entry = opts.fresh ? null : takeIdle(key); entry; entry = takeIdle(key)) {
       if (entry.pc.connectionState === 'connected' && entry.channel.readyState === 'open') {
         counters.reuses++;
-        return lease(key, entry.pc, entry.channel, true);
+        return lease(key, entry.pc, entry.channel, true, false);
       }
       closePeer(entry.pc, entry.channel);
     }
     const peer = await connectPeer(opts);
     counters.connects++;
-    return lease(key, peer.pc, peer.channel, false);
+    return lease(key, peer.pc, peer.channel, false, peer.requestTaken);
   }
 
   /**
@@ -108,10 +109,10 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
   }
 
   /**
-   * @param {string} key @param {RTCPeerConnection} pc @param {RTCDataChannel} channel @param {boolean} reused
+   * @param {string} key @param {RTCPeerConnection} pc @param {RTCDataChannel} channel @param {boolean} reused @param {boolean} requestTaken
    * @returns {PooledPeer}
    */
-  function lease(key, pc, channel, reused) {
+  function lease(key, pc, channel, reused, requestTaken) {
     let done = false;
     lent.add(key);
     const end = (/** @type {boolean} */ keep) => {
@@ -121,7 +122,7 @@ export function createPeerPool({ idleTimeoutMs = POOL_IDLE_TIMEOUT_MS, maxIdlePe
       if (keep && !closed && pc.connectionState === 'connected' && channel.readyState === 'open') putIdle(key, pc, channel);
       else closePeer(pc, channel);
     };
-    return { pc, channel, reused, close: () => end(true), discard: () => { if (!done) counters.discarded++; end(false); } };
+    return { pc, channel, reused, requestTaken, close: () => end(true), discard: () => { if (!done) counters.discarded++; end(false); } };
   }
 
   /** @param {string} key @param {RTCPeerConnection} pc @param {RTCDataChannel} channel */
