@@ -1,14 +1,12 @@
 #!/usr/bin/env node
 // Extension performance bench: against the local fleet (Origo + proxies in this
 // process, 127.0.0.1, unshaped) and headless Debian Chromium with a bench build of the extension.
-//   node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 4]
-//     [--modes parallel-http,range-http,uncoded,coded] [--repeats 3] [--cpu-profile DIR]
+// Options: USAGE below.
 // Phase 1: added latency per ~1 MiB chunk, per fixed mode, vs the browser's own fetch.
 // Phase 2: MB/s of the extension frame → page byte path (MessageChannel, transferred buffers).
 // --cpu-profile DIR: Chromium's CPU profile of the fleet host (the offscreen document) over each
 // mode's measured rounds, written to DIR/fleet-host-<mode>.cpuprofile and summarized.
 // A bench, not a test: it prints numbers and asserts only that the bytes are right.
-import { parseArgs } from 'node:util';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -21,7 +19,7 @@ import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/brow
 import { measureModeLatency } from './latency.js';
 import { measureBytePath } from './byte-path.js';
 import { formatReport } from './report.js';
-import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
+import { benchOptions, progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
 
 const run = promisify(execFile);
@@ -34,17 +32,18 @@ const BYTE_PATH_SIZES = [
   { bytes: 1024 * 1024, count: 64 }, // 64 MiB per run: whole chunks (a body no piece of which was streamed, posted at the end)
 ];
 
-const { values: opt } = parseArgs({
-  options: {
-    json: { type: 'boolean', default: false },
-    k: { type: 'string', default: '20' },
-    n: { type: 'string', default: '4' },
-    warmup: { type: 'string', default: '4' }, // the startup gate's RTC_CONNECT_AFTER_DOWNLOADS
-    repeats: { type: 'string', default: '3' },
-    modes: { type: 'string', default: ALL_BENCH_MODES.join(',') },
-    'cpu-profile': { type: 'string' },
-  },
-});
+const USAGE = `usage: node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 4]
+    [--modes parallel-http,range-http,uncoded,coded] [--repeats 3] [--cpu-profile DIR]`;
+
+const opt = benchOptions({
+  json: { type: 'boolean', default: false },
+  k: { type: 'string', default: '20' },
+  n: { type: 'string', default: '4' },
+  warmup: { type: 'string', default: '4' }, // the startup gate's RTC_CONNECT_AFTER_DOWNLOADS
+  repeats: { type: 'string', default: '3' },
+  modes: { type: 'string', default: ALL_BENCH_MODES.join(',') },
+  'cpu-profile': { type: 'string' },
+}, USAGE);
 const intOpt = (name, min, max) => {
   const v = Number(opt[name]);
   if (!Number.isInteger(v) || v < min || v > max) throw codedError('ERR_BAD_OPTION', `--${name} must be an integer ${min}..${max}`);

@@ -1,11 +1,7 @@
 #!/usr/bin/env node
 // Real-player bench: hls.js, dash.js and Shaka (testkit/e2e/players/) on the local test site, in
 // headless Debian Chromium, with no extension and with the extension pinned to each mode, against
-// the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped).
-//   node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
-//     [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin]
-// --plugin: the modes run through the player plugins (@mutp/players: the player's own loader,
-// no extension) instead of the extension; `none` is the same player without the plugin.
+// the local fleet (Origo + proxies in this process, 127.0.0.1, unshaped). Options: USAGE below.
 // Each sample is a fresh browser profile: a first page load, then `--loads` − 1 more loads of the
 // same page, each counted as a second load (the fleet host and its connections kept, the proxies'
 // caches warm, as on the second). More of them narrow the second-load medians at little cost,
@@ -18,7 +14,6 @@
 // an empty page: what Chromium's making of any extension frame costs a page's start, before any
 // fleet download. Its segments get no port, wait out the shortest stall timeout and go direct,
 // so only its first media request is reported.
-import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,7 +25,7 @@ import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/brow
 import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 import { median, round } from './stats.js';
 import { HOPS, hopDurations } from './hops.js';
-import { progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
+import { benchOptions, progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
 import { TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 
@@ -47,18 +42,21 @@ const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batche
 /** The time breakdown's parts before the first byte, in order. */
 const FIRST_BYTE_STEPS = TIME_BREAKDOWN_PARTS.slice(0, TIME_BREAKDOWN_PARTS.indexOf('sourceStartMs'));
 
-const { values: opt } = parseArgs({
-  options: {
-    json: { type: 'boolean', default: false },
-    repeats: { type: 'string', default: '3' },
-    loads: { type: 'string', default: '2' },
-    n: { type: 'string', default: '4' },
-    'play-seconds': { type: 'string', default: '3' },
-    players: { type: 'string', default: Object.keys(STREAMS).join(',') },
-    modes: { type: 'string', default: CONFIGS.join(',') },
-    plugin: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
+    [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin]
+  --plugin: the modes run through the player plugins (@mutp/players: the player's own loader,
+  no extension) instead of the extension; \`none\` is the same player without the plugin.`;
+
+const opt = benchOptions({
+  json: { type: 'boolean', default: false },
+  repeats: { type: 'string', default: '3' },
+  loads: { type: 'string', default: '2' },
+  n: { type: 'string', default: '4' },
+  'play-seconds': { type: 'string', default: '3' },
+  players: { type: 'string', default: Object.keys(STREAMS).join(',') },
+  modes: { type: 'string', default: CONFIGS.join(',') },
+  plugin: { type: 'boolean', default: false },
+}, USAGE);
 const intOpt = (name, min, max) => {
   const v = Number(opt[name]);
   if (!Number.isInteger(v) || v < min || v > max) throw codedError('ERR_BAD_OPTION', `--${name} must be an integer ${min}..${max}`);

@@ -1,5 +1,27 @@
-// What every extension bench does around its phases: progress lines on stderr, closers run
-// last-first on exit or on a signal, and puppeteer's own signal handlers kept out of the way.
+// What every extension bench does around its phases: its options (--help prints its usage),
+// progress lines on stderr, closers run last-first on exit or on a signal, and puppeteer's own
+// signal handlers kept out of the way.
+import { parseArgs } from 'node:util';
+
+/**
+ * The bench's options. `--help` prints `usage` and exits 0; an unknown option or a missing value
+ * prints the error and the usage and exits 2, not a stack trace.
+ * @template {import('node:util').ParseArgsConfig['options']} O
+ * @param {O} options @param {string} usage
+ */
+export function benchOptions(options, usage) {
+  try {
+    const { values } = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h', default: false } } });
+    if (/** @type {Record<string, unknown>} */ (values).help) {
+      process.stdout.write(`${usage}\n`);
+      process.exit(0);
+    }
+    return values;
+  } catch (e) {
+    process.stderr.write(`${/** @type {Error} */ (e).message}\n\n${usage}\n`);
+    process.exit(2);
+  }
+}
 
 /** @param {string} line */
 export const progress = (line) => process.stderr.write(`${line}\n`);
