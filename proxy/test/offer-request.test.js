@@ -9,8 +9,8 @@ import { LOOPBACK_RTC } from '@mutp/testkit/mutp-harness';
 import { decodeMessage, encodeMessage, normalizeParams } from '@mutp/protocol';
 import { offerRequestField } from '@mutp/protocol/offer-request';
 
-/** How long the origin holds its answer (ms): the proxy's first packets then come well after the channel opened. */
-const ORIGIN_DELAY_MS = 150;
+/** How long the origin holds its answer (ms): the proxy's first packets then come well after the client's end opened and listens. */
+const ORIGIN_DELAY_MS = 300;
 
 /** How long the test waits for the proxy's first message (ms): far above a loopback connect and the origin's delay. */
 const FIRST_MESSAGE_WAIT_MS = 5000;
@@ -39,7 +39,8 @@ describe('proxy: the first request carried by a WebRTC offer', function () {
 
   it('is served as the channel opens, with nothing sent on the channel', async () => {
     const url = `${origin.url}/seg-1.m4s`;
-    const peer = await connectPeer({ url: proxy.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, first: url, request: () => request(url) });
+    // no `first`: the origin is asked only once the proxy serves the request
+    const peer = await connectPeer({ url: proxy.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, request: () => request(url) });
     try {
       const first = await new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`no message from the proxy within ${FIRST_MESSAGE_WAIT_MS} ms`)), FIRST_MESSAGE_WAIT_MS);
