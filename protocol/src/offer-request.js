@@ -3,18 +3,15 @@
 // leave with the SCTP handshake's last flight instead of a round trip after the client's channel
 // opened. The proxy's answer says `requestTaken`; the client then sends it on the channel only as
 // a re-send (no meta in time), and to a proxy that ignored the field as before (docs/protocol.md).
+import { base64Chars, base64Of, bytesOfBase64 } from '@mutp/common/base64';
 import { decodeMessage } from './wire.js';
 import { MAX_DATAGRAM_BYTES } from './constants.js';
 
 /** Longest `request` field (characters): base64 of the largest datagram. */
-export const MAX_OFFER_REQUEST_CHARS = 4 * Math.ceil(MAX_DATAGRAM_BYTES / 3);
+export const MAX_OFFER_REQUEST_CHARS = base64Chars(MAX_DATAGRAM_BYTES);
 
 /** The offer's `request` field for a request datagram. @param {Uint8Array} bytes @returns {string} */
-export function offerRequestField(bytes) {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
+export const offerRequestField = base64Of;
 
 /**
  * The request datagram an offer's `request` field carries; null when it is not a string of
@@ -23,14 +20,8 @@ export function offerRequestField(bytes) {
  * @returns {Uint8Array | null}
  */
 export function parseOfferRequest(field) {
-  if (typeof field !== 'string' || field.length === 0 || field.length > MAX_OFFER_REQUEST_CHARS) return null;
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(field)) return null;
-  let bytes;
-  try {
-    bytes = Uint8Array.from(atob(field), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
+  const bytes = bytesOfBase64(field, MAX_OFFER_REQUEST_CHARS);
+  if (!bytes) return null;
   const r = decodeMessage(bytes);
   return r.ok && r.msg.type === 'request' ? bytes : null;
 }

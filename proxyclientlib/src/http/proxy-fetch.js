@@ -5,6 +5,7 @@ import { DIGEST_LIST_HEADER, MAX_INLINE_DIGEST_LIST_BYTES, SHARE_HEADER, parseSh
 import { ORIGIN_FETCH_TIMEOUT_MS } from '@mutp/protocol/constants';
 import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
+import { base64Chars, bytesOfBase64 } from '@mutp/common/base64';
 import { concat, jsonCapped } from '../capped-body.js';
 
 export const STALL_TIMEOUT_MS = 5000; // no body byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download); its head may take the origin fetch limit
@@ -247,7 +248,7 @@ export function parseServerFetchMs(header) {
   return Number(header.trim());
 }
 
-const MAX_INLINE_DIGEST_CHARS = 4 * Math.ceil(MAX_INLINE_DIGEST_LIST_BYTES / 3); // base64 of the largest inline list
+const MAX_INLINE_DIGEST_CHARS = base64Chars(MAX_INLINE_DIGEST_LIST_BYTES); // base64 of the largest inline list
 
 /**
  * The proxy's inline digest list (base64) as bytes; null when absent, too long or not base64.
@@ -255,12 +256,7 @@ const MAX_INLINE_DIGEST_CHARS = 4 * Math.ceil(MAX_INLINE_DIGEST_LIST_BYTES / 3);
  * @returns {Uint8Array | null}
  */
 export function parseInlineDigests(header) {
-  if (!header || header.length > MAX_INLINE_DIGEST_CHARS || !/^[A-Za-z0-9+/]+={0,2}$/.test(header)) return null;
-  try {
-    return Uint8Array.from(atob(header), (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
+  return bytesOfBase64(header, MAX_INLINE_DIGEST_CHARS);
 }
 
 /**
