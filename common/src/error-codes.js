@@ -181,6 +181,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_BENCH: 'a bench run failed for a reason without its own code',
   ERR_BENCH_BYTES: 'a bench download returned wrong bytes or status',
   ERR_BENCH_FLEET: 'a bench\'s local fleet (Origo, origin, proxies, client) did not come up; the message names the log to read',
+  ERR_BENCH_PEER: 'a bench:datachannel peer process did not start, open its channel, send or report in time, or exited',
   ERR_BENCH_SETUP: 'a bench comparison would be void (its setup is not as intended)',
   ERR_BOTTLENECK: 'the testbed\'s shared client bottleneck (htb + bfifo) gave no queue sample',
   ERR_CLUSTER_LISTEN: 'an Origo lost its PostgreSQL LISTEN connection for the shared registry, or a try to reopen it failed (logged; it reconnects with backoff and re-reads the registry)',
