@@ -28,6 +28,7 @@ const MIB = 2 ** 20; // the demo origin's "MB" in its object names is MiB
 const MAX_SIZE_MIB = MAX_DEMO_BYTES / MIB; // the largest object the demo origin serves
 const MAX_RUNS = 100; // a bound that catches a typo, not a limit anyone meets
 const DEFAULT_RUNS = 3; // medians of 3 per mode: one disturbed download does not move them
+const DEFAULT_WARMUPS = 1; // the object cached and the connections open; V8 still compiles for a few more (docs/results/cost)
 const DEFAULT_SATURATE_RUNS = 2; // --saturate: each agent's downloads per step (8 agents × 2 objects already)
 const TESTBED_RATES = '4x896KiB'; // --testbed: the paper's fleet (Figure 11)
 const TESTBED_DELAY_MS = 25; // --testbed: one way, RTT 50 ms as the live measurements
@@ -37,6 +38,8 @@ const USAGE = `Usage: npm run bench:cost -- [options]
 
   --size-mb N        object size in MiB (the demo origin's demo-<N>MB.bin), 1..${MAX_SIZE_MIB}   [32]
   --runs N           rounds of every mode after the warm-up; the order rotates per round   [${DEFAULT_RUNS}]
+  --warmup N         warm-up downloads of every mode before them, not in the medians: a proxy's V8 compiles
+                     its hot code over its first ~5 downloads, so more reads what a long-lived proxy pays   [${DEFAULT_WARMUPS}]
   --modes LIST       comma-separated, of ${MODES.join(', ')}   [all]
   --rtc-build B      the proxies' WebRTC build (MUTP_RTC_BUILD): ${RTC_BUILDS.join(' | ')}   [stock; --testbed: auto]
   --testbed          on the namespace testbed (root; proxies' uploads shaped, the client's packets delayed)
@@ -63,7 +66,7 @@ try {
   ({ values } = parseArgs({
     options: {
       'size-mb': { type: 'string', default: '32' }, runs: { type: 'string' }, modes: { type: 'string', default: MODES.join(',') }, saturate: { type: 'boolean', default: false },
-      'rtc-build': { type: 'string' }, testbed: { type: 'boolean', default: false }, rates: { type: 'string' }, 'delay-ms': { type: 'string' }, json: { type: 'string' }, dir: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'rtc-build': { type: 'string' }, warmup: { type: 'string' }, testbed: { type: 'boolean', default: false }, rates: { type: 'string' }, 'delay-ms': { type: 'string' }, json: { type: 'string' }, dir: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   }));
 } catch (err) {
@@ -76,7 +79,10 @@ if (values.help) {
 const sizeMiB = Number(values['size-mb']);
 if (!(Number.isInteger(sizeMiB) && sizeMiB >= 1 && sizeMiB <= MAX_SIZE_MIB)) usageError(`--size-mb must be an integer 1..${MAX_SIZE_MIB}`);
 const runs = Number(values.runs ?? (values.saturate ? DEFAULT_SATURATE_RUNS : DEFAULT_RUNS));
+const warmups = Number(values.warmup ?? DEFAULT_WARMUPS);
 if (!(Number.isInteger(runs) && runs >= 1 && runs <= MAX_RUNS)) usageError(`--runs must be an integer 1..${MAX_RUNS}`);
+if (!(Number.isInteger(warmups) && warmups >= 1 && warmups <= MAX_RUNS)) usageError(`--warmup must be an integer 1..${MAX_RUNS}`);
+if (values.saturate && values.warmup !== undefined) usageError('--warmup goes with the mode comparison, not --saturate');
 const modes = values.modes.split(',').map((m) => m.trim()).filter(Boolean);
 const unknown = modes.filter((m) => !(/** @type {readonly string[]} */ (MODES)).includes(m));
 if (modes.length === 0 || unknown.length) usageError(`--modes: unknown ${unknown.join(', ') || '(none given)'}; one or more of ${MODES.join(', ')}`);
@@ -129,13 +135,13 @@ async function compareModes(expectedSha256) {
   const total = modes.length * (runs + 1);
   let done = 0;
   const rows = await runCostBench({
-    fleet, modes, runs, url: `${fleet.originUrl}/media/demo-${sizeMiB}MB.bin`, expectedSha256,
+    fleet, modes, runs, warmups, url: `${fleet.originUrl}/media/demo-${sizeMiB}MB.bin`, expectedSha256,
     onRow: (row) => process.stderr.write(`${formatProgress(row, ++done, total)}\n`),
   });
   const summary = summarize(rows, { modes });
   const proxyBuilds = [...new Set(fleet.proxies.map((p) => p.rtcBuild?.summary ?? 'unknown'))];
   // the targets are the loopback ones: on the testbed the links bound the goodput
-  const meta = { sizeBytes, proxies: PROXY_COUNT, runs, trailMs: TRAIL_MS, rtcBuild, proxyBuilds, cores: cpus().length, where, targets: !onTestbed };
+  const meta = { sizeBytes, proxies: PROXY_COUNT, runs, warmups, trailMs: TRAIL_MS, rtcBuild, proxyBuilds, cores: cpus().length, where, targets: !onTestbed };
   process.stdout.write(`${formatReport(summary, meta)}\n`);
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify({ meta: { ...meta, modes, node: process.version, logDir: dir, finishedAt: new Date().toISOString() }, downloads: rows, summary }, null, 2)}\n`);

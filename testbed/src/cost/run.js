@@ -1,5 +1,5 @@
-// The cost bench's run: a warm-up download per mode (every proxy caches the object, every
-// connection opens), then `runs` rounds of every mode once, the order rotated per round. Each
+// The cost bench's run: warm-up downloads of every mode (every proxy caches the object, every
+// connection opens, V8 compiles the hot code), then `runs` rounds of every mode once, the order rotated per round. Each
 // download is measured alone, from the processes themselves: CPU seconds of every process from
 // /proc (proc-cpu.js) before it and after it and its trailing work.
 import { cpus, loadavg } from 'node:os';
@@ -36,12 +36,13 @@ export async function settleBefore(agents, flushing, mode, proxies, quietMs) {
  * @param {Awaited<ReturnType<typeof import('./local-fleet.js').startCostFleet>> | Awaited<ReturnType<typeof import('./testbed-fleet.js').startTestbedCostFleet>>} o.fleet
  * @param {readonly string[]} o.modes
  * @param {number} o.runs
+ * @param {number} [o.warmups]  warm-up rounds before them (rows with phase 'warmup', round 0)
  * @param {string} o.url             the object every download asks for
  * @param {string} o.expectedSha256  its digest: a download is byte-exact when the client's body has it
  * @param {(row: import('./summary.js').CostRow) => void} [o.onRow]
  * @param {number} [o.quietMs] @param {number} [o.trailMs]
  */
-export async function runCostBench({ fleet, modes, runs, url, expectedSha256, onRow, quietMs = QUIET_MS, trailMs = TRAIL_MS }) {
+export async function runCostBench({ fleet, modes, runs, warmups = 1, url, expectedSha256, onRow, quietMs = QUIET_MS, trailMs = TRAIL_MS }) {
   const agent = fleet.agents[0];
   // as Origo lists them (a testbed's with their upload rates: the client sizes its MUTP window from them)
   const proxies = fleet.proxies.map((p) => ({ id: p.id, url: p.url, ...('uploadRateBps' in p ? { uploadRateBps: p.uploadRateBps } : {}) }));
@@ -69,7 +70,9 @@ export async function runCostBench({ fleet, modes, runs, url, expectedSha256, on
     onRow?.(row);
   }
 
-  for (const [slot, mode] of modes.entries()) await measure(mode, 'warmup', 0, slot);
+  for (let w = 0; w < warmups; w++) {
+    for (const [slot, mode] of modes.entries()) await measure(mode, 'warmup', 0, slot);
+  }
   for (let r = 0; r < runs; r++) {
     for (const [slot, mode] of roundOrder(modes, r).entries()) await measure(mode, 'measured', r + 1, slot);
   }

@@ -17,7 +17,7 @@ const COLUMNS = /** @type {const} */ ([
 
 /**
  * @param {ReturnType<typeof import('./summary.js').summarize>} summary
- * @param {{sizeBytes: number, proxies: number, runs: number, trailMs: number, rtcBuild: string, proxyBuilds: string[], cores: number,
+ * @param {{sizeBytes: number, proxies: number, runs: number, warmups?: number, trailMs: number, rtcBuild: string, proxyBuilds: string[], cores: number,
  *   where?: string, targets?: boolean}} meta  where: what the processes ran on (127.0.0.1); targets: false leaves out the
  *   loopback targets' verdicts
  */
@@ -25,7 +25,8 @@ export function formatReport(summary, meta) {
   const lines = [];
   lines.push(`bench:cost: a ${num(meta.sizeBytes / 2 ** 20, 0)} MiB object (${num(meta.sizeBytes / MB, 2)} MB), ${meta.proxies} proxies, Origo, the origin and the client on ${meta.where ?? '127.0.0.1'}`);
   lines.push(`  proxies' WebRTC build: ${meta.rtcBuild} (${meta.proxyBuilds.join(' | ') || 'not in the proxy logs'})`);
-  lines.push(`  ${meta.runs} round(s) of every mode after a warm-up download per mode (cached object, kept connections); medians over the verified downloads`);
+  const warmups = meta.warmups ?? 1;
+  lines.push(`  ${meta.runs} round(s) of every mode after ${warmups === 1 ? 'a warm-up download' : `${warmups} warm-up downloads`} per mode (cached object, kept connections); medians over the verified downloads`);
   lines.push(`  1 MB = 10^6 bytes. CPU: every thread of each process (/proc/<pid>/task/*/schedstat), from before each download to ${meta.trailMs} ms after`);
   lines.push('  the client\'s answer and log post (the proxies\' records included); the client\'s sha256 check of the body left out.');
   lines.push(`  ms/MB: CPU milliseconds per MB delivered; proxies: the sum of all ${meta.proxies}; "in call": the client's own count over the download call alone.`);
