@@ -132,7 +132,7 @@ async function compareModes(expectedSha256) {
   const fleet = onTestbed
     ? await startTestbedCostFleet({ dir, rates: /** @type {{text: string, bps: number}[]} */ (rates), delayMs, rtcBuild })
     : await startCostFleet({ group, dir, proxyCount: PROXY_COUNT, rtcBuild, cpuProfDir });
-  const total = modes.length * (runs + 1);
+  const total = modes.length * (runs + warmups);
   let done = 0;
   const rows = await runCostBench({
     fleet, modes, runs, warmups, url: `${fleet.originUrl}/media/demo-${sizeMiB}MB.bin`, expectedSha256,
