@@ -55,34 +55,39 @@ function sendAll({ rateMBps, tickMs, messageBytes, bytes }) {
   const started = performance.now();
   let sent = 0;
   const done = () => send({ sent, ms: performance.now() - started });
-  const fill = (budget) => {
-    while (sent < bytes && budget > 0 && channel.bufferedAmount < SEND_QUEUE_CAP_BYTES) {
+  // bytes the pace allows now: what is left over carries to the next tick, so the rate is kept
+  // exactly whatever the message size; at most two ticks' worth, so a late timer is no burst
+  let credit = 0;
+  const fill = () => {
+    while (sent < bytes && credit >= messageBytes && channel.bufferedAmount < SEND_QUEUE_CAP_BYTES) {
       channel.send(message);
       sent += messageBytes;
-      budget -= messageBytes;
+      credit -= messageBytes;
     }
   };
   if (rateMBps === 0) {
+    credit = Infinity;
     channel.bufferedAmountLowThreshold = SEND_QUEUE_LOW_BYTES;
     channel.onbufferedamountlow = () => {
-      fill(Infinity);
+      fill();
       if (sent >= bytes) { channel.onbufferedamountlow = null; done(); }
     };
-    fill(Infinity);
+    fill();
     if (sent >= bytes) done();
     return;
   }
   const bytesPerMs = rateMBps * 1e3;
+  const maxCredit = Math.max(messageBytes, 2 * tickMs * bytesPerMs);
   let last = started;
   const tick = () => {
     const now = performance.now();
-    fill((now - last) * bytesPerMs);
+    credit = Math.min(maxCredit, credit + (now - last) * bytesPerMs);
     last = now;
+    fill();
     if (sent < bytes) setTimeout(tick, tickMs);
     else done();
   };
-  fill(tickMs * bytesPerMs);
-  setTimeout(tick, tickMs);
+  tick();
 }
 
 /** @param {any} m */
