@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchCli } from '../src/bench-cli.js';
 import { demoBytes, MAX_DEMO_BYTES } from '@mutp/demo/media';
 import { codedError } from '@mutp/common/errors';
 import { createProcessGroup } from '../src/cost/process-group.js';
@@ -55,27 +55,14 @@ const USAGE = `Usage: npm run bench:cost -- [options]
   --dir DIR          the processes' log files   [test-artifacts/bench-cost/<time>]
   -h, --help`;
 
-/** @param {string} msg */
-function usageError(msg) {
-  process.stderr.write(`bench:cost: ERR_BAD_OPTION: ${msg}\n\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      'size-mb': { type: 'string', default: '32' }, runs: { type: 'string' }, modes: { type: 'string', default: MODES.join(',') }, saturate: { type: 'boolean', default: false },
-      'rtc-build': { type: 'string' }, warmup: { type: 'string' }, testbed: { type: 'boolean', default: false }, rates: { type: 'string' }, 'delay-ms': { type: 'string' }, json: { type: 'string' }, dir: { type: 'string' }, 'cpu-prof': { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    },
-  }));
-} catch (err) {
-  usageError(err.message);
-}
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const { values, usageError } = benchCli({
+  name: 'bench:cost',
+  usage: USAGE,
+  options: {
+    'size-mb': { type: 'string', default: '32' }, runs: { type: 'string' }, modes: { type: 'string', default: MODES.join(',') }, saturate: { type: 'boolean', default: false },
+    'rtc-build': { type: 'string' }, warmup: { type: 'string' }, testbed: { type: 'boolean', default: false }, rates: { type: 'string' }, 'delay-ms': { type: 'string' }, json: { type: 'string' }, dir: { type: 'string' }, 'cpu-prof': { type: 'string' },
+  },
+});
 const sizeMiB = Number(values['size-mb']);
 if (!(Number.isInteger(sizeMiB) && sizeMiB >= 1 && sizeMiB <= MAX_SIZE_MIB)) usageError(`--size-mb must be an integer 1..${MAX_SIZE_MIB}`);
 const runs = Number(values.runs ?? (values.saturate ? DEFAULT_SATURATE_RUNS : DEFAULT_RUNS));

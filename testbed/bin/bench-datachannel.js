@@ -6,10 +6,11 @@
 // floor under bench:cost's MUTP figures: what a proxy (the sender) and a client (the receiver)
 // pay before any of our code runs. Asserts nothing.
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { loadavg } from 'node:os';
 import { MAX_DATAGRAM_BYTES } from '@mutp/protocol/constants';
 import { RTC_BUILDS } from '../src/cost/local-fleet.js';
 import { measurePair } from '../src/cost/datachannel-pair.js';
+import { benchCli } from '../src/bench-cli.js';
 
 const DEFAULT_RATES = 'max,20,8,1'; // MB/s: loopback's ceiling, then a proxy's share at bench:cost's and the testbed's rates
 const DEFAULT_SECONDS = 3; // per paced transfer: thousands of messages even at 1 MB/s
@@ -34,30 +35,17 @@ const USAGE = `Usage: npm run bench:datachannel -- [options]
   --json FILE          every transfer and the medians as JSON
   -h, --help`;
 
-/** @param {string} msg @returns {never} */
-function usageError(msg) {
-  process.stderr.write(`bench:datachannel: ERR_BAD_OPTION: ${msg}\n\n${USAGE}\n`);
-  process.exit(2);
-}
-
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      build: { type: 'string', default: 'stock' }, 'receiver-build': { type: 'string', default: 'stock' },
-      rates: { type: 'string', default: DEFAULT_RATES }, seconds: { type: 'string', default: String(DEFAULT_SECONDS) },
-      'max-mb': { type: 'string', default: String(DEFAULT_MAX_MB) }, 'tick-ms': { type: 'string', default: String(DEFAULT_TICK_MS) },
-      'message-bytes': { type: 'string', default: String(MAX_DATAGRAM_BYTES) }, runs: { type: 'string', default: String(DEFAULT_RUNS) },
-      json: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-    },
-  }));
-} catch (err) {
-  usageError(/** @type {Error} */ (err).message);
-}
-if (values.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const { values, usageError } = benchCli({
+  name: 'bench:datachannel',
+  usage: USAGE,
+  options: {
+    build: { type: 'string', default: 'stock' }, 'receiver-build': { type: 'string', default: 'stock' },
+    rates: { type: 'string', default: DEFAULT_RATES }, seconds: { type: 'string', default: String(DEFAULT_SECONDS) },
+    'max-mb': { type: 'string', default: String(DEFAULT_MAX_MB) }, 'tick-ms': { type: 'string', default: String(DEFAULT_TICK_MS) },
+    'message-bytes': { type: 'string', default: String(MAX_DATAGRAM_BYTES) }, runs: { type: 'string', default: String(DEFAULT_RUNS) },
+    json: { type: 'string' },
+  },
+});
 
 /** @param {string} name @param {number} min @param {number} max @param {boolean} [integer] */
 function numberOption(name, min, max, integer = true) {
@@ -123,7 +111,7 @@ for (const rateMBps of rates) {
   });
 }
 
-const load = (await import('node:os')).loadavg()[0];
+const load = loadavg()[0];
 const builds = transfers[0].builds;
 const lines = [
   `bench:datachannel: the WebRTC stack alone on 127.0.0.1, ${messageBytes} B messages, one unordered channel without retransmits;`,
