@@ -2,7 +2,7 @@
 // boundary, and agreement with node:crypto (which Node uses through the "#sha256" condition).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { sha256 } from '../src/integrity/sha256.js';
+import { sha256, sha256Async } from '../src/integrity/sha256.js';
 import { sha256 as sha256Node } from '../src/integrity/sha256.node.js';
 
 const hex = (/** @type {Uint8Array} */ b) => Buffer.from(b).toString('hex');
@@ -30,5 +30,14 @@ describe('integrity: SHA-256 in plain JavaScript', () => {
   it('hashes a subarray, not its whole buffer', () => {
     const b = new Uint8Array(100).fill(7);
     assert.equal(hex(sha256(b.subarray(10, 20))), hex(sha256(new Uint8Array(10).fill(7))));
+  });
+
+  it('the WebCrypto one (sha256Async, Node has WebCrypto too) gives the same digests, of a subarray too', async () => {
+    assert.ok(sha256Async, 'WebCrypto is there');
+    const b = new Uint8Array(70_000);
+    for (let i = 0; i < b.length; i++) b[i] = (i * 131) & 0xff;
+    for (const part of [b, b.subarray(0, 0), b.subarray(5, 69), b.subarray(1000, 66_536)]) {
+      assert.equal(hex(await sha256Async(part)), hex(sha256(part)), `length ${part.length}`);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { fetchProxyList, fetchTickets } from './origo-api.js';
 import { createProxyAccess } from './proxy-access.js';
 import { proxyEndpoint } from './http/proxy-fetch.js';
 import { fetchDigestList } from './http/block-delivery.js';
-import { WHOLE_OBJECT_BLOCKS, blocksOfRange, decodeDigestList } from '@mutp/protocol/http';
+import { WHOLE_OBJECT_BLOCKS, blocksOfRange, checksumOfAsync, decodeDigestList } from '@mutp/protocol/http';
 import { readCapped } from './capped-body.js';
 import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
@@ -94,9 +94,11 @@ const PREFETCH_TIMEOUT_MS = 10_000;
  * @param {(url: string) => {code: string, message: string} | null} [o.blocked]  URLs this context may not fetch
  *   (e.g. plain HTTP from a frame under an HTTPS page): never tried; proxies at such URLs are left out, and a
  *   download with no other way fails with that code, logged to Origo
+ * @param {((bytes: Uint8Array) => Promise<Uint8Array>) | null} [o.checksumAsync]  the HTTP modes' block checksum off the
+ *   calling thread (default: the browser's WebCrypto where the page has it; none on Node, whose own is native); null: inline
  */
 export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {}, rtcConfig,
-  keepConnections = true, keepDigestLists = true, blocked = () => null } = {}) {
+  keepConnections = true, keepDigestLists = true, blocked = () => null, checksumAsync = checksumOfAsync } = {}) {
   if (origo !== null) {
     try {
       new URL(origo);
@@ -165,7 +167,7 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       t0 = performance.now();
       timing.listedAt = t0;
       const proxiesOut = list.map((p) => ({ id: p.id, url: p.url, uploadRateBps: p.uploadRateBps ?? null }));
-      const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, digestCache, logger };
+      const common = { url, proxies: proxiesOut, range, signal: opts.signal, fetch: access.fetch, elapsed, onProgress: opts.onProgress, stallTimeoutMs: opts.stallTimeoutMs, downloadId: id, digestCache, logger, checksumAsync };
       const next = opts.next ?? null;
       /** @type {Promise<any>} */
       let running;

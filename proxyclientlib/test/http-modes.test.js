@@ -4,6 +4,7 @@ import http from 'node:http';
 import { createClient } from '../index.js';
 import { demoBytes } from '@mutp/demo/media';
 import { startFakeProxy } from '@mutp/testkit/fake-proxy';
+import { CHECKSUM_ENTRY_BYTES } from '@mutp/protocol/http';
 
 const ORIGIN = 'http://origin.test'; // the fake proxy never fetches it; it serves demo bytes by path
 const sha = (b) => createHash('sha256').update(b).digest('hex');
@@ -141,6 +142,20 @@ describe('HTTP modes (fake proxies)', function () {
     assert.equal(sha(data), sha(demoBytes(1 << 20)));
     assert.deepEqual(ps.map((p) => p.requests), ps.map((_, i) => [{ path: '/fetch', url: `${ORIGIN}/media/demo-1MB.bin`, range: null, share: i }]));
     assert.deepEqual(stats.perProxy.map((s) => s.bytes), [524288, 262144, 262144]);
+  });
+
+  it('range-http with blocks hashed off the thread (a browser\'s WebCrypto): a block whose hash is under way is waited for, not asked again', async () => {
+    const ps = [await proxy(), await proxy(), await proxy()];
+    const slowHash = async (/** @type {Uint8Array} */ bytes) => {
+      await new Promise((r) => setTimeout(r, 30)); // every hash comes back after the bodies ended
+      return createHash('sha256').update(bytes).digest().subarray(0, CHECKSUM_ENTRY_BYTES);
+    };
+    const c = createClient({ origo: null, logger: quiet, checksumAsync: slowHash });
+    const rates = [2 * 917504, 917504, 917504]; // shares of 8, 4 and 4 blocks: none ends after the others
+    const { data, stats } = await c.download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'range-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url, uploadRateBps: rates[i] })) });
+    assert.equal(sha(data), sha(demoBytes(1 << 20)));
+    assert.equal(stats.verified, true);
+    assert.deepEqual(ps.map((p) => p.requests.length), [1, 1, 1], 'one request per proxy: its list and its share');
   });
 
   it('range-http: a proxy whose share is not the one the agreed size gives is failed (ERR_PROXY_BAD_RESPONSE); the others deliver', async () => {

@@ -1,7 +1,8 @@
 // Integrity in the HTTP modes, on a real local fleet over loopback: four real proxies, one of
 // them behind a man in the middle that lies (testkit/tamper-proxy.js), so the lie comes
 // from outside the proxy's own code. Every download must be byte-exact, every streamed piece
-// too, no honest proxy blamed, and the liar named with ERR_INTEGRITY.
+// too, no honest proxy blamed, and the liar named with ERR_INTEGRITY. Each case runs with the
+// blocks hashed inline (Node's default) and off the thread, as a browser's WebCrypto does.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -16,6 +17,14 @@ const LIAR = 1; // source index of the lying proxy
 const HONEST_DELAY_MS = 40; // honest proxies answer bodies this much later: the liar's bytes come first, so they must be refused, not just outrun
 const NAME_ATTEMPTS = 3; // downloads before the liar must have been named (see downloadUntilNamed)
 const silent = { info() {}, warn() {}, error() {} };
+const HASH_JITTER_MS = 3; // an off-thread hash comes back after up to this long: out of order, after later bytes
+/** Block checksums as a browser takes them off its thread: WebCrypto (Node's here), each after a random wait. @param {Uint8Array} bytes */
+const offThreadChecksum = async (bytes) => {
+  await new Promise((r) => setTimeout(r, Math.random() * HASH_JITTER_MS));
+  return new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (bytes))).subarray(0, CHECKSUM_ENTRY_BYTES);
+};
+/** How blocks are hashed: createClient's checksumAsync. */
+const HASHING = { inline: null, 'off the thread': offThreadChecksum };
 const quiet = { warn() {} };
 
 /** The liars: each tampers with what one proxy answers. @type {Record<string, import('@mutp/testkit/tamper-proxy').Tamper>} */
@@ -81,7 +90,7 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
    * Download, checking every streamed piece against the true object as it comes.
    * @param {string} mode @param {{id: string, url: string}[]} ps @param {{start: number, end: number}} [range]
    */
-  async function download(mode, ps, range) {
+  async function download(mode, ps, range, checksumAsync = null) {
     const want = range ? a.subarray(range.start, range.end + 1) : a;
     const seen = new Uint8Array(want.byteLength);
     let wrong = 0;
@@ -91,7 +100,7 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
         for (let k = c.offset; k < c.offset + c.bytes.byteLength; k++) seen[k]++;
       }
     };
-    const client = createClient({ origo: null, logger: quiet });
+    const client = createClient({ origo: null, logger: quiet, checksumAsync });
     try {
       const res = await client.download(`${originUrl}/a.bin`, { mode, proxies: ps, range, onProgress });
       return { res, wrong, seen, want };
@@ -114,9 +123,9 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
    * times: every one byte-exact, streamed and final, with no honest proxy blamed; one must name the liar.
    * @param {string} mode @param {{id: string, url: string}[]} ps @param {{start: number, end: number}} [range]
    */
-  async function downloadUntilNamed(mode, ps, range) {
+  async function downloadUntilNamed(mode, ps, range, checksumAsync = null) {
     for (let attempt = 1; ; attempt++) {
-      const { res, err, wrong, seen, want } = await download(mode, ps, range);
+      const { res, err, wrong, seen, want } = await download(mode, ps, range, checksumAsync);
       assert.equal(err, undefined, `download failed: ${err?.code} ${err?.message}`);
       assert.equal(sha256(res.data), sha256(want), 'final data byte-exact');
       assert.equal(wrong, 0, 'every streamed piece byte-exact');
@@ -130,27 +139,27 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
     }
   }
 
-  for (const mode of ['parallel-http', 'range-http']) {
-    describe(mode, () => {
+  for (const [hashing, hash] of Object.entries(HASHING)) for (const mode of ['parallel-http', 'range-http']) {
+    describe(`${mode}, blocks hashed ${hashing}`, () => {
       for (const [name, tamper] of Object.entries(LIARS)) {
         it(`3 honest proxies and 1 that ${name}: byte-exact, streamed and final; the liar named`, async () => {
-          await downloadUntilNamed(mode, await refs(4, LIAR, tamper));
+          await downloadUntilNamed(mode, await refs(4, LIAR, tamper), undefined, hash);
         });
       }
 
       it('a byte range whose ends are inside blocks, against a byte-corrupting liar', async () => {
-        await downloadUntilNamed(mode, await refs(4, LIAR, LIARS['corrupts one byte per block']), { start: 100_000, end: 3_000_000 });
+        await downloadUntilNamed(mode, await refs(4, LIAR, LIARS['corrupts one byte per block']), { start: 100_000, end: 3_000_000 }, hash);
       });
 
       it('one proxy: nothing to vote with, so the record says verified: false', async () => {
-        const { res, wrong } = await download(mode, await refs(1, null));
+        const { res, wrong } = await download(mode, await refs(1, null), undefined, hash);
         assert.equal(sha256(res.data), sha256(a));
         assert.equal(wrong, 0);
         assert.equal(res.stats.verified, false);
       });
 
       it('two proxies, one lying in its digests: its own bytes expose it; the download rests on one proxy (verified: false)', async () => {
-        const { res, err, wrong } = await download(mode, await refs(2, LIAR, LIARS['lies in its digest list (honest bytes)']));
+        const { res, err, wrong } = await download(mode, await refs(2, LIAR, LIARS['lies in its digest list (honest bytes)']), undefined, hash);
         assert.equal(err, undefined, `download failed: ${err?.code} ${err?.message}`);
         assert.equal(sha256(res.data), sha256(a));
         assert.equal(wrong, 0);
@@ -160,7 +169,7 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
       });
 
       it('two proxies, one lying consistently: nobody is believed alone, the download fails with ERR_INTEGRITY_UNRESOLVED', async () => {
-        const { err, wrong } = await download(mode, await refs(2, LIAR, LIARS['lies consistently: another object, and its digests']));
+        const { err, wrong } = await download(mode, await refs(2, LIAR, LIARS['lies consistently: another object, and its digests']), undefined, hash);
         assert.equal(err?.code, 'ERR_INTEGRITY_UNRESOLVED', `${err?.code} ${err?.message}`);
         assert.equal(wrong, 0, 'no wrong byte streamed');
         assertNoHonestBlamed(err.stats, null);

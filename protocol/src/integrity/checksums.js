@@ -1,7 +1,7 @@
 // Integrity checksums (against pollution by a proxy): one per unit of the object, taken by the proxy from its own
 // copy. A unit is a generation in coded mode (what one decode yields) and a packet in uncoded
 // mode (so a corrupted packet is refused on arrival and its sender is known exactly).
-import { sha256 } from '#sha256';
+import { sha256, sha256Async } from '#sha256';
 
 /** Checksum algorithm code on the wire: SHA-256 truncated to CHECKSUM_ENTRY_BYTES. */
 export const CHECKSUM_ALGO_SHA256 = 1;
@@ -35,6 +35,19 @@ export function unitCount(layout) {
  */
 export function checksumOf(bytes) {
   return sha256(bytes).subarray(0, CHECKSUM_ENTRY_BYTES);
+}
+
+/**
+ * checksumOf() off the calling thread (the browser's WebCrypto), or null where the environment
+ * has no such digest (Node, whose checksumOf is native already; a page outside a secure context).
+ * @type {((bytes: Uint8Array) => Promise<Uint8Array>) | null}
+ */
+export const checksumOfAsync = sha256Async ? checksumOffThread : null;
+
+/** checksumOfAsync where there is one. @param {Uint8Array} bytes */
+async function checksumOffThread(bytes) {
+  const hash = /** @type {(bytes: Uint8Array) => Promise<Uint8Array>} */ (sha256Async);
+  return (await hash(bytes)).subarray(0, CHECKSUM_ENTRY_BYTES);
 }
 
 /**

@@ -10,3 +10,9 @@ export function sha256(bytes) {
   const d = createHash('sha256').update(bytes).digest();
   return new Uint8Array(d.buffer, d.byteOffset, d.length);
 }
+
+/**
+ * No async SHA-256 on Node: the synchronous one is native already, a promise would only add a hop.
+ * @type {((bytes: Uint8Array) => Promise<Uint8Array>) | null}
+ */
+export const sha256Async = null;

@@ -2,7 +2,9 @@
 // alongside the body (or taken from a recent download of the same object, digest-cache.js), the block vote (@mutp/protocol createBlockVote) decides which digest each
 // block must have, and a block's bytes reach the result and onProgress only once they match it.
 // Each byte is handed out once. A proxy the vote exposes is reported through onLiar.
-import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, createBlockVote, decodeDigestList } from '@mutp/protocol/http';
+// Where the environment hashes off its thread (a browser's WebCrypto), a block waits for its hash
+// there: the callers wait for `hashed()` before they judge the download complete.
+import { BLOCK_BYTES, MAX_DIGEST_LIST_BYTES, blockAligned, blockSpan, blocksOfRange, checksumOf, checksumOfAsync, createBlockVote, decodeDigestList } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
@@ -44,8 +46,9 @@ export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stal
  * @param {{warn: (...a: unknown[]) => void}} o.logger
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  lists of earlier downloads, per proxy and URL
  * @param {boolean} [o.listAhead]  asked lists cover LIST_AHEAD_FACTOR more lengths of the range when a list of the URL is kept
+ * @param {((bytes: Uint8Array) => Promise<Uint8Array>) | null} [o.checksumAsync]  a block's checksum off this thread (default: the environment's, if any); null: checksumOf, inline
  */
-export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger, digestCache = null, listAhead = false }) {
+export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, logger, digestCache = null, listAhead = false, checksumAsync = checksumOfAsync }) {
   // a range is voted on, and its lists asked for, by its blocks only: a proxy then fetches only
   // those bytes from the origin (a range of a long single-file stream), not the whole file
   const want = blocksOfRange(range);
@@ -54,9 +57,17 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
   const vote = createBlockVote({ sources: n, span: want });
   const report = safeProgress(onProgress, logger);
   const pieces = createPieceSet();
-  /** Blocks received and not settled yet; hashed only once the vote can use the hash. */
-  /** @type {{source: number, block: number, bytes: Uint8Array, digest: Uint8Array | null}[]} */
+  /**
+   * Blocks received and not settled yet; hashed only once the vote can use the hash. `offered`:
+   * its digest went to the vote; `hashing`: its hash is under way off this thread.
+   * @typedef {{source: number, block: number, bytes: Uint8Array, digest: Uint8Array | null, offered: boolean, hashing: boolean}} PendingBlock
+   */
+  /** @type {PendingBlock[]} */
   let pending = [];
+  let hashesOut = 0;
+  /** @type {(() => void)[]} */
+  let onHashed = []; // hashed()'s waiters
+  let closed = false; // the download ended: a late hash changes nothing
   /** @type {Uint8Array | null} */
   let data = null;
   let from = 0; // object offset of the result's first byte
@@ -116,11 +127,10 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
   }
 
   /**
-   * Settle one received block if the vote allows. Hashing is the costly part (a browser hashes in
-   * plain JS), so a block is hashed only when its digest is decided, or when its hash is a vote (its
-   * source has not given its list; or every list is in and none has a majority); a copy of a
-   * delivered block is compared.
-   * @param {{source: number, block: number, bytes: Uint8Array, digest: Uint8Array | null}} p
+   * Settle one received block if the vote allows. Hashing is the costly part, so a block is
+   * hashed only when its digest is decided, or when its hash is a vote (its source has not given
+   * its list; or every list is in and none has a majority); a copy of a delivered block is compared.
+   * @param {PendingBlock} p
    * @returns {boolean} settled (delivered, or dropped)
    */
   function settle(p) {
@@ -131,16 +141,45 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
       return true;
     }
     let verdict = 'wait';
-    if (p.digest) verdict = vote.recheck(p.source, p.block);
+    if (p.offered) verdict = vote.recheck(p.source, p.block);
     else if (vote.decided(p.block) || vote.stuck(p.block) || vote.sizeStuck() || (vote.size() !== null && vote.canVote(p.source, p.block))) {
-      // the same bytes from another source were hashed already: their digest is this copy's too
-      const twin = pending.find((q) => q !== p && q.block === p.block && q.digest && sameBytes(q.bytes, p.bytes));
-      p.digest = twin?.digest ?? checksumOf(p.bytes);
+      // the same bytes from another source were hashed already (or are being hashed): their digest is this copy's too
+      const twin = pending.find((q) => q !== p && q.block === p.block && (q.digest || q.hashing) && sameBytes(q.bytes, p.bytes));
+      if (!p.digest && twin?.digest) p.digest = twin.digest;
+      if (!p.digest) {
+        if (twin || p.hashing) return false; // settled when that hash is in
+        if (checksumAsync) {
+          hashOffThread(p, checksumAsync);
+          return false;
+        }
+        p.digest = checksumOf(p.bytes);
+      }
+      p.offered = true;
       verdict = vote.offerDigest(p.source, p.block, p.digest);
       onSize(); // bytes can settle the size too (a source's vote)
     }
     if (verdict === 'ok') deliver(p.source, p.block, p.bytes);
     return verdict !== 'wait';
+  }
+
+  /**
+   * Hash p's bytes by `hash`, then settle what that allows. A hash that fails is taken inline.
+   * @param {PendingBlock} p @param {(bytes: Uint8Array) => Promise<Uint8Array>} hash
+   */
+  function hashOffThread(p, hash) {
+    p.hashing = true;
+    hashesOut += 1;
+    hash(p.bytes).catch(() => checksumOf(p.bytes)).then((digest) => {
+      p.digest = digest;
+      p.hashing = false;
+      hashesOut -= 1;
+      if (!closed) afterVote();
+      if (hashesOut === 0) {
+        const waiters = onHashed;
+        onHashed = [];
+        for (const w of waiters) w();
+      }
+    });
   }
 
   function flush() {
@@ -167,7 +206,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
    */
   function offer(s, b, bytes) {
     if (!vote.isLive(s) && vote.isLiar(s)) return;
-    pending.push({ source: s, block: b, bytes, digest: null });
+    pending.push({ source: s, block: b, bytes, digest: null, offered: false, hashing: false });
     afterVote();
   }
 
@@ -240,6 +279,12 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     sizeKnown,
     /** Resolves once every block of the result is delivered. */
     done,
+    /** Resolves once no block's hash is under way: what was received is settled as far as the vote allows. @returns {Promise<void>} */
+    hashed: () => (hashesOut === 0 ? Promise.resolve() : new Promise((resolve) => { onHashed.push(() => resolve(undefined)); })),
+    /** The download ended (delivered, failed or aborted): hashes still under way deliver nothing. */
+    close() {
+      closed = true;
+    },
     isComplete: () => data !== null && missing === 0,
     /** The result, once complete. */
     data: () => /** @type {Uint8Array} */ (data),

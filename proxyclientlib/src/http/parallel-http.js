@@ -64,9 +64,10 @@ import { createRequestSteps } from './request-steps.js';
  * @param {string | null} [o.next]  the object the caller asks next: the proxies fetch it meanwhile
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  digest lists of recent downloads
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
+ * @param {((bytes: Uint8Array) => Promise<Uint8Array>) | null} [o.checksumAsync]  block checksums off this thread (createBlockDelivery's; default: the environment's)
  * @returns {Promise<HttpTransferResult>}  rejects with ERR_ALL_PROXIES_FAILED or ERR_INTEGRITY_UNRESOLVED (err.perProxy set)
  */
-export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, next = null, digestCache = null, logger = console }) {
+export async function downloadParallelHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, next = null, digestCache = null, logger = console, checksumAsync }) {
   const n = proxies.length;
   const losersAbort = new AbortController();
   const outer = signal ? AbortSignal.any([signal, losersAbort.signal]) : losersAbort.signal;
@@ -84,7 +85,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   /** @type {number[]} */
   const serverFetchMs = [];
   const delivery = createBlockDelivery({
-    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache,
+    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache, checksumAsync,
     onLiar: (v) => {
       perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
       each[v.source].abort(codedError(v.code, v.message));
@@ -133,8 +134,10 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   const settled = Promise.allSettled([...attempts, digests]);
   await Promise.race([delivery.done, settled]);
   if (!delivery.isComplete()) await settled; // a last block may have come with the last settlement
+  if (!delivery.isComplete()) await delivery.hashed(); // …or wait for its hash
   const complete = delivery.isComplete();
   done = true;
+  delivery.close();
   losersAbort.abort(codedError('ERR_LOST_RACE', 'the download completed from other proxies'));
   const used = delivery.deliveredBy();
   const winner = used.indexOf(Math.max(...used));

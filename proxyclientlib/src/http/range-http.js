@@ -28,10 +28,11 @@ const MAX_IDLE_WAIT_MS = 250; // an idle proxy re-asks the scheduler at least th
  * @param {string | null} [o.next]  the object the caller asks next: the proxies fetch it meanwhile
  * @param {ReturnType<typeof import('./digest-cache.js').createDigestCache> | null} [o.digestCache]  digest lists of recent downloads
  * @param {{warn: (...a: unknown[]) => void}} [o.logger]
+ * @param {((bytes: Uint8Array) => Promise<Uint8Array>) | null} [o.checksumAsync]  block checksums off this thread (createBlockDelivery's; default: the environment's)
  * @param {object} [o.schedulerOptions]  passed to createBlockRangeScheduler, sizes in bytes (rounded up to whole blocks)
  * @returns {Promise<import('./parallel-http.js').HttpTransferResult>}
  */
-export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, next = null, schedulerOptions = {}, digestCache = null, logger = console }) {
+export async function downloadRangeHttp({ url, proxies, range, signal, fetch, elapsed, onProgress, stallTimeoutMs, downloadId, next = null, schedulerOptions = {}, digestCache = null, logger = console, checksumAsync }) {
   const n = proxies.length;
   /** @type {import('./parallel-http.js').PerProxyStats[]} */
   const perProxy = proxies.map((p) => ({ proxyId: p.id, bytes: 0, packets: 0, duplicates: 0, error: null }));
@@ -59,7 +60,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     notify();
   };
   const delivery = createBlockDelivery({
-    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache, listAhead: true,
+    n, range, grossBytes: () => grossBytes, onProgress, logger, digestCache, listAhead: true, checksumAsync,
     onLiar: (v) => {
       perProxy[v.source].error = { code: v.code, message: `${proxies[v.source].id}: ${v.message}` };
       current[v.source]?.abort(codedError(v.code, v.message)); // its request, if one is running, ends
@@ -284,6 +285,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     // 3. Blocks not delivered yet: held while the vote was open, or last sent by a proxy exposed
     //    later. Let every digest list come in, then ask the live proxies for them, each in turn.
     if (!delivery.isComplete()) await digests;
+    await delivery.hashed();
     for (let round = 0; round < n && !delivery.isComplete(); round++) {
       const live = proxies.map((_, i) => i).filter((i) => !failed[i] && delivery.isLive(i));
       if (live.length === 0) break;
@@ -296,6 +298,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
           failSource(i);
         });
       }));
+      await delivery.hashed();
     }
     if (!delivery.isComplete()) {
       if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
@@ -303,6 +306,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     }
   } finally {
     finished.abort(codedError('ERR_LOST_RACE', 'the download ended'));
+    delivery.close();
   }
   delivery.flush();
   const packets = perProxy.reduce((a, p) => a + p.packets, 0);
