@@ -285,7 +285,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     // 3. Blocks not delivered yet: held while the vote was open, or last sent by a proxy exposed
     //    later. Let every digest list come in, then ask the live proxies for them, each in turn.
     if (!delivery.isComplete()) await digests;
-    await delivery.hashed();
+    if (!delivery.isComplete()) await delivery.hashed(); // hashes under way may complete it
     for (let round = 0; round < n && !delivery.isComplete(); round++) {
       const live = proxies.map((_, i) => i).filter((i) => !failed[i] && delivery.isLive(i));
       if (live.length === 0) break;
@@ -298,7 +298,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
           failSource(i);
         });
       }));
-      await delivery.hashed();
+      if (!delivery.isComplete()) await delivery.hashed();
     }
     if (!delivery.isComplete()) {
       if (userSignal.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
