@@ -86,7 +86,7 @@ export function sha256(bytes) {
 /**
  * SHA-256 by the browser's WebCrypto, or null where the page has none (WebCrypto is only in
  * secure contexts: HTTPS, localhost). It is native and runs off the page's main thread, where
- * sha256() above costs that thread ~8 ms per MB once compiled and 3-6 times that in its first
+ * sha256() above costs that thread ~8 ms per MB once compiled and 3-7 times that in its first
  * calls (Chromium, a 560 KB segment: 26-33 ms on its first call, 4.5 ms warm, 1.3-2.1 ms by WebCrypto).
  * @type {((bytes: Uint8Array) => Promise<Uint8Array>) | null}
  */
