@@ -72,6 +72,8 @@ describe('integration: the mutp CLI', function () {
     assert.equal(s.netBytes, 1 << 20);
     assert.equal(s.error, null);
     assert.equal(sha(await readFile(out)), sha(demoBytes(1 << 20)));
+    const stored = await fleet.origo.store.getClientRecord(s.id);
+    assert.equal(stored?.netBytes, 1 << 20, 'Origo has its record before the process ends');
   });
 
   it('get without --json prints human-readable stats', async () => {

@@ -1,6 +1,7 @@
 // The `mutp` CLI: `mutp get URL …` and `mutp proxies`. Returns the exit status; never calls process.exit.
 // A `get` asks Origo for its proxies first and loads the client (its transfer modes, the log
-// record) during that lookup's round trips.
+// record, fetch's implementation) during that lookup's round trips. Origo's requests go over
+// node:http (origo-fetch.js), which needs nothing loaded before the lookup's first packet.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { proxiesToList } from '../download-options.js';
@@ -10,6 +11,7 @@ import { parseCli, parseUrlList, USAGE, UsageError } from './args.js';
 import { outputNames, summarize } from './batch.js';
 import { formatProxies, formatStats, formatStatsLine, formatSummary } from './format.js';
 import { progressBars } from './progress.js';
+import { createOrigoFetch } from './origo-fetch.js';
 
 /** @typedef {ReturnType<typeof import('../client.js').createClient>} Client */
 
@@ -38,15 +40,19 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
   }
   const logger = { warn: (/** @type {unknown[]} */ ...a) => stderr.write(`mutp: warning: ${a.join(' ')}\n`) };
   const clientId = globalThis.crypto.randomUUID(); // Origo binds the listing's tickets to it
-  const listing = args.command === 'get' ? earlyListing(args, clientId, logger) : null;
+  const origo = args.origo && URL.canParse(args.origo) ? createOrigoFetch(args.origo) : null;
+  const fetch = origo?.fetch ?? globalThis.fetch;
+  const listing = args.command === 'get' ? earlyListing(args, clientId, logger, fetch) : null;
   const { createClient } = await import('../client.js');
-  const client = createClient({ origo: args.origo, logger, clientId });
+  const client = createClient({ origo: args.origo, logger, clientId, fetch });
+  void globalThis.Response; // loads fetch's implementation now, not when the proxies are first asked
   try {
     if (args.command === 'proxies') return await listProxies(client, args, stdout, stderr);
     if (args.urls.length === 1 && args.input === null) return await get(client, args, stdout, stderr, listing);
     return await getMany(client, args, stdout, stderr, listing);
   } finally {
     client.close();
+    origo?.close();
     // the process ends here: an MUTP download's WebRTC threads must not keep it (HTTP modes never load them)
     if (args.command === 'get' && (args.mode === 'coded' || args.mode === 'uncoded')) (await import('#rtc')).releaseRtc();
   }
@@ -160,13 +166,13 @@ async function getMany(client, args, stdout, stderr, listing) {
 /**
  * Origo's proxy list for the first download, asked now (null: not by Origo, or no valid Origo URL;
  * the client then says why). Its failure is the download's, when that awaits it.
- * @param {any} args @param {string} clientId @param {{warn: (...a: unknown[]) => void}} logger
+ * @param {any} args @param {string} clientId @param {{warn: (...a: unknown[]) => void}} logger @param {typeof fetch} fetch
  * @returns {import('../client.js').ProxyListing | null}
  */
-function earlyListing(args, clientId, logger) {
+function earlyListing(args, clientId, logger, fetch) {
   if (!args.origo || !URL.canParse(args.origo)) return null;
   const startedAt = performance.now();
-  const list = fetchProxyList({ origo: args.origo, fetch: globalThis.fetch, logger, clientId, n: proxiesToList(args.proxies), lat: args.lat, lon: args.lon });
+  const list = fetchProxyList({ origo: args.origo, fetch, logger, clientId, n: proxiesToList(args.proxies), lat: args.lat, lon: args.lon });
   list.catch(() => {}); // not a rejection nobody handles when the download stops before it looks
   return { startedAt, list };
 }

@@ -1,0 +1,156 @@
+// The CLI's fetch for Origo's requests (node:http, one kept connection): what fetch would answer,
+// its refusals as fetch gives them, and every other request left to fetch.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { createServer as netServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { makeTestCa, issueLeaf } from '@mutp/testkit/test-ca';
+import { createOrigoFetch } from '../src/cli/origo-fetch.js';
+import { fetchProxyList } from '../src/origo-api.js';
+import { jsonCapped } from '../src/capped-body.js';
+
+const ORIGO_FETCH = fileURLToPath(new URL('../src/cli/origo-fetch.js', import.meta.url));
+const quiet = { warn() {} };
+
+/**
+ * An Origo stand-in: GET /api/proxies answers a list, POST /api/logs echoes what it got,
+ * /slow never answers, /moved redirects, /empty is 204. Counts its TCP connections.
+ * @param {typeof http | typeof https} lib @param {object} [options]
+ */
+async function standIn(lib = http, options = {}) {
+  const seen = { connections: 0, requests: /** @type {{method: string, url: string, headers: http.IncomingHttpHeaders, body: string}[]} */ ([]) };
+  const server = /** @type {typeof http} */ (lib).createServer(options, (req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      seen.requests.push({ method: String(req.method), url: String(req.url), headers: req.headers, body });
+      if (req.url === '/slow') return;
+      if (req.url === '/moved') return void res.writeHead(302, { location: '/elsewhere' }).end();
+      if (req.url === '/empty') return void res.writeHead(204).end();
+      res.setHeader('content-type', 'application/json');
+      res.setHeader('x-answer', 'yes');
+      if (req.url?.startsWith('/api/proxies')) return void res.end(JSON.stringify({ proxies: [{ id: 'p1', url: 'http://127.0.0.1:9/', ticket: 'abc' }] }));
+      res.writeHead(req.method === 'POST' ? 200 : 404).end(JSON.stringify({ got: body, type: req.headers['content-type'] ?? null }));
+    });
+  });
+  server.on('connection', () => { seen.connections++; });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const url = `${lib === https ? 'https' : 'http'}://127.0.0.1:${port}`;
+  return { url, seen, close: () => { server.closeAllConnections(); return new Promise((r) => server.close(() => r(undefined))); } };
+}
+
+describe('the CLI\'s fetch for Origo', () => {
+  /** @type {Awaited<ReturnType<typeof standIn>>} */
+  let origo;
+  beforeEach(async () => { origo = await standIn(); });
+  afterEach(() => origo.close());
+
+  it('the proxy list, then a record, on one kept connection: what fetch would answer', async () => {
+    const link = createOrigoFetch(origo.url, { fallback: () => assert.fail('Origo\'s requests are not fetch\'s') });
+    try {
+      const list = await fetchProxyList({ origo: origo.url, fetch: link.fetch, logger: quiet, clientId: 'c1', n: 4 });
+      assert.deepEqual(list.map((p) => [p.id, p.ticket]), [['p1', 'abc']]);
+      const record = new TextEncoder().encode('[{"id":"r1"}]');
+      const res = await link.fetch(`${origo.url}/api/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: record });
+      assert.equal(res.status, 200);
+      assert.equal(res.ok, true);
+      assert.equal(res.headers.get('x-answer'), 'yes');
+      assert.deepEqual(await jsonCapped(res, 1024), { got: '[{"id":"r1"}]', type: 'application/json' });
+      const text = await link.fetch(new URL('/api/logs', origo.url), { method: 'POST', body: 'plain' });
+      assert.deepEqual(await text.json(), { got: 'plain', type: null });
+      const missing = await link.fetch(`${origo.url}/nothing`);
+      assert.equal(missing.status, 404);
+      assert.equal(missing.ok, false);
+      await missing.arrayBuffer();
+      assert.deepEqual(origo.seen.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`), ['GET /api/proxies', 'POST /api/logs', 'POST /api/logs', 'GET /nothing']);
+      assert.equal(origo.seen.requests[1].headers['content-length'], String(record.byteLength));
+      assert.equal(origo.seen.connections, 1, 'every request on the first connection');
+    } finally {
+      link.close();
+    }
+  });
+
+  it('a 204 has no body', async () => {
+    const link = createOrigoFetch(origo.url);
+    try {
+      const res = await link.fetch(`${origo.url}/empty`);
+      assert.equal(res.status, 204);
+      assert.equal(res.body, null);
+    } finally {
+      link.close();
+    }
+  });
+
+  it('other origins, other kinds of body and redirects go to fetch', async () => {
+    /** @type {string[]} */
+    const fallen = [];
+    const link = createOrigoFetch(origo.url, { fallback: async (input) => { fallen.push(String(input)); return new Response('from fetch'); } });
+    try {
+      assert.equal(await (await link.fetch('http://127.0.0.1:9/x')).text(), 'from fetch');
+      assert.equal(await (await link.fetch(`${origo.url}/api/logs`, { method: 'POST', body: new Blob(['b']) })).text(), 'from fetch');
+      assert.equal(await (await link.fetch(`${origo.url}/moved`)).text(), 'from fetch');
+      assert.deepEqual(fallen, ['http://127.0.0.1:9/x', `${origo.url}/api/logs`, `${origo.url}/moved`]);
+      assert.deepEqual(origo.seen.requests.map((r) => r.url), ['/moved'], 'only the redirect reached Origo');
+    } finally {
+      link.close();
+    }
+  });
+
+  it('refuses as fetch does: the signal\'s reason, a TypeError naming the network error, ERR_ORIGO_UNREACHABLE', async () => {
+    const link = createOrigoFetch(origo.url);
+    try {
+      await assert.rejects(link.fetch(`${origo.url}/slow`, { signal: AbortSignal.timeout(50) }), { name: 'TimeoutError' });
+    } finally {
+      link.close();
+    }
+    const port = await new Promise((resolve) => {
+      const s = netServer().listen(0, '127.0.0.1', () => { const p = /** @type {import('node:net').AddressInfo} */ (s.address()).port; s.close(() => resolve(p)); });
+    });
+    const gone = `http://127.0.0.1:${port}`;
+    const dead = createOrigoFetch(gone);
+    try {
+      await assert.rejects(dead.fetch(`${gone}/api/proxies`), (err) => err instanceof TypeError && /** @type {any} */ (err).cause?.code === 'ECONNREFUSED');
+      await assert.rejects(fetchProxyList({ origo: gone, fetch: dead.fetch, logger: quiet }), { code: 'ERR_ORIGO_UNREACHABLE', message: /ECONNREFUSED/ });
+    } finally {
+      dead.close();
+    }
+  });
+
+  it('an https Origo, trusted as fetch trusts it (NODE_EXTRA_CA_CERTS): one connection', async function () {
+    this.timeout(20_000);
+    const dir = await mkdtemp(path.join(tmpdir(), 'origo-fetch-'));
+    try {
+      const ca = await makeTestCa(dir);
+      const leaf = await issueLeaf(ca, 'origo', ['127.0.0.1']);
+      const secure = await standIn(https, { cert: readFileSync(leaf.certFile), key: readFileSync(leaf.keyFile) });
+      try {
+        const script = `import { createOrigoFetch } from ${JSON.stringify(ORIGO_FETCH)};
+          const link = createOrigoFetch(process.argv[1]);
+          const a = await link.fetch(process.argv[1] + '/api/proxies');
+          const listed = (await a.json()).proxies.length;
+          const b = await link.fetch(process.argv[1] + '/api/logs', { method: 'POST', body: 'r' });
+          console.log(JSON.stringify([a.status, listed, await b.json()]));
+          link.close();`;
+        // asynchronous: the server answers from this process
+        const r = await new Promise((resolve) => execFile(process.execPath, ['--input-type=module', '-e', script, secure.url],
+          { env: { ...process.env, NODE_EXTRA_CA_CERTS: ca.certFile } }, (err, stdout, stderr) => resolve({ err, stdout, stderr })));
+        const { err, stdout, stderr } = /** @type {any} */ (r);
+        assert.equal(err, null, stderr);
+        assert.deepEqual(JSON.parse(stdout), [200, 1, { got: 'r', type: null }]);
+        assert.equal(secure.seen.connections, 1);
+      } finally {
+        await secure.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
