@@ -15,6 +15,13 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /** Rate-limit window, ms. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
+/** A Range-split first share of an object the origin is still sending waits this long (ms) for
+ * the whole object, so that its head carries the object's digest list (a local origin's 1.5 MiB
+ * is whole in ~10 ms on the testbed). Past it the share's bytes go as they come and the client
+ * asks for the list (that request waits for the whole object): a slow or distant origin's first
+ * bytes no longer wait for its last. */
+export const SHARE_LIST_WAIT_MS = 20;
+
 
 /** A request's headers must arrive within this (ms): slowloris connections are closed after it. */
 export const HTTP_HEADERS_TIMEOUT_MS = 10_000;

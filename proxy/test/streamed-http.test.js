@@ -1,9 +1,11 @@
 // A whole object's body that the origin is still sending: a proxy's /fetch answers at the
 // origin's head and sends the bytes as they come (Parallel HTTP's bodies overlap the proxies'
-// origin fetches). The digest list, asked after the head, waits for the whole object; a block
-// reaches the caller once a strict majority of the proxies vouch for it (lists or bodies).
+// origin fetches); so does a Range-split first share, past SHARE_LIST_WAIT_MS. The digest list,
+// asked after the head, waits for the whole object; a block reaches the caller once a strict
+// majority of the proxies vouch for it (lists or bodies).
 import assert from 'node:assert/strict';
 import { createClient } from '@mutp/proxyclientlib';
+import { BLOCK_BYTES, DIGEST_LIST_HEADER, SHARE_HEADER, WHOLE_OBJECT_BLOCKS, decodeDigestList, digestList } from '@mutp/protocol';
 import { startProxy } from '../index.js';
 import { paceBody, startOrigin } from '@mutp/testkit/local-origin';
 import { testBytes } from '@mutp/testkit/mutp-harness';
@@ -82,9 +84,45 @@ describe('HTTP: a proxy sends a whole object\'s body while the origin still send
     assert.equal(deliveredEarly, true, 'verified bytes (two bodies of three agree) reached the caller before the origin had sent the object');
   });
 
+  it('a Range-split first share: its head and its bytes come as the origin sends them, without the list; the list, asked apart, is the whole object\'s', async () => {
+    const share = (/** @type {number} */ i) => fetch(`${fetchUrl('/share.mp4')}&mode=range-http&share=${i}&weights=1,1,1&cap=16384`);
+    const first = await share(0);
+    assert.equal(first.status, 206);
+    assert.equal(first.headers.get(DIGEST_LIST_HEADER), null, 'not known yet: the client asks for it');
+    const [a, b] = String(first.headers.get(SHARE_HEADER)).split('-').map(Number);
+    assert.ok(a === 0 && b > 0 && b * BLOCK_BYTES < BODY.length, `share 0: blocks ${a}-${b}`);
+    assert.equal(first.headers.get('content-range'), `bytes 0-${b * BLOCK_BYTES - 1}/${BODY.length}`);
+    assert.ok(Buffer.from(await first.arrayBuffer()).equals(BODY.subarray(0, b * BLOCK_BYTES)), 'byte-exact');
+    assert.equal(sentAll.has('/share.mp4'), false, 'the whole share came while the origin was still sending');
+    const last = await share(2);
+    const [c, d] = String(last.headers.get(SHARE_HEADER)).split('-').map(Number);
+    assert.ok(c >= b && d > c, `share 2: blocks ${c}-${d}`);
+    assert.ok(Buffer.from(await last.arrayBuffer()).equals(BODY.subarray(c * BLOCK_BYTES, Math.min(d * BLOCK_BYTES, BODY.length))), 'share 2, byte-exact');
+    const listed = await fetch(`${fetchUrl('/share.mp4')}&digests=1`);
+    const list = decodeDigestList(new Uint8Array(await listed.arrayBuffer()), WHOLE_OBJECT_BLOCKS);
+    assert.ok(list.ok);
+    assert.deepEqual([...list.list.digests], [...digestList(BODY).digests]);
+  });
+
+  it('Range-split: bytes arrive while the origins still send; byte-exact, verified', async () => {
+    const client = createClient({ origo: null, logger: quiet });
+    let bytesAt = 0;
+    const { data, stats } = await client.download(`${origin.url}/range-split.mp4`, {
+      mode: 'range-http', proxies: proxies.map((p) => ({ id: p.id, url: p.url })), log: false,
+      onProgress: (p) => { if (!bytesAt && p.grossBytes > 0) bytesAt = performance.now(); },
+    });
+    assert.ok(Buffer.from(data).equals(BODY), 'byte-exact');
+    assert.equal(stats.verified, true);
+    const end = /** @type {number} */ (sentAll.get('/range-split.mp4'));
+    assert.ok(bytesAt > 0 && bytesAt < end - 100, `bytes came ${Math.round(end - bytesAt)} ms before the origin's last`);
+  });
+
   it('an origin that breaks midway cuts the body short: the client sees a truncated response', async () => {
     const res = await fetch(fetchUrl('/dies.mp4'));
     assert.equal(res.status, 200);
     await assert.rejects(res.arrayBuffer());
+    const share = await fetch(`${fetchUrl('/dies-share.mp4')}&mode=range-http&share=2&weights=1,1,1&cap=16384`);
+    assert.equal(share.status, 206);
+    await assert.rejects(share.arrayBuffer(), 'a share past the break');
   });
 });

@@ -6,6 +6,7 @@ import { sendError } from './error-status.js';
 import { sendDigests } from './digest-answer.js';
 import { setAnswerHeads } from './answer-heads.js';
 import { encodedDigestsOf } from '../objects/digest-cache.js';
+import { SHARE_LIST_WAIT_MS } from '../limits.js';
 
 // Modes a client may declare on /fetch so the proxy's record says which one it served.
 const HTTP_MODES = new Set(['parallel-http', 'range-http']);
@@ -47,17 +48,21 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const voted = q.digests || HTTP_MODES.has(q.mode); // the answer, or the client, needs digests of whole blocks
     const closed = q.digests ? q.span : parseClosedRange(req.headers.range);
     const need = closed && voted ? blockAligned(closed) : closed;
-    // a whole object's body that the origin is still sending goes out as it comes; its digest list
-    // is not known yet, so the client asks for it after the head (that request waits for the whole).
-    // A share needs the whole object's size and list before its head.
-    const streams = !q.digests && !q.share && req.headers.range === undefined && req.method === 'GET';
+    // a whole object's body, or a first share of it, that the origin is still sending goes out as it
+    // comes (a share after SHARE_LIST_WAIT_MS: a whole object by then rides with its list); its
+    // digest list is not known yet, so the client asks for it after the head (that request waits
+    // for the whole). The origin's head gives the size a share's blocks are counted in.
+    const streams = !q.digests && req.headers.range === undefined && req.method === 'GET';
     let obj;
     try {
       // its origin fetch, if any, starts here
       const asked = streams ? objects.open(q.url, { signal: abort.signal }) : objects.get(q.url, { signal: abort.signal, range: need });
       if (q.next !== null) hintNext(q.next); // then the next object's, beside it (a digest list request names it too)
       const got = await asked;
-      if ('filled' in got && got.filled() < got.bytes.byteLength) return streamBody(res, got, { record, t0, proxyId, logs, stats });
+      if ('filled' in got && got.filled() < got.bytes.byteLength) {
+        if (!q.share) return streamBody(res, got, { record, t0, proxyId, logs, stats });
+        if (!(await settlesWithin(got.done, SHARE_LIST_WAIT_MS))) return streamBody(res, got, { record, t0, proxyId, logs, stats, share: q.share });
+      }
       obj = 'done' in got ? await got.done : got;
       // a digest list says the object's size: an origin that did not (`bytes a-b/*`) is asked for all of it
       if (obj.range && obj.total === null && voted) obj = await objects.get(q.url, { signal: abort.signal });
@@ -129,37 +134,60 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
 }
 
 /**
- * A whole object's body while its origin still sends it: the head now (its length from the
- * origin's), the bytes as they come. An origin that fails midway cuts the body short: the client
+ * Whether `promise` settles (either way) within `ms`.
+ * @param {Promise<unknown>} promise @param {number} ms
+ */
+function settlesWithin(promise, ms) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  return Promise.race([promise.then(() => true, () => true), late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A whole object's body, or a first share of it, while its origin still sends it: the head now
+ * (the object's length from the origin's), the bytes as they come; a share ends with its last
+ * byte, before the object's. An origin that fails before then cuts the body short: the client
  * sees a truncated response, as from a proxy that died.
  * @param {import('express').Response} res
  * @param {import('../objects/object-store.js').OpenedObject} opened
- * @param {{ record: object, t0: number, proxyId: string, logs: { record: (r: object) => void }, stats: { bytesSent: number } }} o
+ * @param {{ record: object, t0: number, proxyId: string, logs: { record: (r: object) => void }, stats: { bytesSent: number },
+ *   share?: {index: number, weights: number[], cap: number} }} o
  */
-function streamBody(res, opened, { record, t0, proxyId, logs, stats }) {
+function streamBody(res, opened, { record, t0, proxyId, logs, stats, share }) {
   const size = opened.bytes.byteLength;
-  res.status(200);
+  const { start, end } = share ? shareHead(res, size, share) : { start: 0, end: size };
+  if (!share) res.status(200);
   res.setHeader('Accept-Ranges', 'bytes');
   setAnswerHeads(res, { contentType: opened.contentType, proxyId, serverFetchMs: opened.headMs, fromCache: false, t0, objectAt: performance.now() });
-  res.setHeader('Content-Length', String(size));
-  let sent = 0;
+  res.setHeader('Content-Length', String(end - start));
+  res.flushHeaders(); // the size and the share now, though its first bytes may come late: the client asks for the list
+  let sent = start;
+  let ended = false;
+  const log = (/** @type {{ code: string, message: string } | null} */ error) => logs.record({
+    ...record, objectBytes: size, packetsSent: 1, bytesSent: sent - start, durationMs: performance.now() - t0, serverFetchMs: opened.headMs, fromCache: false, error,
+  });
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    unsubscribe();
+    res.end(() => log(null));
+  };
   const more = () => {
-    const filled = opened.filled();
-    if (filled <= sent || res.destroyed) return;
-    res.write(opened.bytes.subarray(sent, filled)); // the buffer only grows past `filled`: the view stays valid
-    stats.bytesSent += filled - sent;
-    sent = filled;
+    const filled = Math.min(opened.filled(), end);
+    if (filled > sent && !res.destroyed) {
+      res.write(opened.bytes.subarray(sent, filled)); // the buffer only grows past `filled`: the view stays valid
+      stats.bytesSent += filled - sent;
+      sent = filled;
+    }
+    if (sent === end) finish();
   };
   const unsubscribe = opened.subscribe(more);
   res.on('close', unsubscribe);
   more();
-  const log = (/** @type {{ code: string, message: string } | null} */ error) => logs.record({
-    ...record, objectBytes: size, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0, serverFetchMs: opened.headMs, fromCache: false, error,
-  });
-  opened.done.then(() => {
-    more();
-    res.end(() => log(null));
-  }, (/** @type {any} */ err) => {
+  opened.done.then(more, (/** @type {any} */ err) => {
+    if (ended) return; // its bytes were all sent: the list's request reports the failure
+    ended = true;
     unsubscribe();
     res.destroy(err);
     log({ code: typeof err?.code === 'string' ? err.code : 'ERR_ORIGIN', message: String(err?.message ?? err) });
@@ -173,16 +201,22 @@ function streamBody(res, opened, { record, t0, proxyId, logs, stats }) {
  * @param {{index: number, weights: number[], cap: number}} share
  */
 function shareBody(res, object, share) {
-  const size = object.byteLength;
+  const { start, end } = shareHead(res, object.byteLength, share);
+  return object.subarray(start, end);
+}
+
+/**
+ * A share's status and heads for an object of `size` bytes; returns its bytes' span [start, end).
+ * @param {import('express').Response} res @param {number} size
+ * @param {{index: number, weights: number[], cap: number}} share
+ */
+function shareHead(res, size, share) {
   const blocks = shareOf(blockCount(size), share.weights, share.cap, share.index);
   res.setHeader(SHARE_HEADER, `${blocks.start}-${blocks.end}`);
   const { start, end } = shareBytes(blocks, size);
-  if (end === start) {
-    res.status(200);
-    return object.subarray(0, 0);
-  }
-  res.status(206).setHeader('Content-Range', `bytes ${start}-${end - 1}/${size}`);
-  return object.subarray(start, end);
+  if (end === start) res.status(200);
+  else res.status(206).setHeader('Content-Range', `bytes ${start}-${end - 1}/${size}`);
+  return { start, end };
 }
 
 /**
