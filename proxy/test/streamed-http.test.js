@@ -11,6 +11,8 @@ import { paceBody, startOrigin } from '@mutp/testkit/local-origin';
 import { testBytes } from '@mutp/testkit/mutp-harness';
 
 const BODY = testBytes(1_000_000, 3);
+/** Paths under /big serve this: more blocks than three first shares hold (each at most 12 of 64 KiB). */
+const BIG = testBytes(4_000_000, 5);
 /** The slow origin sends its body in pieces of this size (bytes) ... */
 const PIECE_BYTES = 64 * 1024;
 /** ... one every this many ms: ~320 ms for the whole body. */
@@ -28,7 +30,7 @@ describe('HTTP: a proxy sends a whole object\'s body while the origin still send
   before(async () => {
     origin = await startOrigin((req, res) => {
       const path = String(req.url);
-      paceBody(res, BODY, {
+      paceBody(res, path.startsWith('/big') ? BIG : BODY, {
         pieceBytes: PIECE_BYTES, everyMs: PIECE_EVERY_MS, diesAt: path.startsWith('/dies') ? BODY.length / 2 : Infinity, // the origin's connection breaks midway
         onEnd: () => sentAll.set(path, performance.now()),
       });
@@ -115,6 +117,39 @@ describe('HTTP: a proxy sends a whole object\'s body while the origin still send
     assert.equal(stats.verified, true);
     const end = /** @type {number} */ (sentAll.get('/range-split.mp4'));
     assert.ok(bytesAt > 0 && bytesAt < end - 100, `bytes came ${Math.round(end - bytesAt)} ms before the origin's last`);
+  });
+
+  it('a range of an HTTP mode whose object is still coming: its bytes as they come, not after the object\'s last', async () => {
+    const whole = await fetch(fetchUrl('/ranged.mp4')); // the object asked whole (a download's list or first share)
+    assert.equal(whole.status, 200);
+    const ranged = (/** @type {number} */ a, /** @type {number} */ b) => fetch(`${fetchUrl('/ranged.mp4')}&mode=range-http`, { headers: { range: `bytes=${a}-${b}` } });
+    const early = await ranged(65_536, 131_071);
+    assert.equal(early.status, 206);
+    assert.equal(early.headers.get('content-range'), `bytes 65536-131071/${BODY.length}`);
+    assert.ok(Buffer.from(await early.arrayBuffer()).equals(BODY.subarray(65_536, 131_072)), 'byte-exact');
+    assert.equal(sentAll.has('/ranged.mp4'), false, 'the range came while the origin was still sending');
+    const late = await ranged(900_000, 2_000_000);
+    assert.equal(late.headers.get('content-range'), `bytes 900000-999999/${BODY.length}`, 'cut at the object\'s end');
+    assert.ok(Buffer.from(await late.arrayBuffer()).equals(BODY.subarray(900_000)), 'byte-exact');
+    await whole.arrayBuffer();
+  });
+
+  it('Range-split: the ranges after the first shares come while the origins still send; byte-exact, verified', async () => {
+    const client = createClient({ origo: null, logger: quiet });
+    let gross = 0;
+    /** @type {number | null} */
+    let grossAtOriginEnd = null;
+    const { data, stats } = await client.download(`${origin.url}/big-range-split.mp4`, {
+      mode: 'range-http', proxies: proxies.map((p) => ({ id: p.id, url: p.url })), log: false,
+      onProgress: (p) => {
+        if (grossAtOriginEnd === null && sentAll.has('/big-range-split.mp4')) grossAtOriginEnd = gross;
+        gross = p.grossBytes;
+      },
+    });
+    assert.ok(Buffer.from(data).equals(BIG), 'byte-exact');
+    assert.equal(stats.verified, true);
+    const shares = 3 * 12 * BLOCK_BYTES; // the first shares' most
+    assert.ok((grossAtOriginEnd ?? 0) > shares + 8 * BLOCK_BYTES, `${grossAtOriginEnd} bytes in when the origin sent its last; the first shares hold at most ${shares}`);
   });
 
   it('an origin that breaks midway cuts the body short: the client sees a truncated response', async () => {

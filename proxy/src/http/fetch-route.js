@@ -53,6 +53,15 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     // digest list is not known yet, so the client asks for it after the head (that request waits
     // for the whole). The origin's head gives the size a share's blocks are counted in.
     const streams = !q.digests && req.headers.range === undefined && req.method === 'GET';
+    // a range of an HTTP mode whose object the origin is still sending (asked whole by the
+    // download's lists or first shares) goes out as its bytes come, not after the object's last
+    const joined = closed && voted && !q.digests && req.method === 'GET' ? objects.openComing(q.url) : null;
+    if (joined && closed && closed.start < joined.bytes.byteLength) {
+      if (q.next !== null) hintNext(q.next);
+      const end = Math.min(closed.end + 1, joined.bytes.byteLength);
+      res.status(206).setHeader('Content-Range', `bytes ${closed.start}-${end - 1}/${joined.bytes.byteLength}`);
+      return streamBody(res, joined, { start: closed.start, end }, { record, t0, proxyId, logs, stats });
+    }
     let obj;
     try {
       // its origin fetch, if any, starts here
@@ -60,8 +69,9 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
       if (q.next !== null) hintNext(q.next); // then the next object's, beside it (a digest list request names it too)
       const got = await asked;
       if ('filled' in got && got.filled() < got.bytes.byteLength) {
-        if (!q.share) return streamBody(res, got, { record, t0, proxyId, logs, stats });
-        if (!(await settlesWithin(got.done, SHARE_LIST_WAIT_MS))) return streamBody(res, got, { record, t0, proxyId, logs, stats, share: q.share });
+        const ctx = { record, t0, proxyId, logs, stats };
+        if (!q.share) return streamBody(res.status(200), got, { start: 0, end: got.bytes.byteLength }, ctx);
+        if (!(await settlesWithin(got.done, SHARE_LIST_WAIT_MS))) return streamBody(res, got, shareHead(res, got.bytes.byteLength, q.share), ctx);
       }
       obj = 'done' in got ? await got.done : got;
       // a digest list says the object's size: an origin that did not (`bytes a-b/*`) is asked for all of it
@@ -145,19 +155,18 @@ function settlesWithin(promise, ms) {
 }
 
 /**
- * A whole object's body, or a first share of it, while its origin still sends it: the head now
- * (the object's length from the origin's), the bytes as they come; a share ends with its last
- * byte, before the object's. An origin that fails before then cuts the body short: the client
- * sees a truncated response, as from a proxy that died.
+ * Bytes [start, end) of an object while its origin still sends it (the whole object, a first
+ * share or a range; the caller set the status and the span's heads): the head now (the object's
+ * length from the origin's), the bytes as they come, the end with the span's last byte. An origin
+ * that fails before then cuts the body short: the client sees a truncated response, as from a
+ * proxy that died.
  * @param {import('express').Response} res
  * @param {import('../objects/object-store.js').OpenedObject} opened
- * @param {{ record: object, t0: number, proxyId: string, logs: { record: (r: object) => void }, stats: { bytesSent: number },
- *   share?: {index: number, weights: number[], cap: number} }} o
+ * @param {{ start: number, end: number }} span
+ * @param {{ record: object, t0: number, proxyId: string, logs: { record: (r: object) => void }, stats: { bytesSent: number } }} o
  */
-function streamBody(res, opened, { record, t0, proxyId, logs, stats, share }) {
+function streamBody(res, opened, { start, end }, { record, t0, proxyId, logs, stats }) {
   const size = opened.bytes.byteLength;
-  const { start, end } = share ? shareHead(res, size, share) : { start: 0, end: size };
-  if (!share) res.status(200);
   res.setHeader('Accept-Ranges', 'bytes');
   setAnswerHeads(res, { contentType: opened.contentType, proxyId, serverFetchMs: opened.headMs, fromCache: false, t0, objectAt: performance.now() });
   res.setHeader('Content-Length', String(end - start));
@@ -186,7 +195,7 @@ function streamBody(res, opened, { record, t0, proxyId, logs, stats, share }) {
   res.on('close', unsubscribe);
   more();
   opened.done.then(more, (/** @type {any} */ err) => {
-    if (ended) return; // its bytes were all sent: the list's request reports the failure
+    if (ended) return; // its bytes were all sent: a list's request reports the failure
     ended = true;
     unsubscribe();
     res.destroy(err);

@@ -173,7 +173,33 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       }
       if (!flight.body) return whole(await done); // ended before any head (cached whole), or failed (rejects)
     }
-    const body = flight.body;
+    return coming(flight, done);
+  }
+
+  /**
+   * The whole object while its origin still sends it, when a fetch of it is on its way and its
+   * body comes (null: cached, not asked, asked for a range only, or no head yet): a range of an
+   * HTTP mode need not wait for its last byte.
+   * @param {string} url
+   * @returns {OpenedObject | null}
+   */
+  function openComing(url) {
+    url = normalizeKey(url);
+    const flight = inFlight.get(url);
+    if (cache.get(url) || !flight?.body) return null;
+    const done = flight.promise.then((/** @type {Entry} */ e) => ({ ...e, fromCache: false }));
+    done.catch(() => {}); // the caller sees a failure through `done`
+    return coming(flight, done);
+  }
+
+  /**
+   * A flight's body as an opened object.
+   * @param {{ body: import('../origin/growing-body.js').GrowingBody | null, headMs: number }} flight  its body is there
+   * @param {Promise<StoredObject>} done
+   * @returns {OpenedObject}
+   */
+  function coming(flight, done) {
+    const body = /** @type {import('../origin/growing-body.js').GrowingBody} */ (flight.body);
     return { bytes: body.bytes, contentType: body.contentType, filled: () => body.filled, subscribe: (fn) => body.subscribe(fn), done, headMs: flight.headMs, fromCache: false };
   }
 
@@ -224,6 +250,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   return {
     get,
     open,
+    openComing,
     readAheadAfter,
     prefetch,
     /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number, readAheadFailures: number }} */

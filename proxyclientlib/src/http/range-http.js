@@ -97,6 +97,8 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
       onHead: (_size, head) => {
         if (head.serverFetchMs !== null) serverFetchMs.push(head.serverFetchMs);
         steps.answered(head.wait);
+        // a size vote while its list is on the way (asked apart when the proxy's origin was still sending)
+        if (head.total !== null) delivery.claimSize(i, head.total);
         if (head.share && head.share.end > head.share.start) {
           blocks = delivery.assembler(i, head.share.start * BLOCK_BYTES);
           blocks.setEnd(Math.min(head.share.end * BLOCK_BYTES, head.total ?? Infinity));
@@ -132,7 +134,8 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
   //    the origin in parallel, so their caches are warm for the ranges.
   //    A proxy's ranges wait for its own list: asked while that request is out, a range would
   //    open a second TCP connection (a handshake and a new slow start) instead of following it.
-  //    With first shares, the list comes in the head of the proxy's first range.
+  //    With first shares, the list comes in the head of the proxy's first range, or apart when
+  //    the proxy's origin was still sending; the ranges then follow the share.
   const steps = createRequestSteps(elapsed);
   const shareCap = firstShareCapBlocks(schedulerOptions.initialRangeBytes);
   const weights = shareWeights(proxies.map((p) => p.uploadRateBps ?? null));
@@ -264,7 +267,11 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
 
     /** @param {number} i */
     const worker = async (i) => {
-      await lists[i].catch(() => {}); // a list that failed has failed this proxy already (onError)
+      // a list that failed has failed this proxy already (onError). A first share's head carries the
+      // list, or (its object still coming at the proxy) the list is asked apart, on a connection
+      // of its own: the ranges follow the share's on its connection, without waiting for the list
+      if (shares) await shares[i].head.catch(() => {});
+      else await lists[i].catch(() => {});
       if (shares && !failed[i] && !(await firstShare(shares[i], i))) return;
       while (!s.isComplete() && !userSignal.aborted && !failed[i]) {
         const r = s.nextRange(i, elapsed());
