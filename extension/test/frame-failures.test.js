@@ -68,6 +68,21 @@ describe('extension frame: failures', () => {
     assert.deepEqual(h.records().map((r) => [r.error?.code, r.segment]), [['ERR_NO_PROGRESS', 'manifest']]);
   });
 
+  it('the page\'s stall timer hears of verified bytes in the HTTP modes, of any bytes in the MUTP modes', async () => {
+    for (const [mode, held] of /** @type {[string, number][]} */ ([['range-http', 0], ['parallel-http', 0], ['coded', 1], ['uncoded', 1]])) {
+      const clock = { t: 0 };
+      const h = harness({ clock, s: settings({ mode }), download: async (_u, o) => {
+        clock.t += 1000;
+        o.onProgress({ objectBytes: 3 }); // bytes in, none verified (a share held for the lists; a generation not decoded yet)
+        clock.t += 1000;
+        o.onProgress({ objectBytes: 3, chunks: [{ offset: 2, bytes: new Uint8Array([3]) }] }); // a verified piece, not in order yet
+        return ok(mode);
+      } });
+      await h.server.onPageMessage({ t: 'get', id: 8, url: URL1, range: null, how: 'extension' });
+      assert.equal(h.posted.filter((m) => m.t === 'alive').length, held + 1, mode);
+    }
+  });
+
   it('a fallback the frame never saw (an unsupported Range) is recorded with its code; n is at least 1', async () => {
     const h = harness({ download: async () => ok('coded') });
     h.server.onPageMessage({ t: 'fallback', url: URL1, reason: 'ERR_RANGE_UNSUPPORTED: bytes=0-' });

@@ -18,7 +18,12 @@ import { createRtcClaims } from './rtc-claims.js';
 import { codedError } from '@mutp/common/errors';
 import { createHops } from './hop-timing.js';
 
-const ALIVE_EVERY_MS = 250; // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded generation, a later range)
+// progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded
+// generation, a later range). In the HTTP modes only verified bytes count: a Range-split share
+// streamed while its proxy's origin still sends is held until every proxy's list is in, and a
+// fleet whose origin fetches are slower than the direct path would look alive while giving the
+// page nothing (its lists wait for the whole object at every proxy)
+const ALIVE_EVERY_MS = 250;
 /**
  * The body goes to the page in posts of at least this many bytes (bytes; the last one may be
  * shorter). A post is a message into the page's process and a task on the player's thread:
@@ -269,7 +274,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
             mode, proxies, range, next, signal: ctrl.signal, log: false, ...where(settings),
             onProgress: (/** @type {{objectBytes: number | null, chunks?: {offset: number, bytes: Uint8Array}[]}} */ p) => {
               const t = now();
-              if (t - lastAlive >= ALIVE_EVERY_MS) {
+              const progressed = MUTP_MODES.includes(mode) || (p.chunks?.length ?? 0) > 0;
+              if (progressed && t - lastAlive >= ALIVE_EVERY_MS) {
                 lastAlive = t;
                 port.postMessage({ t: 'alive', id });
               }
