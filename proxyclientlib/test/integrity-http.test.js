@@ -2,7 +2,9 @@
 // them behind a man in the middle that lies (testkit/tamper-proxy.js), so the lie comes
 // from outside the proxy's own code. Every download must be byte-exact, every streamed piece
 // too, no honest proxy blamed, and the liar named with ERR_INTEGRITY. Each case runs with the
-// blocks hashed inline (Node's default) and off the thread, as a browser's WebCrypto does.
+// blocks hashed inline (Node's default) and off the thread, as a browser's WebCrypto does, and
+// Range-split once more with its first shares streamed (a paced origin, a new URL each time: the
+// proxies answer while the origin still sends, and the lists come apart).
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -10,6 +12,7 @@ import { BLOCK_BYTES, CHECKSUM_ENTRY_BYTES, DIGEST_HEADER_BYTES } from '@mutp/pr
 import { startProxy } from '@mutp/proxy';
 import { createClient } from '../index.js';
 import { startTamperProxy } from '@mutp/testkit/tamper-proxy';
+import { paceBody } from '@mutp/testkit/local-origin';
 import { sha256, testBytes } from '@mutp/testkit/mutp-harness';
 
 const OBJECT_BYTES = 4 * 1024 * 1024; // the attack: a 4 MiB random object
@@ -26,6 +29,10 @@ const offThreadChecksum = async (bytes) => {
 /** How blocks are hashed: createClient's checksumAsync. */
 const HASHING = { inline: null, 'off the thread': offThreadChecksum };
 const quiet = { warn() {} };
+/** A paced origin (paths under /slow/) sends this many bytes ... */
+const PACED_PIECE_BYTES = 256 * 1024;
+/** ... every this many ms: 4 MiB in ~150 ms, far past the proxies' wait for a whole object before a share */
+const PACED_EVERY_MS = 10;
 
 /** The liars: each tampers with what one proxy answers. @type {Record<string, import('@mutp/testkit/tamper-proxy').Tamper>} */
 const LIARS = {
@@ -50,8 +57,12 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
 
   before(async () => {
     origin = http.createServer((req, res) => {
-      const body = req.url === '/a.bin' ? a : req.url === '/b.bin' ? b : null;
+      const path = String(req.url).split('?')[0];
+      const paced = path.startsWith('/slow/');
+      const name = paced ? path.slice('/slow'.length) : path;
+      const body = name === '/a.bin' ? a : name === '/b.bin' ? b : null;
       if (!body) return res.writeHead(404).end();
+      if (paced) return paceBody(res, body, { pieceBytes: PACED_PIECE_BYTES, everyMs: PACED_EVERY_MS });
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.byteLength) }).end(body);
     });
     origin.listen(0, '127.0.0.1');
@@ -89,8 +100,9 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
   /**
    * Download, checking every streamed piece against the true object as it comes.
    * @param {string} mode @param {{id: string, url: string}[]} ps @param {{start: number, end: number}} [range]
+   * @param {string} [path]  the object a's path at the origin
    */
-  async function download(mode, ps, range, checksumAsync = null) {
+  async function download(mode, ps, range, checksumAsync = null, path = '/a.bin') {
     const want = range ? a.subarray(range.start, range.end + 1) : a;
     const seen = new Uint8Array(want.byteLength);
     let wrong = 0;
@@ -102,7 +114,7 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
     };
     const client = createClient({ origo: null, logger: quiet, checksumAsync });
     try {
-      const res = await client.download(`${originUrl}/a.bin`, { mode, proxies: ps, range, onProgress });
+      const res = await client.download(`${originUrl}${path}`, { mode, proxies: ps, range, onProgress });
       return { res, wrong, seen, want };
     } catch (err) {
       return { err: /** @type {any} */ (err), wrong, seen, want };
@@ -122,10 +134,11 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
    * and left nothing to detect (a busy machine can do that), so download up to NAME_ATTEMPTS
    * times: every one byte-exact, streamed and final, with no honest proxy blamed; one must name the liar.
    * @param {string} mode @param {{id: string, url: string}[]} ps @param {{start: number, end: number}} [range]
+   * @param {() => string} [pathOf]  object a's path for each attempt
    */
-  async function downloadUntilNamed(mode, ps, range, checksumAsync = null) {
+  async function downloadUntilNamed(mode, ps, range, checksumAsync = null, pathOf = () => '/a.bin') {
     for (let attempt = 1; ; attempt++) {
-      const { res, err, wrong, seen, want } = await download(mode, ps, range, checksumAsync);
+      const { res, err, wrong, seen, want } = await download(mode, ps, range, checksumAsync, pathOf());
       assert.equal(err, undefined, `download failed: ${err?.code} ${err?.message}`);
       assert.equal(sha256(res.data), sha256(want), 'final data byte-exact');
       assert.equal(wrong, 0, 'every streamed piece byte-exact');
@@ -176,4 +189,14 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
       });
     });
   }
+
+  describe('range-http, first shares streamed while the origin still sends', () => {
+    let cold = 0;
+    const fresh = () => `/slow/a.bin?cold=${++cold}`; // uncached at every proxy
+    for (const [name, tamper] of Object.entries(LIARS)) {
+      it(`3 honest proxies and 1 that ${name}: byte-exact, streamed and final; the liar named`, async () => {
+        await downloadUntilNamed('range-http', await refs(4, LIAR, tamper), undefined, null, fresh);
+      });
+    }
+  });
 });
