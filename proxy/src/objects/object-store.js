@@ -160,8 +160,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const hit = cache.get(url);
     if (hit) return whole({ ...hit, fromCache: true });
     const flight = inFlight.get(url) ?? (startFetch(url, null), /** @type {any} */ (inFlight.get(url)));
-    const done = flight.promise.then((/** @type {Entry} */ e) => ({ ...e, fromCache: false }));
-    done.catch(() => {}); // a caller that took the body sees a failure through `done`; one that waits, below
+    const done = doneOf(flight); // a caller that waits for the head sees a failure below
     if (!flight.body) {
       /** @type {() => void} */
       let onHead = () => {};
@@ -187,9 +186,18 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     url = normalizeKey(url);
     const flight = inFlight.get(url);
     if (cache.get(url) || !flight?.body) return null;
-    const done = flight.promise.then((/** @type {Entry} */ e) => ({ ...e, fromCache: false }));
-    done.catch(() => {}); // the caller sees a failure through `done`
-    return coming(flight, done);
+    return coming(flight, doneOf(flight));
+  }
+
+  /**
+   * A flight's whole object, as a fresh fetch's; a caller that took the body sees a failure through it.
+   * @param {{ promise: Promise<Entry> }} flight
+   * @returns {Promise<StoredObject>}
+   */
+  function doneOf(flight) {
+    const done = flight.promise.then((e) => ({ ...e, fromCache: false }));
+    done.catch(() => {});
+    return done;
   }
 
   /**
