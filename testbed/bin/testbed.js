@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { resolve, join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { DEFAULT_TCP_CC } from '../src/links.js';
+import { DEFAULT_TCP_CC, MAX_TCP_INITCWND, MIN_TCP_INITCWND } from '../src/links.js';
 import { parseRates, parseRate, formatRate } from '../src/rates.js';
 import { startTestbed, checkPrerequisites, clientProxy } from '../src/testbed.js';
 import { MAX_DELAY_MS } from '../src/delay.js';
@@ -21,6 +21,8 @@ const USAGE = `Usage: npm run testbed -- [options]   (needs root)
   --delay-ms MS      one-way delay on every packet to/from the client (RTT +2·MS): netem, else
                      shaping/delayline via NFQUEUE (see testbed/README.md)   [0]
   --tcp-cc ALGO      TCP congestion control of every host: the paper's servers ran cubic   [${DEFAULT_TCP_CC}]
+  --tcp-initcwnd N   the proxies' TCP initial window, packets (${MIN_TCP_INITCWND}..${MAX_TCP_INITCWND}), as a proxy container's
+                     TCP_INITCWND: a cold HTTP-mode download's first round trips   [the kernel's, 10]
   --downloads N      run N downloads and exit (else stay up until Ctrl-C)
   --mode MODE        coded | uncoded | parallel-http | range-http   [coded]
   --proxies N        proxies per download   [all]
@@ -46,7 +48,7 @@ let values;
 try {
   ({ values } = parseArgs({
     options: {
-      rates: { type: 'string', default: '4x896KiB' }, loss: { type: 'string', default: '0' }, 'delay-ms': { type: 'string' }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC },
+      rates: { type: 'string', default: '4x896KiB' }, loss: { type: 'string', default: '0' }, 'delay-ms': { type: 'string' }, 'tcp-cc': { type: 'string', default: DEFAULT_TCP_CC }, 'tcp-initcwnd': { type: 'string' },
       downloads: { type: 'string' }, mode: { type: 'string', default: 'coded' }, proxies: { type: 'string' }, size: { type: 'string', default: '1536' },
       dir: { type: 'string', default: join('test-artifacts', 'testbed') }, tag: { type: 'string', default: 'tb' }, subnet: { type: 'string', default: '10.219.0' },
       'distinct-urls': { type: 'boolean', default: false }, cold: { type: 'boolean', default: false }, 'pause-ms': { type: 'string', default: '0' }, help: { type: 'boolean', short: 'h' },
@@ -90,9 +92,12 @@ if (values['cross-tcp'] && !clientCap) fail('ERR_BAD_OPTION: --cross-tcp needs -
 if (values['cross-tcp'] && !values.downloads) fail('ERR_BAD_OPTION: --cross-tcp needs --downloads (it runs around them)');
 if (values.json && !values.downloads) fail('ERR_BAD_OPTION: --json needs --downloads');
 
-const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs, tcpCongestion: values['tcp-cc'], clientCap, crossTcp: values['cross-tcp'], originDelayMs, originRate });
+const tcpInitCwnd = values['tcp-initcwnd'] === undefined ? null : Number(values['tcp-initcwnd']);
+if (tcpInitCwnd !== null && !(Number.isInteger(tcpInitCwnd) && tcpInitCwnd >= MIN_TCP_INITCWND && tcpInitCwnd <= MAX_TCP_INITCWND)) fail(`--tcp-initcwnd must be an integer in [${MIN_TCP_INITCWND}, ${MAX_TCP_INITCWND}]`);
+
+const tb = await startTestbed({ rates, dir: resolve(values.dir), tag: values.tag, subnet: values.subnet, lossPct: loss, delayMs, tcpCongestion: values['tcp-cc'], tcpInitCwnd, clientCap, crossTcp: values['cross-tcp'], originDelayMs, originRate });
 console.log(`testbed up: Origo ${tb.origoUrl} (admin password ${tb.adminPassword}), origin ${tb.originUrl}`);
-console.log(`  delay: ${tb.delay ? tb.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}; TCP congestion control ${tb.tcpCongestion}`);
+console.log(`  delay: ${tb.delay ? tb.delay.describe : 'none (the bridge\'s ~0.1 ms RTT)'}; TCP congestion control ${tb.tcpCongestion}${tb.tcpInitCwnd === null ? '' : `, the proxies' initial window ${tb.tcpInitCwnd} packets`}`);
 if (tb.originLink) console.log(`  origin link: ${tb.originLink.delay ? `RTT +${tb.originLink.delay.rttMs} ms (${tb.originLink.delay.describe})` : 'no delay'}; upload ${tb.originLink.rateBps === null ? 'unshaped' : formatRate(tb.originLink.rateBps)}`);
 if (tb.bottleneck) {
   console.log(`  client cap: ${formatRate(tb.bottleneck.rateBps)}, htb + bfifo of ${tb.bottleneck.limitBytes} B (${tb.bottleneck.queueMs} ms) on ${tb.bottleneck.dev} in ${tb.topology.hub}` +

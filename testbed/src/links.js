@@ -20,6 +20,11 @@ export const ETHERNET_HEADER_BYTES = 14;
 // and 380 KiB/s with cubic, so bbr hides FIGURE 15's "HTTP drops at 1% loss".
 export const DEFAULT_TCP_CC = 'cubic';
 const AVAILABLE_CC_FILE = '/proc/sys/net/ipv4/tcp_available_congestion_control';
+// A proxy's TCP initial window (`--tcp-initcwnd`), packets: RFC 6928's 10 up to what
+// shaping/container-start accepts. At 896 KiB/s and RTT 50 ms a path holds ~32 packets, which
+// the kernel's 10 reaches only in the connection's third round trip.
+export const MIN_TCP_INITCWND = 10;
+export const MAX_TCP_INITCWND = 100;
 
 /** @param {string} ns @param {string[]} args */
 function inNs(ns, args) {
@@ -133,15 +138,22 @@ export function droppedPackets(ns) {
 /**
  * Makes every TCP connection a namespace opens on its /24 use `algo` (a route metric, `ip route
  * … congctl`): local to the namespace, where the sysctl may only pick the host's allowed list.
+ * With `initCwnd`, its connections also start with that congestion window (`initcwnd`, packets),
+ * as shaping/container-start sets a proxy container's from TCP_INITCWND; null: the kernel's (10).
  * @param {{ns: string, ip: string}} node
  * @param {string} subnet  first three octets
  * @param {string} algo    e.g. cubic, bbr, reno
  * @param {string} [dev]
+ * @param {number | null} [initCwnd]
  */
-export function setTcpCongestion(node, subnet, algo, dev = 'eth0') {
+export function setTcpCongestion(node, subnet, algo, dev = 'eth0', initCwnd = null) {
   const available = readFileSync(AVAILABLE_CC_FILE, 'utf8').trim().split(/\s+/);
   if (!available.includes(algo)) {
     throw codedError('ERR_BAD_OPTION', `TCP congestion control "${algo}" is not available here (${available.join(', ')})`);
   }
-  inNs(node.ns, ['ip', 'route', 'replace', `${subnet}.0/24`, 'dev', dev, 'proto', 'kernel', 'scope', 'link', 'src', node.ip, 'congctl', algo]);
+  if (initCwnd !== null && !(Number.isInteger(initCwnd) && initCwnd >= MIN_TCP_INITCWND && initCwnd <= MAX_TCP_INITCWND)) {
+    throw codedError('ERR_BAD_OPTION', `TCP initial window ${initCwnd}: an integer in [${MIN_TCP_INITCWND}, ${MAX_TCP_INITCWND}] packets`);
+  }
+  inNs(node.ns, ['ip', 'route', 'replace', `${subnet}.0/24`, 'dev', dev, 'proto', 'kernel', 'scope', 'link', 'src', node.ip, 'congctl', algo,
+    ...(initCwnd === null ? [] : ['initcwnd', String(initCwnd)])]);
 }

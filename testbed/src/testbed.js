@@ -68,6 +68,8 @@ export function clientProxy(p) {
  * @param {number} [o.delayMs]      one-way delay on every packet to or from the client (0: none); netem, else shaping/delayline
  * @param {boolean} [o.forceDelayLine]  the delay line even where netem exists (its own test)
  * @param {string} [o.tcpCongestion]  TCP congestion control of every host (links.js: why cubic)
+ * @param {number | null} [o.tcpInitCwnd]  the proxies' TCP initial window, packets, as TCP_INITCWND sets a proxy
+ *                                 container's (null: the kernel's, 10)
  * @param {boolean} [o.freshDigestLists]  the client asks for each download's digest lists (HTTP modes) instead of
  *                                 reusing a URL's from its last download: a viewer meets each segment once
  * @param {import('./bottleneck.js').ClientCap | null} [o.clientCap]  a download cap on the client with a bounded queue,
@@ -80,7 +82,7 @@ export function clientProxy(p) {
  * @param {{text: string, bps: number} | null} [o.originRate]  the origin's upload rate (null: unshaped)
  * @param {string} [o.rtcBuild]     the proxies' WebRTC build (MUTP_RTC_BUILD: stock | auto | tuned); auto: tuned when built
  */
-export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, freshDigestLists = false, clientCap = null, crossTcp = false, originDelayMs = 0, originRate = null,
+export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.0', lossPct = 0, origoDb, delayMs = 0, forceDelayLine = false, tcpCongestion = DEFAULT_TCP_CC, tcpInitCwnd = null, freshDigestLists = false, clientCap = null, crossTcp = false, originDelayMs = 0, originRate = null,
   rtcBuild = process.env.MUTP_RTC_BUILD || 'auto' }) {
   checkPrerequisites();
   if (crossTcp && !clientCap) throw codedError('ERR_BAD_OPTION', 'cross traffic needs a client cap: without one the client\'s link has no bottleneck to share');
@@ -93,7 +95,7 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
   try {
     topo.proxies.forEach((p, i) => shapeUpload(p.ns, rates[i].bps));
     if (originRate) shapeUpload(topo.origin.ns, originRate.bps);
-    for (const n of allNodes(topo)) setTcpCongestion(n, subnet, tcpCongestion);
+    for (const n of allNodes(topo)) setTcpCongestion(n, subnet, tcpCongestion, 'eth0', topo.proxies.includes(n) ? tcpInitCwnd : null);
     let bottleneck = clientCap ? capClientDownload(topo.hub, topo.client.hubDev, clientCap) : null;
     if (bottleneck) for (const n of allNodes(topo)) if (n !== topo.client) segmentAtSender(n.ns);
     /** @type {import('./delay.js').DelayInfo | null} */
@@ -165,6 +167,8 @@ export async function startTestbed({ rates, dir, tag = 'main', subnet = '10.219.
       /** The origin's link (null: the bridge's, unshaped): its one-way delay and upload rate. */
       originLink: originDelay || originRate ? { delay: originDelay ? { method: originDelay.method, rttMs: originDelay.delayMs, describe: originDelay.describe } : null, rateBps: originRate?.bps ?? null } : null,
       tcpCongestion,
+      /** The proxies' TCP initial window, packets (null: the kernel's). */
+      tcpInitCwnd,
       /** The client's download cap (null: none): rate, queue bound in ms and bytes, device. */
       get bottleneck() {
         return bottleneck;
