@@ -15,6 +15,9 @@ const MUTP_BIN = join(ROOT, 'proxyclientlib/bin/mutp.js');
 const START = join(ROOT, 'scripts/start.js');
 const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).digest('hex');
 
+/** The CLI's environment in these tests: its kept proxy addresses in the suite's directory, not the user's. */
+let cliEnv = {};
+
 /**
  * @param {string} file
  * @param {string[]} args
@@ -24,7 +27,7 @@ const sha = (/** @type {Uint8Array} */ b) => createHash('sha256').update(b).dige
  */
 function run(file, args, env = {}, nodeArgs = []) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeArgs, file, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, file, ...args], { cwd: ROOT, env: { ...process.env, ...cliEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
@@ -53,6 +56,7 @@ describe('integration: the mutp CLI', function () {
   before(async () => {
     fleet = await startFleet({ proxyCount: 2 });
     dir = await mkdtemp(join(tmpdir(), 'mutp-cli-'));
+    cliEnv = { MUTP_CACHE_DIR: join(dir, 'cache') };
   });
   after(async () => {
     await fleet?.close();
@@ -74,6 +78,22 @@ describe('integration: the mutp CLI', function () {
     assert.equal(sha(await readFile(out)), sha(demoBytes(1 << 20)));
     const stored = await fleet.origo.store.getClientRecord(s.id);
     assert.equal(stored?.netBytes, 1 << 20, 'Origo has its record before the process ends');
+  });
+
+  it('a get keeps its proxies\' addresses, and the gets that connect to them ahead are byte-exact in an HTTP and an MUTP mode', async () => {
+    const cache = join(dir, 'cache-kept');
+    const listed = await run(MUTP_BIN, ['proxies', '--origo', fleet.origo.url, '--json']);
+    const urls = JSON.parse(listed.stdout).proxies.map((/** @type {{url: string}} */ p) => p.url).sort();
+    for (const mode of ['range-http', 'range-http', 'coded']) {
+      const out = join(dir, `kept-${mode}.bin`);
+      const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-256KB.bin`, '--mode', mode, '--proxies', '2', '--origo', fleet.origo.url, '-o', out, '--json'], { MUTP_CACHE_DIR: cache });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).error, null);
+      assert.equal(sha(await readFile(out)), sha(demoBytes(256 * 1024)), mode);
+      const kept = JSON.parse(await readFile(join(cache, 'proxies.json'), 'utf8'));
+      assert.equal(kept.origo, fleet.origo.url);
+      assert.deepEqual([...kept.urls].sort(), urls, 'the addresses Origo listed');
+    }
   });
 
   it('get without --json prints human-readable stats', async () => {

@@ -31,6 +31,10 @@ Options for get:
   --no-log              do not post the stats record to Origo
   -h, --help            this help
 
+A get keeps the addresses of the proxies Origo listed in $MUTP_CACHE_DIR (default
+$XDG_CACHE_HOME/mutp or ~/.cache/mutp; empty: keep nothing), and the next get connects to
+them while it asks Origo, so its first request to them waits no handshake.
+
 Exit status: 0 success, 1 download failed, 2 bad usage.`;
 
 export class UsageError extends Error {

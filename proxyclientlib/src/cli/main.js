@@ -1,7 +1,8 @@
 // The `mutp` CLI: `mutp get URL …` and `mutp proxies`. Returns the exit status; never calls process.exit.
 // A `get` asks Origo for its proxies first and loads the client (its transfer modes, the log
 // record, fetch's implementation) during that lookup's round trips. Origo's requests go over
-// node:http (origo-fetch.js), which needs nothing loaded before the lookup's first packet.
+// node:http (kept-fetch.js), which needs nothing loaded before the lookup's first packet; so do
+// the requests to the proxies Origo listed last time (known-proxies.js), connected to meanwhile.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { proxiesToList } from '../download-options.js';
@@ -11,7 +12,8 @@ import { parseCli, parseUrlList, USAGE, UsageError } from './args.js';
 import { outputNames, summarize } from './batch.js';
 import { formatProxies, formatStats, formatStatsLine, formatSummary } from './format.js';
 import { progressBars } from './progress.js';
-import { createOrigoFetch } from './origo-fetch.js';
+import { createKeptFetch } from './kept-fetch.js';
+import { cacheDir, readKnownProxies, rememberProxies } from './known-proxies.js';
 
 /** @typedef {ReturnType<typeof import('../client.js').createClient>} Client */
 
@@ -40,9 +42,10 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
   }
   const logger = { warn: (/** @type {unknown[]} */ ...a) => stderr.write(`mutp: warning: ${a.join(' ')}\n`) };
   const clientId = globalThis.crypto.randomUUID(); // Origo binds the listing's tickets to it
-  const origo = args.origo && URL.canParse(args.origo) ? createOrigoFetch(args.origo) : null;
+  const origo = args.origo && URL.canParse(args.origo) ? createKeptFetch(args.origo) : null;
   const fetch = origo?.fetch ?? globalThis.fetch;
   const listing = args.command === 'get' ? earlyListing(args, clientId, logger, fetch) : null;
+  if (origo && listing) preconnectKnown(origo, listing, args.origo, cacheDir(env), logger);
   const { createClient } = await import('../client.js');
   const client = createClient({ origo: args.origo, logger, clientId, fetch });
   void globalThis.Response; // loads fetch's implementation now, not when the proxies are first asked
@@ -161,6 +164,19 @@ async function getMany(client, args, stdout, stderr, listing) {
   else stdout.write(formatSummary(summary) + (names ? '' : '\n(no --output-dir DIR given: data not saved)') + '\n');
   await flushLogs(client, args, stderr);
   return summary.ok === urls.length ? 0 : 1;
+}
+
+/**
+ * While Origo's lookup is on the wire, connect to the proxies it listed last time, and keep the
+ * ones it lists now for the next process.
+ * @param {ReturnType<typeof createKeptFetch>} origo @param {import('../client.js').ProxyListing} listing
+ * @param {string} origoUrl @param {string | null} dir @param {{warn: (...a: unknown[]) => void}} logger
+ */
+function preconnectKnown(origo, listing, origoUrl, dir, logger) {
+  if (dir === null) return;
+  // after the lookup's own connection is under way: it is what the download waits for first
+  setImmediate(() => { for (const url of readKnownProxies(dir, origoUrl, Date.now())) origo.preconnect(url); });
+  listing.list.then((list) => rememberProxies(dir, origoUrl, list.map((p) => p.url), Date.now(), logger), () => {});
 }
 
 /**

@@ -11,20 +11,31 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { makeTestCa, issueLeaf } from '@mutp/testkit/test-ca';
-import { createOrigoFetch } from '../src/cli/origo-fetch.js';
+import { createKeptFetch } from '../src/cli/kept-fetch.js';
 import { fetchProxyList } from '../src/origo-api.js';
 import { jsonCapped } from '../src/capped-body.js';
 
-const ORIGO_FETCH = fileURLToPath(new URL('../src/cli/origo-fetch.js', import.meta.url));
+const KEPT_FETCH = fileURLToPath(new URL('../src/cli/kept-fetch.js', import.meta.url));
 const quiet = { warn() {} };
 
+const BIG_BYTES = 1 << 20; // a proxy's range: many reads, more than one TCP window
+const bigBody = () => Uint8Array.from({ length: BIG_BYTES }, (_, i) => (i * 7 + (i >> 10)) & 0xff);
+
+/** /big: BIG_BYTES in 64 KiB writes, as a proxy streams a range. @param {http.ServerResponse} res */
+function sendBig(res) {
+  const body = bigBody();
+  res.writeHead(200, { 'content-length': String(BIG_BYTES) });
+  for (let at = 0; at < BIG_BYTES; at += 65536) res.write(body.subarray(at, at + 65536));
+  res.end();
+}
+
 /**
- * An Origo stand-in: GET /api/proxies answers a list, POST /api/logs echoes what it got,
- * /slow never answers, /moved redirects, /empty is 204. Counts its TCP connections.
+ * An Origo stand-in (or a proxy's): GET /api/proxies answers a list, POST /api/logs echoes what it got,
+ * /slow never answers, /moved redirects, /empty is 204, /big is BIG_BYTES. Counts its TCP connections.
  * @param {typeof http | typeof https} lib @param {object} [options]
  */
 async function standIn(lib = http, options = {}) {
-  const seen = { connections: 0, requests: /** @type {{method: string, url: string, headers: http.IncomingHttpHeaders, body: string}[]} */ ([]) };
+  const seen = { connections: 0, acceptedAt: /** @type {number[]} */ ([]), requests: /** @type {{method: string, url: string, headers: http.IncomingHttpHeaders, body: string}[]} */ ([]) };
   const server = /** @type {typeof http} */ (lib).createServer(options, (req, res) => {
     let body = '';
     req.on('data', (d) => { body += d; });
@@ -33,18 +44,19 @@ async function standIn(lib = http, options = {}) {
       if (req.url === '/slow') return;
       if (req.url === '/moved') return void res.writeHead(302, { location: '/elsewhere' }).end();
       if (req.url === '/empty') return void res.writeHead(204).end();
+      if (req.url === '/big') return void sendBig(res);
       res.setHeader('content-type', 'application/json');
       res.setHeader('x-answer', 'yes');
       if (req.url?.startsWith('/api/proxies')) return void res.end(JSON.stringify({ proxies: [{ id: 'p1', url: 'http://127.0.0.1:9/', ticket: 'abc' }] }));
       res.writeHead(req.method === 'POST' ? 200 : 404).end(JSON.stringify({ got: body, type: req.headers['content-type'] ?? null }));
     });
   });
-  server.on('connection', () => { seen.connections++; });
+  server.on('connection', () => { seen.connections++; seen.acceptedAt.push(performance.now()); });
   server.keepAliveTimeout = 60_000;
   await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   const url = `${lib === https ? 'https' : 'http'}://127.0.0.1:${port}`;
-  return { url, seen, close: () => { server.closeAllConnections(); return new Promise((r) => server.close(() => r(undefined))); } };
+  return { url, seen, dropConnections: () => server.closeAllConnections(), close: () => { server.closeAllConnections(); return new Promise((r) => server.close(() => r(undefined))); } };
 }
 
 describe('the CLI\'s fetch for Origo', () => {
@@ -54,7 +66,7 @@ describe('the CLI\'s fetch for Origo', () => {
   afterEach(() => origo.close());
 
   it('the proxy list, then a record, on one kept connection: what fetch would answer', async () => {
-    const link = createOrigoFetch(origo.url, { fallback: () => assert.fail('Origo\'s requests are not fetch\'s') });
+    const link = createKeptFetch(origo.url, { fallback: () => assert.fail('Origo\'s requests are not fetch\'s') });
     try {
       const list = await fetchProxyList({ origo: origo.url, fetch: link.fetch, logger: quiet, clientId: 'c1', n: 4 });
       assert.deepEqual(list.map((p) => [p.id, p.ticket]), [['p1', 'abc']]);
@@ -79,7 +91,7 @@ describe('the CLI\'s fetch for Origo', () => {
   });
 
   it('a 204 has no body', async () => {
-    const link = createOrigoFetch(origo.url);
+    const link = createKeptFetch(origo.url);
     try {
       const res = await link.fetch(`${origo.url}/empty`);
       assert.equal(res.status, 204);
@@ -92,7 +104,7 @@ describe('the CLI\'s fetch for Origo', () => {
   it('other origins, other kinds of body and redirects go to fetch', async () => {
     /** @type {string[]} */
     const fallen = [];
-    const link = createOrigoFetch(origo.url, { fallback: async (input) => { fallen.push(String(input)); return new Response('from fetch'); } });
+    const link = createKeptFetch(origo.url, { fallback: async (input) => { fallen.push(String(input)); return new Response('from fetch'); } });
     try {
       assert.equal(await (await link.fetch('http://127.0.0.1:9/x')).text(), 'from fetch');
       assert.equal(await (await link.fetch(`${origo.url}/api/logs`, { method: 'POST', body: new Blob(['b']) })).text(), 'from fetch');
@@ -105,7 +117,7 @@ describe('the CLI\'s fetch for Origo', () => {
   });
 
   it('refuses as fetch does: the signal\'s reason, a TypeError naming the network error, ERR_ORIGO_UNREACHABLE', async () => {
-    const link = createOrigoFetch(origo.url);
+    const link = createKeptFetch(origo.url);
     try {
       await assert.rejects(link.fetch(`${origo.url}/slow`, { signal: AbortSignal.timeout(50) }), { name: 'TimeoutError' });
     } finally {
@@ -115,13 +127,70 @@ describe('the CLI\'s fetch for Origo', () => {
       const s = netServer().listen(0, '127.0.0.1', () => { const p = /** @type {import('node:net').AddressInfo} */ (s.address()).port; s.close(() => resolve(p)); });
     });
     const gone = `http://127.0.0.1:${port}`;
-    const dead = createOrigoFetch(gone);
+    const dead = createKeptFetch(gone);
     try {
       await assert.rejects(dead.fetch(`${gone}/api/proxies`), (err) => err instanceof TypeError && /** @type {any} */ (err).cause?.code === 'ECONNREFUSED');
       await assert.rejects(fetchProxyList({ origo: gone, fetch: dead.fetch, logger: quiet }), { code: 'ERR_ORIGO_UNREACHABLE', message: /ECONNREFUSED/ });
     } finally {
       dead.close();
     }
+  });
+
+  it('a proxy connected to ahead: its requests take that connection, a body read to its announced end leaves it for the next', async () => {
+    const proxy = await standIn();
+    const link = createKeptFetch(origo.url, { fallback: () => assert.fail('a preconnected proxy\'s requests are not fetch\'s') });
+    try {
+      link.preconnect(`${proxy.url}/`);
+      for (let i = 0; i < 100 && proxy.seen.connections === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      const askedAt = performance.now();
+      for (let round = 0; round < 2; round++) {
+        const res = await link.fetch(`${proxy.url}/big`);
+        assert.equal(res.status, 200);
+        // as proxyFetch reads: stop at the announced length, give node:http a turn, ask again
+        const reader = /** @type {ReadableStreamDefaultReader<Uint8Array>} */ (res.body?.getReader());
+        const chunks = [];
+        let got = 0;
+        while (got < BIG_BYTES) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          chunks.push(value);
+          got += value.byteLength;
+        }
+        reader.releaseLock();
+        assert.deepEqual(Buffer.concat(chunks), Buffer.from(bigBody()), 'byte-exact');
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.equal(proxy.seen.connections, 1, 'both requests on the connection opened ahead');
+      assert.ok(proxy.seen.acceptedAt[0] < askedAt, 'accepted before the first request was asked');
+      assert.equal(origo.seen.connections, 0);
+    } finally {
+      link.close();
+      await proxy.close();
+    }
+  });
+
+  it('a connection opened ahead that the proxy dropped is not used; one never used does not hold the process', async () => {
+    const proxy = await standIn();
+    const link = createKeptFetch(origo.url);
+    try {
+      link.preconnect(proxy.url);
+      for (let i = 0; i < 100 && proxy.seen.connections === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      proxy.dropConnections();
+      await new Promise((r) => setTimeout(r, 50));
+      const res = await link.fetch(`${proxy.url}/api/proxies`);
+      assert.equal(res.status, 200);
+      assert.equal((await res.json()).proxies.length, 1);
+      assert.equal(proxy.seen.connections, 2, 'a new connection for the request');
+    } finally {
+      link.close();
+    }
+    const script = `import { createKeptFetch } from ${JSON.stringify(KEPT_FETCH)};
+      createKeptFetch(process.argv[1]).preconnect(process.argv[2]);`;
+    const started = performance.now();
+    const r = await new Promise((resolve) => execFile(process.execPath, ['--input-type=module', '-e', script, origo.url, proxy.url], { timeout: 5000 }, (err) => resolve(err)));
+    assert.equal(r, null, 'the process ended by itself');
+    assert.ok(performance.now() - started < 4000);
+    await proxy.close();
   });
 
   it('an https Origo, trusted as fetch trusts it (NODE_EXTRA_CA_CERTS): one connection', async function () {
@@ -132,8 +201,8 @@ describe('the CLI\'s fetch for Origo', () => {
       const leaf = await issueLeaf(ca, 'origo', ['127.0.0.1']);
       const secure = await standIn(https, { cert: readFileSync(leaf.certFile), key: readFileSync(leaf.keyFile) });
       try {
-        const script = `import { createOrigoFetch } from ${JSON.stringify(ORIGO_FETCH)};
-          const link = createOrigoFetch(process.argv[1]);
+        const script = `import { createKeptFetch } from ${JSON.stringify(KEPT_FETCH)};
+          const link = createKeptFetch(process.argv[1]);
           const a = await link.fetch(process.argv[1] + '/api/proxies');
           const listed = (await a.json()).proxies.length;
           const b = await link.fetch(process.argv[1] + '/api/logs', { method: 'POST', body: 'r' });
