@@ -106,6 +106,28 @@ describe('HTTP: a proxy sends a whole object\'s body while the origin still send
     assert.deepEqual([...list.list.digests], [...digestList(BODY).digests]);
   });
 
+  it('a first share the client abandons midway (a range that lost its race to a copy) is still logged: ERR_ABORTED, the bytes written so far', async () => {
+    const proxy = proxies[1];
+    const downloadId = 'abandoned-share';
+    const ctrl = new AbortController();
+    const res = await fetch(`${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/abandoned.mp4`)}&mode=range-http&share=0&weights=1,1,1&cap=16384&downloadId=${downloadId}`, { signal: ctrl.signal });
+    assert.equal(res.status, 206);
+    const reader = /** @type {ReadableStreamDefaultReader<Uint8Array>} */ (res.body?.getReader());
+    assert.ok((await reader.read()).value?.length, 'its first bytes came');
+    ctrl.abort();
+    /** @type {any[]} */
+    const recs = [];
+    for (let i = 0; i < 100 && !recs.some((r) => r.downloadId === downloadId); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      for (let b = proxy.queue.takeBatch(); b.length > 0; b = proxy.queue.takeBatch()) recs.push(...b);
+    }
+    const mine = recs.filter((r) => r.downloadId === downloadId);
+    assert.equal(mine.length, 1, 'one record');
+    assert.equal(mine[0].error?.code, 'ERR_ABORTED');
+    assert.ok(mine[0].bytesSent > 0 && mine[0].bytesSent < BODY.length, `bytes written: ${mine[0].bytesSent}`);
+    assert.equal(mine[0].mode, 'range-http');
+  });
+
   it('Range-split: bytes arrive while the origins still send; byte-exact, verified', async () => {
     const client = createClient({ origo: null, logger: quiet });
     let bytesAt = 0;

@@ -102,11 +102,12 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     /** The body (nothing for HEAD) and the proxy record. @param {Uint8Array} body @param {number | null} objectBytes */
     const send = (body, objectBytes) => {
       res.setHeader('Content-Length', String(body.byteLength));
+      const sent = isHead ? 0 : body.byteLength;
+      const log = onceAnswered(res, (error) => logs.record({ ...record, objectBytes, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0,
+        serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache, error }));
       res.end(isHead ? undefined : body, () => {
-        const sent = isHead ? 0 : body.byteLength;
         stats.bytesSent += sent;
-        logs.record({ ...record, objectBytes, packetsSent: 1, bytesSent: sent, durationMs: performance.now() - t0,
-          serverFetchMs: obj.serverFetchMs, fromCache: obj.fromCache });
+        log(null);
       });
     };
     /** @param {string} range @param {string} size */
@@ -173,9 +174,9 @@ function streamBody(res, opened, { start, end }, { record, t0, proxyId, logs, st
   res.flushHeaders(); // the size and the share now, though its first bytes may come late: the client asks for the list
   let sent = start;
   let ended = false;
-  const log = (/** @type {{ code: string, message: string } | null} */ error) => logs.record({
+  const log = onceAnswered(res, (error) => logs.record({
     ...record, objectBytes: size, packetsSent: 1, bytesSent: sent - start, durationMs: performance.now() - t0, serverFetchMs: opened.headMs, fromCache: false, error,
-  });
+  }));
   const finish = () => {
     if (ended) return;
     ended = true;
@@ -201,6 +202,25 @@ function streamBody(res, opened, { start, end }, { record, t0, proxyId, logs, st
     res.destroy(err);
     log({ code: typeof err?.code === 'string' ? err.code : 'ERR_ORIGIN', message: String(err?.message ?? err) });
   });
+}
+
+/**
+ * `log`, once: with the caller's error (null: answered), or with ERR_ABORTED when the client closes
+ * the request first (a Range-split source that lost its range's race to a copy). A proxy record
+ * then tells of every request a download made, however it ended.
+ * @param {import('express').Response} res
+ * @param {(error: { code: string, message: string } | null) => void} log
+ * @returns {(error: { code: string, message: string } | null) => void}
+ */
+function onceAnswered(res, log) {
+  let logged = false;
+  const once = (/** @type {{ code: string, message: string } | null} */ error) => {
+    if (logged) return;
+    logged = true;
+    log(error);
+  };
+  res.once('close', () => { if (!res.writableFinished) once({ code: 'ERR_ABORTED', message: 'the client closed the request before its answer was sent' }); });
+  return once;
 }
 
 /**
