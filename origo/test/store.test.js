@@ -3,7 +3,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { openDuckDbStore } from '../index.js';
+import { DUCKDB } from '../src/store/sql-dialect.js';
+import { KEYED_TABLES, createTablesSql } from '../src/store/tables.js';
 import { clientRecord, connectGoodProxy, emitWithAck, postLogs, proxyRecord, proxyStatus, startTestOrigo } from './helpers.js';
 
 // What only the DuckDB file store does (a file, reopened); the Store contract is in store-contract.test.js.
@@ -30,6 +33,60 @@ describe('origo: DuckDB store', () => {
       assert.deepEqual(await second.insertClientRecords([c]), { stored: [], duplicates: [c.id] });
     } finally {
       await second.close();
+    }
+  });
+
+  it('a file whose record tables an older Origo keyed by id is opened without those keys: its records kept, ids still once each', async () => {
+    const path = join(dir, 'keyed.duckdb');
+    const c = clientRecord({ perProxy: [{ proxyId: 'p1', bytes: 10, packets: 1, duplicates: 0, error: null }] });
+    const p = proxyRecord('p1');
+    const fresh = await openDuckDbStore({ path });
+    assert.deepEqual(await fresh.insertClientRecords([c]), { stored: [c.id], duplicates: [] });
+    assert.deepEqual(await fresh.insertProxyRecords([p]), { stored: [p.id], duplicates: [] });
+    await fresh.close();
+    // the file as an older Origo made it: the same tables, keyed
+    const old = await DuckDBInstance.create(path);
+    const conn = await old.connect();
+    const typesOf = async (/** @type {string} */ table) => (await conn.runAndReadAll(
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`)).getRowObjectsJS();
+    const before = { client: await typesOf('client_records'), proxy: await typesOf('proxy_records') };
+    for (const table of KEYED_TABLES) await conn.run(`ALTER TABLE ${table} RENAME TO ${table}_plain`);
+    for (const sql of createTablesSql(DUCKDB, { keyed: true })) await conn.run(sql);
+    for (const table of KEYED_TABLES) await conn.run(`INSERT INTO ${table} SELECT * FROM ${table}_plain`);
+    for (const table of KEYED_TABLES) await conn.run(`DROP TABLE ${table}_plain`);
+    const keys = async () => Number((await conn.runAndReadAll("SELECT count(*) AS n FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'")).getRowObjectsJS()[0].n);
+    assert.equal(await keys(), 2, 'the old file has its keys');
+    conn.closeSync();
+    old.closeSync();
+
+    const first = await openDuckDbStore({ path }); // drops the keys
+    try {
+      assert.deepEqual(await first.insertClientRecords([c]), { stored: [], duplicates: [c.id] });
+      const d = clientRecord();
+      assert.deepEqual(await first.insertClientRecords([d, d]), { stored: [d.id], duplicates: [d.id] });
+    } finally {
+      await first.close();
+    }
+    const again = await openDuckDbStore({ path });
+    try {
+      assert.deepEqual(await again.insertClientRecords([c]), { stored: [], duplicates: [c.id] });
+      assert.deepEqual(await again.insertProxyRecords([p, p]), { stored: [], duplicates: [p.id, p.id] });
+      assert.deepEqual(await again.counts(), { clientRecords: 2, proxyRecords: 1, proxyStatus: 0 });
+      assert.deepEqual((await again.getClientRecord(c.id))?.perProxy?.map((/** @type {any} */ x) => x.bytes), [10]);
+      assert.deepEqual((await again.listProxyRecords())[0], p);
+    } finally {
+      await again.close();
+    }
+    const after = await DuckDBInstance.create(path);
+    const check = await after.connect();
+    try {
+      assert.equal(Number((await check.runAndReadAll("SELECT count(*) AS n FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'")).getRowObjectsJS()[0].n), 0);
+      const cols = async (/** @type {string} */ table) => (await check.runAndReadAll(
+        `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`)).getRowObjectsJS();
+      assert.deepEqual({ client: await cols('client_records'), proxy: await cols('proxy_records') }, before, 'the same columns, types and order');
+    } finally {
+      check.closeSync();
+      after.closeSync();
     }
   });
 

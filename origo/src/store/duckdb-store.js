@@ -5,7 +5,7 @@ import { codedError } from '@mutp/common/errors';
 import { DOWNLOAD_ORDER_SQL, EXPORT_SQL, boxplotSql, downloadRowSql, quantilesByGroupSql, whereSql } from './dashboard-sql.js';
 import { boxRow, downloadRow, page, rowToRecord, selectExpr, statusRow, withExtra } from './rows.js';
 import { DUCKDB } from './sql-dialect.js';
-import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, DDL, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
+import { CLIENT_RECORD_COLUMNS, CLIENT_RECORD_PROXY_COLUMNS, DDL, KEYED_TABLES, PROXY_RECORD_COLUMNS, PROXY_STATUS_COLUMNS } from './tables.js';
 
 const VARCHAR_LIST = LIST(VARCHAR);
 const DOWNLOAD_ROW_SQL_DUCKDB = downloadRowSql(DUCKDB);
@@ -79,7 +79,32 @@ export async function openDuckDbStore({ path = ':memory:' } = {}) {
   const writer = await instance.connect();
   const reader = await instance.connect();
   for (const sql of DDL) await writer.run(sql);
+  await unkeyRecordTables(writer, path);
   return new DuckDbStore(instance, writer, reader, path);
+}
+
+/**
+ * A record table an older Origo created with PRIMARY KEY (id) is copied once into one without it
+ * (DUCKDB.keyedRecords says why), in one transaction: the same columns in the same order, for the
+ * appender, and every row.
+ * @param {import('@duckdb/node-api').DuckDBConnection} writer @param {string} path
+ */
+async function unkeyRecordTables(writer, path) {
+  for (const table of KEYED_TABLES) {
+    const keys = await writer.runAndReadAll(
+      "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = $table AND constraint_type = 'PRIMARY KEY'", { table });
+    if (Number(keys.getRowObjectsJS()[0].n) === 0) continue;
+    await writer.run('BEGIN TRANSACTION');
+    try {
+      await writer.run(`CREATE TABLE ${table}_unkeyed AS SELECT * FROM ${table}`);
+      await writer.run(`DROP TABLE ${table}`);
+      await writer.run(`ALTER TABLE ${table}_unkeyed RENAME TO ${table}`);
+      await writer.run('COMMIT');
+    } catch (err) {
+      await writer.run('ROLLBACK').catch(() => {});
+      throw codedError('ERR_STORE_OPEN', `cannot drop the primary key of ${table} in ${path}: ${/** @type {Error} */ (err).message}`, { cause: err });
+    }
+  }
 }
 
 /** @implements {Store} */
@@ -209,7 +234,8 @@ export class DuckDbStore {
   }
 
   /**
-   * Skip ids already stored (or earlier in these parts), append the rest, in one transaction.
+   * Skip ids already stored (or earlier in these parts), append the rest, in one transaction: the
+   * only guard of ids (the tables have no key, DUCKDB.keyedRecords), sound as this is the one writer.
    * @param {string} table @param {Column[]} columns @param {GroupPart<InsertResult>[]} parts
    * @param {(fresh: any[]) => Promise<void>} [appendChildren]
    * @returns {Promise<InsertResult[]>} per part

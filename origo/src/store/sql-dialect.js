@@ -8,6 +8,7 @@
  * @property {(v: string, qs: number[]) => string} quantiles  an aggregate: the continuous quantiles of v, as an array
  * @property {(x: string) => string} log2
  * @property {Record<import('./tables.js').ColumnKind, string>} types  column types
+ * @property {boolean} keyedRecords  the record tables carry PRIMARY KEY (id)
  */
 
 /** @type {SqlDialect} */
@@ -20,6 +21,12 @@ export const DUCKDB = {
     uuid: 'UUID', varchar: 'VARCHAR', timestamptz: 'TIMESTAMPTZ', integer: 'INTEGER', bigint: 'BIGINT',
     double: 'DOUBLE', boolean: 'BOOLEAN', json: 'JSON', 'varchar[]': 'VARCHAR[]',
   },
+  // No index on the record tables: in DuckDB 1.5 a COMMIT into a table with any index grows with
+  // the table's bytes (1868 rows of 100 KB JSON: 30-190 ms per one-row commit with an index, under
+  // 1 ms without), and packet logs make records large (one record more, after 1000 coded records
+  // with 7635-entry logs: 62 ms keyed, 14 ms not, medians). The one writer checks ids in its
+  // transaction instead (duckdb-store.js); that scan of the id column takes ~2 ms at 200k rows.
+  keyedRecords: false,
 };
 
 /**
@@ -41,4 +48,5 @@ export const POSTGRES = {
     uuid: 'UUID', varchar: 'VARCHAR', timestamptz: 'TIMESTAMPTZ', integer: 'INTEGER', bigint: 'BIGINT',
     double: 'DOUBLE PRECISION', boolean: 'BOOLEAN', json: 'JSON', 'varchar[]': 'VARCHAR[]',
   },
+  keyedRecords: true, // ON CONFLICT (id) needs it: several Origo processes insert at once
 };

@@ -199,9 +199,15 @@ const TABLES = [
   { table: 'proxy_status', columns: PROXY_STATUS_COLUMNS, tail: '' },
 ];
 
-/** CREATE TABLE statements of the record tables in one dialect. @param {import('./sql-dialect.js').SqlDialect} d */
-export const createTablesSql = (d) => TABLES.map(({ table, columns, tail }) =>
-  `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.map((c) => `${c.name} ${d.types[c.kind]}`).join(',\n  ')}${tail}\n)`);
+/**
+ * CREATE TABLE statements of the record tables in one dialect.
+ * @param {import('./sql-dialect.js').SqlDialect} d @param {{keyed?: boolean}} [o]  keyed: with their primary keys (default: the dialect's)
+ */
+export const createTablesSql = (d, { keyed = d.keyedRecords } = {}) => TABLES.map(({ table, columns, tail }) =>
+  `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.map((c) => `${c.name} ${d.types[c.kind]}`).join(',\n  ')}${keyed ? tail : ''}\n)`);
+
+/** The record tables that carry PRIMARY KEY (id) where the dialect keys them. */
+export const KEYED_TABLES = TABLES.filter((t) => t.tail !== '').map((t) => t.table);
 
 export const DDL = [
   ...createTablesSql(DUCKDB),
