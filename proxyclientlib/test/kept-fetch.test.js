@@ -193,7 +193,7 @@ describe('the CLI\'s fetch for Origo', () => {
     await proxy.close();
   });
 
-  it('an https Origo, trusted as fetch trusts it (NODE_EXTRA_CA_CERTS): one connection', async function () {
+  it('an https Origo and an https proxy connected to ahead, trusted as fetch trusts them (NODE_EXTRA_CA_CERTS): one connection each', async function () {
     this.timeout(20_000);
     const dir = await mkdtemp(path.join(tmpdir(), 'origo-fetch-'));
     try {
@@ -201,20 +201,26 @@ describe('the CLI\'s fetch for Origo', () => {
       const leaf = await issueLeaf(ca, 'origo', ['127.0.0.1']);
       const secure = await standIn(https, { cert: readFileSync(leaf.certFile), key: readFileSync(leaf.keyFile) });
       try {
+        const proxy = await standIn(https, { cert: readFileSync(leaf.certFile), key: readFileSync(leaf.keyFile) });
         const script = `import { createKeptFetch } from ${JSON.stringify(KEPT_FETCH)};
           const link = createKeptFetch(process.argv[1]);
           const a = await link.fetch(process.argv[1] + '/api/proxies');
           const listed = (await a.json()).proxies.length;
           const b = await link.fetch(process.argv[1] + '/api/logs', { method: 'POST', body: 'r' });
-          console.log(JSON.stringify([a.status, listed, await b.json()]));
+          link.preconnect(process.argv[2]); // an https proxy: TLS opened ahead, then its request on it
+          await new Promise((r) => setTimeout(r, 300));
+          const c = await link.fetch(process.argv[2] + '/api/logs', { method: 'POST', body: 'p' });
+          console.log(JSON.stringify([a.status, listed, await b.json(), await c.json()]));
           link.close();`;
         // asynchronous: the server answers from this process
-        const r = await new Promise((resolve) => execFile(process.execPath, ['--input-type=module', '-e', script, secure.url],
+        const r = await new Promise((resolve) => execFile(process.execPath, ['--input-type=module', '-e', script, secure.url, proxy.url],
           { env: { ...process.env, NODE_EXTRA_CA_CERTS: ca.certFile } }, (err, stdout, stderr) => resolve({ err, stdout, stderr })));
         const { err, stdout, stderr } = /** @type {any} */ (r);
         assert.equal(err, null, stderr);
-        assert.deepEqual(JSON.parse(stdout), [200, 1, { got: 'r', type: null }]);
+        assert.deepEqual(JSON.parse(stdout), [200, 1, { got: 'r', type: null }, { got: 'p', type: null }]);
         assert.equal(secure.seen.connections, 1);
+        assert.equal(proxy.seen.connections, 1, 'the proxy\'s request on the TLS connection opened ahead');
+        await proxy.close();
       } finally {
         await secure.close();
       }
