@@ -4,7 +4,7 @@ import http from 'node:http';
 import { createClient } from '../index.js';
 import { demoBytes } from '@mutp/demo/media';
 import { startFakeProxy } from '@mutp/testkit/fake-proxy';
-import { BLOCK_BYTES, CHECKSUM_ENTRY_BYTES, firstShareCapBlocks, shareOf } from '@mutp/protocol/http';
+import { BLOCK_BYTES, CHECKSUM_ENTRY_BYTES, blockCount, firstShareCapBlocks, shareOf, shareWeights } from '@mutp/protocol/http';
 
 const ORIGIN = 'http://origin.test'; // the fake proxy never fetches it; it serves demo bytes by path
 const sha = (b) => createHash('sha256').update(b).digest('hex');
@@ -159,7 +159,7 @@ describe('HTTP modes (fake proxies)', function () {
     // A busy machine may make a share late enough for the tail to copy it to an idle proxy: a copy
     // of that share (or of its rest). Blocks asked again because their hashes were under way are the
     // blocks of every share, asked in runs across them.
-    const shares = [0, 1, 2].map((i) => shareOf(16, [1792, 896, 896], firstShareCapBlocks(), i)); // 1 MiB: 16 blocks
+    const shares = [0, 1, 2].map((i) => shareOf(blockCount(1 << 20), shareWeights(rates), firstShareCapBlocks(), i));
     const extra = ps.flatMap((p) => p.requests.slice(1)).map((r) => /^bytes=(\d+)-(\d+)$/.exec(r.range ?? '')).map((m) => m && [Number(m[1]), Number(m[2])]);
     const withinAShare = (/** @type {number[] | null} */ r) => r !== null && shares.some((sh) => r[0] >= sh.start * BLOCK_BYTES && r[1] < sh.end * BLOCK_BYTES);
     assert.deepEqual(extra.filter((r) => !withinAShare(r)), [], 'no request but a copy of one share');

@@ -193,21 +193,21 @@ export const PROXY_STATUS_COLUMNS = [
 
 /** The record tables, as both engines create them (with today's columns). */
 const TABLES = [
-  { table: 'client_records', columns: CLIENT_RECORD_COLUMNS, tail: ',\n  PRIMARY KEY (id)' },
-  { table: 'client_record_proxies', columns: CLIENT_RECORD_PROXY_COLUMNS, tail: '' },
-  { table: 'proxy_records', columns: PROXY_RECORD_COLUMNS, tail: ',\n  PRIMARY KEY (id)' },
-  { table: 'proxy_status', columns: PROXY_STATUS_COLUMNS, tail: '' },
+  { table: 'client_records', columns: CLIENT_RECORD_COLUMNS, key: 'id' },
+  { table: 'client_record_proxies', columns: CLIENT_RECORD_PROXY_COLUMNS, key: null },
+  { table: 'proxy_records', columns: PROXY_RECORD_COLUMNS, key: 'id' },
+  { table: 'proxy_status', columns: PROXY_STATUS_COLUMNS, key: null },
 ];
 
 /**
  * CREATE TABLE statements of the record tables in one dialect.
  * @param {import('./sql-dialect.js').SqlDialect} d @param {{keyed?: boolean}} [o]  keyed: with their primary keys (default: the dialect's)
  */
-export const createTablesSql = (d, { keyed = d.keyedRecords } = {}) => TABLES.map(({ table, columns, tail }) =>
-  `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.map((c) => `${c.name} ${d.types[c.kind]}`).join(',\n  ')}${keyed ? tail : ''}\n)`);
+export const createTablesSql = (d, { keyed = d.keyedRecords } = {}) => TABLES.map(({ table, columns, key }) =>
+  `CREATE TABLE IF NOT EXISTS ${table} (\n  ${columns.map((c) => `${c.name} ${d.types[c.kind]}`).join(',\n  ')}${keyed && key ? `,\n  PRIMARY KEY (${key})` : ''}\n)`);
 
-/** The record tables that carry PRIMARY KEY (id) where the dialect keys them. */
-export const KEYED_TABLES = TABLES.filter((t) => t.tail !== '').map((t) => t.table);
+/** The record tables that carry a primary key where the dialect keys them. */
+export const KEYED_TABLES = TABLES.filter((t) => t.key !== null).map((t) => t.table);
 
 export const DDL = [
   ...createTablesSql(DUCKDB),

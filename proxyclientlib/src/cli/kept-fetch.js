@@ -25,19 +25,27 @@ export function createKeptFetch(origo, { fallback = (input, init) => globalThis.
   const origins = new Set([new URL(origo).origin]);
   /** @type {Map<string, net.Socket>} host:port → a connection opened ahead, not used yet */
   const ahead = new Map();
-  /** @type {Map<string, {lib: typeof http, agent: http.Agent}>} per protocol ('http:', 'https:') */
+  /** @type {Map<string, Promise<{lib: typeof http, agent: http.Agent}>>} per protocol ('http:', 'https:'), made once */
   const agents = new Map();
   /** @type {typeof import('node:tls') | null} loaded for an https origin only */
   let tls = null;
 
   /**
    * node:http or node:https, and its kept-alive agent, whose first connection to an origin is the
-   * one opened ahead when there is one.
+   * one opened ahead when there is one. One per protocol, however many requests ask at once.
    * @param {string} protocol
    */
-  async function clientOf(protocol) {
-    const known = agents.get(protocol);
-    if (known) return known;
+  function clientOf(protocol) {
+    let client = agents.get(protocol);
+    if (!client) {
+      client = makeClient(protocol);
+      agents.set(protocol, client);
+    }
+    return client;
+  }
+
+  /** @param {string} protocol */
+  async function makeClient(protocol) {
     const lib = /** @type {typeof http} */ (protocol === 'https:' ? await import('node:https') : http);
     const agent = new lib.Agent({ keepAlive: true }); // an idle kept socket does not hold the process
     const open = agent.createConnection.bind(agent);
@@ -49,9 +57,7 @@ export function createKeptFetch(origo, { fallback = (input, init) => globalThis.
       socket.ref(); // a request on it holds the process, as on any other
       return socket;
     };
-    const client = { lib, agent };
-    agents.set(protocol, client);
-    return client;
+    return { lib, agent };
   }
 
   /** @param {string} url */
@@ -81,7 +87,7 @@ export function createKeptFetch(origo, { fallback = (input, init) => globalThis.
     const body = init.body ?? null;
     const plainHeaders = Object.getPrototypeOf(headers) === Object.prototype;
     if (!url || !origins.has(url.origin) || !plainHeaders || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) return fallback(input, init);
-    const { lib, agent } = agents.get(url.protocol) ?? await clientOf(url.protocol);
+    const { lib, agent } = await clientOf(url.protocol);
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     const method = (init.method ?? 'GET').toUpperCase();
     return new Promise((resolve, reject) => {
@@ -110,7 +116,7 @@ export function createKeptFetch(origo, { fallback = (input, init) => globalThis.
     fetch: /** @type {typeof fetch} */ (keptFetch),
     preconnect,
     close: () => {
-      for (const { agent } of agents.values()) agent.destroy();
+      for (const client of agents.values()) client.then(({ agent }) => agent.destroy(), () => {});
       for (const socket of ahead.values()) socket.destroy();
       ahead.clear();
     },
