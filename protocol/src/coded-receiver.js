@@ -217,7 +217,7 @@ export class CodedReceiver extends ReceiverBase {
         }
         if (!dec.isComplete()) continue;
         const symbols = dec.symbols();
-        if (!this.verify?.(k, symbols.subarray(0, n))) continue;
+        if (!this.verifyNow?.(k, symbols.subarray(0, n))) continue;
         this.checkSuspects(k, symbols);
         this.buffer.set(symbols.subarray(0, n), start);
         this.dofTotal += size;

@@ -354,8 +354,10 @@ export class CodedSender extends SenderBase {
     // newer feedback is the truth (handleFeedback refuses stale ones): a generation whose decode
     // failed its checksum goes back to DoF 0 and must be sent again
     for (let i = 0; i < d.length; i++) this.dof[base + i] = d[i];
-    let g = Math.max(this.gmin, base);
-    while (g < G && this.dof[g] >= this.generationSize(g)) g++;
+    // the window starts at the client's base, whose own window it is: a generation there with its
+    // full DoF is held for its checksum and may still fail (DoF back to 0), so it stays, unsent
+    // while full, and its encoder with it
+    const g = Math.max(this.gmin, base);
     for (let k = this.gmin; k < g; k++) this.dropEncoder(k);
     if (this.shared) this.rates.update(msg.echo, g);
     // move the window first: generations entering it take over the ring slots of those leaving

@@ -22,6 +22,7 @@ import {
  *   { type: 'drop', source: number, code: string, message: string, healthy?: boolean } |
  *   { type: 'reconnect', source: number, why: string } |
  *   { type: 'deliver', chunks: { offset: number, bytes: Uint8Array }[], grossBytes: number, netBytes: number, objectBytes: number } |
+ *   { type: 'hash', unit: number, bytes: Uint8Array } |
  *   { type: 'complete', data: Uint8Array } |
  *   { type: 'fail', code: string, message: string } |
  *   { type: 'warn', source: number, message: string }} Action
@@ -31,6 +32,8 @@ import {
  *   drop: close its connection, it takes no further part (code ERR_INTEGRITY / ERR_META_*:
  *   excluded as corrupt or lying); reconnect: its kept connection is dead, connect afresh and
  *   call connected() again; deliver: object bytes newly ready (views, valid during the call);
+ *   hash: take the checksum of these bytes (a decoded generation, a copy the caller may keep) off
+ *   the thread and bring it with hashed() (hashOffThread);
  *   complete / fail: the end (`done` is already in the sends).
  */
 
@@ -75,6 +78,10 @@ import {
  * @property {number[]} seeds           u32 per source: its sender's scheduling seed
  * @property {number} [noProgressTimeoutMs]
  * @property {boolean} [verify]         check units against the voted checksums (default true)
+ * @property {boolean} [hashOffThread]  coded, with verify: the caller takes each decoded generation's checksum off
+ *   its thread (a browser's WebCrypto digest), asked by a 'hash' action and brought by hashed(); the
+ *   generation is held, decoded, until then. Without it the checksum is taken inline: in a browser,
+ *   SHA-256 in JS on the thread that receives the packets
  * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
  * @property {(bytes: number) => Uint8Array} [objectBuffer] the receiver's buffer for the object (ReceiverOptions)
  */
@@ -98,6 +105,11 @@ export class DownloadController {
     this.downloadId = o.downloadId;
     this.noProgressTimeoutMs = o.noProgressTimeoutMs ?? NO_PROGRESS_TIMEOUT_MS;
     this.verify = o.verify !== false;
+    this.hashOffThread = o.hashOffThread === true && o.mode === 'coded' && this.verify;
+    /** @type {Map<number, Uint8Array>} generation → the checksum of its decode, taken off the thread, not yet used */
+    this.checksums = new Map();
+    /** @type {Set<number>} generations whose checksum is being taken off the thread */
+    this.hashing = new Set();
     this.impl = o.impl;
     this.objectBuffer = o.objectBuffer;
     /** a streamed meta is taken (asked for): coded only, whose sender sends only generations it has whole */
@@ -114,6 +126,7 @@ export class DownloadController {
       this.requests.push(encodeMessage({
         type: 'request', downloadId: o.downloadId, url: o.url, method: 'GET', range: o.range ?? null, mode: o.mode,
         sourceIndex: i, sourceCount: o.sourceCount, seed: o.seeds[i], params: this.params, bundles: o.bundles === true, streamed: this.streamed, timing: true,
+        holds: this.hashOffThread,
       }));
     }
     /** the hint datagram, sent once per connection after its first request; null: none */
@@ -237,6 +250,18 @@ export class DownloadController {
       default:
         this.malformed(s, `ignored a ${msg.type} message`);
     }
+  }
+
+  /**
+   * The checksum of generation k's decode, taken off the thread as a 'hash' action asked.
+   * @param {number} k @param {Uint8Array} checksum  checksumOf(the action's bytes) @param {number} now
+   */
+  hashed(k, checksum, now) {
+    this.now = now;
+    if (this.finished || !this.hashing.delete(k)) return this.take();
+    this.checksums.set(k, checksum);
+    if (this.receiver) this.afterPackets(now); // its held generation is decided now (or waits for the vote)
+    return this.take();
   }
 
   /** Timers: feedback when packets stopped, request re-sends, the vote's wait, silent proxies. @param {number} now */
@@ -378,7 +403,9 @@ export class DownloadController {
     else if (this.heldSince === 0) this.heldSince = now;
     /** @type {Set<number>} */
     const lacking = new Set();
-    if (this.heldSince > 0 && now >= this.heldSince + SLICE_GAP_RESEND_MS) for (const k of held) for (const i of this.vote.lacking(k)) lacking.add(i);
+    if (this.heldSince > 0 && now >= this.heldSince + SLICE_GAP_RESEND_MS) {
+      for (const k of held) if (!this.vote.decided(k)) for (const i of this.vote.lacking(k)) lacking.add(i); // not one waiting for its hash
+    }
     for (const s of this.sources) {
       if (!s.metaAsm?.streamed) continue;
       const missing = s.metaAsm.gap || lacking.has(s.index);
@@ -460,10 +487,14 @@ export class DownloadController {
     for (const v of this.vote.excluded) this.drop(this.sources[v.source], v.code, v.message);
     if (this.finished) return;
     this.meta = this.vote.meta;
+    // a held generation that fails must be sent again: proxies that do not say they keep held
+    // generations in their window (older ones) get every checksum taken inline
+    if (!live.every((s) => s.meta.keepsHeld === true)) this.hashOffThread = false;
     try {
       const opts = {
         meta: this.vote.meta, params: this.params, sourceCount: this.sources.length, now,
-        verify: this.verify ? this.vote.verify : undefined, impl: this.impl, objectBuffer: this.objectBuffer,
+        verify: !this.verify ? undefined : this.hashOffThread ? (/** @type {number} */ k, /** @type {Uint8Array} */ b) => this.verifyOffThread(k, b) : this.vote.verify,
+        verifyNow: this.verify ? this.vote.verify : undefined, impl: this.impl, objectBuffer: this.objectBuffer,
       };
       this.receiver = this.mode === 'coded' ? new CodedReceiver(opts, this.codec) : new UncodedReceiver(opts);
     } catch (e) {
@@ -494,6 +525,28 @@ export class DownloadController {
     if (useful) this.lastProgressAt = now;
     else s.duplicates++;
     if (!batched) this.afterPackets(now);
+  }
+
+  /**
+   * The receiver's check of a decoded generation when checksums are taken off the thread: the
+   * first call asks for the checksum (a 'hash' action) and holds the generation; once hashed()
+   * brought it, the vote decides. A checksum used for a verdict is forgotten: a decode that
+   * failed is followed by a new one, hashed anew.
+   * @param {number} k @param {Uint8Array} bytes @returns {boolean | undefined}
+   */
+  verifyOffThread(k, bytes) {
+    const checksum = this.checksums.get(k);
+    if (checksum === undefined) {
+      if (!this.hashing.has(k)) {
+        this.hashing.add(k);
+        // a copy: the decoder's symbols may live in the codec's memory, which grows and moves
+        this.out.push({ type: 'hash', unit: k, bytes: bytes.slice() });
+      }
+      return undefined;
+    }
+    const verdict = this.vote.verifyChecksum(k, checksum);
+    if (verdict !== undefined) this.checksums.delete(k);
+    return verdict;
   }
 
   /** Integrity verdicts, feedback, delivery and completion after one or more packets. @param {number} now */

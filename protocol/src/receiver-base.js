@@ -24,6 +24,9 @@ const NOTHING = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([]))
  *   createMetaVote().verify. Without it nothing is verified (the simulator). With it, a coded
  *   receiver keeps references to the coded payloads it was given until their generation
  *   verifies (to find the corrupted packet): callers must not reuse those buffers.
+ * @property {(unit: number, bytes: Uint8Array) => boolean | undefined} [verifyNow] the same check, answered at
+ *   once whenever the vote has decided (default: verify): a coded receiver trying several decodes of one
+ *   generation in a row (leaving one source out each time) cannot wait for a checksum taken off the thread
  * @property {(bytes: number) => Uint8Array} [objectBuffer] gives the buffer the object is assembled
  *   in (`bytes` long, zeroed); default a new Uint8Array. A caller that runs many downloads of one
  *   size one after another (the simulator) reuses one instead of paging in a fresh one each time.
@@ -85,6 +88,7 @@ export class ReceiverBase {
     };
     this.perSource = Array.from({ length: this.sourceCount }, () => ({ bytes: 0, packets: 0, duplicates: 0, badPackets: 0 }));
     this.verify = opts.verify ?? null;
+    this.verifyNow = opts.verifyNow ?? this.verify;
     /** @type {IntegrityEvent[]} */
     this.integrityEvents = [];
     /** set by accept() when it refused the packet for integrity: not a duplicate */

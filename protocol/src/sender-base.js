@@ -55,6 +55,9 @@ const RTO_RTTS = 2;
  * @property {boolean} [streamed]          `data` is the object's buffer, filled from its start as the server gets
  *   the bytes (haveBytes() says how far): only units wholly there are sent, and the meta is streamed
  *   (streamedMeta: the layout first, each unit's checksum once its bytes are there)
+ * @property {boolean} [keepsHeld]         coded: say so in the meta (keepsHeld) to a client that asked (its request
+ *   `holds`): a coded sender keeps generations above the client's base in its window, so one the client held and
+ *   then failed is sent again
  */
 
 export class SenderBase {
@@ -91,6 +94,7 @@ export class SenderBase {
     }
     this.stats = { sent: 0, feedback: 0, ignored: 0, invalid: 0, stale: 0, lostByEcho: 0, lostByTimeout: 0 };
     this.streamed = opts.streamed === true;
+    this.keepsHeld = opts.keepsHeld === true && mode === 'coded';
     /** units (generations; uncoded: packets) whose bytes are all in `data`: the scheduler picks below this */
     this.haveUnits = this.streamed ? 0 : this.layout.generationCount;
     if (this.streamed && this.checksums === null) this.checksums = new Uint8Array(this.layout.generationCount * CHECKSUM_ENTRY_BYTES);
@@ -156,6 +160,7 @@ export class SenderBase {
       type: 'meta', downloadId: this.downloadId, mode: this.mode, totalSize: l.totalSize, payloadSize: l.payloadSize,
       packetCount: l.packetCount, generationSize: l.generationSize, generationCount: l.generationCount,
       window: this.params.window, feedbackEvery: this.params.feedbackEvery, checksums: null,
+      ...(this.keepsHeld ? { keepsHeld: true } : {}),
     };
   }
 

@@ -18,15 +18,18 @@ import { CHECKSUM_ALGO_SHA256, CHECKSUM_ENTRY_BYTES } from './integrity/checksum
  *   scheduler?: SchedulerName }} WireParams
  * @typedef {{ type: 'request', downloadId: number, url: string, method?: 'GET' | 'HEAD', range?: { start: number, end: number } | null,
  *   mode: ModeName, sourceIndex: number, sourceCount: number, seed?: number, params: WireParams, bundles?: boolean, streamed?: boolean,
- *   timing?: boolean }} RequestMessage
+ *   timing?: boolean, holds?: boolean }} RequestMessage
  *   client → proxy: serve this object as source sourceIndex of sourceCount; bundles: the client takes its packets in bundles;
  *   streamed: the client takes a streamed meta (the proxy may send before it has the whole object); timing: the client
- *   takes a timing message
+ *   takes a timing message; holds (coded): the client may hold a decoded generation, its full DoF in feedback, and
+ *   fail it later (its checksum taken off the thread): it asks whether the proxy sends such a generation again
  * @typedef {{ algo: number, entryBytes: number, first: number, values: Uint8Array }} ChecksumSlice  entries first.. of the checksum table
  * @typedef {{ type: 'meta', downloadId: number, mode: ModeName, totalSize: number, payloadSize: number, packetCount: number,
  *   generationSize: number, generationCount: number, window: number, feedbackEvery: number, serverFetchMs?: number | null,
- *   checksums?: ChecksumSlice | null, streamed?: boolean }} MetaMessage  proxy → client: the object's layout, before any data;
- *   streamed: the checksum table follows in slices as the proxy gets the object's bytes
+ *   checksums?: ChecksumSlice | null, streamed?: boolean, keepsHeld?: boolean }} MetaMessage  proxy → client: the object's
+ *   layout, before any data; streamed: the checksum table follows in slices as the proxy gets the object's bytes;
+ *   keepsHeld (only to a request that `holds`): this sender keeps a generation above the client's base in its
+ *   window however full its DoF, and sends it again when its DoF drops
  * @typedef {{ type: 'data', downloadId: number, seq: number, index: number, payload: Uint8Array }} DataMessage  uncoded packet `index`
  * @typedef {{ type: 'coded', downloadId: number, seq: number, generation: number, symbols: number, codedPayload: Uint8Array }} CodedMessage
  *   coefficients (symbols bytes) then the coded payload
@@ -277,8 +280,9 @@ function encodeRequest(msg) {
   put16(b, 16, p.generationSize);
   put16(b, 18, p.feedbackEvery);
   b[20] = p.surplus;
-  // what the client takes: bit 0 bundles, bit 1 a streamed meta, bit 2 a timing message (proxies that predate a bit ignore it)
-  b[21] = (msg.bundles ? 1 : 0) | (msg.streamed ? 2 : 0) | (msg.timing ? 4 : 0);
+  // what the client takes: bit 0 bundles, bit 1 a streamed meta, bit 2 a timing message, bit 3 it holds generations
+  // (proxies that predate a bit ignore it)
+  b[21] = (msg.bundles ? 1 : 0) | (msg.streamed ? 2 : 0) | (msg.timing ? 4 : 0) | (msg.holds ? 8 : 0);
   put32(b, 22, msg.seed ?? 0);
   put64(b, 26, range ? range.start : 0);
   put64(b, 34, range ? range.end : 0);
@@ -306,7 +310,7 @@ function encodeMeta(msg) {
   const b = new Uint8Array(META_HEADER_BYTES + extra);
   header(b, MSG.meta, msg.downloadId);
   b[6] = /** @type {number} */ (mode);
-  b[7] = (cs ? 1 : 0) | (msg.streamed ? 2 : 0);
+  b[7] = (cs ? 1 : 0) | (msg.streamed ? 2 : 0) | (msg.keepsHeld ? 4 : 0);
   put32(b, 8, msg.totalSize);
   put16(b, 12, msg.payloadSize);
   put32(b, 14, msg.packetCount);
@@ -482,6 +486,7 @@ function decodeRequest(b, downloadId) {
   const bundles = (b[21] & 1) === 1; // other bits: later abilities, ignored
   const streamed = (b[21] & 2) === 2;
   const timing = (b[21] & 4) === 4;
+  const holds = (b[21] & 8) === 8;
   let range = null;
   if (b[9] & 1) {
     const start = u64(b, 26);
@@ -495,7 +500,7 @@ function decodeRequest(b, downloadId) {
   try { url = utf8Strict.decode(b.subarray(REQUEST_HEADER_BYTES)); } catch { return fail('ERR_BAD_FIELD', 'url is not UTF-8'); }
   /** @type {RequestMessage} */
   const msg = { type: 'request', downloadId, url, method: /** @type {'GET' | 'HEAD'} */ (method), range, mode: /** @type {ModeName} */ (mode), sourceIndex, sourceCount, seed,
-    params: { ...params, scheduler: /** @type {SchedulerName} */ (scheduler) }, bundles, streamed, timing };
+    params: { ...params, scheduler: /** @type {SchedulerName} */ (scheduler) }, bundles, streamed, timing, holds };
   return okMsg(msg);
 }
 
@@ -525,13 +530,14 @@ function decodeMeta(b, downloadId) {
   if (b.length < META_HEADER_BYTES) return fail('ERR_TRUNCATED', 'meta truncated');
   const mode = MODE_NAMES[b[6]];
   if (!mode) return fail('ERR_BAD_FIELD', `unknown mode ${b[6]}`);
-  if (b[7] & ~3) return fail('ERR_BAD_FIELD', 'unknown meta flags');
+  if (b[7] & ~7) return fail('ERR_BAD_FIELD', 'unknown meta flags');
   /** @type {MetaMessage} */
   const msg = {
     type: 'meta', downloadId, mode: /** @type {ModeName} */ (mode),
     totalSize: u32(b, 8), payloadSize: u16(b, 12), packetCount: u32(b, 14), generationSize: u16(b, 18),
     generationCount: u32(b, 20), window: u16(b, 24), feedbackEvery: u16(b, 26),
     serverFetchMs: u32(b, 28) === SERVER_FETCH_UNKNOWN ? null : u32(b, 28), checksums: null, streamed: (b[7] & 2) === 2,
+    keepsHeld: (b[7] & 4) === 4,
   };
   if (msg.totalSize > MAX_OBJECT_BYTES) return fail('ERR_OBJECT_TOO_LARGE', `object of ${msg.totalSize} bytes exceeds the limit`);
   if (msg.payloadSize < MIN_PAYLOAD_BYTES || msg.payloadSize > MAX_DATAGRAM_BYTES - DATA_HEADER_BYTES) return fail('ERR_BAD_FIELD', 'payloadSize out of range');

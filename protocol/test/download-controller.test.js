@@ -2,19 +2,8 @@
 // in-process: byte-exact delivery, request re-sends, the meta vote's wait, silent, broken,
 // corrupt and lying proxies, and its timer (wakeAt).
 import assert from 'node:assert/strict';
-import { runPiped } from './piped-download.js';
+import { runPiped, assertByteExact, actionsOf } from './piped-download.js';
 import { REQUEST_RESEND_MS, REQUEST_RESEND_FIRST_MS, META_QUORUM_WAIT_MS, META_TIMEOUT_MS, REUSED_SILENT_MS, MAX_URL_BYTES, createDownloadController, encodeMessage, decodeMessage } from '../index.js';
-
-/** @param {any} r */
-function assertByteExact(r) {
-  assert.equal(r.end?.type, 'complete', `ended with ${JSON.stringify(r.end && { type: r.end.type, code: r.end.code, message: r.end.message })}`);
-  assert.ok(Buffer.from(r.end.data).equals(Buffer.from(r.data)), 'data differs');
-  assert.equal(r.deliveredBytes, r.data.length, 'every byte delivered exactly once');
-  assert.ok(Buffer.from(r.delivered).equals(Buffer.from(r.data)), 'delivered chunks differ');
-}
-
-/** @param {any} r @param {string} type */
-const actionsOf = (r, type) => r.actions.filter((/** @type {any} */ a) => a.type === type);
 
 describe('download controller piped into the senders', () => {
   for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {

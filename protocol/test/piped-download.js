@@ -1,7 +1,8 @@
 // Test helper (not a test file): the download controller piped into N real protocol senders
 // in-process, over links with a rate, a one-way delay and optional faults. Every action the
 // controller returns is carried out here the way the live client carries it out with sockets.
-import { createDownloadController, createSender, encodeMessage, decodeMessage, createBundleWriter, MAX_DATAGRAM_BYTES } from '../index.js';
+import { createDownloadController, createSender, encodeMessage, decodeMessage, createBundleWriter, checksumOf, MAX_DATAGRAM_BYTES } from '../index.js';
+import assert from 'node:assert/strict';
 import { createRng } from '../src/rng.js';
 import { EventQueue, PAPER_RATE_BPS } from './lossy-link.js';
 
@@ -15,6 +16,7 @@ const MAX_EVENTS = 1_000_000;
  * @property {boolean} [silent]            never answers
  * @property {number} [stopAfterPackets]   goes silent after this many data packets
  * @property {number} [corruptPacket]      flips a byte in its k-th data packet (1, 2, …)
+ * @property {boolean} [corruptAll]        flips a byte in every data packet it sends
  * @property {(m: any) => any} [tamperMeta] changes its meta messages
  * @property {number} [junk]               sends this many undecodable datagrams first
  * @property {(first: number) => boolean} [loseSlice]  streamed: loses its first sending of the checksum slice that
@@ -37,6 +39,8 @@ const MAX_EVENTS = 1_000_000;
  * @param {{ chunkBytes: number, everyMs: number }} [o.stream]  coded: the client takes streamed metas, and each proxy
  *   gets the object from its origin in chunks of chunkBytes every everyMs (from its meta delay on), into a buffer of
  *   its own that its sender serves from
+ * @param {(unit: number) => number | null} [o.hashMs]  coded: the controller asks for its generations' checksums
+ *   (hashOffThread), and each comes back this many ms later (null: never)
  */
 export async function runPiped(o) {
   const { mode, size, n, params = {}, delayMs = 25, seed = 1, faults = {}, maxMs = 60_000 } = o;
@@ -45,7 +49,7 @@ export async function runPiped(o) {
   for (let i = 0; i < size; i++) data[i] = Math.floor(rand() * 256);
   const downloadId = 0xd0d0;
   const seeds = Array.from({ length: n }, (_, i) => 1000 + i);
-  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer, bundles: o.bundles, streamed: !!o.stream });
+  const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer, bundles: o.bundles, streamed: !!o.stream, hashOffThread: !!o.hashMs });
   const q = new EventQueue();
   /** per proxy: what it received and its sender */
   const proxies = Array.from({ length: n }, (_, i) => ({
@@ -55,6 +59,7 @@ export async function runPiped(o) {
   // a streamed proxy's sender serves its own buffer, filled as its origin's chunks come (bytes past them are zeros)
   const senders = await Promise.all(proxies.map((p, i) => createSender({
     mode, data: o.stream ? new Uint8Array(size) : data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId, streamed: !!o.stream,
+    keepsHeld: !!o.hashMs, // as a proxy answers a request that holds generations
   })));
   /** @type {any[]} */
   const actions = [];
@@ -77,6 +82,9 @@ export async function runPiped(o) {
           delivered.set(ch.bytes, ch.offset);
           deliveredBytes += ch.bytes.length;
         }
+      } else if (a.type === 'hash') {
+        const ms = /** @type {(unit: number) => number | null} */ (o.hashMs)(a.unit);
+        if (ms !== null) q.push(now + ms, { kind: 'hashed', unit: a.unit, checksum: checksumOf(a.bytes) });
       } else if (a.type === 'complete' || a.type === 'fail') {
         end = { ...a, t: now };
       }
@@ -130,7 +138,7 @@ export async function runPiped(o) {
   /** @param {any} p @param {Uint8Array} bytes  a packet sent (the corrupt fault flips a byte) */
   function counted(p, bytes) {
     p.sent++;
-    if (p.fault.corruptPacket === p.sent) bytes[bytes.length - 1] ^= 0x5a;
+    if (p.fault.corruptPacket === p.sent || p.fault.corruptAll) bytes[bytes.length - 1] ^= 0x5a;
     return bytes;
   }
 
@@ -207,6 +215,7 @@ export async function runPiped(o) {
       case 'free': p.busy = false; pump(p); break;
       case 'pump': pump(p); break;
       case 'atClient': if (!p.closed) apply(c.datagram(ev.src, ev.bytes, now)); break;
+      case 'hashed': apply(c.hashed(ev.unit, ev.checksum, now)); break;
       case 'wake':
         if (ev.at !== armedWake) break;
         armedWake = Infinity;
@@ -224,3 +233,14 @@ export async function runPiped(o) {
   for (const s of senders) s.close();
   return { c, data, delivered, deliveredBytes, end, proxies, actions };
 }
+
+/** The download ended complete and byte-exact, every byte delivered once. @param {any} r  runPiped's result */
+export function assertByteExact(r) {
+  assert.equal(r.end?.type, 'complete', `ended with ${JSON.stringify(r.end && { type: r.end.type, code: r.end.code, message: r.end.message })}`);
+  assert.ok(Buffer.from(r.end.data).equals(Buffer.from(r.data)), 'data differs');
+  assert.equal(r.deliveredBytes, r.data.length, 'every byte delivered exactly once');
+  assert.ok(Buffer.from(r.delivered).equals(Buffer.from(r.data)), 'delivered chunks differ');
+}
+
+/** The controller's actions of one type, each with its time `t`. @param {any} r  runPiped's result @param {string} type */
+export const actionsOf = (r, type) => r.actions.filter((/** @type {any} */ a) => a.type === type);

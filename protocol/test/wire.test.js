@@ -310,4 +310,20 @@ describe('state machines under bad input', () => {
     assert.equal(/** @type {any} */ (decodeMessage(asked).msg).timing, true);
     assert.equal(/** @type {any} */ (decodeMessage(encodeMessage({ ...request, timing: false })).msg).timing, false);
   });
+
+  it('a request that holds generations sets bit 3 of byte 21; a meta that keeps them, bit 2 of byte 7; a higher meta bit is refused', () => {
+    const request = /** @type {import('../src/wire.js').RequestMessage} */ (samples[0]);
+    const asked = encodeMessage({ ...request, holds: true });
+    assert.equal(asked[21], 8);
+    assert.equal(/** @type {any} */ (decodeMessage(asked).msg).holds, true);
+    assert.equal(/** @type {any} */ (decodeMessage(encodeMessage(request)).msg).holds, false);
+    const meta = /** @type {import('../src/wire.js').MetaMessage} */ (samples[1]);
+    const kept = encodeMessage({ ...meta, keepsHeld: true });
+    assert.equal(kept[7], 1 | 4);
+    assert.equal(/** @type {any} */ (decodeMessage(kept).msg).keepsHeld, true);
+    assert.equal(/** @type {any} */ (decodeMessage(encodeMessage(meta)).msg).keepsHeld, false);
+    const unknown = kept.slice();
+    unknown[7] |= 8;
+    assert.equal(decodeMessage(unknown).error?.code, 'ERR_BAD_FIELD');
+  });
 });

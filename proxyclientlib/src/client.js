@@ -94,8 +94,9 @@ const PREFETCH_TIMEOUT_MS = 10_000;
  * @param {(url: string) => {code: string, message: string} | null} [o.blocked]  URLs this context may not fetch
  *   (e.g. plain HTTP from a frame under an HTTPS page): never tried; proxies at such URLs are left out, and a
  *   download with no other way fails with that code, logged to Origo
- * @param {((bytes: Uint8Array) => Promise<Uint8Array>) | null} [o.checksumAsync]  the HTTP modes' block checksum off the
- *   calling thread (default: the browser's WebCrypto where the page has it; none on Node, whose own is native); null: inline
+ * @param {((bytes: Uint8Array) => Promise<Uint8Array>) | null} [o.checksumAsync]  the HTTP modes' block checksums and Coded
+ *   MUTP's generation checksums off the calling thread (default: the browser's WebCrypto where the page has it; none on
+ *   Node, whose own is native); null: inline
  */
 export function createClient({ origo = null, clientId = globalThis.crypto.randomUUID(), fetch = globalThis.fetch, logger = console, logSender: logOpts = {}, rtcConfig,
   keepConnections = true, keepDigestLists = true, blocked = () => null, checksumAsync = checksumOfAsync } = {}) {

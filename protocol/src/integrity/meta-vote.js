@@ -47,6 +47,7 @@ const HAS_ALL = () => true;
  * (heard), so a unit may be open for a while: verify() then answers undefined.
  * @param {VoteEntry[]} entries  metas in arrival order
  * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array) => boolean | undefined,
+ *   verifyChecksum: (unit: number, checksum: Uint8Array) => boolean | undefined,
  *   pollLiars: () => Verdict[], admit: (entry: VoteEntry) => Verdict | null,
  *   heard: (source: number, from: number, to: number) => void, drop: (source: number) => void,
  *   decided: (unit: number) => boolean, lacking: (unit: number) => number[] }}
@@ -151,21 +152,31 @@ export function createMetaVote(entries) {
     decideOpen(); // fewer voters: the others may now be a majority
   }
 
+  /**
+   * Unit's data against its voted checksum: true, false, or undefined while the unit is open.
+   * A tie is settled by the data, and who gave another value is named.
+   * @param {number} unit @param {() => Uint8Array} checksumOfData  taken only when the vote can use it
+   * @returns {boolean | undefined}
+   */
+  function verifyChecksum(unit, checksumOfData) {
+    if (!Number.isInteger(unit) || unit < 0 || unit >= units) return false;
+    if (decided[unit]) return same(agreed, unit, checksumOfData());
+    const cands = ties.get(unit);
+    if (!cands) return undefined; // not decided yet: more checksums are on their way
+    const h = checksumOfData();
+    const match = cands.find((c) => same(c.value, 0, h));
+    if (!match) return false;
+    accept(unit, match.value);
+    for (const c of cands) if (c !== match) for (const s of c.sources) addLiar(s, unit, 'does not match the verified data');
+    return true;
+  }
+
   return {
     meta,
     excluded,
-    verify(unit, bytes) {
-      if (!Number.isInteger(unit) || unit < 0 || unit >= units) return false;
-      if (decided[unit]) return same(agreed, unit, checksumOf(bytes));
-      const cands = ties.get(unit);
-      if (!cands) return undefined; // not decided yet: more checksums are on their way
-      const h = checksumOf(bytes);
-      const match = cands.find((c) => same(c.value, 0, h));
-      if (!match) return false;
-      accept(unit, match.value);
-      for (const c of cands) if (c !== match) for (const s of c.sources) addLiar(s, unit, 'does not match the verified data');
-      return true;
-    },
+    verify: (unit, bytes) => verifyChecksum(unit, () => checksumOf(bytes)),
+    /** verify() for a unit whose checksum was taken already (off the thread). @param {number} unit @param {Uint8Array} checksum */
+    verifyChecksum: (unit, checksum) => verifyChecksum(unit, () => checksum),
     pollLiars: () => (late.length === 0 ? NO_VERDICTS : late.splice(0)), // polled after every packet: no array when none
     /**
      * A proxy whose meta came after the vote: it must match the layout and every decided

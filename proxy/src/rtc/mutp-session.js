@@ -228,7 +228,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     const checksums = checksumTableOf(obj.bytes, tableKey, () => checksumTable(data, computeLayout(req.mode, data.byteLength, params)));
     dl.sender = await createSender({
       mode: req.mode, data, params, sourceIndex: req.sourceIndex, sourceCount: req.sourceCount,
-      seed: req.seed, downloadId: req.downloadId, checksums,
+      seed: req.seed, downloadId: req.downloadId, checksums, keepsHeld: req.holds === true,
     });
     if (dl.ended) return;
     startSending(dl);
@@ -249,7 +249,7 @@ export function createMutpSession({ channel, deps, protocol, remote = 'peer', no
     dl.objectBytes = opened.bytes.byteLength;
     dl.sender = await createSender({
       mode: req.mode, data: opened.bytes, params: normalizeParams(req.params, req.mode), sourceIndex: req.sourceIndex, sourceCount: req.sourceCount,
-      seed: req.seed, downloadId: req.downloadId, streamed: true,
+      seed: req.seed, downloadId: req.downloadId, streamed: true, keepsHeld: req.holds === true,
     });
     if (dl.ended) return;
     startSending(dl);

@@ -6,7 +6,7 @@
 // the result record.
 
 import { RTCPeerConnection as EnvRTCPeerConnection } from '#rtc';
-import { normalizeParams, createDownloadController, MAX_SOURCES } from '@mutp/protocol';
+import { normalizeParams, createDownloadController, checksumOf, MAX_SOURCES } from '@mutp/protocol';
 import { connectPeer, CONNECT_TIMEOUT_MS } from '../rtc/connect-peer.js';
 import { codedError } from '@mutp/common/errors';
 import { createSourceLink, perProxyStats } from './source-link.js';
@@ -42,6 +42,8 @@ const MIN_TIMER_MS = 1;
  * @property {{sentAt: number | null}} [timing]  sentAt is set (performance.now()) when the first request goes to a proxy
  * @property {ReturnType<typeof import('../rtc/peer-pool.js').createPeerPool> | null} [peerPool]
  *   open connections kept between downloads (createClient's); without one each download connects and closes
+ * @property {((bytes: Uint8Array) => Promise<Uint8Array>) | null} [checksumAsync]  coded: each decoded generation's
+ *   checksum off this thread (a browser's WebCrypto; the controller's hashOffThread); null: inline
  */
 
 /**
@@ -111,7 +113,8 @@ export function downloadMutp(o) {
   // the connections open while the controller loads its codec: each waits for it once it is open
   const ready = createDownloadController({
     // streamed: a coded proxy that does not hold the object yet sends while it still gets it from the origin
-    mode, url: o.url, range: o.range ?? null, next: o.next ?? null, bundles: o.bundles === true, streamed: true, params, sourceCount: links.length, downloadId: randomU32(),
+    mode, url: o.url, range: o.range ?? null, next: o.next ?? null, bundles: o.bundles === true, streamed: true, hashOffThread: typeof o.checksumAsync === 'function',
+    params, sourceCount: links.length, downloadId: randomU32(),
     seeds: links.map(() => randomU32()), noProgressTimeoutMs: o.noProgressTimeoutMs,
   }).then((c) => {
     if (finished) {
@@ -203,6 +206,9 @@ export function downloadMutp(o) {
             logger.warn(`mutp: onProgress threw: ${/** @type {Error} */ (e).message}`);
           }
           break;
+        case 'hash':
+          hashOffThread(a.unit, a.bytes);
+          break;
         case 'complete':
           end(null, a.data);
           break;
@@ -212,6 +218,17 @@ export function downloadMutp(o) {
       }
     }
     if (!finished) arm();
+  }
+
+  /**
+   * A decoded generation's checksum, off this thread; the controller holds the generation until it
+   * comes. A digest that fails (it should not) is taken inline instead.
+   * @param {number} unit @param {Uint8Array} bytes  the controller's copy
+   */
+  function hashOffThread(unit, bytes) {
+    /** @type {(bytes: Uint8Array) => Promise<Uint8Array>} */ (o.checksumAsync)(bytes)
+      .catch(() => checksumOf(bytes))
+      .then((checksum) => { if (!finished) run(ctl.hashed(unit, checksum, elapsed())); });
   }
 
   function arm() {
