@@ -489,11 +489,11 @@ export class DownloadController {
     this.meta = this.vote.meta;
     // a held generation that fails must be sent again: proxies that do not say they keep held
     // generations in their window (older ones) get every checksum taken inline
-    if (!live.every((s) => s.meta.keepsHeld === true)) this.hashOffThread = false;
+    const offThread = this.hashOffThread && live.every((s) => s.meta.keepsHeld === true);
     try {
       const opts = {
         meta: this.vote.meta, params: this.params, sourceCount: this.sources.length, now,
-        verify: !this.verify ? undefined : this.hashOffThread ? (/** @type {number} */ k, /** @type {Uint8Array} */ b) => this.verifyOffThread(k, b) : this.vote.verify,
+        verify: !this.verify ? undefined : offThread ? (/** @type {number} */ k, /** @type {Uint8Array} */ b) => this.verifyOffThread(k, b) : this.vote.verify,
         verifyNow: this.verify ? this.vote.verify : undefined, impl: this.impl, objectBuffer: this.objectBuffer,
       };
       this.receiver = this.mode === 'coded' ? new CodedReceiver(opts, this.codec) : new UncodedReceiver(opts);

@@ -155,15 +155,16 @@ export function createMetaVote(entries) {
   /**
    * Unit's data against its voted checksum: true, false, or undefined while the unit is open.
    * A tie is settled by the data, and who gave another value is named.
-   * @param {number} unit @param {() => Uint8Array} checksumOfData  taken only when the vote can use it
+   * @param {number} unit @param {Uint8Array | null} bytes  the data (hashed only when the vote can use it)
+   * @param {Uint8Array | null} checksum  its checksum, when taken already (off the thread)
    * @returns {boolean | undefined}
    */
-  function verifyChecksum(unit, checksumOfData) {
+  function judge(unit, bytes, checksum) {
     if (!Number.isInteger(unit) || unit < 0 || unit >= units) return false;
-    if (decided[unit]) return same(agreed, unit, checksumOfData());
+    if (decided[unit]) return same(agreed, unit, checksum ?? checksumOf(/** @type {Uint8Array} */ (bytes)));
     const cands = ties.get(unit);
     if (!cands) return undefined; // not decided yet: more checksums are on their way
-    const h = checksumOfData();
+    const h = checksum ?? checksumOf(/** @type {Uint8Array} */ (bytes));
     const match = cands.find((c) => same(c.value, 0, h));
     if (!match) return false;
     accept(unit, match.value);
@@ -174,9 +175,9 @@ export function createMetaVote(entries) {
   return {
     meta,
     excluded,
-    verify: (unit, bytes) => verifyChecksum(unit, () => checksumOf(bytes)),
+    verify: (unit, bytes) => judge(unit, bytes, null),
     /** verify() for a unit whose checksum was taken already (off the thread). @param {number} unit @param {Uint8Array} checksum */
-    verifyChecksum: (unit, checksum) => verifyChecksum(unit, () => checksum),
+    verifyChecksum: (unit, checksum) => judge(unit, null, checksum),
     pollLiars: () => (late.length === 0 ? NO_VERDICTS : late.splice(0)), // polled after every packet: no array when none
     /**
      * A proxy whose meta came after the vote: it must match the layout and every decided
