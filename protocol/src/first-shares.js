@@ -34,6 +34,30 @@ export function splitShares(units, weights, cap) {
 }
 
 /**
+ * splitShares for a split the client alone makes (no proxy cuts it): the units its rounding
+ * leaves over go out at once too, one each to the shares furthest below their part by weight
+ * (the first of equal ones) that are under `cap`. 9 blocks on 4 equal sources: 2, 2, 2, 2 and a
+ * ninth for a request in series there, 3, 2, 2, 2 here. What the cap leaves is scheduled as usual.
+ * @param {number} units @param {number[]} weights  positive, one per source @param {number} cap
+ * @returns {number[]} units per source
+ */
+export function splitAll(units, weights, cap) {
+  const shares = splitShares(units, weights, cap);
+  const total = weights.reduce((a, w) => a + w, 0);
+  const owed = weights.map((w, i) => (units * w) / total - shares[i]);
+  let left = units - shares.reduce((a, s) => a + s, 0);
+  const order = owed.map((_, i) => i).sort((a, b) => owed[b] - owed[a] || a - b);
+  for (const i of order) {
+    if (left === 0 || owed[i] <= 0) break;
+    if (shares[i] < cap) {
+      shares[i] += 1;
+      left -= 1;
+    }
+  }
+  return shares;
+}
+
+/**
  * Source i's share of `units`: [start, end) (empty when start === end).
  * @param {number} units @param {number[]} weights @param {number} cap @param {number} i
  * @returns {{start: number, end: number}}

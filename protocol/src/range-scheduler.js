@@ -35,7 +35,7 @@
 //   s.isComplete();
 
 import { BLOCK_BYTES } from './integrity/block-digests.js';
-import { splitShares } from './first-shares.js';
+import { splitAll } from './first-shares.js';
 
 const KIB = 1024;
 /** MSPlayer's default initial chunk size, 256 KB (their Section 5 picked it over 1 MB). */
@@ -102,8 +102,9 @@ function checkInteger(value, name, min) {
 /**
  * Each source's first range when the object is small enough to split at once, an even share of
  * it at most FIRST_RANGE_MAX_INITIALS initial ranges (null: it is not): shares of `size` by the
- * advertised rates (equal when any is unknown), each at least 1 and at most that cap, the last
- * ones cut so they add up to at most `size` (what is left goes out as usual).
+ * advertised rates (equal when any is unknown), each at least 1 and at most that cap, every unit
+ * handed out unless the cap leaves some (those go out as usual). A source asked for its first
+ * share with its digest list (the proxy cut it) is assigned that instead.
  * @param {number} size @param {number} sourceCount @param {number} initialRangeBytes
  * @param {Array<number | null> | undefined} priorRates
  * @returns {number[] | null}
@@ -112,7 +113,7 @@ function firstRangeShares(size, sourceCount, initialRangeBytes, priorRates) {
   const cap = FIRST_RANGE_MAX_INITIALS * initialRangeBytes;
   if (size / sourceCount > cap) return null;
   const known = priorRates?.length === sourceCount && priorRates.every((r) => typeof r === 'number' && Number.isFinite(r) && r > 0);
-  return splitShares(size, known ? /** @type {number[]} */ (priorRates) : new Array(sourceCount).fill(1), cap);
+  return splitAll(size, known ? /** @type {number[]} */ (priorRates) : new Array(sourceCount).fill(1), cap);
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createRangeScheduler, createBlockRangeScheduler, firstShareCapBlocks, INITIAL_RANGE_BYTES, MIN_RANGE_RTTS } from '../src/range-scheduler.js';
-import { parseShareHeader, shareOf, shareWeights, splitShares } from '../src/first-shares.js';
+import { parseShareHeader, shareOf, shareWeights, splitAll, splitShares } from '../src/first-shares.js';
 
 const KIB = 1024;
 
@@ -224,10 +224,27 @@ describe('first shares', () => {
     for (const bad of [null, '', '7-3', '-1-2', '1-2-3', 'a-b', '1234567890-1234567891']) assert.equal(parseShareHeader(bad), null, String(bad));
   });
 
-  it('the block scheduler\'s small-object split is the same cut', () => {
-    const s = createBlockRangeScheduler(16, 3, { priorRates: [2, 1, 1] });
-    const cap = firstShareCapBlocks();
-    assert.deepEqual([0, 1, 2].map((i) => { const r = s.nextRange(i, 0); return r && [r.start, r.end]; }), [0, 1, 2].map((i) => { const r = shareOf(16, [2, 1, 1], cap, i); return [r.start, r.end]; }));
+  it('a split the client alone makes hands every unit out: rounding\'s remainder to the shares furthest below their part', () => {
+    assert.deepEqual(splitAll(9, [1, 1, 1, 1], 12), [3, 2, 2, 2], 'splitShares leaves the ninth for later');
+    assert.deepEqual(splitAll(5, [1, 1, 1, 1], 12), [2, 1, 1, 1]);
+    assert.deepEqual(splitAll(11, [1, 1, 1, 1], 12), [3, 3, 3, 2], 'as splitShares when it hands out all');
+    assert.deepEqual(splitAll(3, [1, 1, 1, 1], 12), [1, 1, 1, 0], 'fewer units than sources');
+    assert.deepEqual(splitAll(16, [2, 1, 1], 6), [6, 4, 4], 'the cap still leaves units for later: not piled on slower sources');
+    for (const [units, weights] of /** @type {[number, number[]][]} */ ([[9, [3, 1, 1, 1]], [13, [5, 2, 2]], [30, [1, 1, 1, 1, 1, 1, 1]]])) {
+      const shares = splitAll(units, weights, 12);
+      assert.equal(shares.reduce((a, b) => a + b, 0), units, `${units} on ${weights}: ${shares}`);
+    }
+  });
+
+  it('the block scheduler splits a small object whole at once: no block waits for a request in series', () => {
+    // a ~500 KB byte range spans 9 blocks; 4 equal sources each ask once and nothing is left
+    const s = createBlockRangeScheduler(9, 4);
+    const got = [0, 1, 2, 3].map((i) => { const r = s.nextRange(i, 0); return r && [r.start, r.end]; });
+    assert.deepEqual(got, [[0, 3], [3, 5], [5, 7], [7, 9]]);
+    s.onRangeDone(1, { start: 3, end: 5 }, 2, 10);
+    assert.equal(s.nextRange(1, 10), null, 'nothing left but copies, and none would end sooner');
+    const w = createBlockRangeScheduler(16, 3, { priorRates: [2, 1, 1] });
+    assert.deepEqual([0, 1, 2].map((i) => { const r = w.nextRange(i, 0); return r && r.end - r.start; }), splitAll(16, [2, 1, 1], firstShareCapBlocks()));
   });
 
   it('a share asked before the size was known is assigned as the source\'s range; taken or busy, refused', () => {
