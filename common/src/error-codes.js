@@ -80,7 +80,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_RTC_SIGNAL_FAILED: 'the offer could not be posted to the proxy (network error)',
   ERR_RTC_SIGNAL_HTTP: 'the proxy answered the offer with an HTTP error status',
   ERR_RTC_UNAVAILABLE: 'no RTCPeerConnection exists in this environment',
-  ERR_RTC_WARMING: 'a MUTP download ran over HTTP because the warm-up had not opened its connections yet (waiting for the page\'s start, or connecting)',
+  ERR_RTC_WARMING: 'a MUTP download ran over HTTP because a proxy of it had no WebRTC connection open yet (the warm-up waiting for the page\'s start, or connecting; or one that failed to open or closed being opened again)',
   ERR_SHUTTING_DOWN: 'the proxy is shutting down and takes no new peers',
   ERR_SUPERSEDED: 'the client started another download on the same channel',
 

@@ -151,6 +151,18 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.preconnects, [], 'no connect while the warm-up waits for the page\'s start');
   });
 
+  it('after the warm-up settled, a segment one of whose proxies failed to connect says ERR_RTC_WARMING (not busy) and that connection is opened again', async () => {
+    let rounds = 0; // p2 fails to connect in the warm-up's first round only
+    const h = harness({ preconnect: async (list) => list.map((p) => (p.id === 'p2' && rounds++ === 0 ? { id: p.id, ok: false, code: 'ERR_RTC_CONNECT_TIMEOUT' } : { id: p.id, ok: true, code: null })) });
+    h.server.onPageMessage({ t: 'warm' });
+    for (let i = 0; i < 5; i++) await tick(); // the round settled: p1 connected, p2 not
+    const before = h.preconnects.length;
+    await h.get(1);
+    await h.get(2);
+    assert.deepEqual(h.records().map((r) => [r.mode, r.modeWhy ?? null]), [['parallel-http', 'ERR_RTC_WARMING'], ['coded', null]]);
+    assert.deepEqual(h.preconnects.slice(before).map((p) => p.ids), [['p1', 'p2']], 'one more connection each, for the next segment');
+  });
+
   it('during the warm-up, a MUTP segment whose proxies are connected already runs in MUTP', async () => {
     const connected = new Set(['p1']);
     const h = harness({ s: settings({ n: 'random', randomN: [1, 2] }), connected, preconnect: () => new Promise(() => {}) });

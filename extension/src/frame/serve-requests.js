@@ -221,11 +221,12 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         if (MUTP_MODES.includes(mode) && typeof client.keptConnections === 'function') {
           claimed = claims.claim(client.keptConnections, proxies) ? proxies : null;
           if (!claimed) {
-            // no segment waits on a connect: the connections are not open yet, or each kept one
-            // carries another download; then one more each opens meanwhile, for the next, unless
-            // the warm-up is still running (its round opens them after the page's start)
+            // no segment waits on a connect: a proxy has no connection open yet (the warm-up's
+            // is opening, or one failed to open or closed since), or each kept one carries another
+            // download; then one more each opens meanwhile, for the next, unless the warm-up is
+            // still running (its round opens them after the page's start)
             mode = RTC_FALLBACK_MODE;
-            const unopened = warmUp.busy() && !proxies.every((p) => client.keptConnections(p.url) > 0);
+            const unopened = !proxies.every((p) => client.keptConnections(p.url) > 0);
             modeWhy = unopened ? WARMING : RTC_BUSY;
             if (!warmUp.busy()) client.preconnect?.(proxies, { perProxy: 1 });
           }

@@ -9,7 +9,7 @@
 import { HTTP_REWARM_MS } from '@mutp/proxyclientlib/limits';
 
 export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, each on its own connection (the second round, after one each)
-export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: the warm-up had not opened its connections yet (waiting for the page's start, or connecting)
+export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: a proxy of it had no connection open yet (the warm-up waiting for the page's start, or connecting; or one being opened again)
 export const RTC_BUSY = 'ERR_RTC_BUSY'; // why a MUTP download ran over HTTP: every kept connection to its proxies carried another download
 const MUTP_MODES = ['coded', 'uncoded'];
 /**

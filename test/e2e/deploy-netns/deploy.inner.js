@@ -99,7 +99,9 @@ describe('deployment (inner run): HTTPS page, TLS fleet on TEST-NET addresses', 
     assert.deepEqual(hits.filter((h) => h.fromBrowser).map((h) => h.range), [], 'chunks the browser fetched directly');
     assert.equal(records.length, chunks.length, 'one Origo record per chunk');
     const warming = (/** @type {any} */ r) => r.mode === 'parallel-http' && r.modeWanted === mode && r.modeWhy === WARMING;
-    for (const r of records) assert.ok((r.mode === mode || warming(r)) && r.error === null && r.n === N, JSON.stringify({ mode: r.mode, modeWhy: r.modeWhy, n: r.n, error: r.error }));
+    // on a failure, every chunk in order with its proxies' errors: what happened to the connections before it
+    const all = () => JSON.stringify([...records].sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt))).map((r) => [r.mode, r.modeWhy ?? null, r.durationMs, (r.perProxy ?? []).map((p) => p.error?.code ?? null)]));
+    for (const r of records) assert.ok((r.mode === mode || warming(r)) && r.error === null && r.n === N, `${JSON.stringify({ mode: r.mode, modeWhy: r.modeWhy, n: r.n, error: r.error })} of ${all()}`);
     assert.ok(records.some((r) => r.mode === mode), `no chunk ran in ${mode}: ${JSON.stringify(records.map((r) => [r.mode, r.modeWhy]))}`);
     console.log(`      ${mode}: ${chunks.length} chunks byte-exact over HTTPS, N=${N}`);
   }
