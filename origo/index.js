@@ -3,6 +3,7 @@ export { startOrigo } from './src/server.js';
 export { proxyToken, verifyProxyToken } from './src/auth/proxy-token.js';
 export { issueTicket, TICKET_TTL_MS } from './src/auth/client-ticket.js';
 export { openDuckDbStore } from './src/store/duckdb-store.js';
+export { openDuckDbStoreOnThread } from './src/store/threaded-store.js';
 export { openPostgresStore } from './src/store/pg-store.js';
 export { openStore } from './src/store/open-store.js';
 export { createLogger } from '@mutp/common/logger';

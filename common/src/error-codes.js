@@ -162,6 +162,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_RECORD_TOO_LARGE: 'a log record carries too many bytes of unknown fields',
   ERR_STORE_CLOSED: 'the log store was used after close()',
   ERR_STORE_OPEN: 'the log database cannot be opened',
+  ERR_STORE_THREAD: 'the log store\'s database thread failed or exited; its calls waiting for an answer failed, and later ones fail',
   ERR_STORE_UNAVAILABLE: 'the log store could not commit; the client may retry',
   ERR_STORE_WRITE: 'an insert into the log database failed',
   ERR_TICKET_RATE: 'too many tickets asked for by this address this minute',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDuckDbStore, openPostgresStore } from '../index.js';
+import { openDuckDbStore, openDuckDbStoreOnThread, openPostgresStore } from '../index.js';
 import { parseFilter } from '../src/admin/dashboard-filter.js';
 import { clientRecord, proxyRecord, proxyStatus } from './helpers.js';
 import { usePostgres } from '@mutp/testkit/postgres';
@@ -12,6 +12,7 @@ import { usePostgres } from '@mutp/testkit/postgres';
 /** @type {{ name: string, setup: () => { open: () => Promise<any> } }[]} */
 const BACKENDS = [
   { name: 'DuckDB', setup: () => ({ open: () => openDuckDbStore() }) },
+  { name: 'DuckDB on its own thread', setup: () => ({ open: () => openDuckDbStoreOnThread() }) },
   {
     name: 'PostgreSQL',
     setup() {

@@ -31,4 +31,8 @@
  * @typedef {import('../admin/dashboard-filter.js').DashboardFilter} DashboardFilter
  */
 
-export {};
+/** The Store's methods, by name: what a store on another thread answers (threaded-store.js). */
+export const STORE_METHODS = /** @type {const} */ ([
+  'insertClientRecords', 'insertProxyRecords', 'insertProxyStatus', 'listClientRecords', 'listProxyRecords', 'counts',
+  'quantilesByGroup', 'listDownloads', 'downloadsByIds', 'getClientRecord', 'boxplot', 'exportRecords', 'latestProxyStatus', 'close',
+]);
