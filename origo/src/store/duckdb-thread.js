@@ -5,14 +5,14 @@ import { openDuckDbStore } from './duckdb-store.js';
 import { STORE_METHODS } from './store-interface.js';
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
-/** @param {any} err */
-const errorOf = (err) => ({ code: typeof err?.code === 'string' ? err.code : 'ERR_STORE_WRITE', message: String(err?.message ?? err) });
+/** An error as it crosses to Origo's thread: its code (null: it had none, as DuckDB's own) and message. @param {any} err */
+const errorOf = (err) => ({ code: typeof err?.code === 'string' ? err.code : null, message: String(err?.message ?? err) });
 
 try {
   const store = await openDuckDbStore({ path: workerData.path });
   port.on('message', async (/** @type {{id: number, method: string, args: unknown[]}} */ m) => {
     if (!STORE_METHODS.includes(/** @type {any} */ (m.method))) {
-      port.postMessage({ id: m.id, error: { code: 'ERR_STORE_WRITE', message: `no store method ${m.method}` } });
+      port.postMessage({ id: m.id, error: { code: null, message: `no store method ${m.method}` } });
       return;
     }
     try {

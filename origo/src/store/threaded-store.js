@@ -42,11 +42,12 @@ export async function openDuckDbStoreOnThread({ path = ':memory:' } = {}) {
       else reject(codedError(m?.error?.code ?? 'ERR_STORE_OPEN', m?.error?.message ?? `cannot open database ${path}`));
     });
     worker.once('error', (err) => reject(codedError('ERR_STORE_OPEN', `cannot open database ${path}: ${err.message}`, { cause: err })));
+    worker.once('exit', (code) => reject(codedError('ERR_STORE_OPEN', `cannot open database ${path}: its thread exited (${code})`)));
   });
-  worker.on('message', (/** @type {{id: number, value?: unknown, error?: {code: string, message: string}}} */ m) => {
+  worker.on('message', (/** @type {{id: number, value?: unknown, error?: {code: string | null, message: string}}} */ m) => {
     const w = settle(m.id);
     if (!w) return;
-    if (m.error) w.reject(codedError(m.error.code, m.error.message));
+    if (m.error) w.reject(m.error.code ? codedError(m.error.code, m.error.message) : new Error(m.error.message));
     else w.resolve(m.value);
   });
   worker.on('error', (err) => fail(codedError('ERR_STORE_THREAD', `the log store's thread failed: ${err.message}`, { cause: err })));
