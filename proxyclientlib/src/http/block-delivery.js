@@ -10,7 +10,6 @@ import { errorInfo } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { createBlockAssembler } from './block-assembler.js';
 import { createPieceSet, safeProgress } from './body-pieces.js';
-import { DIGEST_CACHE_TTL_MS } from './digest-cache.js';
 
 /**
  * A download that asks for its lists (Range-split HTTP) of a file whose lists of an earlier range
@@ -19,12 +18,6 @@ import { DIGEST_CACHE_TTL_MS } from './digest-cache.js';
  * waiting a round trip for them (the proxy has those bytes: it reads ahead).
  */
 export const LIST_AHEAD_FACTOR = 2;
-/**
- * A download whose range a kept list covers, but not this many more of its lengths after it,
- * asks for the list ahead again off its own path (DigestCache.readAhead): the next range then
- * finds its list kept too, where it waited a round trip for it every second or third range.
- */
-export const LIST_RENEW_LENGTHS = 1;
 
 /**
  * One proxy's digest list request (GET /fetch?url=…&digests=1[&span=a-b]): the encoded list of
@@ -59,8 +52,8 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
   // a range is voted on, and its lists asked for, by its blocks only: a proxy then fetches only
   // those bytes from the origin (a range of a long single-file stream), not the whole file
   const want = blocksOfRange(range);
-  /** The blocks a list is asked for: the range's (with this many more of its lengths after it), or the whole object's. @param {number} lengths */
-  const listSpan = (lengths) => (range ? blockAligned({ start: range.start, end: range.end + lengths * (range.end - range.start + 1) }) : null);
+  /** The blocks a list is asked for: the range's (with the ones after it, ahead), or the whole object's. @param {boolean} ahead */
+  const listSpan = (ahead) => (range ? blockAligned({ start: range.start, end: range.end + (ahead ? LIST_AHEAD_FACTOR * (range.end - range.start + 1) : 0) }) : null);
   const vote = createBlockVote({ sources: n, span: want });
   const report = safeProgress(onProgress, logger);
   const pieces = createPieceSet();
@@ -242,17 +235,6 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
           onList?.(i, null);
           vote.addList(i, kept);
           afterVote();
-          if (listAhead && range && !digestCache?.get(p.url, url, blocksOfRange(listSpan(LIST_RENEW_LENGTHS)))) {
-            digestCache?.readAhead(p.url, url, async () => {
-              const span = listSpan(LIST_AHEAD_FACTOR);
-              // given up after a kept list's lifetime; a download's end does not stop it
-              const bytes = await fetchDigestList({ fetch, proxyUrl: p.url, url, span, signal: AbortSignal.timeout(DIGEST_CACHE_TTL_MS), stallTimeoutMs, next });
-              const parsed = decodeDigestList(bytes, blocksOfRange(span));
-              if (!('error' in parsed)) return parsed.list;
-              logger.warn(`http: ${p.url} sent a bad digest list ahead: ${parsed.error.message}`);
-              return null;
-            });
-          }
           return;
         }
         try {
@@ -261,8 +243,8 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
           /** @type {{originMs: number, prepareMs: number} | null} */
           let wait = null;
           const askList = (span) => fetchDigestList({ fetch, proxyUrl: p.url, url, span, signal, stallTimeoutMs, next, onWait: (w) => { wait = w; } });
-          const plain = listSpan(0);
-          let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(LIST_AHEAD_FACTOR) : plain;
+          const plain = listSpan(false);
+          let asked = !carried && listAhead && digestCache?.keeps(p.url, url) ? listSpan(true) : plain;
           const bytes = carried ?? (await askList(asked).catch((err) => {
             if (errorInfo(err).code !== 'ERR_ORIGIN_TOO_LARGE' || asked === plain) throw err;
             asked = plain; // the blocks ahead pass the proxy's object cap: this range's alone

@@ -13,8 +13,6 @@ export const DIGEST_CACHE_ENTRIES = 256; // lists of 8-byte digests: a 100 MB ob
 export function createDigestCache({ now = () => performance.now() } = {}) {
   /** @type {Map<string, {at: number, list: import('@mutp/protocol/http').DigestList}>} */
   const kept = new Map();
-  /** @type {Map<string, object>} lists being read ahead, per proxy and URL: a token, void once the URL is forgotten */
-  const reading = new Map();
   const key = (/** @type {string} */ proxyUrl, /** @type {string} */ url) => `${proxyUrl}\n${url}`;
   /** The kept list of this proxy and URL, unless it aged out (then forgotten). @param {string} proxyUrl @param {string} url */
   const fresh = (proxyUrl, url) => {
@@ -25,13 +23,6 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
     kept.delete(k);
     return null;
   };
-  /** @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol/http').DigestList} list */
-  const set = (proxyUrl, url, list) => {
-    const k = key(proxyUrl, url);
-    kept.delete(k);
-    kept.set(k, { at: now(), list });
-    if (kept.size > DIGEST_CACHE_ENTRIES) kept.delete(/** @type {string} */ (kept.keys().next().value));
-  };
   return {
     /**
      * The kept list of this proxy and URL when it covers `span`.
@@ -41,27 +32,18 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
       const list = fresh(proxyUrl, url);
       return list && listCovers(list, span) ? list : null;
     },
-    set,
-    /**
-     * Keep the list `ask` brings for this proxy and URL, off any download's path, unless one is
-     * being brought already. Kept only if the URL was not forgotten meanwhile; a failed or
-     * empty ask keeps nothing. Like every kept list, it is only its proxy's vote when used.
-     * @param {string} proxyUrl @param {string} url
-     * @param {() => Promise<import('@mutp/protocol/http').DigestList | null>} ask
-     */
-    readAhead(proxyUrl, url, ask) {
+    /** @param {string} proxyUrl @param {string} url @param {import('@mutp/protocol/http').DigestList} list */
+    set(proxyUrl, url, list) {
       const k = key(proxyUrl, url);
-      if (reading.has(k)) return;
-      const token = {};
-      reading.set(k, token);
-      ask().then((list) => { if (list && reading.get(k) === token) set(proxyUrl, url, list); }, () => {})
-        .finally(() => { if (reading.get(k) === token) reading.delete(k); });
+      kept.delete(k);
+      kept.set(k, { at: now(), list });
+      if (kept.size > DIGEST_CACHE_ENTRIES) kept.delete(/** @type {string} */ (kept.keys().next().value));
     },
     /** Is a list of this proxy and URL kept (the file is being read range after range)? @param {string} proxyUrl @param {string} url */
     keeps: (proxyUrl, url) => fresh(proxyUrl, url) !== null,
     /** Every proxy's list of this object (a vote found a liar, or the object changed). @param {string} url */
     forget(url) {
-      for (const m of [kept, reading]) for (const k of [...m.keys()]) if (k.endsWith(`\n${url}`)) m.delete(k);
+      for (const k of [...kept.keys()]) if (k.endsWith(`\n${url}`)) kept.delete(k);
     },
     size: () => kept.size,
   };
