@@ -1,7 +1,7 @@
 // The DuckDB store on a worker thread, behind the same Store methods. DuckDB's Node bindings do
 // part of each call on the calling thread (the appender's flush is synchronous): one download's
 // records (a client record and four proxy records) held Origo's event loop ~6.5 ms once warm,
-// ~22 ms in a fresh process, and with it every ticket, proxy list and socket.io message, and the
+// 6–22 ms in a fresh process, and with it every ticket, proxy list and socket.io message, and the
 // proxies that `npm start` runs on the same thread. Here only the records' copy to the thread
 // is Origo's.
 import { Worker } from 'node:worker_threads';
