@@ -155,7 +155,7 @@ describe('object store (LRU by bytes + single-flight)', () => {
       assert.equal(inside.bytes, span.bytes, 'the holding copy itself; its range says where it starts');
       assert.deepEqual(inside.range, { start: 0, end: 399 });
       await store.get('http://o/s', { range: { start: 300, end: 499 } });
-      assert.deepEqual(f.calls, ['http://o/s 0-399', 'http://o/s 300-499'], 'a range past the held bytes is another origin request');
+      assert.deepEqual(f.calls, ['http://o/s 0-399', 'http://o/s 400-499'], 'a range past the held bytes: the origin is asked for the rest');
       await store.get('http://o/s', { range: { start: 700, end: 5000 } }); // the object's end: 700-999
       const past = await store.get('http://o/s', { range: { start: 800, end: 2000 } });
       assert.equal(past.fromCache, true, 'held to the object\'s end');
@@ -164,6 +164,46 @@ describe('object store (LRU by bytes + single-flight)', () => {
       const again = await store.get('http://o/s', { range: { start: 100, end: 199 } });
       assert.equal(again.fromCache, false);
       assert.equal(f.calls.length, 4);
+    });
+
+    it('makes a range of cached ranges that hold parts of it, asking the origin for the bytes they lack only', async () => {
+      const f = rangedFetcher();
+      const store = createObjectStore({ fetcher: f.fetcher, maxBytes: 1e6 });
+      await store.get('http://o/p', { range: { start: 0, end: 399 } });
+      await store.get('http://o/p', { range: { start: 400, end: 599 } });
+      const held = await store.get('http://o/p', { range: { start: 100, end: 549 } });
+      assert.equal(held.fromCache, true, 'the two held ranges make it');
+      assert.deepEqual([held.range, held.total], [{ start: 100, end: 549 }, 1000]);
+      assert.deepEqual(held.bytes, f.whole.slice(100, 550));
+      assert.equal(f.calls.length, 2);
+      const [a, b] = await Promise.all([store.get('http://o/p', { range: { start: 300, end: 899 } }), store.get('http://o/p', { range: { start: 300, end: 899 } })]);
+      assert.deepEqual(f.calls.slice(2), ['http://o/p 600-899'], 'one origin request, for the bytes no range holds, shared');
+      assert.deepEqual([a.fromCache, a.bytes, b.bytes], [false, f.whole.slice(300, 900), f.whole.slice(300, 900)]);
+      const inside = await store.get('http://o/p', { range: { start: 650, end: 700 } });
+      assert.deepEqual([inside.fromCache, inside.range], [true, { start: 300, end: 899 }], 'the range made is kept');
+      const tail = await store.get('http://o/p', { range: { start: 800, end: 5000 } });
+      assert.deepEqual([tail.range, tail.bytes], [{ start: 800, end: 999 }, f.whole.slice(800)], 'up to the object\'s end');
+      assert.deepEqual(f.calls.slice(3), ['http://o/p 900-999'], 'the rest, to the end the held ranges say');
+    });
+
+    it('does not make a range of copies that disagree on the object\'s size (the origin replaced it)', async () => {
+      let size = 1000;
+      /** @type {string[]} */
+      const calls = [];
+      const fetcher = async (/** @type {string} */ url, /** @type {any} */ o) => {
+        const r = o.range;
+        calls.push(`${r.start}-${r.end}`);
+        const end = Math.min(r.end, size - 1);
+        return { bytes: new Uint8Array(end - r.start + 1).fill(size & 0xff), contentType: 'video/mp4', range: { start: r.start, end }, total: size };
+      };
+      const store = createObjectStore({ fetcher, maxBytes: 1e6 });
+      await store.get('http://o/c', { range: { start: 0, end: 99 } });
+      size = 2000;
+      await store.get('http://o/c', { range: { start: 100, end: 199 } });
+      assert.deepEqual(calls, ['0-99', '100-199'], 'the first copy\'s size did not cut the second');
+      const got = await store.get('http://o/c', { range: { start: 50, end: 149 } });
+      assert.deepEqual(calls.slice(2), ['50-149'], 'asked for itself');
+      assert.equal(got.total, 2000);
     });
 
     it('takes the whole object when it is cached, and keeps the whole object an origin sent instead of the range', async () => {

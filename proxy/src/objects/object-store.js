@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { codedError } from '@mutp/common/errors';
 import { MAX_READ_AHEADS_IN_FLIGHT, readAheadRange } from './read-ahead.js';
+import { assemble, gapsIn, hullOf } from './range-cover.js';
 
 /**
  * @typedef {{ start: number, end: number }} ByteRange  end inclusive
@@ -29,6 +30,8 @@ import { MAX_READ_AHEADS_IN_FLIGHT, readAheadRange } from './read-ahead.js';
  * one) may ask for it: the origin is then asked for those bytes only (a range of a long
  * single-file stream, not the whole file), kept under the URL and the range, unless the whole
  * object, or a cached range holding the asked one, is there already or the same is on its way.
+ * Cached ranges that hold part of the asked one are used too: the origin is asked for the bytes
+ * they lack only (one request spanning every gap), and the range made of them is kept.
  * A cache miss past `maxOriginFetches` concurrent origin downloads is refused (503 ERR_PROXY_BUSY)
  * instead of queued: the client has other proxies, and a queue would only hide the overload.
  * After a range, the bytes after it may be read ahead (read-ahead.js), and an object a client
@@ -67,6 +70,25 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     }
     return undefined;
   }
+  /**
+   * The cached ranges of `url` and their size, when they agree on it (an origin that replaced the
+   * object between them: none is used together).
+   * @param {string} url
+   * @returns {{ pieces: Entry[], total: number | null }}
+   */
+  function cachedPieces(url) {
+    /** @type {Entry[]} */
+    const pieces = [];
+    for (const key of rangesOf.get(url) ?? []) {
+      const e = cache.get(key);
+      if (e?.range) pieces.push(e);
+    }
+    const totals = new Set(pieces.map((e) => e.total).filter((t) => t !== null));
+    return totals.size > 1 ? { pieces: [], total: null } : { pieces, total: totals.size ? [...totals][0] : null };
+  }
+  /** @param {ByteRange} r @param {number | null} total  the range within the object */
+  const clip = (r, total) => (total === null ? r : { start: r.start, end: Math.min(r.end, total - 1) });
+
   /** origin fetches on their way, by cache key: the URL and the range asked (null: the whole object); body: as it comes */
   /** @type {Map<string, { url: string, range: ByteRange | null, promise: Promise<Entry>, body: import('../origin/growing-body.js').GrowingBody | null,
    *   headMs: number, heads: Set<() => void> }>} */
@@ -143,8 +165,61 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
         // the wider fetch failed (past the object's end, the origin's cap): ask for this range itself
       }
     }
+    const made = range && !own ? fromPieces(url, range, opts.signal) : null; // decided now: a get beside this one shares its fetch
+    if (made) {
+      const got = await made;
+      if (got) return got;
+    }
     const entry = await abortable(own?.promise ?? startFetch(url, range), opts.signal);
     return { ...entry, fromCache: false };
+  }
+
+  /**
+   * `range` of `url` made of the cached ranges that hold part of it, with the origin asked for the
+   * bytes they lack (one request spanning every gap). Kept, and the ranges it holds whole
+   * forgotten (its copy has their bytes). null (at once): no cached range holds any of it; a
+   * promise of null: the pieces do not make it after all (the object changed or ended earlier).
+   * @param {string} url @param {ByteRange} range @param {AbortSignal | undefined} signal
+   * @returns {Promise<StoredObject | null> | null}
+   */
+  function fromPieces(url, range, signal) {
+    const { pieces, total } = cachedPieces(url);
+    const asked = clip(range, total);
+    if (pieces.length === 0 || asked.end < asked.start) return null;
+    const gaps = gapsIn(asked, pieces.map((e) => /** @type {ByteRange} */ (e.range)));
+    if (gaps.length === 1 && gaps[0].start === asked.start && gaps[0].end === asked.end) return null;
+    const hull = hullOf(gaps);
+    const flight = hull ? inFlight.get(keyOf(url, hull)) ?? inFlightHolding(url, hull) : undefined;
+    const rest = hull ? abortable(flight?.promise ?? startFetch(url, hull), signal) : Promise.resolve(null);
+    return rest.then((fetched) => {
+      if (fetched && !fetched.range) return { ...fetched, fromCache: false }; // the origin sent the whole object
+      if (fetched && total !== null && fetched.total !== total) return null; // the object changed: asked for itself
+      return keepMade(url, range, pieces, fetched, total);
+    });
+  }
+
+  /**
+   * Keeps the range made of `pieces` and the origin's answer for their gaps (null: none needed).
+   * @param {string} url @param {ByteRange} range @param {Entry[]} pieces @param {Entry | null} fetched @param {number | null} total
+   * @returns {StoredObject | null}
+   */
+  function keepMade(url, range, pieces, fetched, total) {
+    const all = fetched ? [...pieces, fetched] : pieces;
+    const size = fetched?.total ?? total;
+    const span = clip(range, size);
+    if (gapsIn(span, all.map((e) => /** @type {ByteRange} */ (e.range))).length > 0) return null; // shorter than said
+    const entry = {
+      bytes: assemble(span, all.map((e) => ({ range: /** @type {ByteRange} */ (e.range), bytes: e.bytes }))),
+      contentType: all[0].contentType, serverFetchMs: fetched?.serverFetchMs ?? 0, range: span, total: size,
+    };
+    const key = keyOf(url, span);
+    for (const k of [...(rangesOf.get(url) ?? [])]) {
+      const r = cache.peek(k)?.range;
+      if (r && k !== key && r.start >= span.start && r.end <= span.end) cache.delete(k);
+    }
+    cache.set(key, entry);
+    if (cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
+    return { ...entry, fromCache: fetched === null };
   }
 
   /**
@@ -227,7 +302,12 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     url = normalizeKey(url);
     const ahead = readAheadRange(asked, total, readAheadBytes);
     if (!ahead || cached(url, ahead.next) || inFlight.has(url) || inFlightHolding(url, ahead.next)) return false;
-    return readAhead(url, ahead.fetch);
+    // the bytes cached ranges hold, or fetches on their way bring, are not fetched again
+    const coming = [...inFlight.values()].filter((f) => f.url === url && f.range).map((f) => /** @type {ByteRange} */ (f.range));
+    const held = [...cachedPieces(url).pieces.map((e) => /** @type {ByteRange} */ (e.range)), ...coming];
+    if (gapsIn(ahead.next, held).length === 0) return false;
+    const rest = hullOf(gapsIn(ahead.fetch, held));
+    return rest !== null && readAhead(url, rest);
   }
 
   /**
