@@ -22,7 +22,7 @@ export async function openDuckDbStoreOnThread({ path = ':memory:' } = {}) {
   let nextId = 0;
   /** @type {Error | null} why the thread cannot answer any more */
   let gone = null;
-  worker.unref(); // an idle store does not hold the process; a call waiting for its answer does
+  // an idle store does not hold the process (unref once each answer is in); a call waiting for its answer does
   const settle = (/** @type {number} */ id) => {
     const w = waiting.get(id);
     waiting.delete(id);

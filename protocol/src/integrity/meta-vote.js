@@ -161,10 +161,11 @@ export function createMetaVote(entries) {
    */
   function judge(unit, bytes, checksum) {
     if (!Number.isInteger(unit) || unit < 0 || unit >= units) return false;
-    if (decided[unit]) return same(agreed, unit, checksum ?? checksumOf(/** @type {Uint8Array} */ (bytes)));
+    const hash = () => checksum ?? checksumOf(/** @type {Uint8Array} */ (bytes)); // only when the vote can use it
+    if (decided[unit]) return same(agreed, unit, hash());
     const cands = ties.get(unit);
     if (!cands) return undefined; // not decided yet: more checksums are on their way
-    const h = checksum ?? checksumOf(/** @type {Uint8Array} */ (bytes));
+    const h = hash();
     const match = cands.find((c) => same(c.value, 0, h));
     if (!match) return false;
     accept(unit, match.value);
