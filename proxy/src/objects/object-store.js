@@ -72,7 +72,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   }
   /**
    * The cached ranges of `url` and their size, when they agree on it (an origin that replaced the
-   * object between them: none is used together).
+   * object between them: none is used together). Looked at, not used: their recency stays.
    * @param {string} url
    * @returns {{ pieces: Entry[], total: number | null }}
    */
@@ -80,7 +80,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     /** @type {Entry[]} */
     const pieces = [];
     for (const key of rangesOf.get(url) ?? []) {
-      const e = cache.get(key);
+      const e = cache.peek(key);
       if (e?.range) pieces.push(e);
     }
     const totals = new Set(pieces.map((e) => e.total).filter((t) => t !== null));
