@@ -65,7 +65,7 @@ export async function openDuckDbStoreOnThread({ path = ':memory:' } = {}) {
   };
   let closing = /** @type {Promise<void> | null} */ (null);
   const store = /** @type {any} */ ({ path });
-  for (const method of STORE_METHODS) store[method] = (/** @type {unknown[]} */ ...args) => call(method, args);
+  for (const method of STORE_METHODS) if (method !== 'close') store[method] = (/** @type {unknown[]} */ ...args) => call(method, args);
   /** Waits for pending writes, checkpoints and releases the file, then ends the thread. Safe to call twice. */
   store.close = () => (closing ??= (async () => {
     try {

@@ -189,7 +189,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const gaps = gapsIn(asked, pieces.map((e) => /** @type {ByteRange} */ (e.range)));
     if (gaps.length === 1 && gaps[0].start === asked.start && gaps[0].end === asked.end) return null;
     const hull = hullOf(gaps);
-    const flight = hull ? inFlight.get(keyOf(url, hull)) ?? inFlightHolding(url, hull) : undefined;
+    const flight = hull ? inFlightHolding(url, hull) : undefined;
     const rest = hull ? abortable(flight?.promise ?? startFetch(url, hull), signal) : Promise.resolve(null);
     return rest.then((fetched) => {
       if (fetched && !fetched.range) return { ...fetched, fromCache: false }; // the origin sent the whole object
@@ -301,7 +301,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (readAheadBytes <= 0) return false;
     url = normalizeKey(url);
     const ahead = readAheadRange(asked, total, readAheadBytes);
-    if (!ahead || cached(url, ahead.next) || inFlight.has(url) || inFlightHolding(url, ahead.next)) return false;
+    if (!ahead || cache.has(url) || inFlight.has(url)) return false; // the whole object is here or coming
     // the bytes cached ranges hold, or fetches on their way bring, are not fetched again
     const coming = [...inFlight.values()].filter((f) => f.url === url && f.range).map((f) => /** @type {ByteRange} */ (f.range));
     const held = [...cachedPieces(url).pieces.map((e) => /** @type {ByteRange} */ (e.range)), ...coming];
