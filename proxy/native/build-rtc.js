@@ -3,8 +3,9 @@
 // patched so setSctpSettings passes maxBurst and lossTolerant through, linked against the
 // libdatachannel tree (with usrsctp, libjuice, plog) that the datachannel-sys crate carries,
 // patched so usrsctp can leave random loss on unordered PR-SCTP chunks out of its congestion
-// response, and libjuice so a triggered ICE check goes out at once (rtc-build.json lists the
-// patches and the tree each applies to). Output:
+// response, libjuice so a triggered ICE check goes out at once, and ICE and DTLS so the proxy's
+// DTLS handshake starts on a client's first check (rtc-build.json lists the patches and the
+// tree each applies to). Output:
 // proxy/native/build/node-datachannel/, a copy of the npm package with its addon in build/,
 // which proxy/src/rtc/wrtc.js loads when present. See proxy/native/README.md.
 //
