@@ -55,6 +55,9 @@ put('api-logs', 'one.json', json([rec]));
 put('api-logs', 'failed.json', json([{ ...rec, id: '7b0e3a52-1c1e-4a53-9d7e-6d2b6f0a1c12', netBytes: 0, error: { code: 'ERR_ALL_PROXIES_FAILED', message: 'x' } }]));
 put('api-logs', 'empty.json', '[]');
 put('api-logs', 'object.json', json({ records: [rec] }));
+// the run posts each body to /api/logs or /api/logs/v2: a packet log in columns (v2)
+const { packetLog: _, ...bare } = rec;
+put('api-logs', 'columns.json', json([{ ...bare, id: '7b0e3a52-1c1e-4a53-9d7e-6d2b6f0a1c13', packetLogColumns: { dt: [50, 40], source: '01', useful: '11', ddof: [1, 1] } }]));
 
 // socketio: {event, payload} the proxy sends on /proxy
 const status = { proxyId: 'fuzz-proxy', publicUrl: 'http://127.0.0.1:9', location: { lat: 47.5, lon: 19.0 }, uploadRateBps: 917504, activeSessions: 1, bytesSent: 100, cpu: 0.1 };

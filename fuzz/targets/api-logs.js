@@ -1,4 +1,5 @@
-// Target: Origo's POST /api/logs (body parser, JSON schema, idempotent DuckDB insert).
+// Target: Origo's POST /api/logs and /api/logs/v2 (body parser, packet logs in columns, JSON
+// schema, idempotent DuckDB insert).
 import { mutateJsonText } from '../lib/mutate.js';
 import { rawRequest } from '../lib/raw-http.js';
 import { checkAnswer, startFuzzOrigo } from '../lib/servers.js';
@@ -9,15 +10,16 @@ const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 't
 /** @type {import('../lib/harness.js').FuzzTarget} */
 export default {
   name: 'api-logs',
-  what: 'Origo POST /api/logs (JSON body, client-record schema, store)',
+  what: 'Origo POST /api/logs and /api/logs/v2 (JSON body, packet logs in columns, client-record schema, store)',
   ciIterations: 1500,
   timeoutMs: 5000,
   setup: startFuzzOrigo,
   mutate: mutateJsonText,
   async run(ctx, input, rng) {
     const type = rng.chance(0.9) ? CONTENT_TYPES[0] : rng.pick(CONTENT_TYPES);
-    const r = await rawRequest(ctx.origo.port, `POST /api/logs HTTP/1.1\r\nhost: 127.0.0.1${type ? `\r\ncontent-type: ${type}` : ''}`, input);
-    checkAnswer(r, 'POST /api/logs');
+    const path = rng.chance(0.5) ? '/api/logs/v2' : '/api/logs';
+    const r = await rawRequest(ctx.origo.port, `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1${type ? `\r\ncontent-type: ${type}` : ''}`, input);
+    checkAnswer(r, `POST ${path}`);
     if (r.status === 503) throw codedError('ERR_FUZZ_5XX', 'the store refused a commit on junk input');
   },
   async alive(ctx) {

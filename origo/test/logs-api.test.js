@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
+import { packetLogColumns } from '@mutp/protocol/packet-log-columns';
 import { LOGS_BODY_LIMIT_BYTES } from '../src/limits.js';
 import { clientRecord, postLogs, startTestOrigo } from './helpers.js';
 
@@ -96,6 +97,37 @@ describe('origo: POST /api/logs', () => {
     assert.ok(bomb.length < LOGS_BODY_LIMIT_BYTES / 100);
     const refused = await fetch(`${origo.url}/api/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
     assert.equal(refused.status, 413);
+    assert.equal((await origo.store.counts()).clientRecords, 1);
+  });
+
+  it('POST /api/logs/v2 reads packet logs in columns: the record stored is the one sent as arrays; arrays still go', async () => {
+    /** @type {Array<[number, number, number, number | null]>} */
+    const log = [[10.5, 0, 1, 1], [12, 1, 0, 1], [12, 3, 1, null], [40.01, 2, 1, 3]];
+    const viaColumns = clientRecord({ packetLog: null });
+    const { packetLog: _, ...bare } = viaColumns;
+    const asArrays = clientRecord({ packetLog: log });
+    const res = await fetch(`${origo.url}/api/logs/v2`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ ...bare, packetLogColumns: packetLogColumns(log) }, asArrays]) });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { stored: [viaColumns.id, asArrays.id], duplicates: [], rejected: [] });
+    const [a, b] = await Promise.all([viaColumns.id, asArrays.id].map((id) => origo.store.getClientRecord(id)));
+    assert.deepEqual(a?.packetLog, log);
+    assert.deepEqual(b?.packetLog, log);
+    assert.equal(a && 'packetLogColumns' in a, false);
+  });
+
+  it('POST /api/logs/v2 rejects a record whose columns cannot be read, or that sends both forms, saying why; the rest is stored', async () => {
+    const good = clientRecord();
+    const both = { ...clientRecord(), packetLogColumns: packetLogColumns([[1, 0, 1, 1]]) };
+    const { packetLog: _, ...bare } = clientRecord();
+    const uneven = { ...bare, packetLogColumns: { dt: [1, 2], source: '0', useful: '11', ddof: [1, 1] } };
+    const res = await fetch(`${origo.url}/api/logs/v2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([both, good, uneven]) });
+    assert.equal(res.status, 400);
+    const body = await res.json();
+    assert.deepEqual(body.stored, [good.id]);
+    assert.deepEqual(body.rejected.map((/** @type {{index: number}} */ r) => r.index), [0, 2]);
+    assert.match(body.rejected[0].reason, /send one/);
+    assert.match(body.rejected[1].reason, /differ in length/);
     assert.equal((await origo.store.counts()).clientRecords, 1);
   });
 

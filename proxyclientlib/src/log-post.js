@@ -1,7 +1,9 @@
-// One batch of client log records to Origo (`POST /api/logs`), with Origo's ack applied to the
-// queue it came from (@mutp/common/log-queue). ProxyClientLib's sender (records in memory) and
-// the extension's background (records kept in extension storage) both ship records this way;
-// each keeps its own retry pace.
+// One batch of client log records to Origo, with Origo's ack applied to the queue it came from
+// (@mutp/common/log-queue): `POST /api/logs/v2`, the packet logs in columns, or `/api/logs` for an
+// Origo that predates it. ProxyClientLib's sender (records in memory) and the extension's
+// background (records kept in extension storage) both ship records this way; each keeps its own
+// retry pace.
+import { packetLogColumns } from '@mutp/protocol/packet-log-columns';
 import { jsonCapped } from './capped-body.js';
 import { MAX_ORIGO_ANSWER_BYTES } from './limits.js';
 import { logBody } from '#log-body';
@@ -15,6 +17,28 @@ const LOG_POST_TIMEOUT_MS = 10_000;
 /** @param {string} origo  Origo's base URL @returns {string} where records are posted */
 export function logsEndpoint(origo) {
   return new URL('/api/logs', origo).href;
+}
+
+/**
+ * Endpoints whose Origo answered 404 to /v2 (it predates packet logs in columns): their records
+ * go to the endpoint itself, as arrays, for the rest of this context's life.
+ * @type {Set<string>}
+ */
+const arraysOnly = new Set();
+
+/**
+ * The batch as POST /api/logs/v2 takes it: each packet log in columns (packet-log-columns.js), where
+ * they say it exactly. The records themselves are left as they are.
+ * @param {{id: string}[]} batch
+ */
+function inColumns(batch) {
+  return batch.map((r) => {
+    const log = /** @type {{packetLog?: unknown}} */ (r).packetLog;
+    const columns = Array.isArray(log) ? packetLogColumns(/** @type {any} */ (log)) : null;
+    if (!columns) return r;
+    const { packetLog: _, ...rest } = /** @type {any} */ (r);
+    return { ...rest, packetLogColumns: columns };
+  });
 }
 
 /**
@@ -32,8 +56,22 @@ export function logsEndpoint(origo) {
 export async function postLogBatch({ fetch, endpoint, queue, batch, counters }) {
   const ids = batch.map((r) => r.id);
   try {
-    const { body: payload, headers } = await logBody(JSON.stringify(batch));
-    const res = await fetch(await endpoint, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(LOG_POST_TIMEOUT_MS) });
+    const url = await endpoint;
+    /** @param {string} to @param {{id: string}[]} records */
+    const post = async (to, records) => {
+      const { body: payload, headers } = await logBody(JSON.stringify(records));
+      return fetch(to, { method: 'POST', headers, body: payload, signal: AbortSignal.timeout(LOG_POST_TIMEOUT_MS) });
+    };
+    let res = null;
+    if (!arraysOnly.has(url)) {
+      res = await post(`${url}/v2`, inColumns(batch));
+      if (res.status === 404) {
+        await res.body?.cancel();
+        arraysOnly.add(url);
+        res = null;
+      }
+    }
+    res ??= await post(url, batch);
     if (res.status !== 200 && res.status !== 400) throw new Error(`Origo answered HTTP ${res.status}`);
     const body = await jsonCapped(res, MAX_ORIGO_ANSWER_BYTES, { what: 'Origo\'s ack' });
     if (!isAck(body)) throw new Error('Origo answered with an unexpected body');

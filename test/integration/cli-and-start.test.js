@@ -88,8 +88,11 @@ describe('integration: the mutp CLI', function () {
       const out = join(dir, `kept-${mode}.bin`);
       const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-256KB.bin`, '--mode', mode, '--proxies', '2', '--origo', fleet.origo.url, '-o', out, '--json'], { MUTP_CACHE_DIR: cache });
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(JSON.parse(r.stdout).error, null);
+      const s = JSON.parse(r.stdout);
+      assert.equal(s.error, null);
       assert.equal(sha(await readFile(out)), sha(demoBytes(256 * 1024)), mode);
+      // the record travels with its packet log in columns (POST /api/logs/v2); Origo has it entry for entry
+      if (mode === 'coded') assert.deepEqual((await fleet.origo.store.getClientRecord(s.id))?.packetLog, s.packetLog);
       const kept = JSON.parse(await readFile(join(cache, 'proxies.json'), 'utf8'));
       assert.equal(kept.origo, fleet.origo.url);
       assert.deepEqual([...kept.urls].sort(), urls, 'the addresses Origo listed');

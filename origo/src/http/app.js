@@ -49,6 +49,7 @@ export function createApp({ registry, store, logger, trustProxy, rateLimitPerMin
   api.get('/proxies', proxiesRoute({ registry, random, proxySecret, now, ticketQuota }));
   api.get('/tickets', ticketsRoute({ registry, proxySecret, now, ticketQuota }));
   api.post('/logs', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events, quota: logQuota }));
+  api.post('/logs/v2', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events, quota: logQuota, columns: true }));
   app.use('/api', api);
   if (admin) app.use('/admin', admin);
 
