@@ -1,8 +1,8 @@
 // A log record's packet log in columns, the form it travels to Origo in (POST /api/logs/v2): one
 // entry per received packet, `[tMs, sourceIndex, useful, dofAfter]`, as four columns that JSON
 // and a compressor take far smaller than the array of arrays. An 8 MiB coded download's log (7,656
-// entries) is 141 KB of JSON as arrays, 49.6 KB gzipped at zlib's fastest level; as columns the
-// whole record gzips to ~12.5 KB, within the 10-segment window a connection idle through the
+// entries) is 141 KB of JSON as arrays, and its record 49.6 KB gzipped at zlib's fastest level; as
+// columns the record gzips to 13.8 KB, within the 10-segment window a connection idle through the
 // download starts again with, where the arrays took three round trips. docs/log-record.md.
 import { RECORD_TIME_STEP_MS } from './received-log.js';
 
