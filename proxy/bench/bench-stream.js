@@ -7,10 +7,10 @@
 // 2-core machine moves them, so compare runs made back to back.
 import http from 'node:http';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { createHash } from 'node:crypto';
 import { codedError } from '@mutp/common/errors';
 import { createClient } from '@mutp/proxyclientlib';
+import { benchCli } from '@mutp/testkit/bench-cli';
 import { startProxy } from '../index.js';
 
 const USAGE = `usage: node proxy/bench/bench-stream.js [--mode range-http] [--proxies 4] [--ranges 15] [--range-kb 512]
@@ -20,22 +20,18 @@ const MODES = ['range-http', 'parallel-http', 'coded', 'uncoded'];
 const SIZE_SPREAD = 0.2; // segments of a stream differ in size: ±10% around --range-kb
 const PAUSE_MS = 100; // between ranges, as a player's buffer fills: read-aheads run meanwhile
 
-const { values: opt } = parseArgs({ options: {
+const { values: opt, usageError } = benchCli({ name: 'bench:stream', usage: USAGE, options: {
   mode: { type: 'string', default: 'range-http' }, proxies: { type: 'string', default: '4' }, ranges: { type: 'string', default: '15' },
   'range-kb': { type: 'string', default: '512' }, passes: { type: 'string', default: '2' }, 'origin-rtt-ms': { type: 'string', default: '20' },
-  'origin-mibps': { type: 'string', default: '12' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+  'origin-mibps': { type: 'string', default: '12' }, json: { type: 'boolean', default: false },
 } });
-if (opt.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
 /** @param {string} name @param {number} min @param {number} max */
 const num = (name, min, max) => {
-  const v = Number(opt[/** @type {keyof typeof opt} */ (name)]);
-  if (!Number.isFinite(v) || v < min || v > max) throw codedError('ERR_BAD_OPTION', `--${name} must be a number ${min}..${max}\n${USAGE}`);
+  const v = Number(opt[name]);
+  if (!Number.isFinite(v) || v < min || v > max) usageError(`--${name} must be a number ${min}..${max}`);
   return v;
 };
-if (!MODES.includes(String(opt.mode))) throw codedError('ERR_BAD_OPTION', `--mode must be one of ${MODES.join(', ')}\n${USAGE}`);
+if (!MODES.includes(String(opt.mode))) usageError(`--mode must be one of ${MODES.join(', ')}`);
 const mode = /** @type {'range-http' | 'parallel-http' | 'coded' | 'uncoded'} */ (opt.mode);
 const n = Math.round(num('proxies', 1, 16));
 const count = Math.round(num('ranges', 2, 1000));

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { benchCli } from '../src/bench-cli.js';
+import { benchCli } from '@mutp/testkit/bench-cli';
 import { demoBytes, MAX_DEMO_BYTES } from '@mutp/demo/media';
 import { codedError } from '@mutp/common/errors';
 import { createProcessGroup } from '../src/cost/process-group.js';

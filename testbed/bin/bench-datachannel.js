@@ -10,7 +10,7 @@ import { loadavg } from 'node:os';
 import { MAX_DATAGRAM_BYTES } from '@mutp/protocol/constants';
 import { RTC_BUILDS } from '../src/cost/local-fleet.js';
 import { measurePair } from '../src/cost/datachannel-pair.js';
-import { benchCli } from '../src/bench-cli.js';
+import { benchCli } from '@mutp/testkit/bench-cli';
 
 const DEFAULT_RATES = 'max,20,8,1'; // MB/s: loopback's ceiling, then a proxy's share at bench:cost's and the testbed's rates
 const DEFAULT_SECONDS = 3; // per paced transfer: thousands of messages even at 1 MB/s

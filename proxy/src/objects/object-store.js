@@ -52,6 +52,11 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   /** @type {Map<string, Set<string>>} */
   const rangesOf = new Map();
   const urlOfKey = (/** @type {string} */ key) => key.slice(0, key.lastIndexOf(' bytes='));
+  /** Keeps a fetched or made range under `key`, listed under its URL while the cache holds it. @param {string} url @param {string} key @param {Entry} entry */
+  function keepRange(url, key, entry) {
+    cache.set(key, entry);
+    if (cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
+  }
   /** @param {string} key */
   function forgetRange(key) {
     if (!key.includes(' bytes=')) return;
@@ -132,8 +137,8 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       const part = o.range ?? null;
       const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started, range: part, total: o.total ?? (part ? null : o.bytes.byteLength) };
       // an origin that ignored the range sent the whole object: kept as such
-      cache.set(part ? key : url, entry);
-      if (part && cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
+      if (part) keepRange(url, key, entry);
+      else cache.set(url, entry);
       return entry;
     });
     flight.promise = promise;
@@ -217,8 +222,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       const r = cache.peek(k)?.range;
       if (r && k !== key && r.start >= span.start && r.end <= span.end) cache.delete(k);
     }
-    cache.set(key, entry);
-    if (cache.has(key)) rangesOf.set(url, (rangesOf.get(url) ?? new Set()).add(key));
+    keepRange(url, key, entry);
     return { ...entry, fromCache: fetched === null };
   }
 

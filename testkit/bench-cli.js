@@ -1,4 +1,4 @@
-// A testbed bench's command line: its options parsed, -h/--help printing the usage (exit 0), and
+// A bench's command line: its options parsed, -h/--help printing the usage (exit 0), and
 // a refused option printed as `<bench>: ERR_BAD_OPTION: why` with the usage (exit 2).
 import { parseArgs } from 'node:util';
 
