@@ -1,7 +1,8 @@
 // The plugins as one browser bundle: `mutp-players.js` (an ES module: createFleet and the three
-// player integrations), the MUTP transport at `mutp/index.js` (ProxyClientLib imports it relative
-// to its own module, when a MUTP download first needs it) and the codec's WebAssembly at `wasm/`
-// (the codec fetches ../wasm/ from mutp/). A site serves the folder as it is.
+// player integrations), the fleet host's worker `mutp-fleet-worker.js` (started from next to the
+// entry), the MUTP transport at `mutp/index.js` (ProxyClientLib imports it relative to its own
+// module, when a MUTP download first needs it) and the codec's WebAssembly at `wasm/` (the codec
+// fetches ../wasm/ from mutp/). A site serves the folder as it is.
 // Each module is built whole, with no shared chunk: a shared chunk is a static import of the
 // entry, which a browser asks for only once it has the entry, a second request in series before
 // the page can make its fleet (Chromium, loopback: the plugins' scripts ready 20-30 ms after the
@@ -16,6 +17,7 @@ const TYPES = { '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/w
 const BROWSER_TARGETS = ['chrome111', 'firefox128']; // what the extension supports, less its own manifest's needs
 export const BUNDLE_ENTRY = 'mutp-players.js';
 const TRANSPORT_FILE = 'mutp/index.js'; // where mutp-loader.js imports the transport from, relative to the entry
+const WORKER_FILE = 'mutp-fleet-worker.js'; // the fleet host's worker (src/host-thread.js starts it from next to the entry)
 
 /**
  * @param {string} outDir  emptied first
@@ -28,6 +30,7 @@ export async function buildPlayersBundle(outDir, { minify = false } = {}) {
   const common = /** @type {const} */ ({ bundle: true, platform: 'browser', format: 'esm', splitting: false, target: BROWSER_TARGETS, minify, sourcemap: 'linked', logLevel: 'warning', legalComments: 'none' });
   await Promise.all([
     build({ ...common, outfile: path.join(outDir, BUNDLE_ENTRY), entryPoints: [fileURLToPath(import.meta.resolve('@mutp/players/all'))], plugins: [transportApart] }),
+    build({ ...common, outfile: path.join(outDir, WORKER_FILE), entryPoints: [fileURLToPath(import.meta.resolve('@mutp/players/worker'))], plugins: [transportApart] }),
     build({ ...common, outfile: path.join(outDir, TRANSPORT_FILE), entryPoints: [fileURLToPath(import.meta.resolve('@mutp/proxyclientlib/mutp'))] }),
   ]);
   const wasmDir = path.dirname(fileURLToPath(import.meta.resolve('@mutp/rlnc/wasm/rlnc-simd.wasm')));

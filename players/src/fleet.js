@@ -1,8 +1,9 @@
 // A proxy fleet for one page, without the extension. The extension's fleet host (ProxyClientLib
-// with its pooled WebRTC connections, the cached proxy list, the breakers, the warm-up, the
-// records) runs in the page itself, and a player's loader asks it for segments. Host and loader
-// talk over a MessageChannel exactly as the extension's download frame and page do, so every
-// rule of the extension (checks, fallbacks and their reasons, breakers) applies unchanged.
+// with its pooled WebRTC connections, the cached proxy list, the breakers, the warm-up) runs in a
+// worker of the page where the browser allows it, else in the page itself (host-thread.js), and a
+// player's loader asks it for segments. Host and loader talk over a MessageChannel exactly as the
+// extension's download frame and page do, so every rule of the extension (checks, fallbacks and
+// their reasons, breakers) applies unchanged. The records go to Origo from the page.
 //
 // Timing for the players' bandwidth estimators: a fleet segment's first byte comes once the
 // proxies fetched the whole object from the origin (and hashed it), a wait in proportion to its
@@ -12,7 +13,7 @@
 // fleet: both climbed to a rendition it could not carry, and stalled). So the integrations
 // report no latency: the whole time from the ask counts as transfer, as Shaka's progress samples
 // count it anyway. A real round trip then counts as transfer too: an estimate errs low, not high.
-import { createFleetHost } from '@mutp/extension/fleet-host';
+import { startFleetHost } from './host-thread.js';
 import { createFrameLink } from '@mutp/extension/frame-link';
 import { serveThroughFleet } from '@mutp/extension/fleet-serve';
 import { parseSettings } from '@mutp/extension/settings';
@@ -39,7 +40,8 @@ const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepal
  * @property {boolean} [records]  ship a record per segment to Origo (default true)
  * @property {boolean} [hopTiming]  each record says where its segment's time went (`hops`; for bench:plugins)
  * @property {{warn: (...a: unknown[]) => void}} [logger]
- * @property {typeof import('@mutp/proxyclientlib').createClient} [makeClient]  tests
+ * @property {boolean} [worker]  false: the fleet runs in the page; default: in a worker where the browser lets a page hand it data channels (host-thread.js)
+ * @property {typeof import('@mutp/proxyclientlib').createClient} [makeClient]  tests (the fleet then runs in the page)
  */
 
 /**
@@ -68,7 +70,6 @@ export function createFleet(options) {
   const logger = options.logger ?? { warn: (...a) => console.warn('[mutp]', ...a) };
   const warn = (/** @type {string} */ msg) => logger.warn(msg);
   const clientId = options.clientId ?? globalThis.crypto.randomUUID();
-  const host = createFleetHost({ underMixedContentRule: pageUnderMixedContentRule(), logger, ...(options.makeClient ? { makeClient: options.makeClient } : {}) });
   const pageChannel = new MessageChannel();
   const controlChannel = new MessageChannel();
   const link = createFrameLink({ requestFrame: () => {}, warn });
@@ -82,7 +83,8 @@ export function createFleet(options) {
   /** @type {Record<string, number>} bytes of segments the player's own loader fetched, by why */
   const directBytes = {};
 
-  host.attach({ page: pageChannel.port2, control: controlChannel.port2, settings, clientId });
+  const host = startFleetHost({ page: pageChannel.port2, control: controlChannel.port2, settings, clientId, underMixedContentRule: pageUnderMixedContentRule(), logger,
+    ...(options.makeClient ? { makeClient: options.makeClient } : {}), ...(options.worker === false ? { worker: false } : {}) });
   link.attach(pageChannel.port1);
   controlChannel.port1.onmessage = (e) => onHostMessage(e.data);
   // a page makes its fleet to play: the proxy list, tickets and HTTP connections are fetched now,
@@ -187,6 +189,8 @@ export function createFleet(options) {
       }
       link.warm();
     },
+    /** Where the fleet's downloads run, once they do: 'worker' (off the page's thread) or 'page'. @returns {Promise<'worker' | 'page'>} */
+    runsIn: () => host.place,
     /** Have the proxy list, tickets and connections ready: a player about to ask for segments. */
     warm: () => { if (!closing.signal.aborted) link.warm(); },
     /** Counters since the fleet was made: segments and bytes through the fleet and direct, and why. */

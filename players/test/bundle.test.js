@@ -1,6 +1,6 @@
 // The browser bundle a site serves (build/bundle.js): the entry is whole, so a page fetches one
-// module before it can make its fleet, and the MUTP transport is a module of its own, loaded only
-// by a MUTP download; each module's imports are read back from the built files by esbuild.
+// module before it can make its fleet, the fleet's worker is whole beside it, and the MUTP
+// transport is a module of its own, loaded only by a MUTP download; each module's imports are read back from the built files by esbuild.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,6 +27,10 @@ describe('players: the browser bundle', function () {
 
   it('the entry imports nothing before it runs: its one import is the MUTP transport, on demand', async () => {
     assert.deepEqual(await importsOf(path.join(dir, BUNDLE_ENTRY)), [['dynamic-import', './mutp/index.js']]);
+  });
+
+  it('the fleet\'s worker sits next to the entry, whole, and loads the same MUTP transport on demand', async () => {
+    assert.deepEqual(await importsOf(path.join(dir, 'mutp-fleet-worker.js')), [['dynamic-import', './mutp/index.js']]);
   });
 
   it('the MUTP transport is whole too: no import of its own', async () => {

@@ -1,6 +1,7 @@
 // The player plugins (@mutp/players) with real players from npm in headless Chromium, no
-// extension: the page loads the browser bundle, makes a fleet and hands it to hls.js (fLoader,
-// pLoader), Shaka (scheme plugin) or dash.js (XHRLoader). Every segment the player got is
+// extension: the page loads the browser bundle, makes a fleet (in its worker, Chromium's data
+// channels handed to it; once in the page) and hands it to hls.js (fLoader, pLoader), Shaka
+// (scheme plugin) or dash.js (XHRLoader). Every segment the player got is
 // byte-exact with the origin's head, ≥ 95% of them came through the fleet in the mode asked
 // for, and Origo has a record for each. When the whole fleet dies mid-play, the player plays on
 // from its own loader, still byte-exact.
@@ -37,13 +38,17 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
   for (const c of PLAYERS) {
     for (const mode of MODES) {
       it(`${c.player} in ${mode}: ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet in that mode, byte-exact, origin head, an Origo record each`, async () => {
-        await playAndCheckPlugin(chrome.browser, site, { ...c, mode, seconds: PLAY_SECONDS, mediaDir, fleet });
+        await playAndCheckPlugin(chrome.browser, site, { ...c, mode, seconds: PLAY_SECONDS, mediaDir, fleet, runsIn: 'worker' });
       });
     }
   }
 
   it('hls.js in its progressive mode (progressive: true), Coded MUTP: the same checks', async () => {
-    await playAndCheckPlugin(chrome.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet });
+    await playAndCheckPlugin(chrome.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, runsIn: 'worker' });
+  });
+
+  it('the fleet in the page (createFleet({worker: false})), Coded MUTP with Shaka: the same checks', async () => {
+    await playAndCheckPlugin(chrome.browser, site, { ...PLAYERS[1], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, query: { worker: '0' }, label: 'shaka, fleet in the page', runsIn: 'page' });
   });
 
   for (const c of PLAYERS) {

@@ -188,7 +188,8 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
   const offerUrl = proxyEndpoint(url, 'rtc/offer');
 
   const pc = new RTCPeerConnection({ iceServers: [], ...rtcConfig });
-  let channel = mutpChannel(pc, { negotiated: true, id: MUTP_NEGOTIATED_CHANNEL_ID });
+  /** @type {RTCDataChannel | null} */
+  let channel = null;
   let closed = false;
   const close = () => {
     if (closed) return;
@@ -209,6 +210,7 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
   const step = (p) => Promise.race([p, aborted]);
 
   try {
+    channel = await step(mutpChannel(pc, { negotiated: true, id: MUTP_NEGOTIATED_CHANNEL_ID }));
     await step(pc.setLocalDescription(await step(pc.createOffer())));
     await step(gathered(pc));
     const offer = pc.localDescription;
@@ -246,11 +248,12 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
     const remote = candidateAddresses(body.sdp);
     onAnswer?.(performance.now() - t0);
     await step(applyAnswer(pc, body.sdp));
-    if (body.negotiatedChannelId !== MUTP_NEGOTIATED_CHANNEL_ID) channel = inBandInstead(pc, channel); // a proxy without pre-agreed channels
+    if (body.negotiatedChannelId !== MUTP_NEGOTIATED_CHANNEL_ID) channel = await step(inBandInstead(pc, channel)); // a proxy without pre-agreed channels
     // a proxy on loopback only and no loopback candidate here: Chromium pairs them in ms, Firefox never does
     const mismatch = remote.length > 0 && remote.every(isLoopback) && !local.some(isLoopback);
-    await step(Promise.race([channelOpen(channel), iceFailed(pc), ...(mismatch ? [noPairAfter(LOOPBACK_MISMATCH_WAIT_MS, remote[0])] : [])]));
-    return { pc, channel, close, requestTaken: firstRequest !== null && body.requestTaken === true };
+    const open = /** @type {RTCDataChannel} */ (channel);
+    await step(Promise.race([channelOpen(open), iceFailed(pc), ...(mismatch ? [noPairAfter(LOOPBACK_MISMATCH_WAIT_MS, remote[0])] : [])]));
+    return { pc, channel: open, close, requestTaken: firstRequest !== null && body.requestTaken === true };
   } catch (e) {
     close();
     throw e;
@@ -263,12 +266,12 @@ async function connectOnce({ url, RTCPeerConnection, rtcConfig = {}, signal, tim
 /**
  * The MUTP channel opened in band (the proxy sees it as a new channel) in place of the pre-agreed
  * one, which is closed after the new one has its id, so the two never share a stream.
- * @param {RTCPeerConnection} pc @param {RTCDataChannel} negotiated @returns {RTCDataChannel}
+ * @param {RTCPeerConnection} pc @param {RTCDataChannel | null} negotiated @returns {Promise<RTCDataChannel>}
  */
-function inBandInstead(pc, negotiated) {
-  const channel = mutpChannel(pc, {});
+async function inBandInstead(pc, negotiated) {
+  const channel = await mutpChannel(pc, {});
   try {
-    negotiated.close();
+    negotiated?.close();
   } catch {
     // already closed
   }
@@ -276,11 +279,12 @@ function inBandInstead(pc, negotiated) {
 }
 
 /**
- * The MUTP channel on `pc`, its messages as ArrayBuffers.
- * @param {RTCPeerConnection} pc @param {RTCDataChannelInit} init  pre-agreed or not
+ * The MUTP channel on `pc`, its messages as ArrayBuffers. Awaited: a worker's peer connection
+ * (rtc-bridge.js) has its page make the channel.
+ * @param {RTCPeerConnection} pc @param {RTCDataChannelInit} init  pre-agreed or not @returns {Promise<RTCDataChannel>}
  */
-function mutpChannel(pc, init) {
-  const channel = pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, ...init });
+async function mutpChannel(pc, init) {
+  const channel = await pc.createDataChannel(MUTP_CHANNEL_LABEL, { ...MUTP_CHANNEL_OPTIONS, ...init });
   channel.binaryType = 'arraybuffer';
   return channel;
 }
@@ -379,11 +383,11 @@ function channelOpen(channel) {
 
 /**
  * Close a data channel and its peer connection, ignoring ones already closed.
- * @param {RTCPeerConnection} pc @param {RTCDataChannel} channel
+ * @param {RTCPeerConnection} pc @param {RTCDataChannel | null} channel
  */
 export function closePeer(pc, channel) {
   try {
-    channel.close();
+    channel?.close();
   } catch {
     // already closed
   }

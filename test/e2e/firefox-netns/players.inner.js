@@ -4,7 +4,8 @@
 // bind WebRTC to the namespace's own address (MUTP_E2E_NETNS_ADDR), which Firefox offers.
 // 1. hls.js, Shaka and dash.js on the player site, each in every mode: byte-exact, ≥ 95% of
 //    segments through the fleet, some bytes in the mode asked for (for the MUTP modes: the page's
-//    own WebRTC data channels carried them).
+//    own WebRTC data channels carried them). The fleet runs in its worker, the page's data
+//    channels handed to it.
 // 2. Each player with the whole fleet dying mid-play: it plays on from its own loader, byte-exact.
 // 3. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
 import assert from 'node:assert/strict';
@@ -54,7 +55,7 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
     for (const c of PLUGIN_PLAYERS) {
       for (const mode of MODES) {
         it(`${c.player} in ${mode}: plays ≥ ${PLAY_SECONDS} s, ≥ ${MIN_FLEET_SHARE * 100}% of segments through the fleet, some in ${mode}, byte-exact, an Origo record each`, async () => {
-          const st = await playAndCheckPlugin(ff.browser, site, { ...c, mode, seconds: PLAY_SECONDS, mediaDir, fleet });
+          const st = await playAndCheckPlugin(ff.browser, site, { ...c, mode, seconds: PLAY_SECONDS, mediaDir, fleet, runsIn: 'worker' });
           // the site saw Firefox's own requests (the manifests, which the player fetches itself) as the browser's
           assert.ok(st.hits.some((h) => h.fromBrowser && /\.(m3u8|mpd)$/.test(h.path)), `no request the site took for the browser's: ${JSON.stringify(st.hits.slice(0, 5))}`);
           console.log(`      ${c.player} ${mode}: by mode ${Object.entries(st.fleetStats.fleetBytes).map(([m, b]) => `${m} ${(b / 1024).toFixed(1)} KiB`).join(', ')}`);
@@ -63,7 +64,7 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
     }
 
     it('hls.js in its progressive mode (progressive: true), Coded MUTP: the same checks', async () => {
-      await playAndCheckPlugin(ff.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet });
+      await playAndCheckPlugin(ff.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, runsIn: 'worker' });
     });
 
     for (const c of PLUGIN_PLAYERS) {

@@ -1,8 +1,9 @@
 // Plays ?src= with ?player=hls|dash|shaka (the npm builds under /lib/). Wraps fetch and XHR on
 // top of whatever the extension installed, so every media response as the player receives it is
 // recorded: its URL, Range, status, head, SHA-256 and time. The test compares them to the files.
-// ?plugin=1&origo=URL[&mode=M&n=N&hops=1]: no extension; the player's own loader plugin (/plugin/,
-// the @mutp/players bundle) serves the segments through the fleet, and reports each one it served.
+// ?plugin=1&origo=URL[&mode=M&n=N&hops=1&worker=0]: no extension; the player's own loader plugin (/plugin/,
+// the @mutp/players bundle) serves the segments through the fleet, and reports each one it served;
+// worker=0: the fleet runs in the page, not in its worker.
 // ?progressive=1: hls.js in its progressive (streaming) mode.
 const params = new URLSearchParams(location.search);
 const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, stalls: 0, t0: performance.now() };
@@ -80,7 +81,8 @@ async function pluginFleet() {
   const bundle = '/plugin/mutp-players.js'; // served by the site, not a module of this repository
   const plugins = await import(bundle);
   const n = params.get('n');
-  const fleet = plugins.createFleet({ origo: String(params.get('origo')), mode: params.get('mode') ?? 'random', n: n && n !== 'random' ? Number(n) : 'random', hopTiming: params.get('hops') === '1' });
+  const fleet = plugins.createFleet({ origo: String(params.get('origo')), mode: params.get('mode') ?? 'random', n: n && n !== 'random' ? Number(n) : 'random', hopTiming: params.get('hops') === '1',
+    ...(params.get('worker') === '0' ? { worker: false } : {}) });
   fleet.addEventListener('segment', (e) => {
     const d = e.detail;
     if (d.via !== 'fleet') return; // a direct one went through the wrappers above
@@ -89,6 +91,7 @@ async function pluginFleet() {
     note(d.url, range, d.head.status, header('content-type'), header('content-range'), d.data, performance.now() - d.ms);
   });
   /** @type {any} */ (window).__fleet = fleet;
+  fleet.runsIn().then((where) => { state.fleetRunsIn = where; }); // 'worker' or 'page'
   return { ...plugins, fleet };
 }
 

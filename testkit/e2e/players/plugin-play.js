@@ -33,7 +33,7 @@ const FIREFOX_NETWORK_FAILURE = /^Error: Cross-Origin Request Blocked: .*\(Reaso
 /**
  * @typedef {{path: string, range: string | null, fromBrowser: boolean, bytes: number}} SiteHit
  * @typedef {{url: string, range: string | null, bytes: number, sha: string, type: string | null, contentRange: string | null}} PlayResponse
- * @typedef {{errors: string[], responses: PlayResponse[], firstFrameMs: number | null, currentTime: number, fleetStats: any, hits: SiteHit[], direct: SiteHit[]}} PluginPlay
+ * @typedef {{errors: string[], responses: PlayResponse[], firstFrameMs: number | null, currentTime: number, fleetStats: any, fleetRunsIn?: string, hits: SiteHit[], direct: SiteHit[]}} PluginPlay
  */
 
 /**
@@ -71,12 +71,14 @@ export async function playPluginPage(browser, site, { player, src, origo, mode, 
  * @param {{hits: SiteHit[], url: string}} site  startPlayerSite's
  * @param {{player: string, src: string, mode: string, seconds: number, mediaDir: string,
  *   fleet: {origoUrl: string, origo: {store: {listClientRecords: (p?: object) => Promise<object[]>}}},
- *   query?: Record<string, string>, label?: string}} o  label: the player's name in the output
+ *   query?: Record<string, string>, label?: string, runsIn?: 'worker' | 'page'}} o  label: the player's name in the output;
+ *   runsIn: where the fleet must have run (its worker, or the page)
  * @returns {Promise<PluginPlay>}
  */
-export async function playAndCheckPlugin(browser, site, { player, src, mode, seconds, mediaDir, fleet, query, label = player }) {
+export async function playAndCheckPlugin(browser, site, { player, src, mode, seconds, mediaDir, fleet, query, label = player, runsIn }) {
   const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query });
   await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: label, mode, seconds });
+  if (runsIn) assert.equal(st.fleetRunsIn, runsIn, `the fleet ran in the ${st.fleetRunsIn ?? '(not said)'}`);
   return st;
 }
 
@@ -126,7 +128,7 @@ export async function checkPluginPlay(st, { mediaDir, origo, player, mode, secon
   assert.ok(st.responses.length >= MIN_RESPONSES, `only ${st.responses.length} segment responses`);
   assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
   const share = 1 - st.direct.length / st.responses.length;
-  console.log(`      ${player} ${mode}: ${st.responses.length} segments, ${st.direct.length} direct, first frame ${Math.round(st.firstFrameMs)} ms, ${JSON.stringify(st.fleetStats.directBy)}`);
+  console.log(`      ${player} ${mode}: ${st.responses.length} segments, ${st.direct.length} direct, first frame ${Math.round(st.firstFrameMs)} ms, fleet in the ${st.fleetRunsIn}, ${JSON.stringify(st.fleetStats.directBy)}`);
   assert.ok(share >= MIN_FLEET_SHARE, `${st.direct.length} of ${st.responses.length} segments fetched directly: ${JSON.stringify(st.fleetStats.fallbacks.slice(0, 3))}`);
   // the MUTP modes start over HTTP while the warm-up opens the WebRTC connections (the extension's rule); then they run in their mode
   assert.ok((st.fleetStats.fleetBytes[mode] ?? 0) > 0, `no segment ran in ${mode}: ${JSON.stringify(st.fleetStats.fleetBytes)}`);

@@ -1,0 +1,120 @@
+// Where a page's fleet host runs. In a dedicated worker where the browser lets a page hand a data
+// channel to one (Chromium 156 and Firefox 153 do): downloads, packets, decoding and votes then
+// leave the thread the player parses, transmuxes and appends on. Elsewhere, or when the worker
+// cannot start (a Content-Security-Policy, a bundle served from another origin), in the page.
+// Either way the host serves the same two ports.
+import { createFleetHost } from '@mutp/extension/fleet-host';
+import { serveRtcBridge } from '@mutp/proxyclientlib/rtc-bridge';
+
+const WORKER_FILE = './mutp-fleet-worker.js'; // next to this module, in the sources and in the bundle alike
+const WORKER_START_TIMEOUT_MS = 5000; // not ready by then (its script blocked, or not found): the page hosts
+const WORKER_CLOSE_GRACE_MS = 1000; // a closing worker ends its downloads itself; after this it is terminated
+
+/**
+ * @typedef {object} HostStart
+ * @property {MessagePort} page  the requests' port (its other end is the page's link)
+ * @property {MessagePort} control  settings in, records and fallbacks out
+ * @property {unknown} settings
+ * @property {string} clientId
+ * @property {boolean} underMixedContentRule
+ * @property {{warn: (...a: unknown[]) => void}} logger
+ * @property {typeof import('@mutp/proxyclientlib').createClient} [makeClient]  tests: a page host with this client
+ * @property {boolean} [worker]  false: in the page; default: in a worker where it can be
+ */
+
+/**
+ * @param {HostStart} o
+ * @returns {{place: Promise<'worker' | 'page'>, close: () => void}}  place: where it runs, once it does
+ */
+export function startFleetHost(o) {
+  const inPage = () => {
+    const host = createFleetHost({ underMixedContentRule: o.underMixedContentRule, logger: o.logger, ...(o.makeClient ? { makeClient: o.makeClient } : {}) });
+    host.attach({ page: o.page, control: o.control, settings: o.settings, clientId: o.clientId });
+    return host;
+  };
+  if (o.worker === false || o.makeClient || !channelsMoveToWorkers()) {
+    const host = inPage();
+    return { place: Promise.resolve('page'), close: () => host.close() };
+  }
+  /** @type {Worker} */
+  let worker;
+  try {
+    worker = new Worker(new URL(WORKER_FILE, import.meta.url), { type: 'module', name: 'mutp-fleet' });
+  } catch (err) {
+    o.logger.warn(`the fleet runs in the page: no worker (${/** @type {Error} */ (err)?.message})`);
+    const host = inPage();
+    return { place: Promise.resolve('page'), close: () => host.close() };
+  }
+
+  /** @type {{close: () => void} | null} */
+  let stop = null;
+  let closed = false;
+  const place = new Promise((resolve) => {
+    const timer = setTimeout(() => fallBack(`no word from the worker in ${WORKER_START_TIMEOUT_MS} ms`), WORKER_START_TIMEOUT_MS);
+    /** @param {string} why */
+    function fallBack(why) {
+      if (stop) return;
+      clearTimeout(timer);
+      worker.terminate();
+      if (!closed) o.logger.warn(`the fleet runs in the page: ${why}`);
+      const host = inPage();
+      stop = { close: () => host.close() };
+      if (closed) stop.close();
+      resolve('page');
+    }
+    worker.onerror = (e) => {
+      e.preventDefault?.();
+      fallBack(`the worker failed to start (${e.message || 'its script did not load'})`);
+    };
+    worker.onmessage = (e) => {
+      const m = e.data;
+      if (m?.t === 'warn' && typeof m.text === 'string') o.logger.warn(m.text.slice(0, 2000));
+      if (m?.t !== 'ready' || stop) return;
+      if (m.rtc !== true) return fallBack('the worker has no data channels');
+      clearTimeout(timer);
+      const rtc = new MessageChannel();
+      const bridge = serveRtcBridge(rtc.port1, { logger: o.logger });
+      worker.postMessage({ t: 'attach', page: o.page, control: o.control, rtc: rtc.port2, settings: o.settings, clientId: o.clientId,
+        underMixedContentRule: o.underMixedContentRule }, [o.page, o.control, rtc.port2]);
+      stop = {
+        close() {
+          worker.postMessage({ t: 'close' });
+          bridge.close();
+          setTimeout(() => worker.terminate(), WORKER_CLOSE_GRACE_MS);
+        },
+      };
+      if (closed) stop.close();
+      resolve('worker');
+    };
+  });
+  return {
+    place: /** @type {Promise<'worker' | 'page'>} */ (place),
+    close() {
+      closed = true;
+      stop?.close();
+    },
+  };
+}
+
+/**
+ * Can this page hand a data channel to a worker (in the task that made it)? A browser that cannot
+ * throws DataCloneError. A throwaway connection asks.
+ */
+function channelsMoveToWorkers() {
+  if (typeof globalThis.Worker !== 'function' || typeof globalThis.RTCPeerConnection !== 'function' || typeof globalThis.MessageChannel !== 'function') return false;
+  /** @type {RTCPeerConnection | null} */
+  let pc = null;
+  const probe = new MessageChannel();
+  try {
+    pc = new RTCPeerConnection();
+    const channel = pc.createDataChannel('transfer-probe');
+    probe.port1.postMessage(channel, [/** @type {any} */ (channel)]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    pc?.close();
+    probe.port1.close();
+    probe.port2.close();
+  }
+}
