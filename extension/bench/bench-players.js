@@ -43,9 +43,10 @@ const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batche
 const FIRST_BYTE_STEPS = TIME_BREAKDOWN_PARTS.slice(0, TIME_BREAKDOWN_PARTS.indexOf('sourceStartMs'));
 
 const USAGE = `usage: node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
-    [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin]
+    [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin [--fleet-in-page]]
   --plugin: the modes run through the player plugins (@mutp/players: the player's own loader,
-  no extension) instead of the extension; \`none\` is the same player without the plugin.`;
+  no extension) instead of the extension; \`none\` is the same player without the plugin.
+  --fleet-in-page: the plugins' fleet runs in the page (createFleet({worker: false})), not in its worker.`;
 
 const opt = benchOptions({
   json: { type: 'boolean', default: false },
@@ -56,6 +57,7 @@ const opt = benchOptions({
   players: { type: 'string', default: Object.keys(STREAMS).join(',') },
   modes: { type: 'string', default: CONFIGS.join(',') },
   plugin: { type: 'boolean', default: false },
+  'fleet-in-page': { type: 'boolean', default: false },
 }, USAGE);
 const intOpt = (name, min, max) => {
   const v = Number(opt[name]);
@@ -116,6 +118,8 @@ async function main() {
   const players = listOpt('players', Object.keys(STREAMS));
   const configs = listOpt('modes', opt.plugin ? CONFIGS : [...CONFIGS, EMPTY_FRAME]);
   const plugin = opt.plugin;
+  if (opt['fleet-in-page'] && !plugin) throw codedError('ERR_BAD_OPTION', '--fleet-in-page is an option of --plugin');
+  const inPage = opt['fleet-in-page'] ? '&worker=0' : '';
   if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
   const loadAtStart = load1();
   progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -137,7 +141,7 @@ async function main() {
       const plain = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
       for (const config of configs) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
-        const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1` : plain;
+        const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1${inPage}` : plain;
         const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome')));
         try {
           // with --plugin the page makes its fleet itself
@@ -222,7 +226,7 @@ async function main() {
     const ch = await withoutForeignSignalHandlers(() => launchChromium(null));
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
-  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? 'the player plugins' : 'the extension' }, rows };
+  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? `the player plugins (the fleet in ${inPage ? 'the page' : 'its worker'})` : 'the extension' }, rows };
 }
 
 /** A copy of the Chrome build whose download frame is an empty page (removed when the bench ends). @returns {Promise<string>} */

@@ -32,7 +32,7 @@ export function startFleetHost(o) {
     host.attach({ page: o.page, control: o.control, settings: o.settings, clientId: o.clientId });
     return host;
   };
-  if (o.worker === false || o.makeClient || !channelsMoveToWorkers()) {
+  if (o.worker === false || o.makeClient || typeof globalThis.Worker !== 'function' || typeof globalThis.RTCPeerConnection !== 'function') {
     const host = inPage();
     return { place: Promise.resolve('page'), close: () => host.close() };
   }
@@ -70,6 +70,8 @@ export function startFleetHost(o) {
       const m = e.data;
       if (m?.t === 'warn' && typeof m.text === 'string') o.logger.warn(m.text.slice(0, 2000));
       if (m?.t !== 'ready' || stop) return;
+      // a worker that has RTCDataChannel can be handed one (Chromium, Firefox): asking the page
+      // instead (a throwaway peer connection) cost its thread 4-11 ms at start-up (Chromium, first load)
       if (m.rtc !== true) return fallBack('the worker has no data channels');
       clearTimeout(timer);
       const rtc = new MessageChannel();
@@ -94,27 +96,4 @@ export function startFleetHost(o) {
       stop?.close();
     },
   };
-}
-
-/**
- * Can this page hand a data channel to a worker (in the task that made it)? A browser that cannot
- * throws DataCloneError. A throwaway connection asks.
- */
-function channelsMoveToWorkers() {
-  if (typeof globalThis.Worker !== 'function' || typeof globalThis.RTCPeerConnection !== 'function' || typeof globalThis.MessageChannel !== 'function') return false;
-  /** @type {RTCPeerConnection | null} */
-  let pc = null;
-  const probe = new MessageChannel();
-  try {
-    pc = new RTCPeerConnection();
-    const channel = pc.createDataChannel('transfer-probe');
-    probe.port1.postMessage(channel, [/** @type {any} */ (channel)]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    pc?.close();
-    probe.port1.close();
-    probe.port2.close();
-  }
 }
