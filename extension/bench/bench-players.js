@@ -25,6 +25,7 @@ import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/brow
 import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 import { median, round } from './stats.js';
 import { HOPS, hopDurations } from './hops.js';
+import { THREAD_TRACE_CATEGORIES, pageThreadBusy } from './page-threads.js';
 import { benchOptions, progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
 import { TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
@@ -43,10 +44,12 @@ const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batche
 const FIRST_BYTE_STEPS = TIME_BREAKDOWN_PARTS.slice(0, TIME_BREAKDOWN_PARTS.indexOf('sourceStartMs'));
 
 const USAGE = `usage: node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
-    [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin [--fleet-in-page]]
+    [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin [--fleet-in-page]] [--threads]
   --plugin: the modes run through the player plugins (@mutp/players: the player's own loader,
   no extension) instead of the extension; \`none\` is the same player without the plugin.
-  --fleet-in-page: the plugins' fleet runs in the page (createFleet({worker: false})), not in its worker.`;
+  --fleet-in-page: the plugins' fleet runs in the page (createFleet({worker: false})), not in its worker.
+  --threads: each load traced (Chromium's tracing: every figure a little slower), and how busy the
+  page's main thread and its busiest other renderer thread (the plugins' worker) were.`;
 
 const opt = benchOptions({
   json: { type: 'boolean', default: false },
@@ -58,6 +61,7 @@ const opt = benchOptions({
   modes: { type: 'string', default: CONFIGS.join(',') },
   plugin: { type: 'boolean', default: false },
   'fleet-in-page': { type: 'boolean', default: false },
+  threads: { type: 'boolean', default: false },
 }, USAGE);
 const intOpt = (name, min, max) => {
   const v = Number(opt[name]);
@@ -74,19 +78,22 @@ const listOpt = (name, allowed) => {
 const load1 = () => os.loadavg()[0].toFixed(2);
 
 /**
- * One page load: navigation → first frame, and each segment's time as the player saw it.
- * @param {import('puppeteer-core').Browser} browser @param {string} url @param {number} playSeconds
+ * One page load: navigation → first frame, and each segment's time as the player saw it; with
+ * `traced`, how busy the page's threads were (null where the trace does not show them).
+ * @param {import('puppeteer-core').Browser} browser @param {string} url @param {number} playSeconds @param {boolean} traced
  */
-async function measureLoad(browser, url, playSeconds) {
+async function measureLoad(browser, url, playSeconds, traced) {
   const page = await browser.newPage();
   try {
+    if (traced) await page.tracing.start({ categories: THREAD_TRACE_CATEGORIES });
     await page.goto(url);
     await page.waitForFunction((s) => document.querySelector('video').currentTime >= s || /** @type {any} */ (window).__play.errors.length > 0,
       { timeout: LOAD_TIMEOUT_MS, polling: 100 }, playSeconds);
     const st = await page.evaluate(() => /** @type {any} */ (window).__play);
+    const threads = traced ? pageThreadBusy(JSON.parse(Buffer.from(await page.tracing.stop()).toString()).traceEvents ?? [], url) : null;
     if (st.errors.length) throw codedError('ERR_PLAYER', `player errors: ${st.errors.join('; ')}`);
     const first = (/** @type {string} */ k) => Math.min(...st.responses.map((/** @type {any} */ r) => r[k]));
-    return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses, firstRequestMs: first('atMs'), firstBodyMs: first('doneMs'), stalls: st.stalls };
+    return { firstFrameMs: st.t0 + st.firstFrameMs, segmentMs: st.responses.map((r) => r.ms), responses: st.responses, firstRequestMs: first('atMs'), firstBodyMs: first('doneMs'), stalls: st.stalls, threads };
   } finally {
     await page.close();
   }
@@ -131,9 +138,9 @@ async function main() {
   onShutdown(() => fleet.close());
   const emptyFrameDir = configs.includes(EMPTY_FRAME) ? await emptyFrameCopy() : null;
 
-  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, stalls: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[], steps: Record<string, number[]>}>} */
+  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, stalls: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[], steps: Record<string, number[]>, mainMs: number[], mainPerSegmentMs: number[], otherMs: number[]}>} */
   const cells = {};
-  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [], steps: {} });
+  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [], steps: {}, mainMs: [], mainPerSegmentMs: [], otherMs: [] });
   const seenRecords = new Set();
   // interleaved (repeat → player → config): drift in the machine's load hits every config alike
   for (let r = 0; r < repeats; r++) {
@@ -155,7 +162,7 @@ async function main() {
             const which = loadBucket(l);
             const hitsBefore = site.hits.length;
             bounds.push(Date.now());
-            const m = await measureLoad(chrome.browser, url, playSeconds);
+            const m = await measureLoad(chrome.browser, url, playSeconds, opt.threads);
             const c = cell(`${player}|${config}|${which}`);
             c.firstFrameMs.push(m.firstFrameMs);
             c.firstRequestMs.push(m.firstRequestMs);
@@ -163,6 +170,11 @@ async function main() {
             c.segmentMs.push(...m.segmentMs);
             c.segments += m.responses.length;
             c.stalls += m.stalls;
+            if (m.threads) {
+              c.mainMs.push(m.threads.mainMs);
+              c.mainPerSegmentMs.push(m.threads.mainMs / Math.max(1, m.responses.length));
+              c.otherMs.push(m.threads.otherMs);
+            }
             pageResponses.push(m.responses);
             c.direct += config === 'none' ? 0 : site.hits.slice(hitsBefore).filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path)).length;
             c.wrong.push(...await wrongResponses(mediaDir, m.responses));
@@ -217,6 +229,8 @@ async function main() {
           addedSegmentMs: base && seg !== null && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
           libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes,
           steps: Object.fromEntries(Object.entries(c.steps).map(([k, v]) => [k, round(median(v))])), stepSegments: c.steps.requestMs?.length ?? 0, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
+          threads: c.mainMs.length ? { mainMs: round(median(c.mainMs)), mainPerSegmentMs: round(median(c.mainPerSegmentMs)), otherMs: round(median(c.otherMs)),
+            addedMainMs: base?.mainMs.length && config !== 'none' ? round(median(c.mainMs) - median(base.mainMs)) : null } : null,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, stalls: c.stalls, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }
@@ -262,6 +276,13 @@ function format(r) {
     const modes = Object.entries(x.modes).map(([k, v]) => `${k}: ${v}`).join(', ');
     lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.samples, 6)} ${pad(x.firstFrameMs?.toFixed(0), 12)} ${pad(x.addedFirstFrameMs?.toFixed(0), 6)} ${pad(x.segmentMs?.toFixed(1), 9)} ${pad(x.addedSegmentMs?.toFixed(1), 6)} ${pad(x.libraryMs?.toFixed(1), 8)} ${pad(x.segments, 9)} ${pad(x.direct, 7)} ${pad(x.stalls, 7)} ${pad(x.wrong, 6)}  ${modes}`);
     if (x.wrongFirst) lines.push(`        wrong: ${x.wrongFirst}`);
+  }
+  if (r.rows.some((/** @type {any} */ x) => x.threads)) {
+    lines.push('', `the page's threads (--threads: each load traced): busy ms from navigation to ${r.setup.playSeconds} s played, medians per load; main = the page's main thread (the player's), per segment = ÷ the load's segments; other = the renderer's busiest other thread (the plugins' worker)`);
+    lines.push('player  mode           load    main  added  per segment   other');
+    for (const x of r.rows.filter((/** @type {any} */ y) => y.threads)) {
+      lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.threads.mainMs.toFixed(0), 6)} ${pad(x.threads.addedMainMs?.toFixed(0), 6)} ${pad(x.threads.mainPerSegmentMs.toFixed(1), 12)} ${pad(x.threads.otherMs.toFixed(0), 7)}`);
+    }
   }
   lines.push('', 'the first frame\'s way (ms since navigation, medians): the first media request, the first whole media response, the first frame');
   lines.push('player  mode           load    1st request  1st response  first frame');
