@@ -6,7 +6,6 @@
 import { createFleetHost } from '@mutp/extension/fleet-host';
 import { serveRtcBridge } from '@mutp/proxyclientlib/rtc-bridge';
 
-const WORKER_FILE = './mutp-fleet-worker.js'; // next to this module, in the sources and in the bundle alike
 const WORKER_START_TIMEOUT_MS = 5000; // not ready by then (its script blocked, or not found): the page hosts
 const WORKER_CLOSE_GRACE_MS = 1000; // a closing worker ends its downloads itself; after this it is terminated
 
@@ -39,7 +38,9 @@ export function startFleetHost(o) {
   /** @type {Worker} */
   let worker;
   try {
-    worker = new Worker(new URL(WORKER_FILE, import.meta.url), { type: 'module', name: 'mutp-fleet' });
+    // next to this module, in the sources and in the bundle alike; written out whole, as bundlers
+    // (webpack, Vite) recognise a worker's module
+    worker = new Worker(new URL('./mutp-fleet-worker.js', import.meta.url), { type: 'module', name: 'mutp-fleet' });
   } catch (err) {
     o.logger.warn(`the fleet runs in the page: no worker (${/** @type {Error} */ (err)?.message})`);
     const host = inPage();
@@ -63,6 +64,7 @@ export function startFleetHost(o) {
       resolve('page');
     }
     worker.onerror = (e) => {
+      if (stop) return; // running: its errors are the console's to show
       e.preventDefault?.();
       fallBack(`the worker failed to start (${e.message || 'its script did not load'})`);
     };

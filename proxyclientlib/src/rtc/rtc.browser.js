@@ -1,4 +1,5 @@
-// Browser: the native RTCPeerConnection. Chosen by the "browser" condition of the "#rtc" import.
+// Browser: the global RTCPeerConnection: the browser's own in a page, and in the player plugins'
+// worker its page's, through rtc-bridge.js. Chosen by the "browser" condition of the "#rtc" import.
 export const RTCPeerConnection = globalThis.RTCPeerConnection;
 
 /**
