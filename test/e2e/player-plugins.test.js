@@ -51,6 +51,10 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
     await playAndCheckPlugin(chrome.browser, site, { ...PLAYERS[1], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, query: { worker: '0' }, label: 'shaka, fleet in the page', runsIn: 'page' });
   });
 
+  it('a page whose Content-Security-Policy forbids workers: the fleet runs in the page, hls.js in Coded MUTP passes the same checks', async () => {
+    await playAndCheckPlugin(chrome.browser, site, { ...PLAYERS[0], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, query: { csp: 'no-workers' }, label: 'hls, CSP without workers', runsIn: 'page' });
+  });
+
   for (const c of PLAYERS) {
     it(`${c.player}: the whole fleet (Origo and every proxy) dies mid-play; the player plays on from its own loader, byte-exact`, async () => {
       await playThroughFleetDeath(chrome.browser, site, {

@@ -63,7 +63,9 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', plugins = 
     const u = new URL(req.url ?? '/', 'http://x');
     try {
       if (u.pathname === '/play.html' || u.pathname === '/play.js') {
-        res.writeHead(200, { 'content-type': u.pathname.endsWith('.html') ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
+        // ?csp=no-workers: a site whose Content-Security-Policy forbids workers (the plugins' fleet then runs in the page)
+        const csp = u.pathname === '/play.html' && u.searchParams.get('csp') === 'no-workers' ? { 'content-security-policy': "worker-src 'none'" } : {};
+        res.writeHead(200, { 'content-type': u.pathname.endsWith('.html') ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8', 'cache-control': 'no-store', ...csp });
         res.end(await readFile(path.join(HERE, u.pathname.slice(1))));
         return;
       }
