@@ -1,9 +1,9 @@
 // The player plugins (@mutp/players) with real players from npm in headless Chromium, no
-// extension: the page loads the browser bundle, makes a fleet (in its worker, Chromium's data
-// channels handed to it; once in the page) and hands it to hls.js (fLoader, pLoader), Shaka
-// (scheme plugin) or dash.js (XHRLoader). Every segment the player got is
-// byte-exact with the origin's head, ≥ 95% of them came through the fleet in the mode asked
-// for, and Origo has a record for each. When the whole fleet dies mid-play, the player plays on
+// extension: the page loads the browser bundle, makes a fleet (in its worker, the page's data
+// channels handed to it; in the page with worker: false, or under a CSP that forbids workers) and
+// hands it to hls.js (fLoader, pLoader), Shaka (scheme plugin) or dash.js (XHRLoader). Every
+// segment the player got is byte-exact with the origin's head, ≥ 95% of them came through the
+// fleet in the mode asked for, and Origo has a record for each. When the whole fleet dies mid-play, the player plays on
 // from its own loader, still byte-exact.
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';

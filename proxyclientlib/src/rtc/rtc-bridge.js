@@ -1,6 +1,6 @@
-// A worker borrows its page's WebRTC. Browsers give workers no RTCPeerConnection, but Chromium
-// lets a page hand a data channel to a worker, if it does so in the task that created the channel
-// and before any send. So the page keeps each peer connection (signalling, ICE and DTLS state are
+// A worker borrows its page's WebRTC. Browsers give workers no RTCPeerConnection, but Chromium and
+// Firefox let a page hand a data channel to a worker, if it does so in the task that created the
+// channel and before any send. So the page keeps each peer connection (signalling, ICE and DTLS state are
 // a handful of events) and the worker gets the channel itself: every MUTP packet, its decode and
 // the vote then run on the worker's thread, not the page's, which the player needs for its own
 // work. Two halves over one MessagePort: serveRtcBridge (page) and bridgedPeerConnection (worker),
@@ -32,7 +32,8 @@ const isDescription = (d) => !!d && typeof d === 'object' && ['offer', 'answer',
 
 /**
  * The page's half: make the peer connections the worker asks for and hand it their channels.
- * Messages that are not the bridge's, or malformed, are counted and ignored.
+ * Messages that are not the bridge's, or malformed, are counted and logged; one that waits for an
+ * answer gets an error.
  * @param {MessagePort} port
  * @param {{RTCPeerConnection?: typeof RTCPeerConnection, logger?: {warn: (...a: unknown[]) => void}}} [o]
  * @returns {{close: () => void, open: () => number, refused: () => number}}  close: every peer connection; open: how many are

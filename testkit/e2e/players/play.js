@@ -3,7 +3,8 @@
 // recorded: its URL, Range, status, head, SHA-256 and time. The test compares them to the files.
 // ?plugin=1&origo=URL[&mode=M&n=N&hops=1&worker=0]: no extension; the player's own loader plugin (/plugin/,
 // the @mutp/players bundle) serves the segments through the fleet, and reports each one it served;
-// worker=0: the fleet runs in the page, not in its worker.
+// worker=0: the fleet runs in the page, not in its worker (so does it with ?csp=no-workers, which
+// has the site's server forbid workers).
 // ?progressive=1: hls.js in its progressive (streaming) mode.
 const params = new URLSearchParams(location.search);
 const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, stalls: 0, t0: performance.now() };
