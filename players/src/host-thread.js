@@ -26,15 +26,14 @@ const WORKER_CLOSE_GRACE_MS = 1000; // a closing worker ends its downloads itsel
  * @returns {{place: Promise<'worker' | 'page'>, close: () => void}}  place: where it runs, once it does
  */
 export function startFleetHost(o) {
+  /** The host in the page, attached: its close. */
   const inPage = () => {
     const host = createFleetHost({ underMixedContentRule: o.underMixedContentRule, logger: o.logger, ...(o.makeClient ? { makeClient: o.makeClient } : {}) });
     host.attach({ page: o.page, control: o.control, settings: o.settings, clientId: o.clientId });
-    return host;
+    return { close: () => host.close() };
   };
-  if (o.worker === false || o.makeClient || typeof globalThis.Worker !== 'function' || typeof globalThis.RTCPeerConnection !== 'function') {
-    const host = inPage();
-    return { place: Promise.resolve('page'), close: () => host.close() };
-  }
+  const pageOnly = () => ({ place: /** @type {Promise<'page'>} */ (Promise.resolve('page')), close: inPage().close });
+  if (o.worker === false || o.makeClient || typeof globalThis.Worker !== 'function' || typeof globalThis.RTCPeerConnection !== 'function') return pageOnly();
   /** @type {Worker} */
   let worker;
   try {
@@ -43,8 +42,7 @@ export function startFleetHost(o) {
     worker = new Worker(new URL('./mutp-fleet-worker.js', import.meta.url), { type: 'module', name: 'mutp-fleet' });
   } catch (err) {
     o.logger.warn(`the fleet runs in the page: no worker (${/** @type {Error} */ (err)?.message})`);
-    const host = inPage();
-    return { place: Promise.resolve('page'), close: () => host.close() };
+    return pageOnly();
   }
 
   /** @type {{close: () => void} | null} */
@@ -58,8 +56,7 @@ export function startFleetHost(o) {
       clearTimeout(timer);
       worker.terminate();
       if (!closed) o.logger.warn(`the fleet runs in the page: ${why}`);
-      const host = inPage();
-      stop = { close: () => host.close() };
+      stop = inPage();
       if (closed) stop.close();
       resolve('page');
     }

@@ -15,7 +15,7 @@ const MIRRORED = /** @type {const} */ ({
   iceGatheringState: 'icegatheringstatechange',
   signalingState: 'signalingstatechange',
 });
-const CALLS = new Set(['createOffer', 'createAnswer', 'setLocalDescription', 'setRemoteDescription']);
+const CALLS = new Set(['createOffer', 'setLocalDescription', 'setRemoteDescription']); // what the worker's class asks for
 const MAX_LABEL_CHARS = 256; // a channel label; ours is a few characters
 const MAX_SDP_CHARS = 64 * 1024; // one channel's offer or answer is ~1 KB
 
