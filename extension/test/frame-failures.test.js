@@ -17,14 +17,14 @@ const rtcFailure = () => Object.assign(new Error('all 2 proxies failed'), {
   stats: { id: 'r1', mode: 'coded', n: 2, proxyIds: ['p1', 'p2'], error: { code: 'ERR_ALL_PROXIES_FAILED' } },
 });
 
-function harness({ s = settings(), download, heads = createOriginHeads(), clock = { t: 0 } }) {
+function harness({ s = settings(), download, heads = createOriginHeads(), clock = { t: 0 }, breakers = undefined, proxies = undefined }) {
   const posted = [];
   const bg = [];
   const calls = [];
   const client = { download: async (url, o) => { calls.push({ url, mode: o.mode }); return download(url, o, calls.length); } };
   const server = createRequestServer({
-    state: () => ({ settings: s, matches: compilePatterns(s.patterns), client, clientId: 'c1' }),
-    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, heads, now: () => clock.t,
+    state: () => ({ settings: s, matches: compilePatterns(s.patterns), client, clientId: 'c1', proxies }),
+    port: { postMessage: (m) => posted.push(m) }, toBackground: (m) => bg.push(m), logger: quiet, heads, now: () => clock.t, breakers,
   });
   return { posted, bg, calls, server, records: () => bg.filter((m) => m.t === 'record').map((m) => m.record) };
 }
@@ -138,6 +138,52 @@ describe('extension frame: failures', () => {
     await f(at(''));
     await f(at('&digests=1')); // after the body: it must not overwrite what the body said
     assert.deepEqual(heads.get(URL1), { type: 'video/mp4', size: 5000 });
+  });
+
+  it('a segment that probes proxies back from a stall gets half the page\'s patience, then the page is told to fetch it directly', async () => {
+    const PATIENCE_MS = 60; // the page's; the probe gets half of it
+    const list = [{ id: 'p1', url: 'http://p1.test', ticket: null }, { id: 'p2', url: 'http://p2.test', ticket: null }];
+    const proxies = { list: async () => list, invalidate() {} };
+    /** never a byte; rejects when stopped, as ProxyClientLib does */
+    const stalled = (_u, o) => new Promise((_, reject) => o.signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { code: 'ERR_ABORTED', stats: { id: 'x', mode: 'parallel-http', n: 2, proxyIds: ['p1', 'p2'] } }))));
+    const s = settings({ mode: 'parallel-http', noProgressTimeoutMs: PATIENCE_MS });
+    const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+
+    // not a probe: the page's own timer decides, the frame never gives up on it
+    const fresh = harness({ s, proxies, breakers: createBreakers(), download: stalled });
+    const running = fresh.server.onPageMessage({ t: 'get', id: 1, url: URL1, range: null, how: 'manifest' });
+    await wait(PATIENCE_MS * 2);
+    assert.deepEqual(fresh.posted, [], 'the frame cut a download of healthy proxies');
+    fresh.server.onPageMessage({ t: 'abort', id: 1, code: 'ERR_NO_PROGRESS' });
+    await running;
+    assert.deepEqual(fresh.posted, [], 'the page gave up itself: nothing to tell it');
+
+    // both proxies stalled a segment; their backoff has passed
+    const clock = { t: 0 };
+    const breakers = createBreakers();
+    for (const p of list) breakers.fail(`proxy:${p.id}`, 'ERR_NO_PROGRESS', 0);
+    clock.t = 60_000;
+    const probe = harness({ s, proxies, breakers, clock, download: stalled });
+    const t0 = performance.now();
+    await probe.server.onPageMessage({ t: 'get', id: 2, url: URL1, range: null, how: 'manifest' });
+    const tookMs = performance.now() - t0;
+    assert.deepEqual(probe.posted.map((m) => [m.t, m.code]), [['fail', 'ERR_NO_PROGRESS']], 'the page is told to fetch it directly');
+    assert.match(probe.posted[0].message, new RegExp(`nothing for ${PATIENCE_MS / 2} ms`));
+    assert.ok(tookMs >= PATIENCE_MS / 2 - 5, `the probe gave up after ${tookMs.toFixed(0)} ms`);
+    assert.deepEqual(probe.records().map((r) => r.error?.code), ['ERR_NO_PROGRESS']);
+    assert.deepEqual(breakers.snapshot(clock.t).map((b) => [b.key, b.failures]), [['proxy:p1', 2], ['proxy:p2', 2]], 'the backoff doubled');
+
+    // a probe that sends bytes in time is served to its end
+    clock.t = 10 * 60_000;
+    const slow = harness({ s, proxies, breakers, clock, download: async (_u, o) => {
+      o.onProgress({ objectBytes: 3, chunks: [{ offset: 0, bytes: new Uint8Array([1, 2, 3]) }] });
+      await wait(PATIENCE_MS);
+      if (o.signal.aborted) throw o.signal.reason;
+      return ok('parallel-http');
+    } });
+    await slow.server.onPageMessage({ t: 'get', id: 3, url: URL1, range: null, how: 'manifest' });
+    assert.deepEqual(slow.posted.map((m) => m.t), ['alive', 'data', 'end']);
+    assert.deepEqual(breakers.snapshot(clock.t), [], 'a probe served whole closes the breakers');
   });
 
   it('breakers back off exponentially and close on success', () => {

@@ -17,6 +17,7 @@ import { createWarmUp, WARMING, RTC_BUSY } from './warm-up.js';
 import { createRtcClaims } from './rtc-claims.js';
 import { codedError } from '@mutp/common/errors';
 import { createHops } from './hop-timing.js';
+import { DEFAULT_NO_PROGRESS_MS } from '../shared/settings.js';
 
 // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded
 // generation, a later range). In the HTTP modes only verified bytes count: a Range-split share
@@ -35,6 +36,14 @@ const MUTP_MODES = ['coded', 'uncoded'];
 const MAX_PREFETCHES_PER_PAGE = 64; // init sections a page's manifests may have the proxies fetch: a few renditions × a few playlists
 const RTC_FALLBACK_MODE = 'parallel-http'; // the fleet without WebRTC
 const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;
+/**
+ * A segment served by proxies whose breakers have half-opened is a probe, and the player's buffer
+ * pays for it: such a fleet (one slower than the direct path, say, its origin fetches on a slow
+ * link) may again send nothing for the page's whole patience, and with a few 2 s segments
+ * buffered, that wait after each backoff can be a stall. So a probe gets this share of the page's
+ * patience (noProgressTimeoutMs) to send its first bytes; then the page fetches directly.
+ */
+const PROBE_PATIENCE_SHARE = 0.5;
 const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
 
 /**
@@ -207,6 +216,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
 
     /** @type {{id: string, url: string, ticket: string | null}[] | number} */
     let proxies = n;
+    let probe = false; // a chosen proxy failed recently and its backoff has passed
     /** @type {{url: string}[] | null} the proxies whose kept connections this download claimed */
     let claimed = null;
     if (st.proxies) {
@@ -218,6 +228,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         n = drawn.n;
         if (drawn.nWhy) nNote = { nWanted: drawn.nWanted, nWhy: drawn.nWhy };
         proxies = usable.slice(0, n);
+        probe = proxies.some((p) => breakers.halfOpen(`proxy:${p.id}`, now()));
         if (MUTP_MODES.includes(mode) && typeof client.keptConnections === 'function') {
           claimed = claims.claim(client.keptConnections, proxies) ? proxies : null;
           if (!claimed) {
@@ -241,6 +252,14 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     const ctrl = new AbortController();
     active.set(id, ctrl);
     let lastAlive = -Infinity;
+    let progressed = false; // bytes the page's stall timer hears of came (see ALIVE_EVERY_MS)
+    const probeMs = (Number.isFinite(settings.noProgressTimeoutMs) ? settings.noProgressTimeoutMs : DEFAULT_NO_PROGRESS_MS) * PROBE_PATIENCE_SHARE;
+    let probeGaveUp = false; // this frame, not the page, stopped the download
+    const probeTimer = probe ? setTimeout(() => {
+      if (progressed || ctrl.signal.aborted) return;
+      probeGaveUp = true;
+      ctrl.abort(codedError('ERR_NO_PROGRESS', `proxies that failed recently, tried again, sent nothing for ${probeMs} ms: fetched directly`));
+    }, probeMs) : null;
     let sent = false; // bytes went to the page: a retry in another mode would repeat them
     /** @type {{total: number | null, size: number | null, type: string | null}} */
     const head = { total: range ? range.end - range.start + 1 : null, size: null, type: null };
@@ -275,8 +294,9 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
             mode, proxies, range, next, signal: ctrl.signal, log: false, ...where(settings),
             onProgress: (/** @type {{objectBytes: number | null, chunks?: {offset: number, bytes: Uint8Array}[]}} */ p) => {
               const t = now();
-              const progressed = MUTP_MODES.includes(mode) || (p.chunks?.length ?? 0) > 0;
-              if (progressed && t - lastAlive >= ALIVE_EVERY_MS) {
+              const moved = MUTP_MODES.includes(mode) || (p.chunks?.length ?? 0) > 0;
+              if (moved) progressed = true;
+              if (moved && t - lastAlive >= ALIVE_EVERY_MS) {
                 lastAlive = t;
                 port.postMessage({ t: 'alive', id });
               }
@@ -306,11 +326,12 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           const rec = e?.stats ? { ...e.stats, n: Math.max(1, Number(e.stats.n) || n), error: { code, message } } : failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: [] });
           report({ ...rec, ...notes() });
           if (aborted) {
-            // a stall the page gave up on counts against the path it used
+            // a stall the page (or a probe's patience) gave up on counts against the path it used
             if (code === 'ERR_NO_PROGRESS') {
               if (MUTP_MODES.includes(mode)) breakers.fail('rtc', code, now());
               else for (const p of rec.proxyIds ?? []) breakers.fail(`proxy:${p}`, code, now());
             }
+            if (probeGaveUp) port.postMessage({ t: 'fail', id, code, message }); // nothing was sent: the page fetches it whole
             return;
           }
           learn(e, code, host, mode);
@@ -326,6 +347,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
         }
       }
     } finally {
+      if (probeTimer) clearTimeout(probeTimer);
       active.delete(id);
       if (claimed) claims.release(claimed);
       warmUp.downloadEnded();
