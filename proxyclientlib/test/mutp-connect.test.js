@@ -33,7 +33,12 @@ describe('MUTP connect (loopback): hedged attempts', function () {
 
   it('an answer that came before the hedge time moves the twin to the path\'s pace (HEDGE_AFTER_ANSWER_SIGNALS): a connect that opens in time gets none', async () => {
     const p = await startTestProxy({ id: 'p0', objects: memoryObjects(new Map()) });
-    const SIGNAL_MS = 80; // a slow path's signalling: the answer comes after this
+    // a slow path: the answer comes after SIGNAL_MS, well before the hedge time (a loaded box's
+    // local fetch takes tens of ms), and the channel opens SETUP_MS after it, past the hedge time:
+    // the old rule started a twin then; this one waits 6 × SIGNAL_MS after the answer
+    const SIGNAL_MS = 200;
+    const HEDGE_MS = 500;
+    const SETUP_MS = 500;
     /** @type {number[]} */
     const posts = [];
     /** @type {typeof fetch} */
@@ -42,12 +47,18 @@ describe('MUTP connect (loopback): hedged attempts', function () {
       await new Promise((r) => setTimeout(r, SIGNAL_MS));
       return fetch(input, init);
     };
+    class SlowSetup extends RTCPeerConnection {
+      /** @param {RTCSessionDescriptionInit} d */
+      async setRemoteDescription(d) {
+        await new Promise((r) => setTimeout(r, SETUP_MS));
+        return super.setRemoteDescription(d);
+      }
+    }
     try {
-      // the old rule started a twin 100 ms after the start, before this channel could open (answer + ICE, DTLS, SCTP)
-      const peer = await connectPeer({ url: p.url, RTCPeerConnection, rtcConfig: LOOPBACK_RTC, fetch: slowSignal, timeoutMs: 3000, hedgeAfterMs: 100 });
+      const peer = await connectPeer({ url: p.url, RTCPeerConnection: /** @type {any} */ (SlowSetup), rtcConfig: LOOPBACK_RTC, fetch: slowSignal, timeoutMs: 5000, hedgeAfterMs: HEDGE_MS });
       assert.equal(peer.channel.readyState, 'open');
       assert.equal(posts.length, 1, 'no twin');
-      assert.ok(HEDGE_AFTER_ANSWER_SIGNALS * SIGNAL_MS > 100);
+      assert.ok(SIGNAL_MS + SETUP_MS > HEDGE_MS && HEDGE_AFTER_ANSWER_SIGNALS * SIGNAL_MS > SETUP_MS + HEDGE_MS / 2);
       peer.close();
     } finally {
       p.kill();
