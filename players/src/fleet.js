@@ -83,10 +83,13 @@ export function createFleet(options) {
   /** @type {Record<string, number>} bytes of segments the player's own loader fetched, by why */
   const directBytes = {};
 
-  const host = startFleetHost({ page: pageChannel.port2, control: controlChannel.port2, settings, clientId, underMixedContentRule: pageUnderMixedContentRule(), logger,
+  // the page's ends of the host's two ports: both replaced when a worker dies with the host's ends
+  let pagePort = pageChannel.port1;
+  let control = controlChannel.port1;
+  const host = startFleetHost({ page: pageChannel.port2, control: controlChannel.port2, reconnect, settings, clientId, underMixedContentRule: pageUnderMixedContentRule(), logger,
     ...(options.makeClient ? { makeClient: options.makeClient } : {}), ...(options.worker === false ? { worker: false } : {}) });
-  link.attach(pageChannel.port1);
-  controlChannel.port1.onmessage = (e) => onHostMessage(e.data);
+  link.attach(pagePort);
+  control.onmessage = (e) => onHostMessage(e.data);
   // a page makes its fleet to play: the proxy list, tickets and HTTP connections are fetched now,
   // while the player's own script and manifest load (waiting for the player to attach cost hls.js
   // ~100 ms of a first load on loopback: the list came after its playlist)
@@ -107,6 +110,21 @@ export function createFleet(options) {
       stats = addFallback(stats, msg.url, msg.reason);
       emit('fallback', { url: msg.url, reason: msg.reason });
     } else if (msg.t === 'seen' && msg.kind === 'manifest') stats = addSeen(stats, 'manifest');
+  }
+
+  /**
+   * Fresh ports for a host whose worker died with the old ones: the link's requests sent there
+   * fail (ERR_FRAME_RESET: their segments go direct at once) and the next go to the new host.
+   */
+  function reconnect() {
+    const page = new MessageChannel();
+    const next = new MessageChannel();
+    control.close();
+    control = next.port1;
+    control.onmessage = (e) => onHostMessage(e.data);
+    pagePort = page.port1;
+    link.attach(pagePort); // closes the old one
+    return { page: page.port2, control: next.port2 };
   }
 
   /** @param {string} type @param {unknown} detail */
@@ -204,10 +222,10 @@ export function createFleet(options) {
     async close() {
       if (closing.signal.aborted) return;
       closing.abort(codedError('ERR_FLEET_CLOSED', 'the fleet was closed'));
-      controlChannel.port1.postMessage({ t: 'bye' });
+      control.postMessage({ t: 'bye' });
       host.close();
-      pageChannel.port1.close();
-      controlChannel.port1.close();
+      pagePort.close();
+      control.close();
       if (logs) {
         await logs.flush(CLOSE_FLUSH_MS);
         logs.close();

@@ -13,12 +13,15 @@ const logger = { warn: (/** @type {unknown[]} */ ...a) => scope.postMessage({ t:
 scope.onmessage = (/** @type {MessageEvent} */ e) => {
   const m = e.data;
   if (m?.t === 'attach' && host === null && m.page instanceof MessagePort && m.control instanceof MessagePort && m.rtc instanceof MessagePort) {
+    // a page can hand a worker its data channels where the worker has the type (Chromium,
+    // Firefox); elsewhere the page hosts, on the ports given back with their messages unread
+    if (typeof scope.RTCDataChannel !== 'function') return scope.postMessage({ t: 'refused', page: m.page, control: m.control }, [m.page, m.control]);
     rtcBridge.connect(m.rtc);
     host = createFleetHost({ underMixedContentRule: m.underMixedContentRule === true, logger });
     host.attach({ page: m.page, control: m.control, settings: m.settings, clientId: m.clientId });
+    scope.postMessage({ t: 'attached' });
   } else if (m?.t === 'close') {
     host?.close();
     scope.close();
   }
 };
-scope.postMessage({ t: 'ready', rtc: typeof scope.RTCDataChannel === 'function' });
