@@ -14,9 +14,9 @@ const WORKER_CLOSE_GRACE_MS = 1000; // a closing worker ends its downloads itsel
  * @property {MessagePort} page  the requests' port (its other end is the page's link)
  * @property {MessagePort} control  settings in, records and fallbacks out
  *
- * @typedef {object} HostStart
- * @property {MessagePort} page  the requests' port (its other end is the page's link)
- * @property {MessagePort} control  settings in, records and fallbacks out
+ * @typedef {HostPorts & HostOptions} HostStart
+ *
+ * @typedef {object} HostOptions
  * @property {() => HostPorts} reconnect  fresh ports, the page's ends attached in their place:
  *   called when a worker that took the ports died before it could serve them
  * @property {unknown} settings
