@@ -15,7 +15,7 @@ export { UncodedReceiver } from './src/uncoded-receiver.js';
 export { CodedReceiver } from './src/coded-receiver.js';
 export { epochPackets, EPOCHS_PER_WINDOW } from './src/uncoded-epochs.js';
 export { ReceivedLog } from './src/received-log.js';
-export { createMetaVote, createMetaAssembler, majorityAgrees, LAYOUT_FIELDS } from './src/integrity/meta-vote.js';
+export { createMetaVote, createMetaAssembler, majorityAgrees, LAYOUT_FIELDS, MIN_CONTRADICTING_PACKETS } from './src/integrity/meta-vote.js';
 export { CHECKSUMS_PER_META, reusedDatagrams } from './src/sender-base.js';
 export { createRng } from './src/rng.js';
 export { createDownloadController, DownloadController } from './src/download-controller.js';

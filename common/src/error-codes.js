@@ -22,7 +22,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_FRAME_RESET: 'the download frame was replaced while requests were in flight',
   ERR_HOST_NOT_ALLOWED: 'the object\'s host is not on the allow-list',
   ERR_INTEGRITY: 'delivered bytes fail their checksum (a proxy sent corrupted data)',
-  ERR_INTEGRITY_UNRESOLVED: 'the proxies\' digests disagree and no strict majority backs one',
+  ERR_INTEGRITY_UNRESOLVED: 'the proxies\' digests or checksums disagree and no strict majority backs one',
   ERR_LOST_RACE: 'a proxy\'s request was cancelled because the others completed the object',
   ERR_MIXED_CONTENT_BLOCKED: 'an https page cannot reach a plain-http Origo or proxy',
   ERR_MODE_NOT_APPLIED: 'the recorded download mode differs from the one asked for (bench check)',

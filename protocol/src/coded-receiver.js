@@ -73,10 +73,14 @@ export class CodedReceiver extends ReceiverBase {
     return changed;
   }
 
-  /** @param {number} k @param {import('@mutp/rlnc').Decoder} dec @returns {boolean | undefined} undefined: not decided yet */
+  /**
+   * @param {number} k @param {import('@mutp/rlnc').Decoder} dec
+   * @returns {boolean | null | undefined} undefined: not decided yet; null: a tie this decode does not settle
+   */
   verdictOf(k, dec) {
     if (!this.verify) return true;
-    return this.verify(k, dec.symbols().subarray(0, this.generationBytes(k)));
+    const row = (k % this.layout.windowGenerations) * this.sourceCount;
+    return this.verify(k, dec.symbols().subarray(0, this.generationBytes(k)), this.contrib.subarray(row, row + this.sourceCount));
   }
 
   /** Bytes of generation k in the object (the last packet's padding left out). @param {number} k */
@@ -142,6 +146,7 @@ export class CodedReceiver extends ReceiverBase {
       return true;
     }
     if (!verdict) {
+      // false: its data is wrong; null: it settles no tie (sent again: another mix of sources may)
       this.discardAttempt(k);
       return false;
     }
@@ -198,41 +203,58 @@ export class CodedReceiver extends ReceiverBase {
   }
 
   /**
-   * Decode generation k from its suspects, leaving out one source at a time; the first result
-   * that verifies completes the generation (and checkSuspects names the corrupting source).
+   * Decode generation k from its suspects, leaving out one source at a time, then (with more than
+   * two sources) from each source's alone; the first result that verifies completes the generation
+   * (and checkSuspects names the corrupting source). A source's own decode that matches the
+   * checksum it gave shows the vote that source is consistent: proxies serving different copies
+   * of the object are told apart this way, and not blamed.
    * @param {number} k
    */
   decodeWithoutOneSource(k) {
+    const sus = /** @type {any[]} */ (this.suspects[k]);
+    const present = (/** @type {number} */ s) => sus.some((v, i) => i % 2 === 0 && v === s);
+    for (let out = 0; out < this.sourceCount; out++) {
+      if (present(out) && this.decodeSuspects(k, (s) => s !== out)) return;
+    }
+    if (this.sourceCount <= 2) return; // leaving one of two out was each one alone
+    for (let only = 0; only < this.sourceCount; only++) {
+      if (present(only) && this.decodeSuspects(k, (s) => s === only)) return;
+    }
+  }
+
+  /**
+   * Decode generation k from the suspects of the sources `use` takes; complete it when it verifies.
+   * @param {number} k @param {(source: number) => boolean} use @returns {boolean} completed
+   */
+  decodeSuspects(k, use) {
     const sus = /** @type {any[]} */ (this.suspects[k]);
     const size = this.generationSize(k);
     const P = this.layout.payloadSize;
     const start = k * this.layout.generationSize * P;
     const n = Math.min(this.buffer.length - start, size * P);
-    for (let out = 0; out < this.sourceCount; out++) {
-      if (!sus.some((v, i) => i % 2 === 0 && v === out)) continue;
-      const dec = this.codec.decoder(size, P);
-      try {
-        for (let i = 0; i < sus.length && !dec.isComplete(); i += 2) {
-          if (sus[i] !== out) dec.readPayload(sus[i + 1]);
-        }
-        if (!dec.isComplete()) continue;
-        const symbols = dec.symbols();
-        if (!this.verifyNow?.(k, symbols.subarray(0, n))) continue;
-        this.checkSuspects(k, symbols);
-        this.buffer.set(symbols.subarray(0, n), start);
-        this.dofTotal += size;
-        this.dof[k] = size;
-        this.done[k] = 1;
-        this.c.netBytes += n;
-        this.markReady(k);
-        const G = this.layout.generationCount;
-        while (this.gmin < G && this.done[this.gmin]) this.gmin++;
-        return;
-      } catch {
-        // a suspect the codec refuses: try leaving out the next source
-      } finally {
-        dec.dispose();
+    const dec = this.codec.decoder(size, P);
+    const used = new Uint16Array(this.sourceCount); // useful packets per source in this decode
+    try {
+      for (let i = 0; i < sus.length && !dec.isComplete(); i += 2) {
+        if (use(sus[i]) && dec.readPayload(sus[i + 1])) used[sus[i]]++;
       }
+      if (!dec.isComplete()) return false;
+      const symbols = dec.symbols();
+      if (!this.verifyNow?.(k, symbols.subarray(0, n), used)) return false;
+      this.checkSuspects(k, symbols);
+      this.buffer.set(symbols.subarray(0, n), start);
+      this.dofTotal += size;
+      this.dof[k] = size;
+      this.done[k] = 1;
+      this.c.netBytes += n;
+      this.markReady(k);
+      const G = this.layout.generationCount;
+      while (this.gmin < G && this.done[this.gmin]) this.gmin++;
+      return true;
+    } catch {
+      return false; // a suspect the codec refuses: try the next set of sources
+    } finally {
+      dec.dispose();
     }
   }
 

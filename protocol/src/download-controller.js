@@ -10,7 +10,7 @@ import { normalizeParams } from './params.js';
 import { loadCodec } from './codec.js';
 import { UncodedReceiver } from './uncoded-receiver.js';
 import { CodedReceiver } from './coded-receiver.js';
-import { createMetaVote, createMetaAssembler, majorityAgrees } from './integrity/meta-vote.js';
+import { createMetaVote, createMetaAssembler, largestLayoutGroup, majorityAgrees } from './integrity/meta-vote.js';
 import { codedError } from '@mutp/common/errors';
 import {
   REQUEST_RESEND_MS, REQUEST_RESEND_FIRST_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
@@ -469,7 +469,8 @@ export class DownloadController {
    * Vote as soon as a strict majority of the live proxies sent the same meta (the rest cannot
    * outvote it: a proxy's origin fetch can take tens of ms, and the packets wait for the vote),
    * else once every live proxy has sent its meta, or META_QUORUM_WAIT_MS after the first if a
-   * strict majority has: fewer could let one liar set the checksums.
+   * strict majority of the live proxies sent one layout: fewer could let one liar set the
+   * checksums, and a layout without that majority may yet get it from the metas still to come.
    * @param {number} now
    */
   maybeVote(now) {
@@ -480,10 +481,11 @@ export class DownloadController {
     // the same sum as wakeAt(): now - first >= wait can be false by rounding at the instant it wakes us
     if (now >= this.firstMetaAt + META_QUORUM_WAIT_MS) this.quorumWaitOver = true;
     const entries = live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table, has: s.metaAsm.has }));
-    const waitForMore = !this.quorumWaitOver || 2 * live.length <= alive.length;
+    const waitForMore = !this.quorumWaitOver || 2 * largestLayoutGroup(entries) <= alive.length;
     if (live.length < alive.length && waitForMore && !majorityAgrees(entries, alive.length)) return;
     this.vote = createMetaVote(entries);
     this.votedAt = now;
+    if (this.failIfUnresolved()) return;
     for (const v of this.vote.excluded) this.drop(this.sources[v.source], v.code, v.message);
     if (this.finished) return;
     this.meta = this.vote.meta;
@@ -493,7 +495,7 @@ export class DownloadController {
     try {
       const opts = {
         meta: this.vote.meta, params: this.params, sourceCount: this.sources.length, now,
-        verify: !this.verify ? undefined : offThread ? (/** @type {number} */ k, /** @type {Uint8Array} */ b) => this.verifyOffThread(k, b) : this.vote.verify,
+        verify: !this.verify ? undefined : offThread ? (/** @type {number} */ k, /** @type {Uint8Array} */ b, /** @type {ArrayLike<number>} */ c) => this.verifyOffThread(k, b, c) : this.vote.verify,
         verifyNow: this.verify ? this.vote.verify : undefined, impl: this.impl, objectBuffer: this.objectBuffer,
       };
       this.receiver = this.mode === 'coded' ? new CodedReceiver(opts, this.codec) : new UncodedReceiver(opts);
@@ -532,9 +534,10 @@ export class DownloadController {
    * first call asks for the checksum (a 'hash' action) and holds the generation; once hashed()
    * brought it, the vote decides. A checksum used for a verdict is forgotten: a decode that
    * failed is followed by a new one, hashed anew.
-   * @param {number} k @param {Uint8Array} bytes @returns {boolean | undefined}
+   * @param {number} k @param {Uint8Array} bytes @param {ArrayLike<number>} contributors
+   * @returns {boolean | null | undefined}
    */
-  verifyOffThread(k, bytes) {
+  verifyOffThread(k, bytes, contributors) {
     const checksum = this.checksums.get(k);
     if (checksum === undefined) {
       if (!this.hashing.has(k)) {
@@ -544,7 +547,7 @@ export class DownloadController {
       }
       return undefined;
     }
-    const verdict = this.vote.verifyChecksum(k, checksum);
+    const verdict = this.vote.verifyChecksum(k, checksum, contributors);
     if (verdict !== undefined) this.checksums.delete(k);
     return verdict;
   }
@@ -585,6 +588,18 @@ export class DownloadController {
       if (s.state === 'open') this.out.push({ type: 'warn', source: s.index, message: 'lied in its meta; excluded' });
       this.drop(s, v.code, v.message);
     }
+    this.failIfUnresolved();
+  }
+
+  /**
+   * The proxies disagree and the vote cannot say who is right: nothing unverified is delivered,
+   * and nobody is named (each may serve its own copy). Returns whether the download failed so.
+   */
+  failIfUnresolved() {
+    const why = this.vote?.unresolved();
+    if (!why || this.finished) return false;
+    this.fail('ERR_INTEGRITY_UNRESOLVED', why);
+    return true;
   }
 
   /** @param {Uint8Array} bytes */
@@ -620,9 +635,9 @@ export class DownloadController {
     if (s.state === 'failed' || s.state === 'closed') return;
     s.state = 'failed';
     s.error = { code, message };
-    this.vote?.drop(s.index); // its checksums no longer count: the others decide what is open
+    this.vote?.drop(s.index); // the checksums it gave still count; the others decide the units it did not give
     this.out.push({ type: 'drop', source: s.index, code, message, ...(healthy ? { healthy } : {}) });
-    if (this.finished) return;
+    if (this.finished || this.failIfUnresolved()) return;
     if (this.sources.every((x) => x.state === 'failed')) {
       const codes = [...new Set(this.sources.map((x) => x.error?.code))].join(', ');
       this.fail('ERR_ALL_PROXIES_FAILED', `all ${this.sources.length} proxies failed (${codes})`);

@@ -18,13 +18,15 @@ const NOTHING = /** @type {any[]} */ (/** @type {unknown} */ (Object.freeze([]))
  * @property {number} [sourceCount]     N
  * @property {number} [now]             creation time, ms
  * @property {'auto'|'simd'|'scalar'|'js'} [impl] codec implementation (coded)
- * @property {(unit: number, bytes: Uint8Array) => boolean | undefined} [verify] integrity check of a unit
- *   (undefined: its checksum is not decided yet; a coded receiver holds such a generation, see recheckHeld)
+ * @property {(unit: number, bytes: Uint8Array, contributors: ArrayLike<number>) => boolean | null | undefined} [verify]
+ *   integrity check of a unit, given the useful packets per source it was built from
+ *   (undefined: its checksum is not decided yet; a coded receiver holds such a generation, see recheckHeld;
+ *   null: a tie between proxies that this data does not settle, taken as a failed attempt that blames nobody)
  *   (coded: a decoded generation; uncoded: a packet) against the proxies' checksums, e.g.
  *   createMetaVote().verify. Without it nothing is verified (the simulator). With it, a coded
  *   receiver keeps references to the coded payloads it was given until their generation
  *   verifies (to find the corrupted packet): callers must not reuse those buffers.
- * @property {(unit: number, bytes: Uint8Array) => boolean | undefined} [verifyNow] the same check, answered at
+ * @property {(unit: number, bytes: Uint8Array, contributors: ArrayLike<number>) => boolean | null | undefined} [verifyNow] the same check, answered at
  *   once whenever the vote has decided (default: verify): a coded receiver trying several decodes of one
  *   generation in a row (leaving one source out each time) cannot wait for a checksum taken off the thread
  * @property {(bytes: number) => Uint8Array} [objectBuffer] gives the buffer the object is assembled

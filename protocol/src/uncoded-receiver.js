@@ -13,6 +13,8 @@ export class UncodedReceiver extends ReceiverBase {
     this.wmin = 0;
     /** the senders deal packets by epochs of the window base (uncoded-epochs.js) */
     this.epochPackets = epochPackets(this.params.window);
+    /** a packet's contributors for the vote, per source: 1 for that source (made once, not per packet) */
+    this.oneHot = Array.from({ length: this.sourceCount }, (_, i) => { const c = new Uint8Array(this.sourceCount); c[i] = 1; return c; });
   }
 
   /** @param {any} msg */
@@ -32,9 +34,10 @@ export class UncodedReceiver extends ReceiverBase {
   accept(msg, _now, sourceIndex) {
     const i = msg.index;
     if (this.received[i]) return false;
-    const verdict = this.verify ? this.verify(i, msg.payload) : true;
-    // no checksum decided yet (a streamed meta, which uncoded downloads never ask for): not taken, nobody blamed
-    if (verdict === undefined) return false;
+    const verdict = this.verify ? this.verify(i, msg.payload, this.oneHot[sourceIndex]) : true;
+    // no checksum decided yet (a streamed meta, which uncoded downloads never ask for), or a tie this
+    // packet does not settle (it matches its own proxy's value): not taken, nobody blamed
+    if (verdict === undefined || verdict === null) return false;
     if (!verdict) {
       // refused like a lost packet: the bitmap still shows i missing, so it is sent again
       this.rejected = true;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import {
   createSender, encodeMessage, decodeMessage, createMetaVote, createMetaAssembler, majorityAgrees, checksumOf, checksumTable,
-  MAX_DATAGRAM_BYTES, CHECKSUMS_PER_META, CHECKSUM_ENTRY_BYTES,
+  MIN_CONTRADICTING_PACKETS, MAX_DATAGRAM_BYTES, CHECKSUMS_PER_META, CHECKSUM_ENTRY_BYTES,
 } from '../index.js';
 
 /** @param {number} size @param {number} [seed] */
@@ -103,16 +103,61 @@ describe('integrity: meta checksums and the majority rule', () => {
     assert.deepEqual(vote.excluded.map((v) => [v.source, v.code]), [[0, 'ERR_META_MISMATCH']]);
   });
 
-  it('two proxies disagree (a tie): the data decides, and the liar is reported once it does', async () => {
+  it("two proxies disagree (a tie): only a packet of the liar, contradicting what it gave, settles it; the other's own packet proves nothing", async () => {
     const data = object(60_000);
     const s = await createSender({ mode: 'uncoded', data, downloadId: 1 });
     const lie = (/** @type {any} */ m) => { const v = m.checksums.values.slice(); v[8] ^= 0xff; return { ...m, checksums: { ...m.checksums, values: v } }; };
     const vote = createMetaVote([assemble(metasOf(s, lie), 0), assemble(metasOf(s), 1)]);
     assert.deepEqual(vote.excluded, []);
-    assert.deepEqual(vote.pollLiars(), []);
-    assert.equal(vote.verify(1, data.subarray(1100, 2200)), true, 'packet 1 matches the honest value');
+    const from = (/** @type {number} */ source) => Uint8Array.from([0, 1], (i) => (i === source ? 1 : 0));
+    assert.equal(vote.verify(1, data.subarray(1100, 2200), from(1)), null, 'packet 1 from the proxy whose value it matches: not taken');
+    assert.deepEqual(vote.pollLiars(), [], 'nobody named');
+    assert.equal(vote.verify(1, data.subarray(1100, 2200)), null, 'nor without knowing whose it is');
+    assert.equal(vote.verify(1, data.subarray(1100, 2200), from(0)), true, 'the same bytes from the proxy that gave the other value');
     assert.deepEqual(vote.pollLiars().map((v) => [v.source, v.code]), [[0, 'ERR_INTEGRITY']]);
-    assert.equal(vote.verify(1, data.subarray(0, 1100)), false);
+    assert.equal(vote.verify(1, data.subarray(0, 1100), from(1)), false);
+    assert.equal(vote.unresolved(), null);
+  });
+
+  it('two proxies, each consistent with its own copy: once the data of both matched their own values, the vote is unresolved and names nobody', async () => {
+    const a = await createSender({ mode: 'coded', data: object(60_000, 1), downloadId: 1 });
+    const b = await createSender({ mode: 'coded', data: object(60_000, 2), downloadId: 1 });
+    const vote = createMetaVote([assemble(metasOf(a), 0), assemble(metasOf(b), 1)]);
+    const bytes = (/** @type {number} */ seed) => object(60_000, seed).subarray(0, a.meta().payloadSize * a.meta().generationSize);
+    assert.equal(vote.verify(0, bytes(1), [40, 0]), null, 'proxy 0 alone: its own value, nothing against proxy 1');
+    assert.equal(vote.unresolved(), null, 'proxy 1 may still contradict itself');
+    assert.equal(vote.verify(0, bytes(2), [3, 37]), null, "proxy 0's 3 packets are too few to show it wrong");
+    assert.equal(vote.verify(0, bytes(2), [0, 40]), null);
+    assert.match(String(vote.unresolved()), /unit 0 disagree/);
+    assert.deepEqual(vote.pollLiars(), []);
+  });
+
+  it("a coded decode with enough of a proxy's packets that matches the other value shows it a liar", async () => {
+    const a = await createSender({ mode: 'coded', data: object(60_000, 1), downloadId: 1 });
+    const b = await createSender({ mode: 'coded', data: object(60_000, 2), downloadId: 1 });
+    const vote = createMetaVote([assemble(metasOf(a), 0), assemble(metasOf(b), 1)]);
+    const bytes = object(60_000, 2).subarray(0, a.meta().payloadSize * a.meta().generationSize);
+    assert.equal(vote.verify(0, bytes, [MIN_CONTRADICTING_PACKETS, 40 - MIN_CONTRADICTING_PACKETS]), true);
+    assert.deepEqual(vote.pollLiars().map((v) => [v.source, v.code]), [[0, 'ERR_INTEGRITY']]);
+  });
+
+  it('a proxy that gave a value and then dropped out still counts: the other alone cannot settle the tie', async () => {
+    const a = await createSender({ mode: 'coded', data: object(60_000, 1), downloadId: 1 });
+    const b = await createSender({ mode: 'coded', data: object(60_000, 2), downloadId: 1 });
+    const vote = createMetaVote([assemble(metasOf(a), 0), assemble(metasOf(b), 1)]);
+    vote.drop(0);
+    assert.equal(vote.decided(0), false);
+    assert.equal(vote.verify(0, object(60_000, 2).subarray(0, a.meta().payloadSize * a.meta().generationSize), [0, 40]), null);
+    assert.match(String(vote.unresolved()), /disagree/);
+  });
+
+  it('two proxies give two sizes: no strict majority, unresolved, nobody outvoted', async () => {
+    const data = object(100_000);
+    const longer = await createSender({ mode: 'coded', data, downloadId: 1 });
+    const shorter = await createSender({ mode: 'coded', data: data.subarray(0, 90_000), downloadId: 1 });
+    const vote = createMetaVote([assemble(metasOf(shorter), 0), assemble(metasOf(longer), 1)]);
+    assert.match(String(vote.unresolved()), /no strict majority/);
+    assert.deepEqual(vote.excluded, [], 'the first to answer is not believed over the other');
   });
 
   it('a tie of two, then a third meta comes late: it breaks the tie at once, and the liar is named before any data', async () => {

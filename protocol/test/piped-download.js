@@ -18,6 +18,8 @@ const MAX_EVENTS = 1_000_000;
  * @property {number} [corruptPacket]      flips a byte in its k-th data packet (1, 2, …)
  * @property {boolean} [corruptAll]        flips a byte in every data packet it sends
  * @property {(m: any) => any} [tamperMeta] changes its meta messages
+ * @property {boolean} [otherObject]      serves another object of the same size, meta and packets alike (a consistent liar,
+ *   or an origin that changed between the proxies' fetches)
  * @property {number} [junk]               sends this many undecodable datagrams first
  * @property {(first: number) => boolean} [loseSlice]  streamed: loses its first sending of the checksum slice that
  *   starts at this unit (a re-sent request sends it again)
@@ -47,6 +49,7 @@ export async function runPiped(o) {
   const rand = createRng(seed);
   const data = new Uint8Array(size);
   for (let i = 0; i < size; i++) data[i] = Math.floor(rand() * 256);
+  const other = data.map((b, i) => b ^ (1 + (i % 251))); // differs from data in every byte
   const downloadId = 0xd0d0;
   const seeds = Array.from({ length: n }, (_, i) => 1000 + i);
   const c = await createDownloadController({ mode, url: 'http://origin.test/x', params, sourceCount: n, downloadId, seeds, noProgressTimeoutMs: o.noProgressTimeoutMs, objectBuffer: o.objectBuffer, bundles: o.bundles, streamed: !!o.stream, hashOffThread: !!o.hashMs });
@@ -58,7 +61,7 @@ export async function runPiped(o) {
   }));
   // a streamed proxy's sender serves its own buffer, filled as its origin's chunks come (bytes past them are zeros)
   const senders = await Promise.all(proxies.map((p, i) => createSender({
-    mode, data: o.stream ? new Uint8Array(size) : data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId, streamed: !!o.stream,
+    mode, data: o.stream ? new Uint8Array(size) : faults[i]?.otherObject ? other : data, params, sourceIndex: i, sourceCount: n, seed: seeds[i], downloadId, streamed: !!o.stream,
     keepsHeld: !!o.hashMs, // as a proxy answers a request that holds generations
   })));
   /** @type {any[]} */
@@ -186,7 +189,7 @@ export async function runPiped(o) {
   function arrive(p) {
     if (p.closed || !o.stream) return;
     const to = Math.min(size, p.filled + o.stream.chunkBytes);
-    p.sender.data.set(data.subarray(p.filled, to), p.filled);
+    p.sender.data.set((p.fault.otherObject ? other : data).subarray(p.filled, to), p.filled);
     p.filled = to;
     for (const m of p.sender.haveBytes(p.filled)) sendMeta(p, m, true);
     if (p.filled < size) q.push(now + o.stream.everyMs, { kind: 'arrive', src: p.index });

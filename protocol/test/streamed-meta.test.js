@@ -50,6 +50,14 @@ describe('streamed metas (coded)', () => {
     assert.deepEqual(actionsOf(r, 'drop').map((/** @type {any} */ d) => [d.source, d.code]), [[1, 'ERR_INTEGRITY']]);
   });
 
+  it('two proxies serving two copies of one size, each consistent: unresolved, nothing delivered, nobody named', async () => {
+    const r = await runPiped({ mode: 'coded', size: SIZE, n: 2, stream: SLOW_ORIGIN, faults: { 1: { otherObject: true } } });
+    assert.equal(r.end?.type, 'fail');
+    assert.equal(r.end.code, 'ERR_INTEGRITY_UNRESOLVED');
+    assert.equal(r.deliveredBytes, 0);
+    assert.deepEqual(actionsOf(r, 'drop').filter((/** @type {any} */ d) => d.code === 'ERR_INTEGRITY'), []);
+  });
+
   it('a lost checksum slice: the generation waits decoded, the request is re-sent after SLICE_GAP_RESEND_MS, and the meta so far comes again', async () => {
     // two proxies: each checksum needs both, so proxy 1's lost slice of generation 3 holds that generation
     const r = await runPiped({ mode: 'coded', size: SIZE, n: 2, stream: SLOW_ORIGIN, faults: { 1: { loseSlice: (first) => first === 3 } } });

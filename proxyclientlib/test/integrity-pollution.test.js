@@ -96,4 +96,41 @@ describe('MUTP integrity: faulty proxies (loopback WebRTC)', function () {
     const ps = await fleet(['lying-meta', undefined]);
     await assertEventuallyNamed('uncoded', ps, 0);
   });
+
+  // A proxy whose copy of the object is another one of the same size, its meta and packets
+  // consistent with it (a liar that hashes what it serves, or an origin that changed between fetches).
+  /** @param {(number | false)[]} copies one entry per proxy: the seed of another copy it serves, or false (the object) */
+  async function fleetWithCopies(copies) {
+    proxies = await Promise.all(copies.map((seed, i) => startTestProxy({
+      id: `p${i}`, objects: memoryObjects(seed === false ? objects : new Map([[URL, testBytes(3_000_000, seed)]])),
+    })));
+    return proxies;
+  }
+
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: two proxies, one serving another object consistently: nobody is believed alone, ERR_INTEGRITY_UNRESOLVED, nobody named`, async () => {
+      const ps = await fleetWithCopies([9, false]);
+      await assert.rejects(downloadMutp({ ...common, url: URL, mode, proxies: ps.map((p) => p.ref) }), (/** @type {any} */ err) => {
+        assert.equal(err.code, 'ERR_INTEGRITY_UNRESOLVED', err.message);
+        const named = (err.stats?.perProxy ?? []).filter((/** @type {any} */ p) => p.error?.code === 'ERR_INTEGRITY');
+        assert.deepEqual(named, [], 'nobody named');
+        return true;
+      });
+    });
+
+    it(`${mode}: four proxies, each with its own copy (an origin that changed between their fetches): ERR_INTEGRITY_UNRESOLVED, nobody named`, async () => {
+      const ps = await fleetWithCopies([9, 10, 11, false]);
+      await assert.rejects(downloadMutp({ ...common, url: URL, mode, proxies: ps.map((p) => p.ref) }), (/** @type {any} */ err) => {
+        assert.equal(err.code, 'ERR_INTEGRITY_UNRESOLVED', err.message);
+        assert.deepEqual((err.stats?.perProxy ?? []).filter((/** @type {any} */ p) => p.error?.code === 'ERR_INTEGRITY'), [], 'nobody named');
+        return true;
+      });
+    });
+
+    it(`${mode}: three proxies, one serving another object consistently: outvoted and named; byte-exact`, async () => {
+      const ps = await fleetWithCopies([9, false, false]);
+      const res = await downloadMutp({ ...common, url: URL, mode, proxies: ps.map((p) => p.ref) });
+      assertCulpritNamed(res, 0);
+    });
+  }
 });

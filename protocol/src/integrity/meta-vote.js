@@ -1,16 +1,25 @@
 // Which proxy's meta to believe (a polluting proxy may lie in its meta). Every proxy sends its own meta and
-// checksum table; the client trusts what most of them say:
-// - layout (mode, size, payload size, packet/generation counts): the layout most proxies sent
-//   wins; on a tie, the one that arrived first. Proxies with another layout are outvoted.
-// - each unit's checksum: the value most proxies (of the winning layout) gave. Proxies that
-//   gave another value are liars. On a tie (e.g. two proxies, one lying) the data decides:
-//   the unit is accepted if it matches one of the tied values, and those who gave another
-//   value for it are reported as liars then (pollLiars).
+// checksum table; no proxy is believed alone while another says otherwise:
+// - layout (mode, size, payload size, packet/generation counts): the layout a strict majority of
+//   the metas gave. Proxies with another layout are outvoted. Without such a majority the vote is
+//   unresolved (ERR_INTEGRITY_UNRESOLVED): nothing is delivered.
+// - each unit's checksum: the value a strict majority of its voters gave. A unit's voters are the
+//   proxies of the winning layout that are not liars and either gave the unit's checksum (a proxy
+//   that dropped out keeps the votes it gave) or may still give it. Proxies that gave another
+//   value are liars.
+// - without such a majority (e.g. two proxies that disagree) the data may settle the unit, but
+//   only by showing a proxy to contradict itself: the unit's bytes match one value and were built
+//   from that proxy's packets while it gave another. Data from the proxies of one value alone
+//   proves nothing against the others (each may serve its own copy consistently); once every
+//   value of a unit is backed that way, or by a proxy that left, the vote is unresolved.
 import { CHECKSUM_ENTRY_BYTES, checksumOf } from './checksums.js';
 import { codedError } from '@mutp/common/errors';
 
 /** Meta fields that define the object's layout: all proxies must agree on them. */
 export const LAYOUT_FIELDS = /** @type {const} */ (['mode', 'totalSize', 'payloadSize', 'packetCount', 'generationSize', 'generationCount']);
+
+/** The meta's layout as one string, equal for metas that agree on it. @param {any} m */
+const layoutKey = (m) => LAYOUT_FIELDS.map((f) => m[f]).join('/');
 
 /** The first layout field two metas disagree on, or undefined. @param {any} a @param {any} b */
 function layoutDifference(a, b) {
@@ -39,45 +48,65 @@ const NO_VERDICTS = /** @type {any} */ (Object.freeze([]));
 const HAS_ALL = () => true;
 
 /**
+ * Useful packets of a proxy in a coded decode that matched one value before the decode shows that
+ * proxy to contradict the other value it gave: its packets carry random coefficients, and all m of
+ * them fit data other than what they were made from with probability at most 256^-m. An uncoded
+ * packet is a whole unit: one is proof.
+ */
+export const MIN_CONTRADICTING_PACKETS = 8;
+
+/**
+ * @typedef {ArrayLike<number>} Contributors  useful packets per source index in the data offered
+ *   (a coded decode's per-source counts; an uncoded packet: 1 for its source)
+ */
+
+/**
  * The vote on the proxies' metas. The layout is decided once, among `entries`. Each unit's
- * checksum is decided among the proxies of the winning layout that are still voting (not liars,
- * not dropped): at once when one value has a strict majority of them, else when every one of them
- * has given the unit (then the value most gave wins, or on a tie the data decides). A whole meta
- * gives every unit at once; a streamed one gives units as the proxy gets the object's bytes
- * (heard), so a unit may be open for a while: verify() then answers undefined.
+ * checksum is decided when one value has a strict majority of its voters (the rules at the top of
+ * this file); a tie is left to the data (verify with its contributors). A whole meta gives every
+ * unit at once; a streamed one gives units as the proxy gets the object's bytes (heard), so a
+ * unit may be open for a while: verify() then answers undefined. unresolved() says when nothing
+ * more can be delivered.
  * @param {VoteEntry[]} entries  metas in arrival order
- * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array) => boolean | undefined,
- *   verifyChecksum: (unit: number, checksum: Uint8Array) => boolean | undefined,
- *   pollLiars: () => Verdict[], admit: (entry: VoteEntry) => Verdict | null,
+ * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array, contributors?: Contributors) => boolean | null | undefined,
+ *   verifyChecksum: (unit: number, checksum: Uint8Array, contributors?: Contributors) => boolean | null | undefined,
+ *   unresolved: () => string | null, pollLiars: () => Verdict[], admit: (entry: VoteEntry) => Verdict | null,
  *   heard: (source: number, from: number, to: number) => void, drop: (source: number) => void,
  *   decided: (unit: number) => boolean, lacking: (unit: number) => number[] }}
  */
 export function createMetaVote(entries) {
   if (entries.length === 0) throw codedError('ERR_BAD_PARAMS', 'no meta to vote on');
-  const key = (/** @type {any} */ m) => LAYOUT_FIELDS.map((f) => m[f]).join('/');
   /** @type {Map<string, typeof entries>} */
   const groups = new Map();
   for (const e of entries) {
-    const k = key(e.meta);
+    const k = layoutKey(e.meta);
     if (!groups.has(k)) groups.set(k, []);
     /** @type {typeof entries} */ (groups.get(k)).push(e);
   }
-  let winner = /** @type {typeof entries} */ (groups.values().next().value); // first arrival wins ties
+  let winner = /** @type {typeof entries} */ (groups.values().next().value);
   for (const g of groups.values()) if (g.length > winner.length) winner = g;
   const meta = winner[0].meta;
+  /** why nothing can be delivered, once that is known */
+  /** @type {string | null} */
+  let unresolved = 2 * winner.length > entries.length ? null : `the proxies' metas give ${groups.size} layouts and no strict majority backs one`;
   /** @type {Verdict[]} */
   const excluded = [];
-  for (const e of entries) {
+  for (const e of unresolved ? [] : entries) {
     if (winner.includes(e)) continue;
     const f = layoutDifference(e.meta, meta);
     excluded.push({ source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${f && e.meta[f]} vs ${f && meta[f]}` });
   }
+  const minContradicting = meta.mode === 'coded' ? MIN_CONTRADICTING_PACKETS : 1;
 
   const E = CHECKSUM_ENTRY_BYTES;
   const units = meta.generationCount;
-  /** the proxies whose checksums count: the winning layout's, then admitted ones; liars and dropped ones leave */
-  /** @type {{ source: number, table: Uint8Array, has: (unit: number) => boolean }[]} */
-  const voters = winner.map((e) => ({ source: e.source, table: e.table, has: e.has ?? HAS_ALL }));
+  /**
+   * the proxies whose checksums count: the winning layout's, then admitted ones. Liars leave; a
+   * proxy that dropped out (gone) keeps the checksums it gave. consistent: its own data matched
+   * what it gave for a tied unit.
+   */
+  /** @type {{ source: number, table: Uint8Array, has: (unit: number) => boolean, gone: boolean, consistent: boolean }[]} */
+  const voters = unresolved ? [] : winner.map((e) => ({ source: e.source, table: e.table, has: e.has ?? HAS_ALL, gone: false, consistent: false }));
   const agreed = new Uint8Array(units * E);
   const decided = new Uint8Array(units);
   /** unit → tied candidate values (every voter gave one), each with the sources that gave it */
@@ -90,12 +119,13 @@ export function createMetaVote(entries) {
     for (let i = 0; i < E; i++) if (t[u * E + i] !== v[i]) return false;
     return true;
   };
-  for (let u = 0; u < units; u++) decide(u);
+  if (!unresolved) for (let u = 0; u < units; u++) decide(u);
   excluded.push(...late.splice(0));
 
   /**
-   * Decide unit u if its votes allow: a strict majority of the voters, or every voter heard and one
-   * value ahead (a tie of every voter is left to the data: verify).
+   * Decide unit u if its votes allow: a strict majority of its voters (those that gave it, and
+   * those still here that may). When every one of them gave it and none has a strict majority, it
+   * is a tie, left to the data (judge).
    * @param {number} u
    */
   function decide(u) {
@@ -103,9 +133,14 @@ export function createMetaVote(entries) {
     /** @type {{ value: Uint8Array, sources: number[] }[]} */
     const cands = [];
     let given = 0;
+    let counted = 0;
     for (const v of voters) {
-      if (!v.has(u)) continue;
+      if (!v.has(u)) {
+        if (!v.gone) counted++;
+        continue;
+      }
       given++;
+      counted++;
       const value = v.table.subarray(u * E, u * E + E);
       const c = cands.find((x) => same(x.value, 0, value));
       if (c) c.sources.push(v.source);
@@ -113,15 +148,32 @@ export function createMetaVote(entries) {
     }
     ties.delete(u);
     if (given === 0) return;
-    const top = Math.max(...cands.map((c) => c.sources.length));
-    const best = cands.filter((c) => c.sources.length === top);
-    const all = given === voters.length;
-    if (!(2 * top > voters.length || (all && best.length === 1))) {
-      if (all) ties.set(u, cands);
+    const best = cands.reduce((a, b) => (b.sources.length > a.sources.length ? b : a));
+    if (2 * best.sources.length <= counted) {
+      if (given === counted) ties.set(u, cands);
       return;
     }
-    accept(u, best[0].value);
-    for (const c of cands) if (c !== best[0]) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
+    accept(u, best.value);
+    for (const c of cands) if (c !== best) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
+  }
+
+  /**
+   * Is a tied unit beyond the data's reach? A value is backed when a proxy that gave it is one
+   * whose own data matched it, or one that left: no data can show that proxy wrong. One value wins
+   * a tie only when the proxies of every other one are shown wrong, so two backed values never can.
+   */
+  function checkStuck() {
+    if (unresolved) return;
+    const backed = (/** @type {number} */ s) => {
+      const v = voters.find((x) => x.source === s);
+      return !v || v.gone || v.consistent;
+    };
+    for (const [u, cands] of ties) {
+      if (cands.filter((c) => c.sources.some(backed)).length >= 2) {
+        unresolved = `the proxies' checksums of unit ${u} disagree, two or more of them backed by their proxies' own data (or by a proxy that left), and no strict majority backs one`;
+        return;
+      }
+    }
   }
 
   /** @param {number} u @param {Uint8Array} value */
@@ -144,41 +196,65 @@ export function createMetaVote(entries) {
     leave(source);
   }
 
-  /** @param {number} source */
+  /** A liar leaves the vote, its checksums with it. @param {number} source */
   function leave(source) {
     const i = voters.findIndex((v) => v.source === source);
     if (i < 0) return;
     voters.splice(i, 1);
     decideOpen(); // fewer voters: the others may now be a majority
+    checkStuck();
+  }
+
+  /** A proxy dropped out for another reason: the checksums it gave still count, the ones it did not are no longer awaited. @param {number} source */
+  function goneAway(source) {
+    const v = voters.find((x) => x.source === source);
+    if (!v || v.gone) return;
+    v.gone = true;
+    decideOpen();
+    checkStuck();
   }
 
   /**
-   * Unit's data against its voted checksum: true, false, or undefined while the unit is open.
-   * A tie is settled by the data, and who gave another value is named.
+   * Unit's data against its voted checksum: true, false, or undefined while the unit is open. A
+   * tie is settled only by a proxy's own packets contradicting the value it gave (it is named);
+   * data that shows no such thing answers null: not taken, nobody blamed.
    * @param {number} unit @param {Uint8Array | null} bytes  the data (hashed only when the vote can use it)
    * @param {Uint8Array | null} checksum  its checksum, when taken already (off the thread)
-   * @returns {boolean | undefined}
+   * @param {Contributors | undefined} contributors  whose packets the data was built from
+   * @returns {boolean | null | undefined}
    */
-  function judge(unit, bytes, checksum) {
+  function judge(unit, bytes, checksum, contributors) {
     if (!Number.isInteger(unit) || unit < 0 || unit >= units) return false;
     const hash = () => checksum ?? checksumOf(/** @type {Uint8Array} */ (bytes)); // only when the vote can use it
     if (decided[unit]) return same(agreed, unit, hash());
     const cands = ties.get(unit);
-    if (!cands) return undefined; // not decided yet: more checksums are on their way
+    if (!cands) return unresolved ? null : undefined; // not decided yet: more checksums are on their way
     const h = hash();
     const match = cands.find((c) => same(c.value, 0, h));
     if (!match) return false;
-    accept(unit, match.value);
-    for (const c of cands) if (c !== match) for (const s of c.sources) addLiar(s, unit, 'does not match the verified data');
-    return true;
+    const packetsOf = (/** @type {number} */ s) => (contributors && s < contributors.length ? contributors[s] : 0);
+    for (const c of cands) if (c !== match) for (const s of c.sources) if (packetsOf(s) >= minContradicting) addLiar(s, unit, 'was contradicted by its own packets');
+    if (decided[unit]) return same(agreed, unit, h);
+    // nothing shown against the others: the proxies behind this data are consistent, which may leave no way forward
+    for (const s of match.sources) {
+      const v = voters.find((x) => x.source === s);
+      if (v && packetsOf(s) > 0) v.consistent = true;
+    }
+    checkStuck();
+    return null;
   }
 
   return {
     meta,
     excluded,
-    verify: (unit, bytes) => judge(unit, bytes, null),
-    /** verify() for a unit whose checksum was taken already (off the thread). @param {number} unit @param {Uint8Array} checksum */
-    verifyChecksum: (unit, checksum) => judge(unit, null, checksum),
+    verify: (unit, bytes, contributors) => judge(unit, bytes, null, contributors),
+    /**
+     * verify() for a unit whose checksum was taken already (off the thread).
+     * @param {number} unit @param {Uint8Array} checksum @param {Contributors} [contributors]
+     */
+    verifyChecksum: (unit, checksum, contributors) => judge(unit, null, checksum, contributors),
+    /** Why no data can be delivered (a layout or a unit no strict majority backs, which the data cannot settle), or null. */
+    unresolved: () => unresolved,
     pollLiars: () => (late.length === 0 ? NO_VERDICTS : late.splice(0)), // polled after every packet: no array when none
     /**
      * A proxy whose meta came after the vote: it must match the layout and every decided
@@ -195,7 +271,7 @@ export function createMetaVote(entries) {
           return { source: e.source, code: 'ERR_INTEGRITY', message: `meta checksum of unit ${u} disagrees with the majority` };
         }
       }
-      voters.push({ source: e.source, table: e.table, has });
+      voters.push({ source: e.source, table: e.table, has, gone: false, consistent: false });
       decideOpen();
       return null;
     },
@@ -212,13 +288,34 @@ export function createMetaVote(entries) {
         else if (!same(agreed, u, v.table.subarray(u * E, u * E + E))) return addLiar(source, u, 'disagrees with the majority');
       }
     },
-    /** Proxy `source` takes no further part (dropped for any reason): the others decide what is open. @param {number} source */
-    drop: leave,
+    /**
+     * Proxy `source` takes no further part (dropped for a reason other than its checksums): what it
+     * gave still counts; units it did not give are decided without it.
+     * @param {number} source
+     */
+    drop: goneAway,
     /** @param {number} unit */
     decided: (unit) => decided[unit] === 1,
     /** The voters that have not given `unit`'s checksum yet. @param {number} unit */
-    lacking: (unit) => voters.filter((v) => !v.has(unit)).map((v) => v.source),
+    lacking: (unit) => voters.filter((v) => !v.gone && !v.has(unit)).map((v) => v.source),
   };
+}
+
+/**
+ * How many of the metas give the most common layout.
+ * @param {{ meta: any }[]} entries
+ */
+export function largestLayoutGroup(entries) {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  let top = 0;
+  for (const e of entries) {
+    const k = layoutKey(e.meta);
+    const c = (counts.get(k) ?? 0) + 1;
+    counts.set(k, c);
+    if (c > top) top = c;
+  }
+  return top;
 }
 
 /**
