@@ -51,7 +51,8 @@ export function redactUrl(url) {
  * @property {{proxyId: string, bytes: number, packets: number, duplicates: number, error: {code: string, message: string} | null}[]} [perProxy]
  * @property {Array<[number, number, number, number]> | null} [packetLog]
  * @property {number[] | null} [feedbackLog]
- * @property {boolean | null} [verified]  HTTP modes: every delivered block matched a digest two or more proxies agreed on
+ * @property {boolean | null} [verified]  every delivered block (HTTP modes) or unit (MUTP modes) matched a digest or checksum
+ *   two or more proxies agreed on
  * @property {{code: string, message: string} | null} [error]
  */
 

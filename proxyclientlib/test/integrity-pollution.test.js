@@ -92,10 +92,22 @@ describe('MUTP integrity: faulty proxies (loopback WebRTC)', function () {
     });
   }
 
-  it('uncoded: two proxies, one lying in its meta: the data settles the tie and names the liar', async () => {
+  it('uncoded: two proxies, one lying in its meta: the data settles the tie and names the liar; the download then rests on one (verified: false)', async () => {
     const ps = await fleet(['lying-meta', undefined]);
-    await assertEventuallyNamed('uncoded', ps, 0);
+    const res = await assertEventuallyNamed('uncoded', ps, 0);
+    if (res.stats.perProxy[0].error) assert.equal(res.stats.verified, false);
   });
+
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: the record says verified: true when two or more proxies stood behind every checksum, false from one proxy`, async () => {
+      const ps = await fleet([undefined, undefined]);
+      const two = await downloadMutp({ ...common, url: URL, mode, proxies: ps.map((p) => p.ref) });
+      assert.equal(sha256(two.data), sha256(objects.get(URL)));
+      assert.equal(/** @type {any} */ (two.stats).verified, true);
+      const one = await downloadMutp({ ...common, url: URL, mode, proxies: [ps[0].ref] });
+      assert.equal(/** @type {any} */ (one.stats).verified, false);
+    });
+  }
 
   // A proxy whose copy of the object is another one of the same size, its meta and packets
   // consistent with it (a liar that hashes what it serves, or an origin that changed between fetches).
@@ -131,6 +143,7 @@ describe('MUTP integrity: faulty proxies (loopback WebRTC)', function () {
       const ps = await fleetWithCopies([9, false, false]);
       const res = await downloadMutp({ ...common, url: URL, mode, proxies: ps.map((p) => p.ref) });
       assertCulpritNamed(res, 0);
+      assert.equal(/** @type {any} */ (res.stats).verified, true, 'two proxies stood behind every checksum');
     });
   }
 });

@@ -70,7 +70,7 @@ export const MIN_CONTRADICTING_PACKETS = 8;
  * @param {VoteEntry[]} entries  metas in arrival order
  * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array, contributors?: Contributors) => boolean | null | undefined,
  *   verifyChecksum: (unit: number, checksum: Uint8Array, contributors?: Contributors) => boolean | null | undefined,
- *   unresolved: () => string | null, pollLiars: () => Verdict[], admit: (entry: VoteEntry) => Verdict | null,
+ *   unresolved: () => string | null, verified: () => boolean, pollLiars: () => Verdict[], admit: (entry: VoteEntry) => Verdict | null,
  *   heard: (source: number, from: number, to: number) => void, drop: (source: number) => void,
  *   decided: (unit: number) => boolean, lacking: (unit: number) => number[] }}
  */
@@ -97,6 +97,7 @@ export function createMetaVote(entries) {
     excluded.push({ source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${f && e.meta[f]} vs ${f && meta[f]}` });
   }
   const minContradicting = meta.mode === 'coded' ? MIN_CONTRADICTING_PACKETS : 1;
+  let singleVoter = winner.length < 2; // some accepted value rested on one proxy
 
   const E = CHECKSUM_ENTRY_BYTES;
   const units = meta.generationCount;
@@ -154,6 +155,7 @@ export function createMetaVote(entries) {
       return;
     }
     accept(u, best.value);
+    if (best.sources.length < 2) singleVoter = true;
     for (const c of cands) if (c !== best) for (const s of c.sources) addLiar(s, u, 'disagrees with the majority');
   }
 
@@ -255,6 +257,8 @@ export function createMetaVote(entries) {
     verifyChecksum: (unit, checksum, contributors) => judge(unit, null, checksum, contributors),
     /** Why no data can be delivered (a layout or a unit no strict majority backs, which the data cannot settle), or null. */
     unresolved: () => unresolved,
+    /** Every accepted layout and checksum had at least two proxies behind it. */
+    verified: () => !unresolved && !singleVoter,
     pollLiars: () => (late.length === 0 ? NO_VERDICTS : late.splice(0)), // polled after every packet: no array when none
     /**
      * A proxy whose meta came after the vote: it must match the layout and every decided

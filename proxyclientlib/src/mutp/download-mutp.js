@@ -340,6 +340,8 @@ export function downloadMutp(o) {
       perProxy: perProxyStats(links, sources),
       packetLog: logs.packetLog,
       feedbackLog: logs.feedbackLog,
+      // every accepted layout and checksum had two or more proxies behind it (null: not voted)
+      verified: ctl?.vote && ctl.verify ? ctl.vote.verified() : null,
     };
     return out;
   }
