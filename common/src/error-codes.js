@@ -118,6 +118,7 @@ export const ERROR_CODES = Object.freeze({
   // --- proxy ---
   ERR_BAD_CONFIG: 'a proxy or TLS setting (flag, environment variable, byte size) is invalid',
   ERR_ORIGIN: 'the origin failed the proxy\'s request (sent to clients in a MUTP error message)',
+  ERR_ORIGIN_ENCODED: 'the origin sent an encoded body (Content-Encoding) to a request for identity: the client fetches it directly',
   ERR_ORIGIN_LENGTH: 'the origin sent more or fewer bytes than its Content-Length said',
   ERR_ORIGIN_RANGE: 'the origin answered a range request with other bytes than asked (Content-Range or length)',
   ERR_ORIGIN_STATUS: 'the origin answered with an error status or a redirect without Location',

@@ -48,6 +48,23 @@ describe('extension frame: failures', () => {
     assert.equal(h.calls.at(-2).mode, 'coded', 'after the backoff WebRTC is tried again');
   });
 
+  it('an origin that encodes its bodies despite identity: the page fetches directly, and the host (not the proxies) is skipped while its breaker is open', async () => {
+    const encoded = () => Object.assign(new Error('all 2 proxies failed'), {
+      code: 'ERR_ALL_PROXIES_FAILED',
+      perProxy: ['p1', 'p2'].map((proxyId) => ({ proxyId, error: { code: 'ERR_ORIGIN_ENCODED', message: 'origin sent Content-Encoding gzip to a request for identity' } })),
+      stats: { id: 'r1', mode: 'parallel-http', n: 2, proxyIds: ['p1', 'p2'], error: { code: 'ERR_ALL_PROXIES_FAILED' } },
+    });
+    const breakers = createBreakers();
+    const h = harness({ s: settings({ mode: 'parallel-http' }), breakers, download: async () => { throw encoded(); } });
+    await h.server.onPageMessage({ t: 'get', id: 1, url: URL1, range: null, how: 'extension' });
+    assert.deepEqual(h.posted.map((m) => m.t), ['fail'], 'the page fetches it itself');
+    assert.deepEqual(breakers.snapshot(0).map((b) => b.key), ['host:origin.test'], "the proxies stay open to other hosts");
+    await h.server.onPageMessage({ t: 'get', id: 2, url: URL1.replace('seg1', 'seg2'), range: null, how: 'extension' });
+    assert.equal(h.calls.length, 1, 'the next segment of that host does not go to the fleet');
+    assert.equal(h.posted.at(-1).t, 'fail');
+    assert.equal(h.posted.at(-1).code, 'ERR_FLEET_SKIPPED');
+  });
+
   it('each request the frame takes is one runtime message: its first record says it was seen, and why (a retry over HTTP is not seen twice)', async () => {
     const h = harness({ download: async (_u, o) => { if (o.mode === 'coded') throw rtcFailure(); return ok(o.mode); } });
     await h.server.onPageMessage({ t: 'get', id: 1, url: URL1, range: null, how: 'manifest' });

@@ -1,5 +1,6 @@
 // Every SSRF target class (loopback, private, link-local and metadata addresses, …), each refused over HTTP GET /fetch with its code.
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { startProxy } from '../index.js';
 import { startOrigin, captureLogger } from '@mutp/testkit/local-origin';
 
@@ -86,6 +87,8 @@ describe('proxy /fetch: redirects, caps and origin errors', () => {
       }
       if (path === '/hang') return; // never answers
       if (path === '/missing') return res.writeHead(404).end('no');
+      if (path === '/gzipped') return res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('fine'));
+      if (path === '/identity-said') return res.writeHead(200, { 'content-encoding': 'identity' }).end('fine');
       res.writeHead(500).end();
     });
     proxy = await startProxy({
@@ -108,6 +111,7 @@ describe('proxy /fetch: redirects, caps and origin errors', () => {
     ['/big-chunked', 502, 'ERR_ORIGIN_TOO_LARGE'],
     ['/hang', 504, 'ERR_ORIGIN_TIMEOUT'],
     ['/missing', 502, 'ERR_ORIGIN_STATUS'],
+    ['/gzipped', 502, 'ERR_ORIGIN_ENCODED'], // asked for identity, it encoded anyway
   ];
   for (const [path, status, code] of cases) {
     it(`${path} → ${code}`, async () => {
@@ -119,6 +123,12 @@ describe('proxy /fetch: redirects, caps and origin errors', () => {
 
   it('never contacts the redirect target that is not allowed', () => {
     assert.equal(other.hits(), 0);
+  });
+
+  it('serves a body whose Content-Encoding says identity', async () => {
+    const r = await fetchVia(proxy.url, `http://127.0.0.1:${allowed.port}/identity-said`);
+    assert.equal(r.status, 200);
+    assert.equal(Buffer.from(r.body).toString(), 'fine');
   });
 
   it('follows an allowed redirect and serves the final body', async () => {

@@ -44,7 +44,7 @@ const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;
  * patience (noProgressTimeoutMs) to send its first bytes; then the page fetches directly.
  */
 const PROBE_PATIENCE_SHARE = 0.5;
-const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL/;
+const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL|ERR_ORIGIN_ENCODED/;
 
 /**
  * @typedef {object} FrameState  read at each request: the settings can change meanwhile
@@ -365,7 +365,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     if (ORIGO_CODES.test(code)) breakers.fail('origo', code, t);
     const per = Array.isArray(e?.perProxy) ? e.perProxy.filter((p) => p?.error && typeof p.proxyId === 'string') : [];
     if (MUTP_MODES.includes(mode) && rtcUnusable(e)) breakers.fail('rtc', per[0]?.error?.code ?? code, t);
-    else for (const p of per) breakers.fail(`proxy:${p.proxyId}`, String(p.error.code), t);
+    // a proxy that failed because of the origin's host serves other hosts as well as before
+    else for (const p of per) if (!HOST_CODES.test(String(p.error.code))) breakers.fail(`proxy:${p.proxyId}`, String(p.error.code), t);
     if (HOST_CODES.test(`${code} ${e?.message ?? ''} ${per.map((p) => `${p.error.code} ${p.error.message ?? ''}`).join(' ')}`)) breakers.fail(`host:${host}`, code, t);
     if (per.length) state().proxies?.invalidate();
   }

@@ -138,6 +138,13 @@ export function createOriginFetcher(policy) {
             return fail(codedError('ERR_ORIGIN_RANGE', `origin answered 206 with Content-Range ${res.headers['content-range'] ?? '(none)'} to bytes=${range?.start}-${range?.end}`));
           }
         }
+        // asked for identity, an origin that encodes anyway sends bytes that are not the object a
+        // browser gets (it decodes them), nor ones a range can count: the client fetches it directly
+        const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+        if (encoding !== '' && encoding !== 'identity') {
+          res.resume();
+          return fail(codedError('ERR_ORIGIN_ENCODED', `origin sent Content-Encoding ${encoding.slice(0, 40)} to a request for identity`));
+        }
         const declared = Number(res.headers['content-length']);
         if (Number.isFinite(declared) && declared > policy.maxObjectBytes) {
           return fail(codedError('ERR_ORIGIN_TOO_LARGE', `object is ${declared} B, cap is ${policy.maxObjectBytes} B`));
