@@ -14,3 +14,11 @@ export function errorInfo(err) {
 }
 
 const MAX_ERROR_MESSAGE_CHARS = 500; // log records stay small; Origo caps field sizes too
+
+/**
+ * Each proxy's outcome for a failure's message: "p1: ERR_ORIGIN_STATUS, p2: no error".
+ * @param {{proxyId: string, error: {code: string} | null}[]} perProxy
+ */
+export function proxyOutcomes(perProxy) {
+  return perProxy.map((s) => `${s.proxyId}: ${s.error?.code ?? 'no error'}`).join(', ');
+}

@@ -184,6 +184,7 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
       it('two proxies, one lying consistently: nobody is believed alone, the download fails with ERR_INTEGRITY_UNRESOLVED', async () => {
         const { err, wrong } = await download(mode, await refs(2, LIAR, LIARS['lies consistently: another object, and its digests']), undefined, hash);
         assert.equal(err?.code, 'ERR_INTEGRITY_UNRESOLVED', `${err?.code} ${err?.message}`);
+        assert.doesNotMatch(err.message, /undefined/, 'each proxy\'s outcome said in words');
         assert.equal(wrong, 0, 'no wrong byte streamed');
         assertNoHonestBlamed(err.stats, null);
       });

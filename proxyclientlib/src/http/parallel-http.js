@@ -5,7 +5,7 @@
 // proxies published (block-delivery.js); a proxy whose bytes or digests are outvoted is
 // excluded and named (ERR_INTEGRITY), and the others' copies of its blocks are used.
 import { codedError } from '@mutp/common/errors';
-import { errorInfo } from '../errors.js';
+import { errorInfo, proxyOutcomes } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { blockAligned } from '@mutp/protocol/http';
 import { createBlockDelivery } from './block-delivery.js';
@@ -157,7 +157,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   }
   if (!complete) {
     if (signal?.aborted) throw codedError('ERR_ABORTED', 'download aborted', { perProxy });
-    const codes = perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ');
+    const codes = proxyOutcomes(perProxy);
     if (delivery.undecidable()) {
       throw codedError('ERR_INTEGRITY_UNRESOLVED', `the proxies' digests disagree and no strict majority backs either (${codes})`, { perProxy, grossBytes, firstPacketMs });
     }

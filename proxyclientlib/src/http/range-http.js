@@ -6,7 +6,7 @@
 // digests are outvoted is excluded and named (ERR_INTEGRITY), and its range goes back to the pool.
 import { BLOCK_BYTES, createBlockRangeScheduler, firstShareCapBlocks, shareOf, shareWeights } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
-import { errorInfo } from '../errors.js';
+import { errorInfo, proxyOutcomes } from '../errors.js';
 import { proxyFetch } from './proxy-fetch.js';
 import { tagsFor } from './parallel-http.js';
 import { createBlockDelivery } from './block-delivery.js';
@@ -126,9 +126,9 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     return req;
   }
   const allFailed = () => codedError('ERR_ALL_PROXIES_FAILED',
-    `all ${n} proxies failed (${perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ')})`, { perProxy, grossBytes, firstPacketMs });
+    `all ${n} proxies failed (${proxyOutcomes(perProxy)})`, { perProxy, grossBytes, firstPacketMs });
   const unresolved = () => codedError('ERR_INTEGRITY_UNRESOLVED',
-    `the proxies' digests disagree and no strict majority backs either (${perProxy.map((s) => `${s.proxyId}: ${s.error?.code}`).join(', ')})`, { perProxy, grossBytes, firstPacketMs });
+    `the proxies' digests disagree and no strict majority backs either (${proxyOutcomes(perProxy)})`, { perProxy, grossBytes, firstPacketMs });
 
   // 1. Every proxy's digest list: the size a majority agrees on, and it makes every proxy fetch
   //    the origin in parallel, so their caches are warm for the ranges.
