@@ -395,6 +395,13 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
     flushLogs: (/** @type {number} */ timeoutMs) => (logs ? logs.flush(timeoutMs) : Promise.resolve(true)),
     /** Records not yet acknowledged by Origo. */
     pendingLogs: () => (logs ? logs.pending.length : 0),
+    /** The records not yet acknowledged by Origo, oldest first (a copy): a caller about to exit keeps them. */
+    logRecords: () => (logs ? logs.pending : []),
+    /**
+     * Queue records kept from an earlier run (by id: one Origo already stored is acked as a duplicate).
+     * @param {{id: string}[]} records
+     */
+    queueLogs: (records) => { for (const r of records) logs?.enqueue(r); },
     /** Log upload counters: {sent, stored, duplicates, rejected, dropped, failures}. */
     logCounters: () => (logs ? { ...logs.counters } : null),
     /** Kept WebRTC connections to one proxy, idle or carrying a download. @param {string} url */

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,32 @@ function run(file, args, env = {}, nodeArgs = []) {
     child.stderr.on('data', (d) => { stderr += d; });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Origo behind a gate that can refuse the clients' log uploads (503), as an Origo that is
+ * overloaded or restarting would, and pass everything else through.
+ * @param {string} origoUrl
+ */
+async function logGate(origoUrl) {
+  const to = new URL(origoUrl);
+  const gate = { refuseLogs: true, refused: 0, url: '', close: () => new Promise((r) => server.close(r)) };
+  const server = createHttpServer((req, res) => {
+    if (gate.refuseLogs && req.url?.startsWith('/api/logs')) {
+      gate.refused++;
+      req.resume();
+      return res.writeHead(503).end();
+    }
+    const up = httpRequest({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  gate.url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  return gate;
 }
 
 /** A free loopback port (bound then released). */
@@ -96,6 +123,30 @@ describe('integration: the mutp CLI', function () {
       const kept = JSON.parse(await readFile(join(cache, 'proxies.json'), 'utf8'));
       assert.equal(kept.origo, fleet.origo.url);
       assert.deepEqual([...kept.urls].sort(), urls, 'the addresses Origo listed');
+    }
+  });
+
+  it('records Origo does not take before the exit are kept, and the next get sends them', async () => {
+    const gate = await logGate(fleet.origo.url);
+    const cache = join(dir, 'cache-spool');
+    const get = () => run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', gate.url, '--json'], { MUTP_CACHE_DIR: cache });
+    try {
+      const first = await get();
+      assert.equal(first.code, 0, first.stderr);
+      assert.ok(gate.refused > 0, 'the upload was refused');
+      assert.match(first.stderr, /did not take 1 stats record\(s\).*kept in/);
+      const kept = JSON.parse(first.stdout).id;
+      assert.equal(await fleet.origo.store.getClientRecord(kept), null, 'not stored yet');
+      assert.equal((await readdir(join(cache, 'records'))).length, 1);
+      gate.refuseLogs = false;
+      const second = await get();
+      assert.equal(second.code, 0, second.stderr);
+      assert.equal(second.stderr, '');
+      assert.equal((await fleet.origo.store.getClientRecord(kept))?.netBytes, 64 * 1024, 'the kept record reached Origo');
+      assert.ok(await fleet.origo.store.getClientRecord(JSON.parse(second.stdout).id), 'and the new one');
+      assert.deepEqual(await readdir(join(cache, 'records')), [], 'nothing kept any more');
+    } finally {
+      await gate.close();
     }
   });
 

@@ -33,7 +33,8 @@ Options for get:
 
 A get keeps the addresses of the proxies Origo listed in $MUTP_CACHE_DIR (default
 $XDG_CACHE_HOME/mutp or ~/.cache/mutp; empty: keep nothing), and the next get connects to
-them while it asks Origo, so its first request to them waits no handshake.
+them while it asks Origo, so its first request to them waits no handshake. Stats records
+Origo did not take within 3 s are kept there too, and the next get sends them.
 
 Exit status: 0 success, 1 download failed, 2 bad usage.`;
 

@@ -14,10 +14,11 @@ import { formatProxies, formatStats, formatStatsLine, formatSummary } from './fo
 import { progressBars } from './progress.js';
 import { createKeptFetch } from './kept-fetch.js';
 import { cacheDir, readKnownProxies, rememberProxies } from './known-proxies.js';
+import { readSpooled, removeSpooled, spoolRecords } from './record-spool.js';
 
 /** @typedef {ReturnType<typeof import('../client.js').createClient>} Client */
 
-const LOG_FLUSH_TIMEOUT_MS = 3000; // a one-shot CLI waits this long for Origo to take its record, then gives up
+const LOG_FLUSH_TIMEOUT_MS = 3000; // a one-shot CLI waits this long for Origo to take its record, then keeps it for the next run
 
 /**
  * @param {string[]} argv
@@ -51,8 +52,9 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
   void globalThis.Response; // loads fetch's implementation now, not when the proxies are first asked
   try {
     if (args.command === 'proxies') return await listProxies(client, args, stdout, stderr);
-    if (args.urls.length === 1 && args.input === null) return await get(client, args, stdout, stderr, listing);
-    return await getMany(client, args, stdout, stderr, listing);
+    const logsTo = { dir: cacheDir(env), logger };
+    if (args.urls.length === 1 && args.input === null) return await get(client, args, stdout, stderr, listing, logsTo);
+    return await getMany(client, args, stdout, stderr, listing, logsTo);
   } finally {
     client.close();
     origo?.close();
@@ -102,8 +104,9 @@ async function listProxies(client, args, stdout, stderr) {
  * @param {NodeJS.WriteStream} stdout
  * @param {NodeJS.WriteStream} stderr
  * @param {import('../client.js').ProxyListing | null} listing  Origo's list for the first download, asked already
+ * @param {LogsTo} logsTo
  */
-async function get(client, args, stdout, stderr, listing) {
+async function get(client, args, stdout, stderr, listing, logsTo) {
   const url = args.urls[0];
   const output = args.output ?? (args.outputDir === null ? null : join(args.outputDir, outputNames([url])[0]));
   const newBar = await progressBars(stderr);
@@ -115,7 +118,7 @@ async function get(client, args, stdout, stderr, listing) {
   if (args.json) stdout.write(JSON.stringify(stats) + '\n');
   else info.write(formatStats(stats) + (data && !output ? '\n(no -o FILE given: data not saved)' : '') + '\n');
   if (failure) stderr.write(`mutp: ${failure.code}: ${failure.message}\n`);
-  await flushLogs(client, args, stderr);
+  await flushLogs(client, args, stderr, logsTo);
   return failure ? 1 : 0;
 }
 
@@ -127,8 +130,9 @@ async function get(client, args, stdout, stderr, listing) {
  * @param {NodeJS.WriteStream} stdout
  * @param {NodeJS.WriteStream} stderr
  * @param {import('../client.js').ProxyListing | null} listing  Origo's list for the first download, asked already
+ * @param {LogsTo} logsTo
  */
-async function getMany(client, args, stdout, stderr, listing) {
+async function getMany(client, args, stdout, stderr, listing, logsTo) {
   /** @type {string[]} */
   const urls = args.urls;
   const names = args.outputDir === null ? null : outputNames(urls);
@@ -162,7 +166,7 @@ async function getMany(client, args, stdout, stderr, listing) {
   const summary = summarize(urls.length, results, wallMs, connections);
   if (args.json) stdout.write(JSON.stringify({ summary }) + '\n');
   else stdout.write(formatSummary(summary) + (names ? '' : '\n(no --output-dir DIR given: data not saved)') + '\n');
-  await flushLogs(client, args, stderr);
+  await flushLogs(client, args, stderr, logsTo);
   return summary.ok === urls.length ? 0 : 1;
 }
 
@@ -248,11 +252,23 @@ async function saved(fetched, output, stdout) {
 }
 
 /**
- * Wait (a bounded time) for Origo to take the stats records.
- * @param {Client} client @param {any} args @param {NodeJS.WriteStream} stderr
+ * @typedef {{ dir: string | null, logger: {warn: (...a: unknown[]) => void} }} LogsTo
+ *   dir: the cache directory, whose records/ keeps what Origo did not take (null: nowhere)
  */
-async function flushLogs(client, args, stderr) {
-  if (args.log && !(await client.flushLogs(LOG_FLUSH_TIMEOUT_MS))) {
-    stderr.write(`mutp: warning: Origo did not take the stats records within ${LOG_FLUSH_TIMEOUT_MS} ms; they were not logged\n`);
-  }
+
+/**
+ * Wait (a bounded time) for Origo to take the stats records, with those earlier runs kept for it;
+ * what it did not take is kept for the next run.
+ * @param {Client} client @param {any} args @param {NodeJS.WriteStream} stderr @param {LogsTo} logsTo
+ */
+async function flushLogs(client, args, stderr, { dir, logger }) {
+  if (!args.log || !args.origo) return;
+  const kept = dir === null ? { records: [], files: [] } : await readSpooled(dir, args.origo, logger);
+  client.queueLogs(kept.records);
+  const taken = await client.flushLogs(LOG_FLUSH_TIMEOUT_MS);
+  const left = taken ? [] : client.logRecords();
+  const file = dir === null ? null : await spoolRecords(dir, args.origo, left, Date.now(), logger);
+  if (taken || file) await removeSpooled(kept.files); // what they held was taken, or is in the new file
+  if (file) stderr.write(`mutp: warning: Origo did not take ${left.length} stats record(s) within ${LOG_FLUSH_TIMEOUT_MS} ms; kept in ${file} for the next get\n`);
+  else if (!taken) stderr.write(`mutp: warning: Origo did not take the stats records within ${LOG_FLUSH_TIMEOUT_MS} ms; they were not logged\n`);
 }
