@@ -1,10 +1,10 @@
 // The CLI's kept stats records (records/ in its cache directory): written whole, read back per
 // Origo, removed once taken; files not its own are left alone, and the oldest go past the cap.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSpooled, removeSpooled, spoolRecords, SPOOL_MAX_FILES, SPOOL_SUBDIR } from '../src/cli/record-spool.js';
+import { readSpooled, removeSpooled, spoolRecords, SPOOL_MAX_FILE_BYTES, SPOOL_MAX_FILES, SPOOL_SUBDIR } from '../src/cli/record-spool.js';
 
 const ORIGO = 'http://origo.test:8080';
 
@@ -54,6 +54,17 @@ describe('CLI: stats records kept for the next run', () => {
     assert.equal(ids[0], 'r2', 'the two oldest were dropped');
     assert.equal(ids.at(-1), `r${SPOOL_MAX_FILES + 1}`);
     assert.equal(warnings.filter((w) => /dropped the 1 oldest/.test(w)).length, 2);
+  });
+
+  it(`splits many records into files of at most ${SPOOL_MAX_FILE_BYTES} B; a record too large for one is left out, and said`, async () => {
+    const big = 'x'.repeat(Math.floor(SPOOL_MAX_FILE_BYTES / 3));
+    const records = [1, 2, 3, 4, 5].map((i) => ({ id: `r${i}`, big }));
+    await spoolRecords(dir, ORIGO, [...records, { id: 'huge', big: big + big + big }], 1, logger);
+    const names = await readdir(join(dir, SPOOL_SUBDIR));
+    assert.equal(names.length, 3, '2 + 2 + 1 records');
+    for (const n of names) assert.ok((await stat(join(dir, SPOOL_SUBDIR, n))).size <= SPOOL_MAX_FILE_BYTES, n);
+    assert.deepEqual((await readSpooled(dir, ORIGO, logger)).records.map((r) => r.id), ['r1', 'r2', 'r3', 'r4', 'r5']);
+    assert.match(warnings.join('\n'), /too large to keep \(huge\)/);
   });
 
   it('a directory it cannot write is a warning, and nothing is kept', async () => {

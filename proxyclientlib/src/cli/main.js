@@ -267,8 +267,8 @@ async function flushLogs(client, args, stderr, { dir, logger }) {
   client.queueLogs(kept.records);
   const taken = await client.flushLogs(LOG_FLUSH_TIMEOUT_MS);
   const left = taken ? [] : client.logRecords();
-  const file = dir === null ? null : await spoolRecords(dir, args.origo, left, Date.now(), logger);
-  if (taken || file) await removeSpooled(kept.files); // what they held was taken, or is in the new file
-  if (file) stderr.write(`mutp: warning: Origo did not take ${left.length} stats record(s) within ${LOG_FLUSH_TIMEOUT_MS} ms; kept in ${file} for the next get\n`);
+  const folder = dir === null ? null : await spoolRecords(dir, args.origo, left, Date.now(), logger);
+  if (taken || folder) await removeSpooled(kept.files); // what they held was taken, or is in the new files
+  if (folder) stderr.write(`mutp: warning: Origo did not take ${left.length} stats record(s) within ${LOG_FLUSH_TIMEOUT_MS} ms; kept in ${folder} for the next get\n`);
   else if (!taken) stderr.write(`mutp: warning: Origo did not take the stats records within ${LOG_FLUSH_TIMEOUT_MS} ms; they were not logged\n`);
 }

@@ -1,14 +1,15 @@
 // Log records the CLI could not hand to Origo before it exits, kept in files under the user's
 // cache directory (records/), so that none is lost: the next `mutp get` for the same Origo sends
-// them with its own. One file per process that left some, written whole and renamed. Origo stores
+// them with its own. A process that left some writes them in files of at most
+// SPOOL_MAX_FILE_BYTES, each written whole and renamed. Origo stores
 // records by id exactly once, so a record sent twice (two processes at once) is acked as a
 // duplicate. A file that is unreadable or not ours is left alone (and not sent).
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const SPOOL_SUBDIR = 'records';
-export const SPOOL_MAX_FILES = 100; // past it the oldest go (a warning says so): each holds one process's leftovers
-export const SPOOL_MAX_FILE_BYTES = 16 * 1024 * 1024; // a process's records; Origo takes at most 8 MiB a batch, the sender splits
+export const SPOOL_MAX_FILES = 100; // past it the oldest go (a warning says so): the spool stays under 100 × SPOOL_MAX_FILE_BYTES
+export const SPOOL_MAX_FILE_BYTES = 8 * 1024 * 1024; // a coded record with its packet log is ~150 KB: a file holds dozens; a larger one is not ours
 const SPOOL_SUFFIX = '.json';
 
 /**
@@ -17,23 +18,43 @@ const SPOOL_SUFFIX = '.json';
  */
 
 /**
- * Keep `records` (for Origo `origo`) in a new file. Failures are warnings: the records are then lost
- * as they were before there was a spool.
+ * Keep `records` (for Origo `origo`) in new files. Failures are warnings: those records are then
+ * lost, as they were before there was a spool; so is a single record larger than a file may be.
  * @param {string} dir  the cache directory @param {string} origo @param {SpooledRecord[]} records
  * @param {number} now  ms since the epoch @param {Logger} logger
- * @returns {Promise<string | null>} the file, or null when nothing was kept
+ * @returns {Promise<string | null>} the folder they were kept in, or null when none was kept
  */
 export async function spoolRecords(dir, origo, records, now, logger) {
   if (records.length === 0) return null;
   const folder = join(dir, SPOOL_SUBDIR);
-  const name = `${now}-${process.pid}-${Math.random().toString(36).slice(2, 8)}${SPOOL_SUFFIX}`;
-  const file = join(folder, name);
+  const head = JSON.stringify({ origo, records: [] });
+  /** @type {string[][]} */
+  const files = [[]];
+  let bytes = head.length;
+  for (const r of records) {
+    const json = JSON.stringify(r);
+    if (head.length + json.length + 1 > SPOOL_MAX_FILE_BYTES) {
+      logger.warn(`a stats record of ${json.length} B is too large to keep (${r.id})`);
+      continue;
+    }
+    if (bytes + json.length + 1 > SPOOL_MAX_FILE_BYTES) {
+      files.push([]);
+      bytes = head.length;
+    }
+    /** @type {string[]} */ (files.at(-1)).push(json);
+    bytes += json.length + 1;
+  }
+  const stem = `${now}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   try {
     await mkdir(folder, { recursive: true });
-    await dropOldest(folder, SPOOL_MAX_FILES - 1, logger);
-    await writeFile(`${file}.tmp`, JSON.stringify({ origo, records }));
-    await rename(`${file}.tmp`, file);
-    return file;
+    await dropOldest(folder, SPOOL_MAX_FILES - files.length, logger);
+    for (const [i, jsons] of files.entries()) {
+      if (jsons.length === 0) continue;
+      const file = join(folder, `${stem}-${i}${SPOOL_SUFFIX}`);
+      await writeFile(`${file}.tmp`, `{"origo":${JSON.stringify(origo)},"records":[${jsons.join(',')}]}`);
+      await rename(`${file}.tmp`, file);
+    }
+    return folder;
   } catch (err) {
     logger.warn(`cannot keep ${records.length} stats record(s) in ${folder}: ${/** @type {Error} */ (err).message}`);
     return null;
@@ -72,10 +93,10 @@ export async function removeSpooled(files) {
   await Promise.all(files.map((f) => unlink(f).catch(() => {})));
 }
 
-/** The spool's files, oldest first (names start with their time). @param {string} folder */
+/** The spool's files, oldest first (names start with their time, and end with their place among a process's files). @param {string} folder */
 async function spoolFiles(folder) {
   try {
-    return (await readdir(folder)).filter((n) => n.endsWith(SPOOL_SUFFIX)).sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
+    return (await readdir(folder)).filter((n) => n.endsWith(SPOOL_SUFFIX)).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   } catch {
     return [];
   }
