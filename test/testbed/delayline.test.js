@@ -144,9 +144,11 @@ describe('testbed delay line (NFQUEUE, network namespaces)', function () {
   it('releases what it holds and reports its counters on SIGTERM', async () => {
     delay.stop();
     for (let i = 0; i < 50 && !/delayline: exit/.test(readFileSync(logFile, 'utf8')); i++) await sleep(100);
-    const m = /delayline: exit delayed=(\d+) overflow=(\d+) enobufs=(\d+) verdict_errors=(\d+)/.exec(readFileSync(logFile, 'utf8'));
+    const m = /delayline: exit delayed=(\d+) overflow=(\d+) enobufs=(\d+) verdict_errors=(\d+) late_1ms=(\d+) late_max_us=(\d+)/.exec(readFileSync(logFile, 'utf8'));
     assert.ok(m, readFileSync(logFile, 'utf8'));
     assert.ok(Number(m[1]) > 1000, `only ${m[1]} packets went through the delay line`);
     assert.deepEqual([m[2], m[3], m[4]], ['0', '0', '0']);
+    assert.ok(Number(m[5]) <= Number(m[1]), `${m[5]} late of ${m[1]}`);
+    console.log(`      ${m[5]} of ${m[1]} verdicts 1 ms late or more, the latest by ${(Number(m[6]) / 1000).toFixed(1)} ms`);
   });
 });

@@ -7,7 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { COMPOSITIONS, SLOW_BPS, FAST_BPS, conditionKey, runsAlone } from './campaign-plan.js';
-import { busyCores, machineCpu } from './proc-cpu.js';
+import { busyCores, machineCpu, stolenShare } from './proc-cpu.js';
 import { clientProxy, SETTLE_MS } from './testbed.js';
 
 const WAIT_FOR_PROXIES_MS = 20; // poll period while every fitting proxy is busy
@@ -125,6 +125,7 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
           ...(c.mode === 'coded' ? { generationSize: c.generationSize } : {}),
         });
         const wallSec = (performance.now() - t0) / 1000;
+        const machine1 = machineCpu();
         const proxyCpu = proxies.map((p, i) => ((testbed.cpuSeconds(p.pid) ?? NaN) - (cpu0[i] ?? NaN)) / wallSec);
         const delaylineCpu = delayPid && delay0 !== null ? ((testbed.cpuSeconds(delayPid) ?? NaN) - delay0) / wallSec : null;
         const s = r.stats ?? {};
@@ -138,7 +139,7 @@ export async function runCampaign({ testbed, items, concurrency, resultsFile, ra
           lossEstimate: s.lossEstimate ?? null, duplicates: s.duplicates ?? null,
           proxyCpuMax: Math.max(...proxyCpu), proxyCpuMean: proxyCpu.reduce((a, b) => a + b, 0) / proxyCpu.length,
           clientCpu: r.clientCpuSeconds / wallSec, concurrent: inFlight, alone: Boolean(alone), loadavg1: loadavg()[0], loadavg1Start: load0,
-          busyCores: round3(busyCores(machine0, machineCpu(), cores)), delaylineCpu: delaylineCpu === null ? null : round3(delaylineCpu),
+          busyCores: round3(busyCores(machine0, machine1, cores)), stolen: round3(stolenShare(machine0, machine1)), delaylineCpu: delaylineCpu === null ? null : round3(delaylineCpu),
           // MUTP: kept connections this download took and new ones it opened (pool counters; exact when alone)
           connectionsReused: r.connections ? r.connections.reused - preOpened : null, connectionsOpened: r.connections ? r.connections.opened + preOpened : null,
           // HTTP modes: new TCP connections to the proxies (a handshake before the request)

@@ -91,7 +91,8 @@ export async function startDelay({ hostNs, hostDev = 'eth0', who = 'client', inb
   const heldMs = inboundOnly ? delayMs : 2 * delayMs; // the round trip's whole delay, on the packets in
   const child = spawn('ip', ['netns', 'exec', hostNs, bin, '--queue', String(QUEUE_NUM), '--delay-ms', String(heldMs)], { stdio: ['ignore', 'pipe', logFd] });
   closeSync(logFd);
-  await new Promise((resolve, reject) => {
+  /** @type {boolean} */
+  const realtime = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`the delay line did not report ready within ${READY_TIMEOUT_MS} ms (see ${logFile})`)), READY_TIMEOUT_MS);
     /** @param {Error} err */
     function fail(err) {
@@ -104,7 +105,7 @@ export async function startDelay({ hostNs, hostDev = 'eth0', who = 'client', inb
       if (!line.startsWith('delayline: ready')) return fail(new Error(`unexpected delay line output: ${line}`));
       clearTimeout(timer);
       child.removeAllListeners('exit');
-      resolve(undefined);
+      resolve(/ realtime=1\b/.test(line));
     });
   });
   let stopping = false;
@@ -118,7 +119,7 @@ export async function startDelay({ hostNs, hostDev = 'eth0', who = 'client', inb
   inNs(hostNs, ['iptables', '-A', 'INPUT', '-i', hostDev, '-m', 'comment', '--comment', DELAY_COMMENT, '-j', 'NFQUEUE', '--queue-num', String(QUEUE_NUM)]);
   return {
     method: 'nfqueue', delayMs, pid: child.pid ?? null,
-    describe: `shaping/delayline (NFQUEUE, constant ${heldMs} ms per packet) on the packets the ${who}'s ${hostDev} receives${inboundOnly ? '' : ` (the round trip of ${delayMs} ms each way)`}`,
+    describe: `shaping/delayline (NFQUEUE, constant ${heldMs} ms per packet${realtime ? ', SCHED_FIFO' : ', normal priority: late on a busy machine'}) on the packets the ${who}'s ${hostDev} receives${inboundOnly ? '' : ` (the round trip of ${delayMs} ms each way)`}`,
     /** Expected end (teardown): the delay line releases what it holds and exits. */
     stop() {
       stopping = true;

@@ -83,26 +83,39 @@ export function cpuSeconds(pid) {
 }
 
 /**
- * The whole machine's CPU time so far (jiffies, every core): busy = all but idle and iowait.
+ * The whole machine's CPU time so far (jiffies, every core): busy = all but idle and iowait;
+ * steal = time a virtual machine's host ran something else while this machine had work.
  * Null where /proc/stat cannot be read.
- * @returns {{busy: number, total: number} | null}
+ * @returns {{busy: number, total: number, steal: number} | null}
  */
 export function machineCpu() {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]; // "cpu  user nice system idle iowait irq softirq steal …"
     const v = line.trim().split(/\s+/).slice(1, 9).map(Number);
     const total = v.reduce((a, b) => a + b, 0);
-    return { busy: total - v[3] - v[4], total };
+    return { busy: total - v[3] - v[4], total, steal: v[7] };
   } catch {
     return null;
   }
 }
 
+/** @typedef {{busy: number, total: number, steal: number}} MachineCpu */
+
 /**
  * Cores busy on average between two machineCpu() samples (0 … cores), NaN without both.
- * @param {{busy: number, total: number} | null} a @param {{busy: number, total: number} | null} b @param {number} cores
+ * @param {MachineCpu | null} a @param {MachineCpu | null} b @param {number} cores
  */
 export function busyCores(a, b, cores) {
   if (!a || !b || b.total <= a.total) return NaN;
   return ((b.busy - a.busy) / (b.total - a.total)) * cores;
+}
+
+/**
+ * The share (0 … 1) of the machine's CPU time its host took between two machineCpu() samples:
+ * timings measured then are slower than the machine's. NaN without both.
+ * @param {MachineCpu | null} a @param {MachineCpu | null} b
+ */
+export function stolenShare(a, b) {
+  if (!a || !b || b.total <= a.total) return NaN;
+  return (b.steal - a.steal) / (b.total - a.total);
 }

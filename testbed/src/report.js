@@ -23,7 +23,7 @@ const TARGET_SHARE = 0.8; // target: goodput ≥ 0.8 × the shaped links' sum
  * @typedef {{key: string, composition: string, mode: string, window: number, generationSize: number, lossPct: number, sizeBin: string, sizeKiB: number,
  *   ok: boolean, error: string | null, goodputBps: number | null, throughputBps: number | null, normalizedGoodput: number | null,
  *   grossBytes: number, netBytes: number, proxyCpuMax: number, proxyCpuMean: number, clientCpu: number, concurrent: number, loadavg1: number, lossEstimate: number | null,
- *   proxyIds: string[], startedAt: string | null, durationMs: number | null, alone?: boolean, loadavg1Start?: number, busyCores?: number | null, delaylineCpu?: number | null,
+ *   proxyIds: string[], startedAt: string | null, durationMs: number | null, alone?: boolean, loadavg1Start?: number, busyCores?: number | null, stolen?: number | null, delaylineCpu?: number | null,
  *   timeBreakdown?: ReturnType<typeof import('@mutp/protocol').computeTimeBreakdown> | null}} Row
  */
 
@@ -56,7 +56,20 @@ function loadLine(rows, cores) {
   const loads = alone.map((r) => r.loadavg1).filter(Number.isFinite);
   const dl = alone.filter((r) => r.composition === '4x896' && r.mode === 'coded').map((r) => r.delaylineCpu).filter((v) => Number.isFinite(v));
   return `Of the downloads, ${alone.length} ran alone; 1-min load average at their ends: median ${num(median(loads), 1)}, max ${num(Math.max(...loads), 1)} on ${cores} cores (the machine is shared; the average lags a minute behind), busy cores during them: median ${num(median(alone.map((r) => /** @type {number} */ (r.busyCores)).filter(Number.isFinite)), 1)}.` +
+    stolenLine(alone) +
     (dl.length ? ` The delay line used ${pct(median(/** @type {number[]} */ (dl)))} of a core (median, max ${pct(Math.max(.../** @type {number[]} */ (dl)))}) during the Coded 4×896 downloads.` : '');
+}
+
+/**
+ * The CPU time the machine's host took while the downloads ran (a virtual machine's steal): a
+ * download then ran slower than the machine it was measured on. Rows from before it was recorded
+ * have none, and say nothing.
+ * @param {Row[]} rows
+ */
+function stolenLine(rows) {
+  const stolen = /** @type {number[]} */ (rows.map((r) => r.stolen).filter((v) => typeof v === 'number' && Number.isFinite(v)));
+  if (!stolen.length) return '';
+  return ` The host took ${pct(median(stolen))} of the machine's CPU time during them (steal: median, max ${pct(Math.max(...stolen))}).`;
 }
 
 /** What SCTP sender the proxies' data channels ran (FIGURE 15 depends on it), from their GET /rtc/build. @param {Record<string, any>} meta */

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { skipOrFail } from '@mutp/testkit/require-tool';
-import { cpuSeconds } from '../src/proc-cpu.js';
+import { busyCores, cpuSeconds, machineCpu, stolenShare } from '../src/proc-cpu.js';
 
 // A child that burns CPU on command, on its main thread ("main MS") or on a worker thread that
 // stays alive until told ("worker MS"), ends its worker ("end"), and answers "done" when idle again.
@@ -72,5 +72,21 @@ describe('proc-cpu: a process\'s CPU from /proc', function () {
     const gone = spawn(process.execPath, ['-e', '']);
     await once(gone, 'exit');
     assert.equal(cpuSeconds(/** @type {number} */ (gone.pid)), null);
+  });
+});
+
+describe('proc-cpu: the machine\'s CPU from /proc/stat', () => {
+  it('takes busy cores and the host\'s steal from two samples', () => {
+    const a = { busy: 100, total: 400, steal: 10 };
+    const b = { busy: 250, total: 600, steal: 60 };
+    assert.equal(busyCores(a, b, 2), 1.5);
+    assert.equal(stolenShare(a, b), 0.25);
+    assert.ok(Number.isNaN(stolenShare(a, null)) && Number.isNaN(stolenShare(b, a)));
+  });
+
+  it('reads steal from this machine, within its total', function () {
+    const m = machineCpu();
+    if (!m) return skipOrFail(this, 'no /proc/stat (Linux only)');
+    assert.ok(Number.isInteger(m.steal) && m.steal >= 0 && m.steal <= m.total && m.busy <= m.total, JSON.stringify(m));
   });
 });

@@ -60,7 +60,7 @@ describe('testbed: report with time breakdowns, load and the paper\'s FIGURE 15'
         const c = condition({ composition: MIX, mode: /** @type {any} */ (mode) });
         rows.push(row({ key: conditionKey(c), ...c, sizeKiB: 1024, proxyIds: ['f1', 's1', 's2', 's3'], atMs: (at += 1000), goodputBps: 2e6 + i, throughputBps: 2.2e6,
           normalizedGoodput: 0.9, grossBytes: 1.1e6, netBytes: 1e6, lossEstimate: mode.endsWith('http') ? null : 0.002 * (i + 1), proxyCpuMax: 0.2, proxyCpuMean: 0.1, clientCpu: 0.3,
-          concurrent: 1, alone: true, loadavg1: 1 + i, busyCores: 0.8, delaylineCpu: 0.05, timeBreakdown: mode.endsWith('http') ? null : tb(ramp) }));
+          concurrent: 1, alone: true, loadavg1: 1 + i, busyCores: 0.8, stolen: 0.02 * (i + 1), delaylineCpu: 0.05, timeBreakdown: mode.endsWith('http') ? null : tb(ramp) }));
       }
     }
     const { markdown } = writeReport({ rows, dir, meta: { preset: 'test', fleet: '1x1792KiB,3x896KiB', concurrency: 3, cores: 2, commit: 'x', origoUrl: 'http://o', elapsedMin: 1, delayMs: 25 } });
@@ -70,6 +70,7 @@ describe('testbed: report with time breakdowns, load and the paper\'s FIGURE 15'
     // a missed target names the box's largest parts besides the transfer
     assert.match(markdown, /lost most to ramp 100 ms, request 60 ms, tail 30 ms/);
     assert.match(markdown, /ran alone; 1-min load average at their ends: median 2\.0, max 3\.0 on 2 cores/);
+    assert.match(markdown, /The host took 4% of the machine's CPU time during them \(steal: median, max 6%\)/);
     assert.match(markdown, /\| alone \| 2\.0 \/ 3\.0 \| 0\.8 \| 5% \|/);
     assert.ok(existsSync(join(dir, 'fig15-paper-goodput.svg')));
     assert.match(markdown, /FIGURE 15 appears twice\. \*\*Injected\*\*.*\*\*The paper's way\*\*/);
