@@ -212,13 +212,15 @@ export class CodedReceiver extends ReceiverBase {
    */
   decodeWithoutOneSource(k) {
     const sus = /** @type {any[]} */ (this.suspects[k]);
-    const present = (/** @type {number} */ s) => sus.some((v, i) => i % 2 === 0 && v === s);
+    /** @type {Set<number>} the sources among the suspects (held as source, packet pairs) */
+    const present = new Set();
+    for (let i = 0; i < sus.length; i += 2) present.add(sus[i]);
     for (let out = 0; out < this.sourceCount; out++) {
-      if (present(out) && this.decodeSuspects(k, (s) => s !== out)) return;
+      if (present.has(out) && this.decodeSuspects(k, (s) => s !== out)) return;
     }
     if (this.sourceCount <= 2) return; // leaving one of two out was each one alone
     for (let only = 0; only < this.sourceCount; only++) {
-      if (present(only) && this.decodeSuspects(k, (s) => s === only)) return;
+      if (present.has(only) && this.decodeSuspects(k, (s) => s === only)) return;
     }
   }
 

@@ -76,13 +76,7 @@ export const MIN_CONTRADICTING_PACKETS = 8;
  */
 export function createMetaVote(entries) {
   if (entries.length === 0) throw codedError('ERR_BAD_PARAMS', 'no meta to vote on');
-  /** @type {Map<string, typeof entries>} */
-  const groups = new Map();
-  for (const e of entries) {
-    const k = layoutKey(e.meta);
-    if (!groups.has(k)) groups.set(k, []);
-    /** @type {typeof entries} */ (groups.get(k)).push(e);
-  }
+  const groups = layoutGroups(entries);
   let winner = /** @type {typeof entries} */ (groups.values().next().value);
   for (const g of groups.values()) if (g.length > winner.length) winner = g;
   const meta = winner[0].meta;
@@ -306,19 +300,30 @@ export function createMetaVote(entries) {
 }
 
 /**
+ * The metas grouped by layout, groups in the order of their first meta's arrival.
+ * @template {{ meta: any }} T
+ * @param {T[]} entries
+ * @returns {Map<string, T[]>}
+ */
+function layoutGroups(entries) {
+  /** @type {Map<string, T[]>} */
+  const groups = new Map();
+  for (const e of entries) {
+    const k = layoutKey(e.meta);
+    const g = groups.get(k);
+    if (g) g.push(e);
+    else groups.set(k, [e]);
+  }
+  return groups;
+}
+
+/**
  * How many of the metas give the most common layout.
  * @param {{ meta: any }[]} entries
  */
 export function largestLayoutGroup(entries) {
-  /** @type {Map<string, number>} */
-  const counts = new Map();
   let top = 0;
-  for (const e of entries) {
-    const k = layoutKey(e.meta);
-    const c = (counts.get(k) ?? 0) + 1;
-    counts.set(k, c);
-    if (c > top) top = c;
-  }
+  for (const g of layoutGroups(entries).values()) top = Math.max(top, g.length);
   return top;
 }
 
