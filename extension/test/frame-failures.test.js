@@ -17,6 +17,13 @@ const rtcFailure = () => Object.assign(new Error('all 2 proxies failed'), {
   stats: { id: 'r1', mode: 'coded', n: 2, proxyIds: ['p1', 'p2'], error: { code: 'ERR_ALL_PROXIES_FAILED' } },
 });
 
+/** A Parallel HTTP download whose two proxies both failed with `code`. @param {string} code @param {string} message */
+const bothProxiesFailed = (code, message) => Object.assign(new Error('all 2 proxies failed'), {
+  code: 'ERR_ALL_PROXIES_FAILED',
+  perProxy: ['p1', 'p2'].map((proxyId) => ({ proxyId, error: { code, message } })),
+  stats: { id: 'r1', mode: 'parallel-http', n: 2, proxyIds: ['p1', 'p2'], error: { code: 'ERR_ALL_PROXIES_FAILED' } },
+});
+
 function harness({ s = settings(), download, heads = createOriginHeads(), clock = { t: 0 }, breakers = undefined, proxies = undefined }) {
   const posted = [];
   const bg = [];
@@ -49,11 +56,7 @@ describe('extension frame: failures', () => {
   });
 
   it('an origin that encodes its bodies despite identity: the page fetches directly, and the host (not the proxies) is skipped while its breaker is open', async () => {
-    const encoded = () => Object.assign(new Error('all 2 proxies failed'), {
-      code: 'ERR_ALL_PROXIES_FAILED',
-      perProxy: ['p1', 'p2'].map((proxyId) => ({ proxyId, error: { code: 'ERR_ORIGIN_ENCODED', message: 'origin sent Content-Encoding gzip to a request for identity' } })),
-      stats: { id: 'r1', mode: 'parallel-http', n: 2, proxyIds: ['p1', 'p2'], error: { code: 'ERR_ALL_PROXIES_FAILED' } },
-    });
+    const encoded = () => bothProxiesFailed('ERR_ORIGIN_ENCODED', 'origin sent Content-Encoding gzip to a request for identity');
     const breakers = createBreakers();
     const h = harness({ s: settings({ mode: 'parallel-http' }), breakers, download: async () => { throw encoded(); } });
     await h.server.onPageMessage({ t: 'get', id: 1, url: URL1, range: null, how: 'extension' });
@@ -63,6 +66,18 @@ describe('extension frame: failures', () => {
     assert.equal(h.calls.length, 1, 'the next segment of that host does not go to the fleet');
     assert.equal(h.posted.at(-1).t, 'fail');
     assert.equal(h.posted.at(-1).code, 'ERR_FLEET_SKIPPED');
+  });
+
+  it('an origin 404 every proxy reports: the page fetches that segment itself, and the next one still goes through the fleet', async () => {
+    const missing = () => bothProxiesFailed('ERR_ORIGIN_STATUS', 'origin answered 404');
+    const breakers = createBreakers();
+    const h = harness({ s: settings({ mode: 'parallel-http' }), breakers, download: async (_u, o, nth) => { if (nth === 1) throw missing(); return ok(o.mode); } });
+    await h.server.onPageMessage({ t: 'get', id: 1, url: URL1, range: null, how: 'extension' });
+    assert.deepEqual(h.posted.map((m) => m.t), ['fail'], 'the page fetches it itself');
+    assert.deepEqual(breakers.snapshot(0), [], 'no proxy and no host is skipped for one missing URL');
+    await h.server.onPageMessage({ t: 'get', id: 2, url: URL1.replace('seg1', 'seg2'), range: null, how: 'extension' });
+    assert.equal(h.calls.length, 2, 'the next segment goes to the fleet');
+    assert.deepEqual(h.posted.slice(1).map((m) => m.t), ['data', 'end']);
   });
 
   it('each request the frame takes is one runtime message: its first record says it was seen, and why (a retry over HTTP is not seen twice)', async () => {

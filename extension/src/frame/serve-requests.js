@@ -11,6 +11,7 @@ import { chooseModeAndN, chooseMode, chooseN, maxN, FEW_PROXIES } from '../share
 import { createInOrder } from './in-order.js';
 import { parsePageMessage, splitReason } from './page-request.js';
 import { createBreakers } from './breaker.js';
+import { blameFailure } from './failure-blame.js';
 import { createOriginHeads, HEAD_WAIT_MS } from './origin-heads.js';
 import { MIXED_CONTENT_CODE } from '../shared/mixed-content.js';
 import { createWarmUp, WARMING, RTC_BUSY } from './warm-up.js';
@@ -44,7 +45,6 @@ const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;
  * patience (noProgressTimeoutMs) to send its first bytes; then the page fetches directly.
  */
 const PROBE_PATIENCE_SHARE = 0.5;
-const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL|ERR_ORIGIN_ENCODED/;
 
 /**
  * @typedef {object} FrameState  read at each request: the settings can change meanwhile
@@ -364,11 +364,12 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     if (code === MIXED_CONTENT_CODE) return;
     if (ORIGO_CODES.test(code)) breakers.fail('origo', code, t);
     const per = Array.isArray(e?.perProxy) ? e.perProxy.filter((p) => p?.error && typeof p.proxyId === 'string') : [];
+    // a proxy that failed because of the origin or its host serves other segments as well as before
+    const blame = blameFailure(e?.perProxy, code, e?.message);
     if (MUTP_MODES.includes(mode) && rtcUnusable(e)) breakers.fail('rtc', per[0]?.error?.code ?? code, t);
-    // a proxy that failed because of the origin's host serves other hosts as well as before
-    else for (const p of per) if (!HOST_CODES.test(String(p.error.code))) breakers.fail(`proxy:${p.proxyId}`, String(p.error.code), t);
-    if (HOST_CODES.test(`${code} ${e?.message ?? ''} ${per.map((p) => `${p.error.code} ${p.error.message ?? ''}`).join(' ')}`)) breakers.fail(`host:${host}`, code, t);
-    if (per.length) state().proxies?.invalidate();
+    else for (const id of blame.proxies) breakers.fail(`proxy:${id}`, String(per.find((p) => p.proxyId === id)?.error.code), t);
+    if (blame.host) breakers.fail(`host:${host}`, code, t);
+    if (blame.proxies.length) state().proxies?.invalidate();
   }
 
   /** The page is gone: stop its downloads (their proxies serve the next page). @param {string} code */
