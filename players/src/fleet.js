@@ -21,6 +21,7 @@ import { createSegmentDetector } from '@mutp/extension/segment-detector';
 import { MAX_MANIFEST_CHARS } from '@mutp/extension/manifests';
 import { emptyStats, addRecord, addFallback, addSeen, fallbackCode } from '@mutp/extension/tab-stats';
 import { createLogSender } from '@mutp/proxyclientlib/log-sender';
+import { keepRecords, pageStorage, takeKeptRecords } from './kept-records.js';
 import { concat } from '@mutp/proxyclientlib/capped-body';
 import { codedError } from '@mutp/common/errors';
 
@@ -38,6 +39,8 @@ const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepal
  * @property {number} [noProgressTimeoutMs]  no byte for this long: the segment goes direct (default 4000)
  * @property {string} [clientId]  the records' client id (default: a new random one per fleet)
  * @property {boolean} [records]  ship a record per segment to Origo (default true)
+ * @property {import('./kept-records.js').KeptStorage | null} [storage]  where the records Origo has not taken wait when the page
+ *   goes away (default: the page's localStorage; null: nowhere)
  * @property {boolean} [hopTiming]  each record says where its segment's time went (`hops`; for bench:plugins)
  * @property {{warn: (...a: unknown[]) => void}} [logger]
  * @property {boolean} [worker]  false: the fleet runs in the page; default: in a worker where the browser lets a page hand it data channels (host-thread.js)
@@ -75,6 +78,7 @@ export function createFleet(options) {
   const link = createFrameLink({ requestFrame: () => {}, warn });
   const detector = createSegmentDetector();
   const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: keptAlive, logger });
+  const kept = logs ? keepUnsentRecords(logs, settings.origoUrl, options.storage === undefined ? pageStorage() : options.storage, warn) : null;
   const events = new EventTarget();
   const closing = new AbortController(); // ends the downloads under way when the fleet closes
   let stats = emptyStats();
@@ -228,8 +232,42 @@ export function createFleet(options) {
       control.close();
       if (logs) {
         await logs.flush(CLOSE_FLUSH_MS);
+        kept?.close();
         logs.close();
       }
+    },
+  };
+}
+
+/**
+ * Sends the records earlier fleets of this site kept for this Origo, and keeps this fleet's own
+ * that Origo has not taken whenever the page is hidden or goes away (a hidden page may be
+ * discarded without another event); a page shown again drops its copy, the records being in
+ * memory still. close() keeps what is left and stops listening.
+ * @param {ReturnType<typeof createLogSender>} logs @param {string} origo @param {import('./kept-records.js').KeptStorage | null} storage
+ * @param {(msg: string) => void} warn
+ */
+function keepUnsentRecords(logs, origo, storage, warn) {
+  const fleetId = globalThis.crypto.randomUUID();
+  const { records, malformed } = takeKeptRecords(storage, origo);
+  for (const r of records) logs.enqueue(r);
+  if (malformed) warn(`dropped ${malformed} malformed kept record(s) for ${origo}`);
+  const keep = () => {
+    const r = keepRecords(storage, origo, fleetId, logs.pending);
+    if (r.dropped) warn(`could not keep ${r.dropped} record(s) Origo has not taken${r.error ? `: ${r.error}` : ''}`);
+  };
+  const doc = globalThis.document;
+  const onVisibility = () => {
+    if (doc?.visibilityState === 'hidden') keep();
+    else keepRecords(storage, origo, fleetId, []);
+  };
+  globalThis.addEventListener?.('pagehide', keep);
+  doc?.addEventListener?.('visibilitychange', onVisibility);
+  return {
+    close() {
+      globalThis.removeEventListener?.('pagehide', keep);
+      doc?.removeEventListener?.('visibilitychange', onVisibility);
+      keep();
     },
   };
 }
