@@ -38,6 +38,13 @@ import {
  */
 
 /**
+ * Why a proxy that gave its meta and then left before the vote loses its votes: it broke the
+ * protocol or its meta was refused. Any other leaving (a closed channel, silence, its own error
+ * message) keeps them, as it does after the vote.
+ */
+const VOTE_FORFEIT_CODES = new Set(['ERR_PROXY_MALFORMED', 'ERR_META_MISMATCH', 'ERR_INTEGRITY']);
+
+/**
  * One proxy's side of the download.
  * @typedef {object} SourceState
  * @property {number} index
@@ -478,13 +485,18 @@ export class DownloadController {
     const alive = this.sources.filter((s) => s.state === 'open' || s.state === 'connecting');
     const live = this.metaOrder.filter((s) => s.state === 'open');
     if (live.length === 0) return;
+    // a proxy that gave its meta and then left keeps its votes, as one that leaves after the vote
+    const gone = this.metaOrder.filter((s) => s.state === 'failed' && !VOTE_FORFEIT_CODES.has(/** @type {any} */ (s.error)?.code));
+    const voting = this.metaOrder.filter((s) => s.state === 'open' || gone.includes(s)); // arrival order
+    const voters = alive.length + gone.length;
     // the same sum as wakeAt(): now - first >= wait can be false by rounding at the instant it wakes us
     if (now >= this.firstMetaAt + META_QUORUM_WAIT_MS) this.quorumWaitOver = true;
-    const entries = live.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table, has: s.metaAsm.has }));
-    const waitForMore = !this.quorumWaitOver || 2 * largestLayoutGroup(entries) <= alive.length;
-    if (live.length < alive.length && waitForMore && !majorityAgrees(entries, alive.length)) return;
+    const entries = voting.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table, has: s.metaAsm.has }));
+    const waitForMore = !this.quorumWaitOver || 2 * largestLayoutGroup(entries) <= voters;
+    if (live.length < alive.length && waitForMore && !majorityAgrees(entries, voters)) return;
     this.vote = createMetaVote(entries);
     this.votedAt = now;
+    for (const s of gone) this.vote.drop(s.index);
     if (this.failIfUnresolved()) return;
     for (const v of this.vote.excluded) this.drop(this.sources[v.source], v.code, v.message);
     if (this.finished) return;

@@ -54,3 +54,13 @@ describe('integrity: the layout vote waits for a strict majority', () => {
     assert.deepEqual(drops(r), [[0, 'ERR_META_MISMATCH']]);
   });
 });
+
+describe('integrity: a proxy that leaves before the vote keeps its meta\'s votes', () => {
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    it(`${mode}: an honest proxy gives its meta and its channel closes before the vote; with the other honest one it outvotes the liar; byte-exact`, async () => {
+      const r = await runPiped({ mode, size: SIZE, n: 3, faults: { 0: { goneAfterMetaMs: 1 }, 1: { otherObject: true }, 2: { metaDelayMs: 100 } } });
+      assertByteExact(r);
+      assert.deepEqual(drops(r), [[0, 'ERR_PROXY_GONE'], [1, 'ERR_INTEGRITY']]);
+    });
+  }
+});

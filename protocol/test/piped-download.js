@@ -13,6 +13,7 @@ const MAX_EVENTS = 1_000_000;
  * @typedef {object} ProxyFault
  * @property {number} [dropRequests]       the first k requests to this proxy are lost
  * @property {number} [metaDelayMs]        extra delay before its meta (a slow origin fetch)
+ * @property {number} [goneAfterMetaMs]    its channel closes this long after its meta reached the client (nothing more from it)
  * @property {boolean} [silent]            never answers
  * @property {number} [stopAfterPackets]   goes silent after this many data packets
  * @property {number} [corruptPacket]      flips a byte in its k-th data packet (1, 2, …)
@@ -211,9 +212,14 @@ export async function runPiped(o) {
         if (p.sender.streamed && !p.streamed) throw new Error('the client did not ask for a streamed meta');
         for (const m of p.sender.metaMessages({ serverFetchMs: 3 })) sendMeta(p, m, true);
         if (p.sender.streamed) arrive(p);
+        if (p.fault.goneAfterMetaMs !== undefined) q.push(now + delayMs + p.fault.goneAfterMetaMs, { kind: 'gone', src: p.index });
         pump(p);
         break;
       }
+      case 'gone':
+        p.closed = true;
+        apply(c.gone(ev.src, 'the channel closed', now));
+        break;
       case 'arrive': arrive(p); break;
       case 'free': p.busy = false; pump(p); break;
       case 'pump': pump(p); break;
