@@ -78,7 +78,8 @@ export function createFleet(options) {
   const link = createFrameLink({ requestFrame: () => {}, warn });
   const detector = createSegmentDetector();
   const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: keptAlive, logger });
-  const kept = logs ? keepUnsentRecords(logs, settings.origoUrl, options.storage === undefined ? pageStorage() : options.storage, warn) : null;
+  const storage = options.storage === undefined ? pageStorage() : options.storage;
+  const kept = logs && storage ? keepUnsentRecords(logs, settings.origoUrl, storage, warn) : null;
   const events = new EventTarget();
   const closing = new AbortController(); // ends the downloads under way when the fleet closes
   let stats = emptyStats();
@@ -244,7 +245,7 @@ export function createFleet(options) {
  * that Origo has not taken whenever the page is hidden or goes away (a hidden page may be
  * discarded without another event); a page shown again drops its copy, the records being in
  * memory still. close() keeps what is left and stops listening.
- * @param {ReturnType<typeof createLogSender>} logs @param {string} origo @param {import('./kept-records.js').KeptStorage | null} storage
+ * @param {ReturnType<typeof createLogSender>} logs @param {string} origo @param {import('./kept-records.js').KeptStorage} storage
  * @param {(msg: string) => void} warn
  */
 function keepUnsentRecords(logs, origo, storage, warn) {
