@@ -27,6 +27,15 @@ export const SLICE_GAP_RESEND_MS = 50;
 export const META_TIMEOUT_MS = 20_000;
 
 /**
+ * Two proxies' checksums that tie on a unit wait this long (ms) after the vote for the metas of
+ * the proxies still here that have sent none: one of them breaks the tie (a proxy whose origin
+ * fetch ran slower, beside a liar that answered at once). Then the tie is the data's to settle,
+ * as with no meta to come. At most half the no-progress timeout: the proxies whose generations
+ * wait meanwhile are not dropped as silent, and a player waiting 4 s still has time to go direct.
+ */
+export const LATE_META_WAIT_MS = 2000;
+
+/**
  * While the download makes no progress for this long (ms), every proxy that has been silent as
  * long is dropped: lets "all proxies gone" surface well within the 10 s a player waits.
  */

@@ -14,7 +14,7 @@ import { createMetaVote, createMetaAssembler, largestLayoutGroup, majorityAgrees
 import { codedError } from '@mutp/common/errors';
 import {
   REQUEST_RESEND_MS, REQUEST_RESEND_FIRST_MS, META_TIMEOUT_MS, NO_PROGRESS_TIMEOUT_MS, REUSED_SILENT_MS, MAX_PENDING_PACKETS,
-  MAX_MALFORMED_PER_PROXY, MAX_WARNINGS_PER_PROXY, META_QUORUM_WAIT_MS, EXCLUDE_AFTER_BAD_PACKETS, SLICE_GAP_RESEND_MS,
+  MAX_MALFORMED_PER_PROXY, MAX_WARNINGS_PER_PROXY, META_QUORUM_WAIT_MS, EXCLUDE_AFTER_BAD_PACKETS, SLICE_GAP_RESEND_MS, LATE_META_WAIT_MS,
 } from './download-constants.js';
 
 /**
@@ -275,6 +275,7 @@ export class DownloadController {
   tick(now) {
     this.now = now;
     if (this.finished) return this.take();
+    if (now >= this.lateMetaWaitEnds()) this.vote?.stopAwaiting(); // its open ties are ties now
     if (this.receiver) this.afterPackets(now);
     if (!this.finished) this.maybeVote(now);
     if (this.finished) return this.take();
@@ -320,6 +321,7 @@ export class DownloadController {
     // a generation held for its checksum: then markSliceGaps names who lacks it (and gapResendAt below times the asking)
     if (this.heldSince > 0 && this.now < this.heldSince + SLICE_GAP_RESEND_MS) t = Math.min(t, this.heldSince + SLICE_GAP_RESEND_MS);
     if (!this.vote && this.metaOrder.length > 0 && !this.quorumWaitOver) t = Math.min(t, this.firstMetaAt + META_QUORUM_WAIT_MS);
+    t = Math.min(t, this.lateMetaWaitEnds());
     const stallAt = this.meta !== null ? this.stallFrom() + this.noProgressTimeoutMs : Infinity;
     for (const s of this.sources) {
       if (s.state !== 'open') continue;
@@ -462,6 +464,7 @@ export class DownloadController {
       // a proxy whose meta came after the vote must agree with it
       const v = this.vote.admit({ source: s.index, meta: s.meta, table: s.metaAsm.table, has: s.metaAsm.has });
       if (v) this.drop(s, v.code, v.message);
+      this.afterPackets(now); // the ties it settled (or that are ties now) free or judge held units
       return;
     }
     this.metaOrder.push(s);
@@ -494,7 +497,8 @@ export class DownloadController {
     const entries = voting.map((s) => ({ source: s.index, meta: s.meta, table: s.metaAsm.table, has: s.metaAsm.has }));
     const waitForMore = !this.quorumWaitOver || 2 * largestLayoutGroup(entries) <= voters;
     if (live.length < alive.length && waitForMore && !majorityAgrees(entries, voters)) return;
-    this.vote = createMetaVote(entries);
+    // the proxies still here without a meta: a unit their metas may decide is not a tie yet
+    this.vote = createMetaVote(entries, alive.filter((s) => !this.metaOrder.includes(s)).map((s) => s.index));
     this.votedAt = now;
     for (const s of gone) this.vote.drop(s.index);
     if (this.failIfUnresolved()) return;
@@ -625,6 +629,15 @@ export class DownloadController {
       const s = this.sources[i];
       if (s?.state === 'open') this.out.push(replaceable ? { type: 'send', source: s.index, bytes, replaceable } : { type: 'send', source: s.index, bytes });
     }
+  }
+
+  /**
+   * When the vote stops waiting for the metas still awaited (ms; Infinity: none is): LATE_META_WAIT_MS
+   * after the vote, within half the no-progress timeout.
+   */
+  lateMetaWaitEnds() {
+    if (!this.vote?.awaits() || this.votedAt === null) return Infinity;
+    return this.votedAt + Math.min(LATE_META_WAIT_MS, this.noProgressTimeoutMs / 2);
   }
 
   stallFrom() {

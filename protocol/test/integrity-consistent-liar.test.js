@@ -4,6 +4,7 @@
 // nobody; beside two it is outvoted and named, and the download is byte-exact.
 import assert from 'node:assert/strict';
 import { runPiped, assertByteExact, actionsOf } from './piped-download.js';
+import { LATE_META_WAIT_MS } from '../src/download-constants.js';
 
 const SIZE = 200_000;
 
@@ -63,4 +64,30 @@ describe('integrity: a proxy that leaves before the vote keeps its meta\'s votes
       assert.deepEqual(drops(r), [[0, 'ERR_PROXY_GONE'], [1, 'ERR_INTEGRITY']]);
     });
   }
+});
+
+describe('integrity: a tie waits for the metas still to come', () => {
+  for (const mode of /** @type {const} */ (['coded', 'uncoded'])) {
+    for (const lateMs of [400, 1500]) {
+      it(`${mode}: a liar and an honest proxy tie, the other honest proxy's meta comes ${lateMs} ms later and breaks it; byte-exact`, async () => {
+        const r = await runPiped({ mode, size: SIZE, n: 3, faults: { 0: { otherObject: true }, 2: { metaDelayMs: lateMs } } });
+        assertByteExact(r);
+        assert.deepEqual(drops(r), [[0, 'ERR_INTEGRITY']]);
+      });
+    }
+
+    it(`${mode}: the third proxy never answers: after LATE_META_WAIT_MS the tie is the data's, unresolved, nothing delivered, nobody named`, async () => {
+      const r = await runPiped({ mode, size: SIZE, n: 3, faults: { 0: { otherObject: true }, 2: { silent: true } } });
+      assert.equal(r.end?.code, 'ERR_INTEGRITY_UNRESOLVED', `ended with ${r.end?.type} ${r.end?.code}`);
+      assert.ok(r.end.t >= LATE_META_WAIT_MS && r.end.t < LATE_META_WAIT_MS + 1000, `failed at ${r.end.t} ms`);
+      assert.equal(r.deliveredBytes, 0);
+      assert.deepEqual(drops(r).filter(([, code]) => code === 'ERR_INTEGRITY'), []);
+    });
+  }
+
+  it('coded, checksums taken off the thread (a browser): the late honest meta breaks the tie; byte-exact', async () => {
+    const r = await runPiped({ mode: 'coded', size: SIZE, n: 3, faults: { 0: { otherObject: true }, 2: { metaDelayMs: 400 } }, hashMs: () => 2 });
+    assertByteExact(r);
+    assert.deepEqual(drops(r), [[0, 'ERR_INTEGRITY']]);
+  });
 });

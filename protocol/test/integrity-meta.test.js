@@ -160,6 +160,47 @@ describe('integrity: meta checksums and the majority rule', () => {
     assert.deepEqual(vote.excluded, [], 'the first to answer is not believed over the other');
   });
 
+  it('a tie of two while a third meta is awaited: no data settles it, and the vote is not unresolved, until that meta comes', async () => {
+    const data = object(60_000);
+    const truth = await createSender({ mode: 'coded', data, downloadId: 1 });
+    const other = await createSender({ mode: 'coded', data: object(60_000, 2), downloadId: 1 });
+    const vote = createMetaVote([assemble(metasOf(other), 0), assemble(metasOf(truth), 1)], [2]);
+    const unit0 = (/** @type {Uint8Array} */ d) => d.subarray(0, truth.meta().payloadSize * truth.meta().generationSize);
+    assert.equal(vote.awaits(), true);
+    assert.equal(vote.verify(0, unit0(object(60_000, 2)), [0, 40, 0]), undefined, 'open: the awaited meta may decide it');
+    assert.equal(vote.verify(0, unit0(data), [0, 40, 0]), undefined);
+    assert.equal(vote.unresolved(), null, 'each proxy consistent with its own copy, yet not unresolved');
+    assert.equal(vote.admit(assemble(metasOf(truth), 2)), null);
+    assert.equal(vote.awaits(), false);
+    assert.deepEqual(vote.pollLiars().map((v) => [v.source, v.code]), [[0, 'ERR_INTEGRITY']]);
+    assert.equal(vote.verify(0, unit0(data), [0, 40, 0]), true);
+  });
+
+  it('an awaited meta that will not come (its proxy dropped, or the wait is over): the units no majority decided are ties', async () => {
+    const a = await createSender({ mode: 'coded', data: object(60_000, 1), downloadId: 1 });
+    const b = await createSender({ mode: 'coded', data: object(60_000, 2), downloadId: 1 });
+    const bytes = (/** @type {number} */ seed) => object(60_000, seed).subarray(0, a.meta().payloadSize * a.meta().generationSize);
+    for (const end of /** @type {const} */ (['drop', 'stopAwaiting'])) {
+      const vote = createMetaVote([assemble(metasOf(a), 0), assemble(metasOf(b), 1)], [2]);
+      if (end === 'drop') vote.drop(2);
+      else vote.stopAwaiting();
+      assert.equal(vote.awaits(), false);
+      assert.equal(vote.verify(0, bytes(1), [40, 0, 0]), null, `${end}: a tie, left to the data`);
+      assert.equal(vote.verify(0, bytes(2), [0, 40, 0]), null);
+      assert.match(String(vote.unresolved()), /unit 0 disagree/, end);
+    }
+  });
+
+  it('an awaited meta that lies is refused, and the tie it left is then the data\'s', async () => {
+    const a = await createSender({ mode: 'coded', data: object(60_000, 1), downloadId: 1 });
+    const b = await createSender({ mode: 'coded', data: object(60_000, 2), downloadId: 1 });
+    const shorter = await createSender({ mode: 'coded', data: object(50_000, 1), downloadId: 1 });
+    const vote = createMetaVote([assemble(metasOf(a), 0), assemble(metasOf(b), 1)], [2]);
+    assert.equal(vote.admit(assemble(metasOf(shorter), 2))?.code, 'ERR_META_MISMATCH');
+    assert.equal(vote.awaits(), false);
+    assert.equal(vote.verify(0, object(60_000, 1).subarray(0, a.meta().payloadSize * a.meta().generationSize), [40, 0, 0]), null, 'a tie now');
+  });
+
   it('a tie of two, then a third meta comes late: it breaks the tie at once, and the liar is named before any data', async () => {
     const data = object(60_000);
     const truth = await createSender({ mode: 'coded', data, downloadId: 1 });

@@ -18,6 +18,7 @@ import { sha256, testBytes } from '@mutp/testkit/mutp-harness';
 const OBJECT_BYTES = 4 * 1024 * 1024; // the attack: a 4 MiB random object
 const LIAR = 1; // source index of the lying proxy
 const HONEST_DELAY_MS = 40; // honest proxies answer bodies this much later: the liar's bytes come first, so they must be refused, not just outrun
+const LATE_HONEST_DELAY_MS = 600; // an honest proxy whose answers come this much later: the other two have delivered (or tied on) every block by then
 const NAME_ATTEMPTS = 3; // downloads before the liar must have been named (see downloadUntilNamed)
 const silent = { info() {}, warn() {}, error() {} };
 const HASH_JITTER_MS = 3; // an off-thread hash comes back after up to this long: out of order, after later bytes
@@ -54,6 +55,7 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
   /** @type {string} */ let originUrl;
   /** @type {Awaited<ReturnType<typeof startProxy>>[]} */ let proxies = [];
   /** @type {{close: () => Promise<void>}[]} */ const mitms = [];
+  let lateRuns = 0; // a new URL each time: uncached at every proxy
 
   before(async () => {
     origin = http.createServer((req, res) => {
@@ -179,6 +181,19 @@ describe('HTTP modes: integrity against a lying proxy (real proxies, loopback)',
         assert.equal(res.stats.perProxy[LIAR].error?.code, 'ERR_INTEGRITY');
         assertNoHonestBlamed(res.stats, LIAR);
         assert.equal(res.stats.verified, false);
+      });
+
+      it(`three proxies: a consistent liar, an honest one, and an honest one ${LATE_HONEST_DELAY_MS} ms slower: the slow one's list breaks the tie; byte-exact, the liar named`, async () => {
+        const ps = await refs(3, LIAR, LIARS['lies consistently: another object, and its digests']);
+        const slow = await startTamperProxy({ upstream: proxies[2].url, tamper: { delayBodyMs: LATE_HONEST_DELAY_MS } });
+        mitms.push(slow);
+        ps[2] = { id: 'p2', url: slow.url };
+        const { res, err, wrong } = await download(mode, ps, undefined, hash, `/a.bin?late=${++lateRuns}`);
+        assert.equal(err, undefined, `download failed: ${err?.code} ${err?.message}`);
+        assert.equal(sha256(res.data), sha256(a));
+        assert.equal(wrong, 0);
+        assert.equal(res.stats.perProxy[LIAR].error?.code, 'ERR_INTEGRITY');
+        assertNoHonestBlamed(res.stats, LIAR);
       });
 
       it('two proxies, one lying consistently: nobody is believed alone, the download fails with ERR_INTEGRITY_UNRESOLVED', async () => {

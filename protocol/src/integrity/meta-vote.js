@@ -7,8 +7,9 @@
 //   proxies of the winning layout that are not liars and either gave the unit's checksum (a proxy
 //   that dropped out keeps the votes it gave) or may still give it. Proxies that gave another
 //   value are liars.
-// - without such a majority (e.g. two proxies that disagree) the data may settle the unit, but
-//   only by showing a proxy to contradict itself: the unit's bytes match one value and were built
+// - without such a majority (e.g. two proxies that disagree) the unit waits for the metas still
+//   awaited (proxies still here that have sent none: one may break the tie). Once none is, the
+//   data may settle the unit, but only by showing a proxy to contradict itself: the unit's bytes match one value and were built
 //   from that proxy's packets while it gave another. Data from the proxies of one value alone
 //   proves nothing against the others (each may serve its own copy consistently); once every
 //   value of a unit is backed that way, or by a proxy that left, the vote is unresolved.
@@ -68,14 +69,18 @@ export const MIN_CONTRADICTING_PACKETS = 8;
  * unit may be open for a while: verify() then answers undefined. unresolved() says when nothing
  * more can be delivered.
  * @param {VoteEntry[]} entries  metas in arrival order
+ * @param {Iterable<number>} [awaited]  sources still here that have sent no meta yet: a tie waits
+ *   for them (admit() or drop() each)
  * @returns {{ meta: any, excluded: Verdict[], verify: (unit: number, bytes: Uint8Array, contributors?: Contributors) => boolean | null | undefined,
  *   verifyChecksum: (unit: number, checksum: Uint8Array, contributors?: Contributors) => boolean | null | undefined,
  *   unresolved: () => string | null, verified: () => boolean, pollLiars: () => Verdict[], admit: (entry: VoteEntry) => Verdict | null,
  *   heard: (source: number, from: number, to: number) => void, drop: (source: number) => void,
+ *   awaits: () => boolean, stopAwaiting: () => void,
  *   decided: (unit: number) => boolean, lacking: (unit: number) => number[] }}
  */
-export function createMetaVote(entries) {
+export function createMetaVote(entries, awaited = []) {
   if (entries.length === 0) throw codedError('ERR_BAD_PARAMS', 'no meta to vote on');
+  const awaiting = new Set(awaited);
   const groups = layoutGroups(entries);
   let winner = /** @type {typeof entries} */ (groups.values().next().value);
   for (const g of groups.values()) if (g.length > winner.length) winner = g;
@@ -119,8 +124,8 @@ export function createMetaVote(entries) {
 
   /**
    * Decide unit u if its votes allow: a strict majority of its voters (those that gave it, and
-   * those still here that may). When every one of them gave it and none has a strict majority, it
-   * is a tie, left to the data (judge).
+   * those still here that may). When every one of them gave it, none has a strict majority and no
+   * meta is awaited, it is a tie, left to the data (judge).
    * @param {number} u
    */
   function decide(u) {
@@ -145,7 +150,7 @@ export function createMetaVote(entries) {
     if (given === 0) return;
     const best = cands.reduce((a, b) => (b.sources.length > a.sources.length ? b : a));
     if (2 * best.sources.length <= counted) {
-      if (given === counted) ties.set(u, cands);
+      if (given === counted && awaiting.size === 0) ties.set(u, cands);
       return;
     }
     accept(u, best.value);
@@ -203,9 +208,17 @@ export function createMetaVote(entries) {
 
   /** A proxy dropped out for another reason: the checksums it gave still count, the ones it did not are no longer awaited. @param {number} source */
   function goneAway(source) {
+    if (awaiting.delete(source)) return tiesNow();
     const v = voters.find((x) => x.source === source);
     if (!v || v.gone) return;
     v.gone = true;
+    decideOpen();
+    checkStuck();
+  }
+
+  /** The last awaited meta came or will not: the units no majority decided are ties now. */
+  function tiesNow() {
+    if (awaiting.size > 0 || unresolved) return;
     decideOpen();
     checkStuck();
   }
@@ -260,17 +273,23 @@ export function createMetaVote(entries) {
      * and names who gave the other value, before any data could).
      */
     admit(e) {
+      awaiting.delete(e.source);
       const f = layoutDifference(e.meta, meta);
-      if (f) return { source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${e.meta[f]} vs ${meta[f]}` };
+      if (f) {
+        tiesNow();
+        return { source: e.source, code: 'ERR_META_MISMATCH', message: `meta disagrees with the majority on ${f}: ${e.meta[f]} vs ${meta[f]}` };
+      }
       const has = e.has ?? HAS_ALL;
       for (let u = 0; u < units; u++) {
         if (decided[u] && has(u) && !same(agreed, u, e.table.subarray(u * E, u * E + E))) {
           liars.add(e.source);
+          tiesNow();
           return { source: e.source, code: 'ERR_INTEGRITY', message: `meta checksum of unit ${u} disagrees with the majority` };
         }
       }
       voters.push({ source: e.source, table: e.table, has, gone: false, consistent: false });
       decideOpen();
+      if (awaiting.size === 0) checkStuck();
       return null;
     },
     /**
@@ -288,10 +307,18 @@ export function createMetaVote(entries) {
     },
     /**
      * Proxy `source` takes no further part (dropped for a reason other than its checksums): what it
-     * gave still counts; units it did not give are decided without it.
+     * gave still counts; units it did not give are decided without it. An awaited one's meta is
+     * awaited no more.
      * @param {number} source
      */
     drop: goneAway,
+    /** Whether a meta is still awaited (a tie may wait for it). */
+    awaits: () => awaiting.size > 0,
+    /** Wait no longer for the awaited metas: the units no majority decided are ties now. */
+    stopAwaiting() {
+      awaiting.clear();
+      tiesNow();
+    },
     /** @param {number} unit */
     decided: (unit) => decided[unit] === 1,
     /** The voters that have not given `unit`'s checksum yet. @param {number} unit */

@@ -238,7 +238,9 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
           return;
         }
         try {
-          const carried = inline ? await inline(i) : null;
+          // a response stopped before its head (it lost its race to another proxy) carried no
+          // list: the list is asked apart, as a vote it may yet decide needs it
+          const carried = inline ? await inline(i).catch((err) => { if (errorInfo(err).code === 'ERR_LOST_RACE' && !signal.aborted) return null; throw err; }) : null;
           /** @param {{start: number, end: number} | null} span */
           /** @type {{originMs: number, prepareMs: number} | null} */
           let wait = null;
