@@ -48,12 +48,15 @@ describe('shaping/container-start: TCP_INITCWND (network namespaces)', function 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** @param {string} value @returns {{status: number, stdout: string, stderr: string}} */
-  function start(value) {
+  /**
+   * @param {string} value  TCP_INITCWND ('' for none) @param {Record<string, string>} [more]  other variables
+   * @returns {{status: number, stdout: string, stderr: string}}
+   */
+  function start(value, more = {}) {
     try {
       const stdout = execFileSync('ip', ['netns', 'exec', net.a, START, net.devA, net.ipB, String(PORT)], {
         encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, TCP_INITCWND: value, SHAPE_DEV: net.devA, PROXY_BIN: join(dir, 'proxy.mjs') },
+        env: { ...process.env, TCP_INITCWND: value, SHAPE_DEV: net.devA, PROXY_BIN: join(dir, 'proxy.mjs'), ...more },
       });
       return { status: 0, stdout, stderr: '' };
     } catch (err) {
@@ -90,6 +93,21 @@ describe('shaping/container-start: TCP_INITCWND (network namespaces)', function 
       assert.doesNotMatch(r.stdout, /cwnd:/);
     }
     for (const ok of [MIN_TCP_INITCWND, MAX_TCP_INITCWND]) assert.equal(start(String(ok)).status, 0, String(ok));
+  });
+
+  it("another tool's root qdisc on SHAPE_DEV stops the container (exit 3) and stays; SHAPE_REPLACE=1 replaces it", async () => {
+    await sinkListening();
+    const tc = (/** @type {string[]} */ ...a) => sh('ip', 'netns', 'exec', net.a, 'tc', ...a);
+    tc('qdisc', 'add', 'dev', net.devA, 'root', 'handle', '1:', 'tbf', 'rate', '10mbit', 'burst', '32k', 'latency', '50ms');
+    const refused = start('', { UPLOAD_RATE: '1MiB' });
+    assert.equal(refused.status, 3, refused.stderr);
+    assert.match(refused.stderr, /another tool/);
+    assert.doesNotMatch(refused.stdout, /cwnd:/, 'no proxy started');
+    assert.match(tc('qdisc', 'show', 'dev', net.devA), /qdisc tbf 1: root/);
+    const replaced = start('', { UPLOAD_RATE: '1MiB', SHAPE_REPLACE: '1' });
+    assert.equal(replaced.status, 0, replaced.stderr);
+    assert.match(tc('qdisc', 'show', 'dev', net.devA), /qdisc htb 6d75: root/);
+    sh('ip', 'netns', 'exec', net.a, fileURLToPath(new URL('../../shaping/shape', import.meta.url)), '--dev', net.devA, '--clear');
   });
 
   it('the testbed sets the same route metric on a proxy\'s namespace (--tcp-initcwnd), and refuses the same values', () => {

@@ -15,7 +15,7 @@ const PORT = 40123;
 
 /** @param {string} ns @param {string[]} args */
 function shapeIn(ns, args) {
-  return execFileSync('ip', ['netns', 'exec', ns, SHAPE, ...args], { encoding: 'utf8' });
+  return execFileSync('ip', ['netns', 'exec', ns, SHAPE, ...args], { encoding: 'utf8', stdio: 'pipe' }); // stderr kept for the assertions, not printed
 }
 
 // UDP: count datagrams received out of a known number sent at a modest pace.
@@ -47,7 +47,7 @@ describe('shaping/shape (network namespaces)', function () {
 
   it('--dry-run prints the commands and applies nothing', () => {
     const out = shapeIn(net.a, ['--dev', net.devA, '--upload', '896KiB', '--dry-run']);
-    assert.match(out, /tc qdisc add dev \S+ root handle 1: htb/);
+    assert.match(out, /tc qdisc add dev \S+ root handle 6d75: htb/);
     assert.match(out, /rate 7340032bit/); // 896 KiB/s = 917504 B/s = 7340032 bit/s
     assert.doesNotMatch(sh('ip', 'netns', 'exec', net.a, 'tc', 'qdisc', 'show', 'dev', net.devA), /htb/);
   });
@@ -89,6 +89,29 @@ describe('shaping/shape (network namespaces)', function () {
     assert.ok(arrived >= sent * 0.95, `only ${arrived} of ${sent} datagrams reached B`);
     assert.ok(loss >= 0.01 && loss <= 0.03, `loss ${loss}`);
     assert.ok(received <= arrived - dropped, 'the sink read datagrams the shaper dropped');
+  });
+
+  it("leaves another tool's qdiscs alone: a run that needs their hook stops (exit 2, nothing changed), --clear keeps them, --replace replaces them", () => {
+    const tc = (/** @type {string[]} */ ...a) => sh('ip', 'netns', 'exec', net.a, 'tc', ...a);
+    shapeIn(net.a, ['--dev', net.devA, '--clear']);
+    tc('qdisc', 'add', 'dev', net.devA, 'root', 'handle', '1:', 'tbf', 'rate', '10mbit', 'burst', '32k', 'latency', '50ms');
+    tc('qdisc', 'add', 'dev', net.devA, 'clsact');
+    const theirs = tc('qdisc', 'show', 'dev', net.devA);
+    assert.match(theirs, /qdisc tbf 1: root/);
+    assert.match(theirs, /qdisc clsact ffff:/);
+    for (const args of [['--upload', '1MiB'], ['--download', '2MiB'], ['--upload', '1MiB', '--download', '2MiB']]) {
+      assert.throws(() => shapeIn(net.a, ['--dev', net.devA, ...args]), (/** @type {any} */ e) => e.status === 2 && /another tool/.test(String(e.stderr)), args.join(' '));
+      assert.equal(tc('qdisc', 'show', 'dev', net.devA), theirs, `${args.join(' ')} changed nothing`);
+    }
+    shapeIn(net.a, ['--dev', net.devA, '--clear']);
+    assert.equal(tc('qdisc', 'show', 'dev', net.devA), theirs, '--clear kept them');
+    shapeIn(net.a, ['--dev', net.devA, '--upload', '1MiB', '--download', '2MiB', '--replace']);
+    const ours = tc('qdisc', 'show', 'dev', net.devA);
+    assert.match(ours, /qdisc htb 6d75: root/);
+    assert.match(ours, /qdisc ingress ffff:/);
+    assert.doesNotMatch(ours, /tbf|clsact/);
+    shapeIn(net.a, ['--dev', net.devA, '--clear']);
+    assert.doesNotMatch(tc('qdisc', 'show', 'dev', net.devA), /htb|ingress/);
   });
 
   it('--clear removes every qdisc, IFB and iptables rule it added', () => {
