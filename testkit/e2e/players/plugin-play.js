@@ -182,6 +182,10 @@ export async function startDemoSystem({ args = [], env = {} } = {}) {
  */
 export function playDemoPage(browser, playerUrl, mode, { timeoutMs = DEMO_PLAY_TIMEOUT_MS } = {}) {
   return onPage(browser, async (page, pageErrors) => {
+    /** @type {string[]} the page's own requests its origin refused (a newcomer's console shows each) */
+    const refused = [];
+    const site = new URL(playerUrl).origin;
+    page.on('response', (r) => { if (r.status() >= 400 && r.url().startsWith(site)) refused.push(`${r.status()} ${r.url()}`); });
     await page.goto(`${playerUrl}?mode=${mode}&n=4`);
     await page.waitForFunction(() => /** @type {any} */ (window).__demo?.ended || /** @type {any} */ (window).__demo?.errors.length > 0, { timeout: timeoutMs, polling: 500 });
     await page.waitForFunction(() => /** @type {any} */ (window).__demo.segments.every((s) => s.sha !== null), { timeout: DEMO_SHA_TIMEOUT_MS });
@@ -190,6 +194,7 @@ export function playDemoPage(browser, playerUrl, mode, { timeoutMs = DEMO_PLAY_T
       return { errors: d.errors, ended: d.ended, segments: d.segments, firstFrameMs: d.firstFrameMs, stats: d.fleet.stats(), shown: document.getElementById('fleet-segments')?.textContent, byMode: document.getElementById('by-mode')?.textContent };
     });
     assert.deepEqual([...st.errors, ...pageErrors], [], 'the page saw errors');
+    assert.deepEqual(refused, [], 'every request of the page to its origin answered');
     assert.equal(st.ended, true);
     const wrong = [];
     for (const s of st.segments) {
