@@ -41,6 +41,8 @@ describe('origo dashboard in headless Chromium', function () {
   let profile;
   /** @type {any[]} */
   let seeded;
+  /** @type {string[]} what the pages asked for and Origo did not have (a browser's console shows each) */
+  const notFound = [];
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -58,6 +60,7 @@ describe('origo dashboard in headless Chromium', function () {
       args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     page = await browser.newPage();
+    page.on('response', (r) => { if (r.status() === 404) notFound.push(r.url()); });
     await page.setViewport({ width: 1440, height: 900 });
     page.setDefaultTimeout(PAGE_WAIT_MS);
   });
@@ -211,5 +214,9 @@ describe('origo dashboard in headless Chromium', function () {
     const modes = ['parallel-http', 'uncoded', 'coded', 'range-http'];
     const expected = [...seeded, live].filter((r) => r.n === 4 && modes.includes(r.mode)).map((r) => r.id);
     assert.deepEqual([...ids].sort(), expected.sort());
+  });
+
+  it('every page found all it asked for (no 404, no favicon request)', () => {
+    assert.deepEqual(notFound, []);
   });
 });

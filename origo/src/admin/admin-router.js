@@ -82,7 +82,7 @@ export function createAdminRouter({ store, logger, sessions, verifier, fleet, lo
   router.use((req, res, next) => {
     if (sessions.isAuthenticated(req.headers.cookie)) return next();
     if (req.path.startsWith('/api/')) return sendError(res, 401, 'ERR_AUTH_REQUIRED', 'log in at /admin/login');
-    res.status(401).type('html').send('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/admin/login">'
+    res.status(401).type('html').send('<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><meta http-equiv="refresh" content="0;url=/admin/login">'
       + '<title>Login required</title><p>Login required: <a href="/admin/login">log in</a>.</p>');
   });
 
