@@ -31,6 +31,9 @@ Options (flag / environment variable):
   --allowed-hosts LIST  MUTP_ALLOWED_HOSTS  extra allowed origin hosts, comma-separated host[:port]
                                             (always allowed: *.googlevideo.com)
   --rtc-bind ADDR       PROXY_RTC_BIND      address WebRTC binds to (default: 127.0.0.1 when --host is loopback)
+  --rtc-ports PORTS     PROXY_RTC_PORTS     UDP ports WebRTC uses: PORT (one, shared by every peer: the one UDP
+                                            port a firewall must open) or FIRST-LAST (a port per peer connection,
+                                            at most that many at once) (default: an ephemeral port per peer)
   --no-require-tickets  PROXY_REQUIRE_TICKETS=0  serve clients without an Origo ticket (default: tickets
                                             are required; needs --token)
   --max-sessions N      PROXY_MAX_SESSIONS  concurrent WebRTC sessions (default ${DEFAULT_MAX_SESSIONS})
@@ -65,7 +68,7 @@ export function configFromCli(argv, env) {
       'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, lat: { type: 'string' }, lon: { type: 'string' },
       'upload-rate': { type: 'string' }, 'cache-size': { type: 'string' }, 'max-object': { type: 'string' },
       'origin-timeout': { type: 'string' }, 'allowed-hosts': { type: 'string' },
-      'rtc-bind': { type: 'string' }, 'no-require-tickets': { type: 'boolean' }, 'max-sessions': { type: 'string' },
+      'rtc-bind': { type: 'string' }, 'rtc-ports': { type: 'string' }, 'no-require-tickets': { type: 'boolean' }, 'max-sessions': { type: 'string' },
       'max-fetches': { type: 'string' }, 'max-origin-fetches': { type: 'string' }, 'rate-limit': { type: 'string' },
       'allow-private': { type: 'boolean' }, 'log-spool': { type: 'string' }, 'no-read-ahead': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -105,6 +108,7 @@ export function configFromCli(argv, env) {
       allowPrivate: values['allow-private'] === true || allowPrivateEnv === '1' || allowPrivateEnv === 'true',
       requireTickets,
       rtcBindAddress: pick('rtc-bind', 'PROXY_RTC_BIND'),
+      rtcPorts: pick('rtc-ports', 'PROXY_RTC_PORTS'),
       maxSessions: maybe(pick('max-sessions', 'PROXY_MAX_SESSIONS'), (v) => toInt(v, 'max-sessions')),
       maxHttpFetches: maybe(pick('max-fetches', 'PROXY_MAX_FETCHES'), (v) => toInt(v, 'max-fetches')),
       maxOriginFetches: maybe(pick('max-origin-fetches', 'PROXY_MAX_ORIGIN_FETCHES'), (v) => toInt(v, 'max-origin-fetches')),

@@ -6,6 +6,7 @@ import { pickTlsFiles } from '@mutp/tls';
 import { parseByteSize, parseRate } from '@mutp/common/units';
 import { DEFAULT_MAX_HTTP_FETCHES, DEFAULT_MAX_ORIGIN_FETCHES, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../limits.js';
 import { DEFAULT_MAX_SESSIONS } from '../rtc/limits.js';
+import { parseRtcPorts } from '../rtc/ports.js';
 import { ORIGIN_FETCH_TIMEOUT_MS } from '@mutp/protocol/constants';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -42,6 +43,8 @@ const MAX_ID_CHARS = 128;
  * @property {number} maxOriginFetches concurrent origin downloads; more → 503 ERR_PROXY_BUSY
  * @property {number} rateLimitPerMinute  /fetch and /rtc/offer requests per minute per client address; 0 = off
  * @property {string | undefined} rtcBindAddress  address WebRTC binds to (default: loopback when host is)
+ * @property {import('../rtc/ports.js').RtcPorts | null} rtcPorts  UDP ports WebRTC uses: one shared by every peer, or a
+ *   range (a port per peer connection, and at most that many at once); null: an ephemeral port per peer
  * @property {string | null} logSpool  file that keeps log records until Origo acks them (survives a crash); null = memory only
  * @property {boolean} readAhead  after a byte range is asked, fetch the bytes after it (objects/read-ahead.js), and the next object a client names (&next=, a MUTP hint)
  * @property {import('@mutp/common/logger').Logger | undefined} logger
@@ -49,7 +52,8 @@ const MAX_ID_CHARS = 128;
 
 /**
  * Fills defaults and validates. `allowedHosts` given here are ADDED to the default allowlist.
- * @param {Partial<Omit<ProxyConfig, 'location' | 'uploadRateBps' | 'cacheBytes' | 'maxObjectBytes'>> & {
+ * @param {Partial<Omit<ProxyConfig, 'location' | 'uploadRateBps' | 'cacheBytes' | 'maxObjectBytes' | 'rtcPorts'>> & {
+ *   rtcPorts?: string | import('../rtc/ports.js').RtcPorts | null,
  *   location?: { lat: number, lon: number } | null, uploadRate?: string | number | null,
  *   uploadRateBps?: number | null, cacheBytes?: number | string, maxObjectBytes?: number | string,
  *   tlsCertFile?: string | null, tlsKeyFile?: string | null }} input
@@ -106,6 +110,7 @@ export function resolveConfig(input = {}) {
     maxOriginFetches,
     rateLimitPerMinute,
     rtcBindAddress: input.rtcBindAddress,
+    rtcPorts: input.rtcPorts == null ? null : parseRtcPorts(typeof input.rtcPorts === 'string' ? input.rtcPorts : `${input.rtcPorts.first}-${input.rtcPorts.last}`),
     logSpool: typeof input.logSpool === 'string' && input.logSpool !== '' ? input.logSpool : null,
     readAhead: input.readAhead !== false,
   };

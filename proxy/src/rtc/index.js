@@ -5,6 +5,7 @@ import { encodeMessage, decodeMessage, createSender, createPathCache } from '@mu
 import { createSignalling } from './signalling.js';
 import { createMutpSession } from './mutp-session.js';
 import { DEFAULT_MAX_SESSIONS, SCTP_MAX_MESSAGE_BYTES } from './limits.js';
+import { rtcPortOptions } from './ports.js';
 import { loadWrtc, describeRtcBuild, connectionRttMs } from './wrtc.js';
 
 // One WebRTC build per process: its SCTP settings are global to the addon.
@@ -15,7 +16,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 /**
  * @param {import('express').Express | import('express').Router} app
  * @param {import('./mutp-session.js').SessionDeps & {
- *   config?: { id?: string, host?: string, rtcBindAddress?: string, maxPeers?: number, maxSessions?: number, uploadRateBps?: number | null },
+ *   config?: { id?: string, host?: string, rtcBindAddress?: string, rtcPorts?: import('./ports.js').RtcPorts | null, maxPeers?: number,
+ *     maxSessions?: number, uploadRateBps?: number | null },
  *   RTCPeerConnection?: typeof RTCPeerConnection,   // tests may inject another implementation
  *   rtcConfig?: object,                             // merged into every RTCPeerConnection config
  *   protocol?: import('./mutp-session.js').ProtocolApi,
@@ -34,11 +36,14 @@ export function mountRtc(app, deps) {
   // what each client's downloads measured, for its next connection (a page load, a one-off download)
   const pathCache = deps.pathCache ?? createPathCache();
   if (!deps.RTCPeerConnection) logger.info(`webrtc build: ${describeRtcBuild(wrtc.build)}`, { rtcBuild: wrtc.build });
+  const ports = rtcPortOptions(config.rtcPorts ?? null);
+  const maxPeers = Math.min(config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS, ports.maxPeers);
+  if (config.rtcPorts) logger.info(`webrtc: UDP ${config.rtcPorts.first === config.rtcPorts.last ? `port ${config.rtcPorts.first}, shared by every peer` : `ports ${config.rtcPorts.first}-${config.rtcPorts.last}, at most ${maxPeers} peer connections`}`);
   const signalling = createSignalling({
     RTCPeerConnection: deps.RTCPeerConnection ?? wrtc.RTCPeerConnection,
-    rtcConfig: { ...(bindAddress ? { bindAddress } : {}), maxMessageSize: SCTP_MAX_MESSAGE_BYTES, ...deps.rtcConfig },
+    rtcConfig: { ...(bindAddress ? { bindAddress } : {}), ...ports.rtcConfig, maxMessageSize: SCTP_MAX_MESSAGE_BYTES, ...deps.rtcConfig },
     logger,
-    maxPeers: config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    maxPeers,
     checkTicket: deps.checkTicket ?? null,
     hintFirst: deps.hintNext ?? null,
     // the session paces its packets: with SCTP's max burst off (tuned build) usrsctp sends what it
