@@ -29,6 +29,7 @@ const PLAIN_ORIGO_PORT = 8080; // docs/deploy.md's ports, as the plain-HTTP depl
 const PLAIN_PROXY_PORT = 8090;
 const env = JSON.parse(process.env.MUTP_DEPLOY ?? 'null');
 
+const RTC_PORT = 8090; // docs/deploy.md: the TLS proxies' WebRTC on one UDP port each, shared by every peer (--rtc-ports)
 /** @param {string} name */
 const at = (name, port = HTTPS_PORT) => ({ bind: env.names[name], name, port });
 
@@ -45,7 +46,7 @@ describe('deployment (inner run): HTTPS page, TLS fleet on TEST-NET addresses', 
     assert.equal(site.url, 'https://site.test');
     const allowedHosts = ['site.test']; // https, port 443; its address is private (allowPrivate), the guard unchanged
     tlsFleet = await startLocalFleet({ proxyCount: 3, allowedHosts,
-      deploy: { origo: at('origo.test'), proxies: [at('p1.fleet.test'), at('p2.fleet.test'), at('p3.fleet.test')], tls } });
+      deploy: { origo: at('origo.test'), proxies: ['p1', 'p2', 'p3'].map((p) => ({ ...at(`${p}.fleet.test`), rtcPorts: String(RTC_PORT) })), tls } });
     // the plain-HTTP deployments of docs/deploy.md before TLS; Origo offers their proxies only as a lab allows it
     plainFleet = await startLocalFleet({ proxyCount: 1, allowedHosts,
       deploy: { origo: at('origo-plain.test', PLAIN_ORIGO_PORT), proxies: [at('q1.fleet.test', PLAIN_PROXY_PORT)], allowPlainHttpProxies: true } });

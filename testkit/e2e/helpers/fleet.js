@@ -14,7 +14,8 @@ const silent = { info() {}, warn() {}, error() {} };
 const logger = process.env.MUTP_E2E_FLEET_LOG === '1' ? console : silent; // debugging: the fleet's own log
 
 /**
- * @typedef {{ bind: string, name: string, port: number }} Endpoint  a deployment-like address: listen on `bind`, clients use `name`
+ * @typedef {{ bind: string, name: string, port: number, rtcPorts?: string }} Endpoint  a deployment-like address: listen on `bind`,
+ *   clients use `name`; rtcPorts: a proxy's --rtc-ports
  */
 
 /**
@@ -45,7 +46,7 @@ export async function startLocalFleet({ proxyCount, allowedHosts, rtcBindAddress
       const p = await startProxy({
         id, token: proxyToken(secret, id), host: at?.bind ?? '127.0.0.1', port: at?.port ?? 0, origoUrl,
         allowedHosts, allowPrivate: true, statusEveryMs: STATUS_EVERY_MS, logger,
-        ...(at ? { publicUrl: `${proxyTls ? 'https' : 'http'}://${at.name}:${at.port}`, rtcBindAddress: at.bind } : {}),
+        ...(at ? { publicUrl: `${proxyTls ? 'https' : 'http'}://${at.name}:${at.port}`, rtcBindAddress: at.bind, rtcPorts: at.rtcPorts ?? null } : {}),
         ...(proxyTls ? tlsFiles : {}),
         ...(rtcBindAddress ? { rtcBindAddress } : {}),
       });
