@@ -15,6 +15,7 @@ const INLINE_DIGESTS = DIGEST_LIST_HEADER.toLowerCase(); // as node:http names r
  * @property {(chunk: Buffer, objectOffset: number) => void} [body]    change a body chunk in place (its first byte's object offset)
  * @property {(list: Buffer) => void} [digests]                         change a whole digest list in place
  * @property {number} [delayBodyMs]  hold body requests this long before forwarding them (an honest but slower proxy)
+ * @property {number} [delayListAnswerMs]  hold the proxy's answers to digest list requests this long before passing them on
  */
 
 /**
@@ -30,6 +31,13 @@ export async function startTamperProxy({ upstream, tamper }) {
     if (target && tamper.rewriteUrl) u.searchParams.set('url', tamper.rewriteUrl(target, isDigests));
     const forward = () => {
       const out = http.request({ host: up.hostname, port: up.port, method: req.method, path: u.pathname + u.search, headers: { ...req.headers, host: up.host } }, (pres) => {
+        if (isDigests && tamper.delayListAnswerMs) {
+          pres.pause();
+          setTimeout(() => { pres.resume(); answer(pres); }, tamper.delayListAnswerMs);
+        } else answer(pres);
+      });
+      /** @param {http.IncomingMessage} pres */
+      const answer = (pres) => {
         const inline = pres.headers[INLINE_DIGESTS];
         if (typeof inline === 'string' && tamper.digests) {
           // the list a body response carries lies as the asked one does
@@ -38,6 +46,7 @@ export async function startTamperProxy({ upstream, tamper }) {
           pres.headers[INLINE_DIGESTS] = list.toString('base64');
         }
         res.writeHead(pres.statusCode ?? 502, pres.headers);
+        res.flushHeaders(); // the head goes on when it came, as the proxy sent it, not with the first body byte
         if (isDigests && tamper.digests) {
           /** @type {Buffer[]} */
           const parts = [];
@@ -60,7 +69,7 @@ export async function startTamperProxy({ upstream, tamper }) {
         });
         pres.on('end', () => res.end());
         pres.on('error', () => res.destroy());
-      });
+      };
       out.on('error', () => res.destroy());
       res.on('close', () => out.destroy());
       req.pipe(out);

@@ -72,6 +72,14 @@ export const MAX_SOURCES = 32;
  */
 export const ORIGIN_FETCH_TIMEOUT_MS = 30_000;
 
+/**
+ * A proxy gives up an origin fetch whose body sent nothing for this long (ms), with
+ * ERR_ORIGIN_TIMEOUT: under the clients' 5 s stall timers, so a client learns that the origin
+ * stalled (and blames it, not the proxy) before it would drop the proxy as silent. An origin that
+ * stopped mid-body otherwise held a Range-split download 30 s, and a proxy's fetch slot as long.
+ */
+export const ORIGIN_IDLE_TIMEOUT_MS = 3000;
+
 /** Longest URL any part accepts, logs or forwards (characters): video URLs carry long signed query strings.
  * (A MUTP request carries at most MAX_URL_BYTES of UTF-8 in its datagram.) */
 export const MAX_URL_CHARS = 8192;

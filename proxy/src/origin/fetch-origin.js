@@ -6,6 +6,7 @@ import { checkAddress } from '../ssrf/address-policy.js';
 import { checkTargetUrl } from '../ssrf/target-url.js';
 import { createGuardedLookup } from './guarded-lookup.js';
 import { GrowingBody } from './growing-body.js';
+import { ORIGIN_IDLE_TIMEOUT_MS } from '@mutp/protocol/constants';
 
 // Redirects are followed by hand so every hop passes the same checks; 5 is what browsers'
 // and curl's defaults stay well above while no video CDN needs more.
@@ -14,7 +15,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * @typedef {{ allowPrivate?: boolean, isHostAllowed: (url: URL) => boolean,
- *             maxObjectBytes: number, originTimeoutMs: number }} FetchPolicy
+ *             maxObjectBytes: number, originTimeoutMs: number, originIdleTimeoutMs?: number }} FetchPolicy
+ *   originIdleTimeoutMs: a body that sends nothing this long fails (default ORIGIN_IDLE_TIMEOUT_MS)
  * @typedef {{ start: number, end: number }} ByteRange  end inclusive
  * @typedef {{ bytes: Uint8Array, contentType: string, finalUrl: string, status: number,
  *             range: ByteRange | null, total: number | null }} OriginObject
@@ -157,7 +159,12 @@ export function createOriginFetcher(policy) {
         /** @type {Buffer[]} */
         const chunks = [];
         let total = 0;
+        const idleMs = policy.originIdleTimeoutMs ?? ORIGIN_IDLE_TIMEOUT_MS;
+        const idle = () => fail(codedError('ERR_ORIGIN_TIMEOUT', `origin sent nothing for ${idleMs} ms after ${total} B of its body`));
+        const idleTimer = setTimeout(idle, idleMs);
+        res.on('close', () => clearTimeout(idleTimer));
         res.on('data', (chunk) => {
+          idleTimer.refresh();
           total += chunk.length;
           if (total > policy.maxObjectBytes) {
             return fail(codedError('ERR_ORIGIN_TOO_LARGE', `object exceeds the cap of ${policy.maxObjectBytes} B`));

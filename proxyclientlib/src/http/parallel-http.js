@@ -6,7 +6,7 @@
 // excluded and named (ERR_INTEGRITY), and the others' copies of its blocks are used.
 import { codedError } from '@mutp/common/errors';
 import { errorInfo, proxyOutcomes } from '../errors.js';
-import { proxyFetch } from './proxy-fetch.js';
+import { proxyFetch, withOriginCause } from './proxy-fetch.js';
 import { blockAligned } from '@mutp/protocol/http';
 import { createBlockDelivery } from './block-delivery.js';
 import { createRequestSteps } from './request-steps.js';
@@ -97,7 +97,10 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
   // each response's head may carry its proxy's digest list: then no list request to that proxy
   /** @type {((list: Uint8Array | null) => void)[]} */
   const gotHead = [];
-  const inlineLists = proxies.map((_, i) => new Promise((resolve) => { gotHead[i] = resolve; }));
+  /** @type {((err: unknown) => void)[]} */
+  const noHead = [];
+  const inlineLists = proxies.map((_, i) => new Promise((resolve, reject) => { gotHead[i] = resolve; noHead[i] = reject; }));
+  for (const l of inlineLists) l.catch(() => {}); // a list kept from before is not awaited
 
   const steps = createRequestSteps(elapsed); // the first head; no vote before the first byte
   const attempts = proxies.map(async (proxy, i) => {
@@ -124,7 +127,8 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
     blocks.finish();
     delivery.flush();
   });
-  for (const [i, a] of attempts.entries()) a.finally(() => gotHead[i](null)).catch(() => {}); // no head: the list is asked for
+  // no head: the list is asked for, unless the origin failed the proxy (its list would fail the same, after another origin fetch)
+  for (const [i, a] of attempts.entries()) a.then(() => gotHead[i](null), (err) => (errorInfo(err).code.startsWith('ERR_ORIGIN') ? noHead[i](err) : gotHead[i](null)));
 
   // a list not in its response's head is asked for after that head, when the proxy has the object
   const digests = Promise.all(delivery.fetchDigests({
@@ -150,6 +154,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
     if (perProxy[i].error === null && perProxy[i].bytes === 0 && digestErrors[i] && !['ERR_LOST_RACE', 'ERR_ABORTED'].includes(digestErrors[i]?.code ?? '')) {
       perProxy[i].error = digestErrors[i];
     }
+    perProxy[i].error = withOriginCause(perProxy[i].error, digestErrors[i]);
     if (perProxy[i].bytes > 0) {
       perProxy[i].packets = 1;
       if (i !== winner) perProxy[i].duplicates = 1; // its bytes were (mostly) another response's too

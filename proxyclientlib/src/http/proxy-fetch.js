@@ -12,6 +12,20 @@ export const STALL_TIMEOUT_MS = 5000; // no body byte from a proxy for this long
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
 const MAX_ERROR_BODY_BYTES = 4096; // proxy error bodies are small JSON objects
 
+/** A body a proxy cut short or let stall: what a proxy does when its origin fails mid-body. */
+const CUT_BODY_CODES = new Set(['ERR_PROXY_CONNECTION_LOST', 'ERR_PROXY_STALLED']);
+
+/**
+ * Why a proxy failed, given the error of its body and that of its digest list: a body cut short
+ * while the same proxy's list says its origin fetch failed is the origin's failure (a proxy that
+ * streams a body can only close it when its origin stops; the list request reports why).
+ * @template {{code: string, message: string}} E @param {E | null} bodyError @param {E | null | undefined} listError
+ * @returns {E | null}
+ */
+export function withOriginCause(bodyError, listError) {
+  return bodyError && listError && CUT_BODY_CODES.has(bodyError.code) && listError.code.startsWith('ERR_ORIGIN') ? listError : bodyError;
+}
+
 /**
  * A proxy's URL as the base its endpoints resolve against: with a trailing slash, so a path (a
  * proxy behind a reverse proxy's prefix) is kept.

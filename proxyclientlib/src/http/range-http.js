@@ -7,7 +7,7 @@
 import { BLOCK_BYTES, createBlockRangeScheduler, firstShareCapBlocks, shareOf, shareWeights } from '@mutp/protocol/http';
 import { codedError } from '@mutp/common/errors';
 import { errorInfo, proxyOutcomes } from '../errors.js';
-import { proxyFetch } from './proxy-fetch.js';
+import { proxyFetch, withOriginCause } from './proxy-fetch.js';
 import { tagsFor } from './parallel-http.js';
 import { createBlockDelivery } from './block-delivery.js';
 import { createRequestSteps } from './request-steps.js';
@@ -146,7 +146,7 @@ export async function downloadRangeHttp({ url, proxies, range, signal, fetch, el
     ...(shares ? { inline: (/** @type {number} */ i) => shares[i].head.then((h) => h.digests) } : {}),
     onError: (i, err) => {
       if (err.code === 'ERR_LOST_RACE' || finished.signal.aborted) return;
-      if (perProxy[i].error === null) perProxy[i].error = err;
+      perProxy[i].error = perProxy[i].error === null ? err : withOriginCause(perProxy[i].error, err);
       failSource(i);
     },
   });
