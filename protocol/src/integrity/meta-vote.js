@@ -9,10 +9,11 @@
 //   value are liars.
 // - without such a majority (e.g. two proxies that disagree) the unit waits for the metas still
 //   awaited (proxies still here that have sent none: one may break the tie). Once none is, the
-//   data may settle the unit, but only by showing a proxy to contradict itself: the unit's bytes match one value and were built
-//   from that proxy's packets while it gave another. Data from the proxies of one value alone
-//   proves nothing against the others (each may serve its own copy consistently); once every
-//   value of a unit is backed that way, or by a proxy that left, the vote is unresolved.
+//   data may settle the unit, but only by showing a proxy to contradict itself: the unit's bytes
+//   match one value and were built from that proxy's packets while it gave another. Data from the
+//   proxies of one value alone proves nothing against the others (each may serve its own copy
+//   consistently); once every value of a unit is backed that way, or by a proxy that left, the
+//   vote is unresolved.
 import { CHECKSUM_ENTRY_BYTES, checksumOf } from './checksums.js';
 import { codedError } from '@mutp/common/errors';
 
