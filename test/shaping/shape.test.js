@@ -114,6 +114,25 @@ describe('shaping/shape (network namespaces)', function () {
     assert.doesNotMatch(tc('qdisc', 'show', 'dev', net.devA), /htb|ingress/);
   });
 
+  it("takes the root qdisc it made before it marked its own (htb 1:, one class 1:10) as its own; another htb 1: is another tool's", () => {
+    const tc = (/** @type {string[]} */ ...a) => sh('ip', 'netns', 'exec', net.a, 'tc', ...a);
+    shapeIn(net.a, ['--dev', net.devA, '--clear']);
+    const old = (/** @type {string} */ cls) => {
+      tc('qdisc', 'add', 'dev', net.devA, 'root', 'handle', '1:', 'htb', 'default', '10');
+      tc('class', 'add', 'dev', net.devA, 'parent', '1:', 'classid', cls, 'htb', 'rate', '8mbit');
+      tc('qdisc', 'add', 'dev', net.devA, 'parent', cls, 'handle', '10:', 'pfifo', 'limit', '35');
+    };
+    old('1:10'); // what shape's earlier version made
+    shapeIn(net.a, ['--dev', net.devA, '--upload', '1MiB']);
+    assert.match(tc('qdisc', 'show', 'dev', net.devA), /qdisc htb 6d75: root/);
+    shapeIn(net.a, ['--dev', net.devA, '--clear']);
+    old('1:20'); // the same shape of tree, but not shape's class
+    assert.throws(() => shapeIn(net.a, ['--dev', net.devA, '--upload', '1MiB']), (/** @type {any} */ e) => e.status === 2 && /another tool/.test(String(e.stderr)));
+    shapeIn(net.a, ['--dev', net.devA, '--clear']);
+    assert.match(tc('qdisc', 'show', 'dev', net.devA), /qdisc htb 1: root/, '--clear kept it');
+    tc('qdisc', 'del', 'dev', net.devA, 'root');
+  });
+
   it('--clear removes every qdisc, IFB and iptables rule it added', () => {
     shapeIn(net.a, ['--dev', net.devA, '--upload', '1MiB', '--download', '2MiB']);
     assert.match(sh('ip', 'netns', 'exec', net.a, 'ip', 'link'), /ifb-/);
