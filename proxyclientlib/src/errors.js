@@ -16,6 +16,14 @@ export function errorInfo(err) {
 const MAX_ERROR_MESSAGE_CHARS = 500; // log records stay small; Origo caps field sizes too
 
 /**
+ * Whether a proxy's failure is its origin's (status, time-out, length, range, size, or MUTP's ERR_ORIGIN).
+ * @param {string} code
+ */
+export function isOriginCode(code) {
+  return /^ERR_ORIGIN(_|$)/.test(code);
+}
+
+/**
  * Each proxy's outcome for a failure's message: "p1: ERR_ORIGIN_STATUS, p2: no error".
  * @param {{proxyId: string, error: {code: string} | null}[]} perProxy
  */

@@ -1,10 +1,9 @@
 // Which breakers a failed download opens: the proxies', the origin host's, or none (one URL's
 // trouble, such as a 404, which the page meets again when it fetches the segment itself).
+import { isOriginCode } from '@mutp/proxyclientlib/errors';
 
 /** The host's segments cannot go through any proxy: the host is refused or misbehaves. */
 const HOST_CODES = /ERR_HOST_NOT_ALLOWED|ERR_PRIVATE_ADDRESS|ERR_BAD_URL|ERR_ORIGIN_ENCODED/;
-/** The origin failed a proxy's fetch (status, time-out, length, range, size, or MUTP's ERR_ORIGIN). */
-const ORIGIN_CODE = /^ERR_ORIGIN(_|$)/;
 /** The fleet cannot reach the host at all: its next segments go direct while the breaker is open. */
 const ORIGIN_UNREACHABLE_CODES = new Set(['ERR_ORIGIN_UNREACHABLE', 'ERR_ORIGIN_TIMEOUT']);
 /**
@@ -30,10 +29,10 @@ export function blameFailure(perProxy, code, message = '') {
   const failed = asked.filter((p) => p.error && typeof p.error.code === 'string');
   /** the same said by enough proxies, or by every proxy asked (the only witnesses there are) */
   const agreed = (/** @type {ProxyFailure[]} */ said) => said.length >= MIN_ORIGIN_WITNESSES || (said.length > 0 && said.length === asked.length);
-  const originSaid = failed.filter((p) => ORIGIN_CODE.test(p.error.code) && !HOST_CODES.test(p.error.code));
+  const originSaid = failed.filter((p) => isOriginCode(p.error.code) && !HOST_CODES.test(p.error.code));
   const originAgreed = agreed(originSaid);
   const proxies = failed
-    .filter((p) => !HOST_CODES.test(p.error.code) && !(originAgreed && ORIGIN_CODE.test(p.error.code)))
+    .filter((p) => !HOST_CODES.test(p.error.code) && !(originAgreed && isOriginCode(p.error.code)))
     .map((p) => p.proxyId);
   const hostRefused = HOST_CODES.test(`${code} ${message} ${failed.map((p) => `${p.error.code} ${p.error.message ?? ''}`).join(' ')}`);
   const hostUnreachable = agreed(originSaid.filter((p) => ORIGIN_UNREACHABLE_CODES.has(p.error.code)));

@@ -38,7 +38,7 @@ export function mountRtc(app, deps) {
   if (!deps.RTCPeerConnection) logger.info(`webrtc build: ${describeRtcBuild(wrtc.build)}`, { rtcBuild: wrtc.build });
   const ports = rtcPortOptions(config.rtcPorts ?? null);
   const maxPeers = Math.min(config.maxPeers ?? config.maxSessions ?? DEFAULT_MAX_SESSIONS, ports.maxPeers);
-  if (config.rtcPorts) logger.info(`webrtc: UDP ${config.rtcPorts.first === config.rtcPorts.last ? `port ${config.rtcPorts.first}, shared by every peer` : `ports ${config.rtcPorts.first}-${config.rtcPorts.last}, at most ${maxPeers} peer connections`}`);
+  if (config.rtcPorts) logger.info(`webrtc: ${ports.said}; at most ${maxPeers} peer connections`);
   const signalling = createSignalling({
     RTCPeerConnection: deps.RTCPeerConnection ?? wrtc.RTCPeerConnection,
     rtcConfig: { ...(bindAddress ? { bindAddress } : {}), ...ports.rtcConfig, maxMessageSize: SCTP_MAX_MESSAGE_BYTES, ...deps.rtcConfig },

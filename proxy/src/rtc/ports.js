@@ -25,12 +25,12 @@ export function parseRtcPorts(text) {
  * The RTCPeerConnection options for `ports` (node-datachannel's), and how many peer connections
  * they allow at once (Infinity: no limit of their own).
  * @param {RtcPorts | null} ports
- * @returns {{ rtcConfig: object, maxPeers: number }}
+ * @returns {{ rtcConfig: object, maxPeers: number, said: string }}  said: for the log
  */
 export function rtcPortOptions(ports) {
-  if (!ports) return { rtcConfig: {}, maxPeers: Infinity };
+  if (!ports) return { rtcConfig: {}, maxPeers: Infinity, said: 'an ephemeral UDP port per peer' };
   const { first, last } = ports;
-  if (first === last) return { rtcConfig: { portRangeBegin: first, portRangeEnd: last, enableIceUdpMux: true }, maxPeers: Infinity };
+  if (first === last) return { rtcConfig: { portRangeBegin: first, portRangeEnd: last, enableIceUdpMux: true }, maxPeers: Infinity, said: `UDP port ${first}, shared by every peer` };
   // each peer connection binds a port of its own: past the range, gathering fails
-  return { rtcConfig: { portRangeBegin: first, portRangeEnd: last }, maxPeers: last - first + 1 };
+  return { rtcConfig: { portRangeBegin: first, portRangeEnd: last }, maxPeers: last - first + 1, said: `UDP ports ${first}-${last}, a peer connection each` };
 }

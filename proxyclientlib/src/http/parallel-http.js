@@ -5,7 +5,7 @@
 // proxies published (block-delivery.js); a proxy whose bytes or digests are outvoted is
 // excluded and named (ERR_INTEGRITY), and the others' copies of its blocks are used.
 import { codedError } from '@mutp/common/errors';
-import { errorInfo, proxyOutcomes } from '../errors.js';
+import { errorInfo, isOriginCode, proxyOutcomes } from '../errors.js';
 import { proxyFetch, withOriginCause } from './proxy-fetch.js';
 import { blockAligned } from '@mutp/protocol/http';
 import { createBlockDelivery } from './block-delivery.js';
@@ -128,7 +128,7 @@ export async function downloadParallelHttp({ url, proxies, range, signal, fetch,
     delivery.flush();
   });
   // no head: the list is asked for, unless the origin failed the proxy (its list would fail the same, after another origin fetch)
-  for (const [i, a] of attempts.entries()) a.then(() => gotHead[i](null), (err) => (errorInfo(err).code.startsWith('ERR_ORIGIN') ? noHead[i](err) : gotHead[i](null)));
+  for (const [i, a] of attempts.entries()) a.then(() => gotHead[i](null), (err) => (isOriginCode(errorInfo(err).code) ? noHead[i](err) : gotHead[i](null)));
 
   // a list not in its response's head is asked for after that head, when the proxy has the object
   const digests = Promise.all(delivery.fetchDigests({

@@ -7,6 +7,7 @@ import { yieldToHttpClient } from '#http-turn';
 import { parseContentRange } from '@mutp/common/byte-ranges';
 import { base64Chars, bytesOfBase64 } from '@mutp/common/base64';
 import { concat, jsonCapped } from '../capped-body.js';
+import { isOriginCode } from '../errors.js';
 
 export const STALL_TIMEOUT_MS = 5000; // no body byte from a proxy for this long → that proxy failed (a killed/frozen proxy must not hang the download); its head may take the origin fetch limit
 export const MAX_RESPONSE_BYTES = 512 * 1024 * 1024; // 512 MiB: a video chunk is a few MB; a peer may not make us buffer forever
@@ -23,7 +24,7 @@ const CUT_BODY_CODES = new Set(['ERR_PROXY_CONNECTION_LOST', 'ERR_PROXY_STALLED'
  * @returns {E | null}
  */
 export function withOriginCause(bodyError, listError) {
-  return bodyError && listError && CUT_BODY_CODES.has(bodyError.code) && listError.code.startsWith('ERR_ORIGIN') ? listError : bodyError;
+  return bodyError && listError && CUT_BODY_CODES.has(bodyError.code) && isOriginCode(listError.code) ? listError : bodyError;
 }
 
 /**
