@@ -2,16 +2,25 @@ import { LRUCache } from 'lru-cache';
 import { codedError } from '@mutp/common/errors';
 import { MAX_READ_AHEADS_IN_FLIGHT, readAheadRange } from './read-ahead.js';
 import { assemble, gapsIn, hullOf } from './range-cover.js';
+import { freshnessOf, updatedHeaders } from './freshness.js';
 
 /**
  * @typedef {{ start: number, end: number }} ByteRange  end inclusive
- * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, range: ByteRange | null, total: number | null }} Entry
- *   range: the bytes are this range of the object, null: the whole object; total: the object's size (null: unknown)
+ * @typedef {import('./freshness.js').CacheHeaders} CacheHeaders
+ * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, range: ByteRange | null, total: number | null,
+ *   freshUntil: number, cacheHeaders: CacheHeaders, etag: string | null, lastModified: string | null }} Entry
+ *   range: the bytes are this range of the object, null: the whole object; total: the object's size (null: unknown);
+ *   freshUntil: on the store's clock, when the origin must be asked again (freshness.js); cacheHeaders: the
+ *   origin's fields that said so; etag / lastModified: its validators, for asking whether the copy is current
  * @typedef {Entry & { fromCache: boolean }} StoredObject
- * @typedef {(url: string, opts?: { signal?: AbortSignal, range?: ByteRange | null, onBody?: (body: import('../origin/growing-body.js').GrowingBody) => void }) =>
- *   Promise<{ bytes: Uint8Array, contentType: string, finalUrl?: string, range?: ByteRange | null, total?: number | null }>} Fetcher
+ * @typedef {(url: string, opts?: { signal?: AbortSignal, range?: ByteRange | null, onBody?: (body: import('../origin/growing-body.js').GrowingBody) => void,
+ *   validators?: { etag: string | null, lastModified: string | null } | null }) =>
+ *   Promise<{ bytes: Uint8Array, contentType: string, finalUrl?: string, range?: ByteRange | null, total?: number | null,
+ *   notModified?: boolean, cacheHeaders?: CacheHeaders, receivedAt?: number }>} Fetcher
  *   range: ask the origin for these bytes only; a fetcher (or origin) that answers the whole object says range null;
- *   onBody: the body as it comes (a fetcher may never call it: then only the whole object is there)
+ *   onBody: the body as it comes (a fetcher may never call it: then only the whole object is there);
+ *   validators: a stale copy's: the fetcher asks whether it is current, and says notModified (no bytes) when it is;
+ *   cacheHeaders / receivedAt: the response's freshness fields and wall-clock arrival (none: freshness.js's default)
  * @typedef {object} OpenedObject  an object as it comes from the origin (or whole, from the cache)
  * @property {Uint8Array} bytes       the whole object's buffer, filled from its start
  * @property {string} contentType
@@ -25,7 +34,10 @@ import { assemble, gapsIn, hullOf } from './range-cover.js';
 /**
  * The proxy's copy of origin objects: a byte-bounded LRU cache plus single-flight, so that
  * clients and modes asking for one URL at once share one origin download (each
- * requested URL is fetched once).
+ * requested URL is fetched once). A copy is used while the origin's caching fields say it is
+ * fresh (freshness.js); a stale whole object with a validator is asked about (a 304 keeps it), any
+ * other stale copy is fetched again; a response the origin says not to store serves only the
+ * requests that came while it was fetched.
  * A caller that needs only a range (a download of a byte range, a plain HEAD/GET /fetch with
  * one) may ask for it: the origin is then asked for those bytes only (a range of a long
  * single-file stream, not the whole file), kept under the URL and the range, unless the whole
@@ -70,26 +82,29 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
    */
   function cachedRangeHolding(url, range) {
     for (const key of rangesOf.get(url) ?? []) {
-      const e = cache.get(key);
+      const e = freshAt(key);
       if (e?.range && holds(e.range, range, e.total)) return e;
     }
     return undefined;
   }
   /**
-   * The cached ranges of `url` and their size, when they agree on it (an origin that replaced the
-   * object between them: none is used together). Looked at, not used: their recency stays.
+   * The fresh cached ranges of `url` and their size, when they agree on it and on their ETag (an
+   * origin that replaced the object between them: none is used together). Looked at, not used:
+   * their recency stays.
    * @param {string} url
    * @returns {{ pieces: Entry[], total: number | null }}
    */
   function cachedPieces(url) {
     /** @type {Entry[]} */
     const pieces = [];
-    for (const key of rangesOf.get(url) ?? []) {
+    for (const key of [...(rangesOf.get(url) ?? [])]) {
       const e = cache.peek(key);
-      if (e?.range) pieces.push(e);
+      if (e && !isFresh(e)) cache.delete(key);
+      else if (e?.range) pieces.push(e);
     }
     const totals = new Set(pieces.map((e) => e.total).filter((t) => t !== null));
-    return totals.size > 1 ? { pieces: [], total: null } : { pieces, total: totals.size ? [...totals][0] : null };
+    const versions = new Set(pieces.map((e) => e.etag).filter((t) => t !== null));
+    return totals.size > 1 || versions.size > 1 ? { pieces: [], total: null } : { pieces, total: totals.size ? [...totals][0] : null };
   }
   /** @param {ByteRange} r @param {number | null} total  the range within the object */
   const clip = (r, total) => (total === null ? r : { start: r.start, end: Math.min(r.end, total - 1) });
@@ -110,16 +125,55 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     return undefined;
   }
 
-  /** The cached copy that answers `range` of `url` (null: the whole object), if any. @param {string} url @param {ByteRange | null} range */
+  /** @param {Entry} e */
+  const isFresh = (e) => now() < e.freshUntil;
+  /**
+   * The copy under `key` while fresh. A stale one is dropped, unless it is a whole object the
+   * origin can be asked about (staleWhole finds it).
+   * @param {string} key
+   */
+  function freshAt(key) {
+    const e = cache.get(key);
+    if (!e || isFresh(e)) return e;
+    if (e.range || (e.etag === null && e.lastModified === null)) cache.delete(key);
+    return undefined;
+  }
+  /** A stale whole copy of `url` with a validator: asking the origin about it may keep it. @param {string} url */
+  function staleWhole(url) {
+    const e = cache.peek(url);
+    return e && !isFresh(e) ? e : undefined;
+  }
+
+  /** The fresh cached copy that answers `range` of `url` (null: the whole object), if any. @param {string} url @param {ByteRange | null} range */
   function cached(url, range) {
-    return cache.get(url) ?? (range ? cache.get(keyOf(url, range)) ?? cachedRangeHolding(url, range) : undefined);
+    return freshAt(url) ?? (range ? freshAt(keyOf(url, range)) ?? cachedRangeHolding(url, range) : undefined);
   }
 
   /**
-   * One origin fetch, shared by everyone who waits for it; its answer is kept.
-   * @param {string} url @param {ByteRange | null} range
+   * The entry an origin's answer makes: a new copy, or (a 304) the stale one, fresh again.
+   * @param {Awaited<ReturnType<Fetcher>>} o @param {Entry | null} stale  the copy asked about
+   * @param {number} fetchMs
+   * @returns {{ entry: Entry, storable: boolean }}
    */
-  function startFetch(url, range) {
+  function entryOf(o, stale, fetchMs) {
+    const cacheHeaders = o.notModified && stale ? updatedHeaders(stale.cacheHeaders, o.cacheHeaders ?? {}) : o.cacheHeaders ?? {};
+    const f = freshnessOf(cacheHeaders, o.receivedAt ?? 0);
+    const fresh = { freshUntil: now() + f.freshMs, cacheHeaders, etag: f.etag, lastModified: f.lastModified };
+    if (o.notModified && stale) return { entry: { ...stale, ...fresh, serverFetchMs: fetchMs }, storable: f.storable };
+    if (o.notModified) throw codedError('ERR_ORIGIN_STATUS', 'origin answered 304 to a request for the object');
+    const part = o.range ?? null;
+    return {
+      entry: { bytes: o.bytes, contentType: o.contentType, serverFetchMs: fetchMs, range: part, total: o.total ?? (part ? null : o.bytes.byteLength), ...fresh },
+      storable: f.storable,
+    };
+  }
+
+  /**
+   * One origin fetch, shared by everyone who waits for it; its answer is kept (while the origin allows).
+   * @param {string} url @param {ByteRange | null} range
+   * @param {Entry | null} [stale]  a stale whole copy of url to ask the origin about (a conditional request)
+   */
+  function startFetch(url, range, stale = null) {
     if (inFlight.size >= maxOriginFetches) {
       throw codedError('ERR_PROXY_BUSY', `more than ${maxOriginFetches} concurrent origin fetches; try another proxy`);
     }
@@ -133,11 +187,14 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       flight.headMs = now() - started;
       for (const h of flight.heads) h();
     };
-    const promise = fetcher(url, range ? { range, onBody } : { onBody }).then((o) => {
-      const part = o.range ?? null;
-      const entry = { bytes: o.bytes, contentType: o.contentType, serverFetchMs: now() - started, range: part, total: o.total ?? (part ? null : o.bytes.byteLength) };
+    const validators = stale ? { etag: stale.etag, lastModified: stale.lastModified } : null;
+    const promise = fetcher(url, { ...(range ? { range } : {}), onBody, ...(validators ? { validators } : {}) }).then((o) => {
+      const { entry, storable } = entryOf(o, stale, now() - started);
       // an origin that ignored the range sent the whole object: kept as such
-      if (part) keepRange(url, key, entry);
+      if (!storable) {
+        cache.delete(url);
+        if (entry.range) cache.delete(key);
+      } else if (entry.range) keepRange(url, key, entry);
       else cache.set(url, entry);
       return entry;
     });
@@ -175,7 +232,8 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
       const got = await made;
       if (got) return got;
     }
-    const entry = await abortable(own?.promise ?? startFetch(url, range), opts.signal);
+    const stale = own ? undefined : staleWhole(url);
+    const entry = await abortable(own?.promise ?? startFetch(url, stale ? null : range, stale), opts.signal);
     return { ...entry, fromCache: false };
   }
 
@@ -199,6 +257,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     return rest.then((fetched) => {
       if (fetched && !fetched.range) return { ...fetched, fromCache: false }; // the origin sent the whole object
       if (fetched && total !== null && fetched.total !== total) return null; // the object changed: asked for itself
+      if (fetched && fetched.etag !== null && pieces.some((e) => e.etag !== null && e.etag !== fetched.etag)) return null; // so did this one
       return keepMade(url, range, pieces, fetched, total);
     });
   }
@@ -216,6 +275,9 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const entry = {
       bytes: assemble(span, all.map((e) => ({ range: /** @type {ByteRange} */ (e.range), bytes: e.bytes }))),
       contentType: all[0].contentType, serverFetchMs: fetched?.serverFetchMs ?? 0, range: span, total: size,
+      // fresh while every piece is; a range is fetched again when stale, never asked about
+      // its ETag is its pieces' (they agree): a range made later of it and others is one version
+      freshUntil: Math.min(...all.map((e) => e.freshUntil)), cacheHeaders: {}, etag: all.find((e) => e.etag !== null)?.etag ?? null, lastModified: null,
     };
     const key = keyOf(url, span);
     for (const k of [...(rangesOf.get(url) ?? [])]) {
@@ -236,9 +298,9 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
    */
   async function open(url, opts = {}) {
     url = normalizeKey(url);
-    const hit = cache.get(url);
+    const hit = freshAt(url);
     if (hit) return whole({ ...hit, fromCache: true });
-    const flight = inFlight.get(url) ?? (startFetch(url, null), /** @type {any} */ (inFlight.get(url)));
+    const flight = inFlight.get(url) ?? (startFetch(url, null, staleWhole(url)), /** @type {any} */ (inFlight.get(url)));
     const done = doneOf(flight); // a caller that waits for the head sees a failure below
     if (!flight.body) {
       /** @type {() => void} */
@@ -264,7 +326,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   function openComing(url) {
     url = normalizeKey(url);
     const flight = inFlight.get(url);
-    if (cache.get(url) || !flight?.body) return null;
+    if (freshAt(url) || !flight?.body) return null;
     return coming(flight, doneOf(flight));
   }
 
@@ -305,7 +367,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (readAheadBytes <= 0) return false;
     url = normalizeKey(url);
     const ahead = readAheadRange(asked, total, readAheadBytes);
-    if (!ahead || cache.has(url) || inFlight.has(url)) return false; // the whole object is here or coming
+    if (!ahead || freshAt(url) || inFlight.has(url)) return false; // the whole object is here or coming
     // the bytes cached ranges hold, or fetches on their way bring, are not fetched again
     const coming = [...inFlight.values()].filter((f) => f.url === url && f.range).map((f) => /** @type {ByteRange} */ (f.range));
     const held = [...cachedPieces(url).pieces.map((e) => /** @type {ByteRange} */ (e.range)), ...coming];
@@ -324,7 +386,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   function prefetch(url) {
     if (readAheadBytes <= 0) return false;
     url = normalizeKey(url);
-    if (cache.has(url) || inFlight.has(url)) return false;
+    if (freshAt(url) || inFlight.has(url)) return false;
     return readAhead(url, null);
   }
 
@@ -335,7 +397,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     readAheadsInFlight++;
     // a failed read-ahead costs nothing but its count: the request that comes asks the origin itself
     // (startFetch cannot refuse here: a slot was checked free above)
-    startFetch(url, range).catch(() => { readAheadFailures++; }).finally(() => { readAheadsInFlight--; });
+    startFetch(url, range, range ? null : staleWhole(url)).catch(() => { readAheadFailures++; }).finally(() => { readAheadsInFlight--; });
     return true;
   }
 
@@ -347,8 +409,8 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     prefetch,
     /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number, readAheadFailures: number }} */
     stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, maxBytes, originFetches, inFlight: inFlight.size, readAheads, readAheadFailures }),
-    /** @param {string} url */
-    has: (url) => cache.has(url),
+    /** Is a fresh copy of the whole object here? @param {string} url */
+    has: (url) => freshAt(normalizeKey(url)) !== undefined,
     clear: () => cache.clear(),
   };
 }

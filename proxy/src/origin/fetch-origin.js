@@ -7,6 +7,7 @@ import { checkTargetUrl } from '../ssrf/target-url.js';
 import { createGuardedLookup } from './guarded-lookup.js';
 import { GrowingBody } from './growing-body.js';
 import { ORIGIN_IDLE_TIMEOUT_MS } from '@mutp/protocol/constants';
+import { cacheHeadersOf } from '../objects/freshness.js';
 
 // Redirects are followed by hand so every hop passes the same checks; 5 is what browsers'
 // and curl's defaults stay well above while no video CDN needs more.
@@ -18,10 +19,15 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  *             maxObjectBytes: number, originTimeoutMs: number, originIdleTimeoutMs?: number }} FetchPolicy
  *   originIdleTimeoutMs: a body that sends nothing this long fails (default ORIGIN_IDLE_TIMEOUT_MS)
  * @typedef {{ start: number, end: number }} ByteRange  end inclusive
+ * @typedef {{ etag: string | null, lastModified: string | null }} Validators  a kept copy's, for a conditional request
  * @typedef {{ bytes: Uint8Array, contentType: string, finalUrl: string, status: number,
- *             range: ByteRange | null, total: number | null }} OriginObject
+ *             range: ByteRange | null, total: number | null, notModified: boolean,
+ *             cacheHeaders: import('../objects/freshness.js').CacheHeaders, receivedAt: number }} OriginObject
  *   range: the bytes are this range of the object (the origin answered 206), null: the whole
- *   object; total: the object's size (from Content-Range; null when the origin does not say)
+ *   object; total: the object's size (from Content-Range; null when the origin does not say);
+ *   notModified: the origin answered 304 to a conditional request (no bytes: the kept copy is
+ *   current); cacheHeaders: the fields that say how long it may be kept (freshness.js);
+ *   receivedAt: wall-clock ms when the response's head came
  */
 
 /**
@@ -38,9 +44,11 @@ export function createOriginFetcher(policy) {
 
   /**
    * @param {string} urlText
-   * @param {{ signal?: AbortSignal, range?: ByteRange | null, onBody?: (body: GrowingBody) => void }} [opts]  range: ask the
-   *   origin for these bytes only (an origin that ignores it answers the whole object: `range` null); onBody: the body as
-   *   it comes, once the final response's head is in, when it says its length (a body of unknown length is not)
+   * @param {{ signal?: AbortSignal, range?: ByteRange | null, onBody?: (body: GrowingBody) => void, validators?: Validators | null }} [opts]
+   *   range: ask the origin for these bytes only (an origin that ignores it answers the whole object: `range` null); onBody:
+   *   the body as it comes, once the final response's head is in, when it says its length (a body of unknown length is
+   *   not); validators: ask only whether a kept copy with these is current (If-None-Match / If-Modified-Since; a 304 then
+   *   resolves with notModified and no bytes)
    * @returns {Promise<OriginObject>}
    */
   async function fetchOrigin(urlText, opts = {}) {
@@ -51,8 +59,9 @@ export function createOriginFetcher(policy) {
       throw codedError('ERR_BAD_RANGE', 'range must be whole bytes start ≤ end');
     }
     let url = checkTargetUrl(urlText, policy);
+    const conditional = conditionalHeaders(opts.validators ?? null);
     for (let hop = 0; ; hop++) {
-      const res = await requestOnce(url, signal, range, opts.onBody);
+      const res = await requestOnce(url, signal, range, opts.onBody, conditional);
       if (!REDIRECT_STATUSES.has(res.status)) {
         return { ...res.body, finalUrl: url.href, status: res.status };
       }
@@ -69,14 +78,15 @@ export function createOriginFetcher(policy) {
   }
 
   /**
-   * One request. Resolves with a redirect's Location, or the whole 2xx body.
+   * One request. Resolves with a redirect's Location, or the whole 2xx body, or a 304's heads.
    * @param {URL} url
    * @param {AbortSignal} signal
    * @param {ByteRange | null} range
    * @param {((body: GrowingBody) => void) | undefined} onBody
-   * @returns {Promise<{ status: number, location?: string, body?: { bytes: Uint8Array, contentType: string, range: ByteRange | null, total: number | null } }>}
+   * @param {Record<string, string>} conditional  If-None-Match / If-Modified-Since, or none
+   * @returns {Promise<{ status: number, location?: string, body?: Omit<OriginObject, 'finalUrl' | 'status'> }>}
    */
-  function requestOnce(url, signal, range, onBody) {
+  function requestOnce(url, signal, range, onBody, conditional) {
     return new Promise((resolve, reject) => {
       const mod = url.protocol === 'https:' ? https : http;
       const fail = (/** @type {Error} */ err) => {
@@ -95,7 +105,7 @@ export function createOriginFetcher(policy) {
         method: 'GET',
         agent: agents[url.protocol],
         // identity: the cached bytes are served with Range, which must count raw bytes.
-        headers: { 'accept-encoding': 'identity', 'user-agent': 'mutp-proxy', ...(range ? { range: `bytes=${range.start}-${range.end}` } : {}) },
+        headers: { 'accept-encoding': 'identity', 'user-agent': 'mutp-proxy', ...(range ? { range: `bytes=${range.start}-${range.end}` } : {}), ...conditional },
       });
       req.on('socket', (socket) => {
         // Belt and braces after the guarded lookup: judge the peer actually connected to.
@@ -115,10 +125,17 @@ export function createOriginFetcher(policy) {
       });
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
+        const receivedAt = Date.now();
+        const cacheHeaders = cacheHeadersOf(res.headers);
         if (REDIRECT_STATUSES.has(status)) {
           res.resume();
           signal.removeEventListener('abort', onAbort);
           return resolve({ status, location: res.headers.location });
+        }
+        if (status === 304 && Object.keys(conditional).length > 0) {
+          res.resume();
+          signal.removeEventListener('abort', onAbort);
+          return resolve({ status, body: { bytes: new Uint8Array(0), contentType: '', range: null, total: null, notModified: true, cacheHeaders, receivedAt } });
         }
         if (status === 416 && range) {
           res.resume();
@@ -185,7 +202,7 @@ export function createOriginFetcher(policy) {
           }
           resolve({
             status,
-            body: { bytes, contentType, range: got ? { start: got.start, end: got.end } : null, total: got ? got.total : bytes.byteLength },
+            body: { bytes, contentType, range: got ? { start: got.start, end: got.end } : null, total: got ? got.total : bytes.byteLength, notModified: false, cacheHeaders, receivedAt },
           });
         });
         res.on('error', (err) => fail(codedError('ERR_ORIGIN_UNREACHABLE', `origin response failed: ${err.message}`)));
@@ -202,4 +219,17 @@ export function createOriginFetcher(policy) {
       agents['https:'].destroy();
     },
   };
+}
+
+/**
+ * The request fields that ask whether a kept copy is current (none: fetch it).
+ * @param {{ etag: string | null, lastModified: string | null } | null} validators
+ * @returns {Record<string, string>}
+ */
+function conditionalHeaders(validators) {
+  /** @type {Record<string, string>} */
+  const out = {};
+  if (validators?.etag) out['if-none-match'] = validators.etag;
+  else if (validators?.lastModified) out['if-modified-since'] = validators.lastModified; // ignored beside If-None-Match (RFC 9110 §13.1.3)
+  return out;
 }
