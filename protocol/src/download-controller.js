@@ -665,7 +665,9 @@ export class DownloadController {
     if (this.finished || this.failIfUnresolved()) return;
     if (this.sources.every((x) => x.state === 'failed')) {
       const codes = [...new Set(this.sources.map((x) => x.error?.code))].join(', ');
-      this.fail('ERR_ALL_PROXIES_FAILED', `all ${this.sources.length} proxies failed (${codes})`);
+      // every proxy failed with one code (an origin's 404, say): what the first said tells the caller what happened
+      const said = !codes.includes(',') && this.sources[0].error?.message ? `; ${this.sources[0].error.message}` : '';
+      this.fail('ERR_ALL_PROXIES_FAILED', `all ${this.sources.length} proxies failed (${codes}${said})`);
     } else {
       this.maybeVote(this.now); // fewer proxies left: the ones that answered may now be a majority
     }

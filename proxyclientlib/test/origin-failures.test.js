@@ -91,6 +91,14 @@ describe('ProxyClientLib: an origin that fails, through real proxies', function 
     assert.equal(hits - before, proxies.length);
   });
 
+  it('a 404 in every mode: the failure\'s message says what the origin answered, once', async () => {
+    const results = await Promise.all(MODES.map((m) => failure(m, '/missing.bin')));
+    for (const [k, { err }] of results.entries()) {
+      assert.equal(err.code, 'ERR_ALL_PROXIES_FAILED', MODES[k]);
+      assert.match(err.message, /^all 3 proxies failed \((each )?ERR_ORIGIN_STATUS; (p\d: )?(http:\S+ )?origin answered 404\)$/, `${MODES[k]}: ${err.message}`);
+    }
+  });
+
   it('withOriginCause: only a cut body is given its list\'s origin error', () => {
     const lost = { code: 'ERR_PROXY_CONNECTION_LOST', message: 'lost' };
     const stalled = { code: 'ERR_PROXY_STALLED', message: 'stalled' };
