@@ -2,7 +2,7 @@
 // object with a validator is asked about (a 304 keeps its bytes), anything else stale is fetched
 // again, and a response the origin says not to store is not kept.
 import assert from 'node:assert/strict';
-import { createObjectStore } from '../src/objects/object-store.js';
+import { ONE_DOWNLOAD_REUSE_MS, createObjectStore } from '../src/objects/object-store.js';
 import { UNDATED_FRESH_MS } from '../src/objects/freshness.js';
 
 /**
@@ -107,17 +107,45 @@ describe('object store: freshness of its copies', () => {
     assert.equal(o.calls[1].validators, null);
   });
 
-  it('no-store: concurrent gets share one fetch, a later one fetches again; the object is not kept', async () => {
+  it('no-store: concurrent gets share one fetch; a later get fetches again, and nothing was kept to ask about', async () => {
     const o = versionedOrigin();
     const store = createObjectStore({ fetcher: o.fetcher, maxBytes: 1e6, now: clock().now });
     o.put('http://o/a', { 'cache-control': 'no-store', etag: '' });
     await Promise.all([store.get('http://o/a'), store.get('http://o/a')]);
     assert.equal(o.calls.length, 1);
     assert.equal(store.has('http://o/a'), false);
-    assert.equal(store.stats().entries, 0);
     assert.equal((await store.get('http://o/a')).bytes.length, 100);
     assert.equal(o.calls.length, 2);
     assert.equal(o.calls[1].validators, null, 'nothing kept to ask about');
+  });
+
+  it('a download\'s later requests (its list after its share) are answered from the copy fetched for it, whatever the origin says, for ONE_DOWNLOAD_REUSE_MS; other downloads ask the origin', async () => {
+    for (const fields of [{ 'cache-control': 'no-store' }, { 'cache-control': 'no-cache' }, { 'cache-control': 'max-age=0' }]) {
+      const o = versionedOrigin();
+      const c = clock();
+      const store = createObjectStore({ fetcher: o.fetcher, maxBytes: 1e6, now: c.now });
+      o.put('http://o/a', fields);
+      await store.get('http://o/a', { downloadId: 'd1' });
+      o.put('http://o/a', fields); // replaced after d1's first request
+      c.advance(1_000);
+      const again = await store.get('http://o/a', { downloadId: 'd1' });
+      assert.deepEqual([again.bytes[0], again.fromCache, o.calls.length], [1, true, 1], `${fields['cache-control']}: d1 sees one version`);
+      assert.equal((await store.open('http://o/a', { downloadId: 'd1' })).bytes[0], 1);
+      assert.equal((await store.get('http://o/a', { downloadId: 'd2' })).bytes[0], 2, 'another download has the new bytes');
+      o.put('http://o/a', fields);
+      c.advance(ONE_DOWNLOAD_REUSE_MS + 1);
+      assert.equal((await store.get('http://o/a', { downloadId: 'd2' })).bytes[0], 3, 'not past ONE_DOWNLOAD_REUSE_MS');
+    }
+  });
+
+  it('a download that joins a fetch on its way may use its copy too', async () => {
+    const o = versionedOrigin();
+    const store = createObjectStore({ fetcher: o.fetcher, maxBytes: 1e6, now: clock().now });
+    o.put('http://o/a', { 'cache-control': 'no-store' });
+    await Promise.all([store.get('http://o/a', { downloadId: 'd1' }), store.get('http://o/a', { downloadId: 'd2' })]);
+    o.put('http://o/a', { 'cache-control': 'no-store' });
+    assert.equal((await store.get('http://o/a', { downloadId: 'd2' })).bytes[0], 1);
+    assert.equal(o.calls.length, 1);
   });
 
   it('a range made of cached pieces is fresh only while every piece is', async () => {

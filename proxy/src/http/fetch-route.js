@@ -46,6 +46,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
       packetsSent: 0, bytesSent: 0, durationMs: 0, serverFetchMs: null, fromCache: false, error: null,
     };
     const voted = q.digests || HTTP_MODES.has(q.mode); // the answer, or the client, needs digests of whole blocks
+    const downloadId = q.downloadId ?? undefined; // the download's requests (its share, its list) see one copy
     const closed = q.digests ? q.span : parseClosedRange(req.headers.range);
     const need = closed && voted ? blockAligned(closed) : closed;
     // a whole object's body, or a first share of it, that the origin is still sending goes out as it
@@ -55,7 +56,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const streams = !q.digests && req.headers.range === undefined && req.method === 'GET';
     // a range of an HTTP mode whose object the origin is still sending (asked whole by the
     // download's lists or first shares) goes out as its bytes come, not after the object's last
-    const joined = closed && voted && !q.digests && req.method === 'GET' ? objects.openComing(q.url) : null;
+    const joined = closed && voted && !q.digests && req.method === 'GET' ? objects.openComing(q.url, downloadId) : null;
     if (joined && closed && closed.start < joined.bytes.byteLength) {
       if (q.next !== null) hintNext(q.next);
       const end = Math.min(closed.end + 1, joined.bytes.byteLength);
@@ -65,7 +66,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     let obj;
     try {
       // its origin fetch, if any, starts here
-      const asked = streams ? objects.open(q.url, { signal: abort.signal }) : objects.get(q.url, { signal: abort.signal, range: need });
+      const asked = streams ? objects.open(q.url, { signal: abort.signal, downloadId }) : objects.get(q.url, { signal: abort.signal, range: need, downloadId });
       if (q.next !== null) hintNext(q.next); // then the next object's, beside it (a digest list request names it too)
       const got = await asked;
       if ('filled' in got && got.filled() < got.bytes.byteLength) {
@@ -75,7 +76,7 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
       }
       obj = 'done' in got ? await got.done : got;
       // a digest list says the object's size: an origin that did not (`bytes a-b/*`) is asked for all of it
-      if (obj.range && obj.total === null && voted) obj = await objects.get(q.url, { signal: abort.signal });
+      if (obj.range && obj.total === null && voted) obj = await objects.get(q.url, { signal: abort.signal, downloadId });
     } catch (err) {
       if (err.code !== 'ERR_ABORTED') sendError(res, err);
       if (!q.digests) logs.record({ ...record, durationMs: performance.now() - t0, error: { code: err.code ?? 'ERR_INTERNAL', message: err.message } });

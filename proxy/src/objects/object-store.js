@@ -5,13 +5,24 @@ import { assemble, gapsIn, hullOf } from './range-cover.js';
 import { freshnessOf, updatedHeaders } from './freshness.js';
 
 /**
+ * How long a copy serves the downloads it was fetched for (ms), whatever the origin says of its
+ * freshness: a download in an HTTP mode asks a proxy more than once (its share, then its digest
+ * list; a helper's range), and those requests must see one version of the object. Longer than a
+ * segment's download; short, so that a client that keeps its id does not keep an old version.
+ */
+export const ONE_DOWNLOAD_REUSE_MS = 60_000;
+
+/**
  * @typedef {{ start: number, end: number }} ByteRange  end inclusive
  * @typedef {import('./freshness.js').CacheHeaders} CacheHeaders
  * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, range: ByteRange | null, total: number | null,
- *   freshUntil: number, cacheHeaders: CacheHeaders, etag: string | null, lastModified: string | null }} Entry
+ *   freshUntil: number, cacheHeaders: CacheHeaders, etag: string | null, lastModified: string | null,
+ *   storable: boolean, arrivedAt: number, downloads: Set<string> }} Entry
  *   range: the bytes are this range of the object, null: the whole object; total: the object's size (null: unknown);
  *   freshUntil: on the store's clock, when the origin must be asked again (freshness.js); cacheHeaders: the
- *   origin's fields that said so; etag / lastModified: its validators, for asking whether the copy is current
+ *   origin's fields that said so; etag / lastModified: its validators, for asking whether the copy is current;
+ *   storable: the origin allows keeping it (no-store does not); arrivedAt: when it came or was last validated;
+ *   downloads: the downloads (the clients' ids) it was fetched or validated for
  * @typedef {Entry & { fromCache: boolean }} StoredObject
  * @typedef {(url: string, opts?: { signal?: AbortSignal, range?: ByteRange | null, onBody?: (body: import('../origin/growing-body.js').GrowingBody) => void,
  *   validators?: { etag: string | null, lastModified: string | null } | null }) =>
@@ -36,8 +47,8 @@ import { freshnessOf, updatedHeaders } from './freshness.js';
  * clients and modes asking for one URL at once share one origin download (each
  * requested URL is fetched once). A copy is used while the origin's caching fields say it is
  * fresh (freshness.js); a stale whole object with a validator is asked about (a 304 keeps it), any
- * other stale copy is fetched again; a response the origin says not to store serves only the
- * requests that came while it was fetched.
+ * other stale copy is fetched again. Whatever its freshness, a copy serves the downloads it was
+ * fetched for (ONE_DOWNLOAD_REUSE_MS); a response the origin says not to store serves only them.
  * A caller that needs only a range (a download of a byte range, a plain HEAD/GET /fetch with
  * one) may ask for it: the origin is then asked for those bytes only (a range of a long
  * single-file stream, not the whole file), kept under the URL and the range, unless the whole
@@ -77,29 +88,29 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (keys?.size === 0) rangesOf.delete(urlOfKey(key));
   }
   /**
-   * A cached range of `url` that holds `range` (up to the object's end).
-   * @param {string} url @param {ByteRange} range
+   * A cached range of `url` that holds `range` (up to the object's end), usable by `downloadId`.
+   * @param {string} url @param {ByteRange} range @param {string | undefined} downloadId
    */
-  function cachedRangeHolding(url, range) {
+  function cachedRangeHolding(url, range, downloadId) {
     for (const key of rangesOf.get(url) ?? []) {
-      const e = freshAt(key);
+      const e = usableAt(key, downloadId);
       if (e?.range && holds(e.range, range, e.total)) return e;
     }
     return undefined;
   }
   /**
-   * The fresh cached ranges of `url` and their size, when they agree on it and on their ETag (an
-   * origin that replaced the object between them: none is used together). Looked at, not used:
-   * their recency stays.
-   * @param {string} url
+   * The cached ranges of `url` that `downloadId` may use, and their size, when they agree on it
+   * and on their ETag (an origin that replaced the object between them: none is used together).
+   * Looked at, not used: their recency stays.
+   * @param {string} url @param {string | undefined} downloadId
    * @returns {{ pieces: Entry[], total: number | null }}
    */
-  function cachedPieces(url) {
+  function cachedPieces(url, downloadId) {
     /** @type {Entry[]} */
     const pieces = [];
     for (const key of [...(rangesOf.get(url) ?? [])]) {
       const e = cache.peek(key);
-      if (e && !isFresh(e)) cache.delete(key);
+      if (e && !usable(e, downloadId)) dropIfDone(key, e);
       else if (e?.range) pieces.push(e);
     }
     const totals = new Set(pieces.map((e) => e.total).filter((t) => t !== null));
@@ -111,7 +122,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
 
   /** origin fetches on their way, by cache key: the URL and the range asked (null: the whole object); body: as it comes */
   /** @type {Map<string, { url: string, range: ByteRange | null, promise: Promise<Entry>, body: import('../origin/growing-body.js').GrowingBody | null,
-   *   headMs: number, heads: Set<() => void> }>} */
+   *   headMs: number, heads: Set<() => void>, downloads: Set<string> }>} */
   const inFlight = new Map();
   let originFetches = 0;
   let readAheads = 0;
@@ -127,61 +138,69 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
 
   /** @param {Entry} e */
   const isFresh = (e) => now() < e.freshUntil;
-  /**
-   * The copy under `key` while fresh. A stale one is dropped, unless it is a whole object the
-   * origin can be asked about (staleWhole finds it).
-   * @param {string} key
-   */
-  function freshAt(key) {
+  /** May this copy answer a request of `downloadId` (none: a request of no download) now? @param {Entry} e @param {string | undefined} downloadId */
+  const usable = (e, downloadId) => isFresh(e)
+    || (downloadId !== undefined && e.downloads.has(downloadId) && now() - e.arrivedAt <= ONE_DOWNLOAD_REUSE_MS);
+  /** Can the origin be asked whether this stale copy is current? @param {Entry} e */
+  const askable = (e) => e.storable && e.range === null && (e.etag !== null || e.lastModified !== null);
+  /** Forgets a copy no request may use any more, unless the origin can be asked about it. @param {string} key @param {Entry} e */
+  function dropIfDone(key, e) {
+    if (now() - e.arrivedAt > ONE_DOWNLOAD_REUSE_MS && !askable(e)) cache.delete(key);
+  }
+  /** The copy under `key`, when a request of `downloadId` may use it. @param {string} key @param {string | undefined} downloadId */
+  function usableAt(key, downloadId) {
     const e = cache.get(key);
-    if (!e || isFresh(e)) return e;
-    if (e.range || (e.etag === null && e.lastModified === null)) cache.delete(key);
+    if (!e || usable(e, downloadId)) return e;
+    dropIfDone(key, e);
     return undefined;
   }
   /** A stale whole copy of `url` with a validator: asking the origin about it may keep it. @param {string} url */
   function staleWhole(url) {
     const e = cache.peek(url);
-    return e && !isFresh(e) ? e : undefined;
+    return e && !isFresh(e) && askable(e) ? e : undefined;
   }
 
-  /** The fresh cached copy that answers `range` of `url` (null: the whole object), if any. @param {string} url @param {ByteRange | null} range */
-  function cached(url, range) {
-    return freshAt(url) ?? (range ? freshAt(keyOf(url, range)) ?? cachedRangeHolding(url, range) : undefined);
+  /**
+   * The cached copy that answers `range` of `url` (null: the whole object) for `downloadId`, if any.
+   * @param {string} url @param {ByteRange | null} range @param {string | undefined} downloadId
+   */
+  function cached(url, range, downloadId) {
+    return usableAt(url, downloadId) ?? (range ? usableAt(keyOf(url, range), downloadId) ?? cachedRangeHolding(url, range, downloadId) : undefined);
   }
 
   /**
    * The entry an origin's answer makes: a new copy, or (a 304) the stale one, fresh again.
    * @param {Awaited<ReturnType<Fetcher>>} o @param {Entry | null} stale  the copy asked about
-   * @param {number} fetchMs
-   * @returns {{ entry: Entry, storable: boolean }}
+   * @param {number} fetchMs @param {Set<string>} downloads  the downloads that waited for it
+   * @returns {Entry}
    */
-  function entryOf(o, stale, fetchMs) {
+  function entryOf(o, stale, fetchMs, downloads) {
     const cacheHeaders = o.notModified && stale ? updatedHeaders(stale.cacheHeaders, o.cacheHeaders ?? {}) : o.cacheHeaders ?? {};
     const f = freshnessOf(cacheHeaders, o.receivedAt ?? 0);
-    const fresh = { freshUntil: now() + f.freshMs, cacheHeaders, etag: f.etag, lastModified: f.lastModified };
-    if (o.notModified && stale) return { entry: { ...stale, ...fresh, serverFetchMs: fetchMs }, storable: f.storable };
+    const fresh = {
+      freshUntil: now() + f.freshMs, cacheHeaders, etag: f.etag, lastModified: f.lastModified, storable: f.storable, arrivedAt: now(), downloads,
+    };
+    if (o.notModified && stale) return { ...stale, ...fresh, serverFetchMs: fetchMs };
     if (o.notModified) throw codedError('ERR_ORIGIN_STATUS', 'origin answered 304 to a request for the object');
     const part = o.range ?? null;
-    return {
-      entry: { bytes: o.bytes, contentType: o.contentType, serverFetchMs: fetchMs, range: part, total: o.total ?? (part ? null : o.bytes.byteLength), ...fresh },
-      storable: f.storable,
-    };
+    return { bytes: o.bytes, contentType: o.contentType, serverFetchMs: fetchMs, range: part, total: o.total ?? (part ? null : o.bytes.byteLength), ...fresh };
   }
 
   /**
-   * One origin fetch, shared by everyone who waits for it; its answer is kept (while the origin allows).
+   * One origin fetch, shared by everyone who waits for it; its answer is kept.
    * @param {string} url @param {ByteRange | null} range
    * @param {Entry | null} [stale]  a stale whole copy of url to ask the origin about (a conditional request)
+   * @param {string} [downloadId]  the download it is for
    */
-  function startFetch(url, range, stale = null) {
+  function startFetch(url, range, stale = null, downloadId = undefined) {
     if (inFlight.size >= maxOriginFetches) {
       throw codedError('ERR_PROXY_BUSY', `more than ${maxOriginFetches} concurrent origin fetches; try another proxy`);
     }
     const key = keyOf(url, range);
     originFetches++;
     const started = now();
-    /** @type {{ url: string, range: ByteRange | null, promise: Promise<Entry>, body: any, headMs: number, heads: Set<() => void> }} */
-    const flight = { url, range, promise: /** @type {any} */ (null), body: null, headMs: 0, heads: new Set() };
+    /** @type {{ url: string, range: ByteRange | null, promise: Promise<Entry>, body: any, headMs: number, heads: Set<() => void>, downloads: Set<string> }} */
+    const flight = { url, range, promise: /** @type {any} */ (null), body: null, headMs: 0, heads: new Set(), downloads: new Set(downloadId === undefined ? [] : [downloadId]) };
     const onBody = (/** @type {import('../origin/growing-body.js').GrowingBody} */ body) => {
       flight.body = body;
       flight.headMs = now() - started;
@@ -189,12 +208,9 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     };
     const validators = stale ? { etag: stale.etag, lastModified: stale.lastModified } : null;
     const promise = fetcher(url, { ...(range ? { range } : {}), onBody, ...(validators ? { validators } : {}) }).then((o) => {
-      const { entry, storable } = entryOf(o, stale, now() - started);
+      const entry = entryOf(o, stale, now() - started, flight.downloads);
       // an origin that ignored the range sent the whole object: kept as such
-      if (!storable) {
-        cache.delete(url);
-        if (entry.range) cache.delete(key);
-      } else if (entry.range) keepRange(url, key, entry);
+      if (entry.range) keepRange(url, key, entry);
       else cache.set(url, entry);
       return entry;
     });
@@ -207,18 +223,21 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
 
   /**
    * @param {string} url
-   * @param {{ signal?: AbortSignal, range?: ByteRange | null }} [opts] signal aborts this caller's
-   *   wait, not the shared fetch; range: only these bytes are needed
+   * @param {{ signal?: AbortSignal, range?: ByteRange | null, downloadId?: string }} [opts] signal aborts this caller's
+   *   wait, not the shared fetch; range: only these bytes are needed; downloadId: the download asking
+   *   (its other requests are answered from the same copy)
    * @returns {Promise<StoredObject>}  the whole object, or (range asked) a range of it that holds
    *   the asked one (entry.range says which)
    */
   async function get(url, opts = {}) {
     url = normalizeKey(url);
     const range = opts.range ?? null;
-    const hit = cached(url, range);
+    const { downloadId } = opts;
+    const hit = cached(url, range, downloadId);
     if (hit) return { ...hit, fromCache: true };
     const own = inFlight.get(url) ?? inFlight.get(keyOf(url, range));
     const wider = own || !range ? undefined : inFlightHolding(url, range);
+    for (const f of [own, wider]) if (f && downloadId !== undefined) f.downloads.add(downloadId);
     if (wider) {
       try {
         return { ...(await abortable(wider.promise, opts.signal)), fromCache: false };
@@ -227,13 +246,13 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
         // the wider fetch failed (past the object's end, the origin's cap): ask for this range itself
       }
     }
-    const made = range && !own ? fromPieces(url, range, opts.signal) : null; // decided now: a get beside this one shares its fetch
+    const made = range && !own ? fromPieces(url, range, opts.signal, downloadId) : null; // decided now: a get beside this one shares its fetch
     if (made) {
       const got = await made;
       if (got) return got;
     }
     const stale = own ? undefined : staleWhole(url);
-    const entry = await abortable(own?.promise ?? startFetch(url, stale ? null : range, stale), opts.signal);
+    const entry = await abortable(own?.promise ?? startFetch(url, stale ? null : range, stale, downloadId), opts.signal);
     return { ...entry, fromCache: false };
   }
 
@@ -242,32 +261,34 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
    * bytes they lack (one request spanning every gap). Kept, and the ranges it holds whole
    * forgotten (its copy has their bytes). null (at once): no cached range holds any of it; a
    * promise of null: the pieces do not make it after all (the object changed or ended earlier).
-   * @param {string} url @param {ByteRange} range @param {AbortSignal | undefined} signal
+   * @param {string} url @param {ByteRange} range @param {AbortSignal | undefined} signal @param {string | undefined} downloadId
    * @returns {Promise<StoredObject | null> | null}
    */
-  function fromPieces(url, range, signal) {
-    const { pieces, total } = cachedPieces(url);
+  function fromPieces(url, range, signal, downloadId) {
+    const { pieces, total } = cachedPieces(url, downloadId);
     const asked = clip(range, total);
     if (pieces.length === 0 || asked.end < asked.start) return null;
     const gaps = gapsIn(asked, pieces.map((e) => /** @type {ByteRange} */ (e.range)));
     if (gaps.length === 1 && gaps[0].start === asked.start && gaps[0].end === asked.end) return null;
     const hull = hullOf(gaps);
     const flight = hull ? inFlightHolding(url, hull) : undefined;
-    const rest = hull ? abortable(flight?.promise ?? startFetch(url, hull), signal) : Promise.resolve(null);
+    if (flight && downloadId !== undefined) flight.downloads.add(downloadId);
+    const rest = hull ? abortable(flight?.promise ?? startFetch(url, hull, null, downloadId), signal) : Promise.resolve(null);
     return rest.then((fetched) => {
       if (fetched && !fetched.range) return { ...fetched, fromCache: false }; // the origin sent the whole object
       if (fetched && total !== null && fetched.total !== total) return null; // the object changed: asked for itself
       if (fetched && fetched.etag !== null && pieces.some((e) => e.etag !== null && e.etag !== fetched.etag)) return null; // so did this one
-      return keepMade(url, range, pieces, fetched, total);
+      return keepMade(url, range, pieces, fetched, total, downloadId);
     });
   }
 
   /**
    * Keeps the range made of `pieces` and the origin's answer for their gaps (null: none needed).
    * @param {string} url @param {ByteRange} range @param {Entry[]} pieces @param {Entry | null} fetched @param {number | null} total
+   * @param {string | undefined} downloadId
    * @returns {StoredObject | null}
    */
-  function keepMade(url, range, pieces, fetched, total) {
+  function keepMade(url, range, pieces, fetched, total, downloadId) {
     const all = fetched ? [...pieces, fetched] : pieces;
     const size = fetched?.total ?? total;
     const span = clip(range, size);
@@ -275,9 +296,11 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const entry = {
       bytes: assemble(span, all.map((e) => ({ range: /** @type {ByteRange} */ (e.range), bytes: e.bytes }))),
       contentType: all[0].contentType, serverFetchMs: fetched?.serverFetchMs ?? 0, range: span, total: size,
-      // fresh while every piece is; a range is fetched again when stale, never asked about
-      // its ETag is its pieces' (they agree): a range made later of it and others is one version
+      // fresh while every piece is, and for this download while it may use every piece; a range
+      // is fetched again when stale, never asked about; its ETag is its pieces' (they agree), so a
+      // range made later of it and others is one version
       freshUntil: Math.min(...all.map((e) => e.freshUntil)), cacheHeaders: {}, etag: all.find((e) => e.etag !== null)?.etag ?? null, lastModified: null,
+      storable: all.every((e) => e.storable), arrivedAt: Math.min(...all.map((e) => e.arrivedAt)), downloads: new Set(downloadId === undefined ? [] : [downloadId]),
     };
     const key = keyOf(url, span);
     for (const k of [...(rangesOf.get(url) ?? [])]) {
@@ -293,14 +316,17 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
    * fills as it comes), or with the whole object when it is cached, the fetch gives no body as it
    * comes (no length said), or it ends first.
    * @param {string} url
-   * @param {{ signal?: AbortSignal }} [opts]  signal aborts this caller's wait, not the shared fetch
+   * @param {{ signal?: AbortSignal, downloadId?: string }} [opts]  signal aborts this caller's wait, not the shared
+   *   fetch; downloadId: as get's
    * @returns {Promise<OpenedObject>}
    */
   async function open(url, opts = {}) {
     url = normalizeKey(url);
-    const hit = freshAt(url);
+    const { downloadId } = opts;
+    const hit = usableAt(url, downloadId);
     if (hit) return whole({ ...hit, fromCache: true });
-    const flight = inFlight.get(url) ?? (startFetch(url, null, staleWhole(url)), /** @type {any} */ (inFlight.get(url)));
+    const flight = inFlight.get(url) ?? (startFetch(url, null, staleWhole(url), downloadId), /** @type {any} */ (inFlight.get(url)));
+    if (downloadId !== undefined) flight.downloads.add(downloadId);
     const done = doneOf(flight); // a caller that waits for the head sees a failure below
     if (!flight.body) {
       /** @type {() => void} */
@@ -320,13 +346,14 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
    * The whole object while its origin still sends it, when a fetch of it is on its way and its
    * body comes (null: cached, not asked, asked for a range only, or no head yet): a range of an
    * HTTP mode need not wait for its last byte.
-   * @param {string} url
+   * @param {string} url @param {string} [downloadId]  the download asking (as get's)
    * @returns {OpenedObject | null}
    */
-  function openComing(url) {
+  function openComing(url, downloadId) {
     url = normalizeKey(url);
     const flight = inFlight.get(url);
-    if (freshAt(url) || !flight?.body) return null;
+    if (usableAt(url, downloadId) || !flight?.body) return null;
+    if (downloadId !== undefined) flight.downloads.add(downloadId);
     return coming(flight, doneOf(flight));
   }
 
@@ -367,10 +394,10 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (readAheadBytes <= 0) return false;
     url = normalizeKey(url);
     const ahead = readAheadRange(asked, total, readAheadBytes);
-    if (!ahead || freshAt(url) || inFlight.has(url)) return false; // the whole object is here or coming
+    if (!ahead || usableAt(url, undefined) || inFlight.has(url)) return false; // the whole object is here or coming
     // the bytes cached ranges hold, or fetches on their way bring, are not fetched again
     const coming = [...inFlight.values()].filter((f) => f.url === url && f.range).map((f) => /** @type {ByteRange} */ (f.range));
-    const held = [...cachedPieces(url).pieces.map((e) => /** @type {ByteRange} */ (e.range)), ...coming];
+    const held = [...cachedPieces(url, undefined).pieces.map((e) => /** @type {ByteRange} */ (e.range)), ...coming];
     if (gapsIn(ahead.next, held).length === 0) return false;
     const rest = hullOf(gapsIn(ahead.fetch, held));
     return rest !== null && readAhead(url, rest);
@@ -386,7 +413,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   function prefetch(url) {
     if (readAheadBytes <= 0) return false;
     url = normalizeKey(url);
-    if (freshAt(url) || inFlight.has(url)) return false;
+    if (usableAt(url, undefined) || inFlight.has(url)) return false;
     return readAhead(url, null);
   }
 
@@ -410,7 +437,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     /** @returns {{ entries: number, bytes: number, maxBytes: number, originFetches: number, inFlight: number, readAheads: number, readAheadFailures: number }} */
     stats: () => ({ entries: cache.size, bytes: cache.calculatedSize, maxBytes, originFetches, inFlight: inFlight.size, readAheads, readAheadFailures }),
     /** Is a fresh copy of the whole object here? @param {string} url */
-    has: (url) => freshAt(normalizeKey(url)) !== undefined,
+    has: (url) => usableAt(normalizeKey(url), undefined) !== undefined,
     clear: () => cache.clear(),
   };
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { listenLocal } from '../helpers/listen.js';
+import { MEDIA_CACHE_CONTROL } from '../helpers/media-caching.js';
 import { buildTempBundle } from '@mutp/players/bundle';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -89,7 +90,7 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', plugins = 
         const type = TYPES[path.extname(file)] ?? SEGMENT_TYPE;
         const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
         const fromBrowser = /Mozilla/.test(req.headers['user-agent'] ?? '');
-        const headers = { 'content-type': type, 'accept-ranges': 'bytes', 'access-control-allow-origin': '*', 'cache-control': 'no-store' };
+        const headers = { 'content-type': type, 'accept-ranges': 'bytes', 'access-control-allow-origin': '*', 'cache-control': MEDIA_CACHE_CONTROL };
         if (m) {
           const start = Number(m[1]);
           const end = Math.min(m[2] === '' ? size - 1 : Number(m[2]), size - 1);

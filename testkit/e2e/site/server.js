@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { listenLocal } from '../helpers/listen.js';
+import { MEDIA_CACHE_CONTROL } from '../helpers/media-caching.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const CHUNK_BYTES = 1024 * 1024; // 1 MiB chunks: the low end of YouTube's 2018 1–2 MB
@@ -48,7 +49,7 @@ export async function startVideoSite({ video, mime, host = '127.0.0.1', port: li
       }
       const body = video.subarray(start, end + 1);
       mediaHits.push({ path: u.pathname + u.search, range: u.searchParams.get('range'), fromBrowser, bytes: body.length });
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': body.length, 'access-control-allow-origin': '*', 'cache-control': 'no-store' });
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': body.length, 'access-control-allow-origin': '*', 'cache-control': MEDIA_CACHE_CONTROL });
       res.end(body);
       return;
     }
@@ -58,7 +59,7 @@ export async function startVideoSite({ video, mime, host = '127.0.0.1', port: li
       return;
     }
     if (u.pathname === '/plain.bin') {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': plain.length, 'cache-control': 'no-store' });
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': plain.length, 'cache-control': MEDIA_CACHE_CONTROL });
       res.end(plain);
       return;
     }
