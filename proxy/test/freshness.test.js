@@ -50,6 +50,19 @@ describe('proxy: how long an origin\'s response may be used (freshness)', () => 
     assert.equal(parseCacheControl(undefined).size, 0);
   });
 
+  it('any header text an origin sends: parsed without a throw or a hang, and freshness a finite ms ≥ 0', () => {
+    const alphabet = 'max-ge=,;" \\0123456789sn-torpivc\t*';
+    let x = 7;
+    const rand = (/** @type {number} */ n) => { x = (x * 1103515245 + 12345) >>> 0; return x % n; };
+    for (let k = 0; k < 3000; k++) {
+      const text = Array.from({ length: rand(40) }, () => alphabet[rand(alphabet.length)]).join('');
+      const cc = parseCacheControl(text);
+      assert.ok(cc instanceof Map);
+      const f = freshnessOf({ 'cache-control': text, age: text.slice(0, 5), expires: text, date: text, 'last-modified': text, vary: text }, AT);
+      assert.ok(Number.isFinite(f.freshMs) && f.freshMs >= 0, JSON.stringify(text));
+    }
+  });
+
   it('keeps only the caching fields of a response, a repeated one joined; a 304\'s fields replace the stored ones', () => {
     assert.deepEqual(cacheHeadersOf({ 'content-type': 'video/mp4', 'cache-control': ['max-age=5', 'public'], etag: '"a"' }), { 'cache-control': 'max-age=5, public', etag: '"a"' });
     assert.deepEqual(updatedHeaders({ etag: '"a"', 'cache-control': 'no-cache' }, { 'cache-control': 'max-age=60' }), { etag: '"a"', 'cache-control': 'max-age=60' });

@@ -103,7 +103,8 @@ export function parseCacheControl(text) {
   if (!text) return out;
   let i = 0;
   while (i < text.length) {
-    // a directive: a name, then optionally = and a token or a quoted string (which may hold commas)
+    // a directive: a name, then optionally = and a token or a quoted string (which may hold commas);
+    // each turn takes at least one character (a separator, a name or an =)
     const name = /^[\s,]*([^\s=,]*)\s*/.exec(text.slice(i));
     i += /** @type {RegExpExecArray} */ (name)[0].length;
     let value = '';
@@ -115,7 +116,6 @@ export function parseCacheControl(text) {
     }
     const key = /** @type {RegExpExecArray} */ (name)[1].toLowerCase();
     if (key !== '' && !out.has(key)) out.set(key, value); // the first of a repeated directive counts
-    if (key === '' && text[i] !== '=' && i < text.length && !/[\s,]/.test(text[i])) i++; // a stray character
   }
   return out;
 }
