@@ -13,7 +13,7 @@ import { buildRecord } from './stats-record.js';
 import { createLogSender } from './log-sender.js';
 import { downloadParallelHttp } from './http/parallel-http.js';
 import { downloadRangeHttp } from './http/range-http.js';
-import { createDigestCache } from './http/digest-cache.js';
+import { createDigestCache, withCurrentLists } from './http/digest-cache.js';
 import { loadMutp } from './mutp-loader.js';
 import { createPeerPool } from './rtc/peer-pool.js';
 import { DEFAULT_PROXIES, MODES, SPARE_PROXIES, parseRange, proxiesToList } from './download-options.js';
@@ -174,8 +174,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       let running;
       if (mode === 'parallel-http' || mode === 'range-http') timing.sentAt = performance.now(); // the HTTP modes ask every proxy at once
       // every mode names the next object on its own requests: a /fetch's &next=, MUTP's hint after its request
-      if (mode === 'parallel-http') running = downloadParallelHttp({ ...common, next });
-      else if (mode === 'range-http') running = downloadRangeHttp({ ...common, next });
+      if (mode === 'parallel-http') running = withCurrentLists(downloadParallelHttp, { ...common, next }, digestCache, logger);
+      else if (mode === 'range-http') running = withCurrentLists(downloadRangeHttp, { ...common, next }, digestCache, logger);
       else {
         running = (async () => {
           const { downloadMutp, downloadWindow, rtc: { defaultRtcConfig } } = await /** @type {ReturnType<typeof loadTransport>} */ (transport);

@@ -26,13 +26,13 @@ export function isOriginCode(code) {
 /**
  * Each proxy's outcome for a failure's message: "p1: ERR_ORIGIN_STATUS, p2: no error"; when every
  * proxy failed with one code, that code once and what the first said: "each ERR_ORIGIN_STATUS;
- * p1: origin answered 404".
+ * origin answered 404".
  * @param {{proxyId: string, error: {code: string, message?: string} | null}[]} perProxy
  */
 export function proxyOutcomes(perProxy) {
   const first = perProxy[0];
   if (perProxy.length > 1 && first.error && perProxy.every((s) => s.error?.code === first.error?.code)) {
-    return `each ${first.error.code}${first.error.message ? `; ${first.proxyId}: ${first.error.message}` : ''}`;
+    return `each ${first.error.code}${first.error.message ? `; ${first.error.message}` : ''}`;
   }
   return perProxy.map((s) => `${s.proxyId}: ${s.error?.code ?? 'no error'}`).join(', ');
 }

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { startProxy } from '@mutp/proxy';
 import { createClient } from '../index.js';
-import { createDigestCache, DIGEST_CACHE_TTL_MS, DIGEST_CACHE_ENTRIES } from '../src/http/digest-cache.js';
+import { createDigestCache, withCurrentLists, DIGEST_CACHE_TTL_MS, DIGEST_CACHE_ENTRIES } from '../src/http/digest-cache.js';
 import { testBytes } from '@mutp/testkit/mutp-harness';
 import { BLOCK_BYTES, WHOLE_OBJECT_BLOCKS } from '@mutp/protocol';
 
@@ -162,5 +162,32 @@ describe('HTTP modes: digest lists kept per proxy and URL', function () {
     const tail = { objectBytes: 10 * BLOCK_BYTES - 5, firstBlock: 8, digests: new Uint8Array(2 * 8) }; // blocks 8, 9: the object's end
     c.set('http://p', 'http://o/a', tail);
     assert.equal(c.get('http://p', 'http://o/a', { first: 9, end: 40 }), tail, 'a span past the object\'s end is covered to the end');
+  });
+
+  it('withCurrentLists runs a download again without its kept lists only when they voted, it failed on integrity, and nothing was handed out', async () => {
+    const list = { objectBytes: 1, firstBlock: 0, digests: new Uint8Array(8) };
+    const liars = Object.assign(new Error('all failed'), { code: 'ERR_ALL_PROXIES_FAILED', perProxy: [{ error: { code: 'ERR_INTEGRITY' } }] });
+    const gone = Object.assign(new Error('all failed'), { code: 'ERR_ALL_PROXIES_FAILED', perProxy: [{ error: { code: 'ERR_ORIGIN_STATUS' } }] });
+    const args = { url: 'http://o/a', proxies: [{ url: 'http://p' }] };
+    /** @param {Error} first @param {number} [handOut] bytes handed out before failing */
+    const attempts = async (first, handOut = 0, keep = true) => {
+      const c = createDigestCache({ now: () => 0 });
+      if (keep) c.set('http://p', 'http://o/a', list);
+      let n = 0;
+      /** @param {{onProgress?: (p: {netBytes: number}) => void}} a */
+      const run = async (a) => {
+        n++;
+        if (n > 1) return 'ok';
+        if (handOut) a.onProgress?.({ netBytes: handOut });
+        throw first;
+      };
+      const outcome = await withCurrentLists(run, args, c, { warn() {} }).catch((e) => e.code);
+      return { n, outcome, kept: c.keeps('http://p', 'http://o/a') };
+    };
+    assert.deepEqual(await attempts(liars), { n: 2, outcome: 'ok', kept: false });
+    assert.deepEqual(await attempts(Object.assign(new Error('u'), { code: 'ERR_INTEGRITY_UNRESOLVED' })), { n: 2, outcome: 'ok', kept: false });
+    assert.deepEqual(await attempts(liars, 65536), { n: 1, outcome: 'ERR_ALL_PROXIES_FAILED', kept: true }, 'bytes handed out: not again');
+    assert.deepEqual(await attempts(gone), { n: 1, outcome: 'ERR_ALL_PROXIES_FAILED', kept: true }, 'not an integrity failure');
+    assert.deepEqual(await attempts(liars, 0, false), { n: 1, outcome: 'ERR_ALL_PROXIES_FAILED', kept: false }, 'no kept list voted');
   });
 });

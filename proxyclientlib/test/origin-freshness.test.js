@@ -101,6 +101,24 @@ describe('ProxyClientLib: an origin that replaces a file, through real proxies',
     });
   }
 
+  for (const mode of /** @type {const} */ (['range-http', 'parallel-http'])) {
+    it(`${mode}: one client, ranges of an object replaced between them: the lists it kept of the old one are dropped, not taken for lies`, async () => {
+      const path = `/no-cache-ranges-${mode}.bin`;
+      const client = createClient({ origo: null, logger: { warn() {} } });
+      const refs = proxies.map((p, i) => ({ id: `p${i}`, url: p.url }));
+      try {
+        const first = await client.download(`${originUrl}${path}`, { mode, proxies: refs, range: { start: 0, end: 200_000 } });
+        assert.equal(sha(first.data), sha(body(path, 1).subarray(0, 200_001)));
+        versions.set(path, 2);
+        const second = await client.download(`${originUrl}${path}`, { mode, proxies: refs, range: { start: 0, end: 100_000 } });
+        assert.equal(sha(second.data), sha(body(path, 2).subarray(0, 100_001)));
+        assert.deepEqual(second.stats.perProxy.map((/** @type {any} */ p) => p.error?.code ?? null), refs.map(() => null), 'no proxy named a liar');
+      } finally {
+        client.close();
+      }
+    });
+  }
+
   it('max-age: within it, the proxies serve their copies without asking the origin (a replacement shows after it)', async () => {
     const path = '/max-age.bin';
     assert.equal(await download('range-http', path), sha(body(path, 1)));

@@ -48,3 +48,36 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
     size: () => kept.size,
   };
 }
+
+/** The failures kept lists cause when the object changed since they were kept. */
+const STALE_LIST_FAILURES = new Set(['ERR_ALL_PROXIES_FAILED', 'ERR_INTEGRITY_UNRESOLVED']);
+
+/**
+ * Runs an HTTP-mode download; when lists kept from earlier downloads voted in it and it failed on
+ * integrity before handing out a byte, runs it once more without them. The origin may have replaced
+ * the object since (its copies at the proxies went stale and were fetched again), and the old
+ * lists then make every proxy that serves the new bytes look like a liar.
+ * @template {{url: string, proxies: {url: string}[], signal?: AbortSignal, onProgress?: (p: {netBytes: number}) => void}} A
+ * @template R
+ * @param {(args: A) => Promise<R>} run @param {A} args
+ * @param {ReturnType<typeof createDigestCache> | null} cache @param {{warn: (...a: unknown[]) => void}} logger
+ * @returns {Promise<R>}
+ */
+export async function withCurrentLists(run, args, cache, logger) {
+  const kept = cache !== null && args.proxies.some((p) => cache.keeps(p.url, args.url));
+  let handedOut = 0;
+  const onProgress = (/** @type {{netBytes: number}} */ p) => {
+    handedOut = Math.max(handedOut, p.netBytes);
+    args.onProgress?.(p);
+  };
+  try {
+    return await run({ ...args, onProgress });
+  } catch (err) {
+    const e = /** @type {{code?: string, perProxy?: {error: {code: string} | null}[]}} */ (err);
+    const onIntegrity = e.code === 'ERR_INTEGRITY_UNRESOLVED' || (e.perProxy ?? []).some((p) => p.error?.code === 'ERR_INTEGRITY');
+    if (!kept || handedOut > 0 || args.signal?.aborted || !STALE_LIST_FAILURES.has(e.code ?? '') || !onIntegrity) throw err;
+    /** @type {NonNullable<typeof cache>} */ (cache).forget(args.url);
+    logger.warn(`http: the lists kept for ${args.url} disagree with the proxies' bytes (the object changed?); asking again without them`);
+    return run({ ...args, onProgress: args.onProgress });
+  }
+}
