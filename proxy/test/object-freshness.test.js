@@ -2,7 +2,7 @@
 // object with a validator is asked about (a 304 keeps its bytes), anything else stale is fetched
 // again, and a response the origin says not to store is not kept.
 import assert from 'node:assert/strict';
-import { ONE_DOWNLOAD_REUSE_MS, createObjectStore } from '../src/objects/object-store.js';
+import { NO_STORE_HOST_MS, ONE_DOWNLOAD_REUSE_MS, createObjectStore } from '../src/objects/object-store.js';
 import { UNDATED_FRESH_MS } from '../src/objects/freshness.js';
 
 /**
@@ -146,6 +146,26 @@ describe('object store: freshness of its copies', () => {
     o.put('http://o/a', { 'cache-control': 'no-store' });
     assert.equal((await store.get('http://o/a', { downloadId: 'd2' })).bytes[0], 1);
     assert.equal(o.calls.length, 1);
+  });
+
+  it('a host that answers no-store gets nothing fetched ahead (no download could use it) until it answers storable, or NO_STORE_HOST_MS passes', async () => {
+    const o = versionedOrigin();
+    const c = clock();
+    const store = createObjectStore({ fetcher: o.fetcher, maxBytes: 1e6, now: c.now, readAheadBytes: 1e6 });
+    for (const name of ['a', 'b', 'c', 'd']) o.put(`http://o/${name}`, { 'cache-control': 'no-store' });
+    o.put('http://other/x', { 'cache-control': 'no-store' });
+    o.put('http://o/kept', { 'cache-control': 'max-age=60' });
+    assert.equal(store.prefetch('http://o/a'), true, 'nothing known of the host yet');
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(store.prefetch('http://o/b'), false);
+    assert.equal(store.prefetch('http://other/x'), true, 'another host');
+    await store.get('http://o/kept');
+    assert.equal(store.prefetch('http://o/b'), true, 'the host answered storable since');
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(store.prefetch('http://o/c'), false);
+    c.advance(NO_STORE_HOST_MS + 1);
+    assert.equal(store.prefetch('http://o/c'), true);
+    assert.deepEqual(o.calls.map((call) => call.url), ['http://o/a', 'http://other/x', 'http://o/kept', 'http://o/b', 'http://o/c']);
   });
 
   it('a range made of cached pieces is fresh only while every piece is', async () => {

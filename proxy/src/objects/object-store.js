@@ -13,6 +13,15 @@ import { freshnessOf, updatedHeaders } from './freshness.js';
 export const ONE_DOWNLOAD_REUSE_MS = 60_000;
 
 /**
+ * How long a host whose last answer was `no-store` gets no read-ahead or prefetch (ms): a copy
+ * fetched ahead belongs to no download, so the download that comes could not use it and would
+ * fetch it again. Ten minutes: a stream's origin does not change its caching often.
+ */
+export const NO_STORE_HOST_MS = 10 * 60_000;
+/** Hosts remembered as answering `no-store` (count): a wildcard allowlist may reach many CDN hosts. */
+const NO_STORE_HOSTS_MAX = 256;
+
+/**
  * @typedef {{ start: number, end: number }} ByteRange  end inclusive
  * @typedef {import('./freshness.js').CacheHeaders} CacheHeaders
  * @typedef {{ bytes: Uint8Array, contentType: string, serverFetchMs: number, range: ByteRange | null, total: number | null,
@@ -128,6 +137,19 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   let readAheads = 0;
   let readAheadFailures = 0;
   let readAheadsInFlight = 0;
+  /** host → until when it gets nothing fetched ahead (NO_STORE_HOST_MS) */
+  /** @type {Map<string, number>} */
+  const noStoreHosts = new Map();
+  /** Notes whether `url`'s host keeps its answers storable. @param {string} url @param {boolean} storable */
+  function noteStorable(url, storable) {
+    const host = hostOf(url);
+    noStoreHosts.delete(host);
+    if (storable) return;
+    noStoreHosts.set(host, now() + NO_STORE_HOST_MS);
+    if (noStoreHosts.size > NO_STORE_HOSTS_MAX) noStoreHosts.delete(/** @type {string} */ (noStoreHosts.keys().next().value));
+  }
+  /** Did `url`'s host answer `no-store` lately? @param {string} url */
+  const answersNoStore = (url) => now() < (noStoreHosts.get(hostOf(url)) ?? -Infinity);
   const keyOf = (/** @type {string} */ url, /** @type {ByteRange | null} */ range) => (range ? `${url} bytes=${range.start}-${range.end}` : url);
 
   /** A fetch on its way for a range of `url` holding `range` (a read-ahead, or a wider range). @param {string} url @param {ByteRange} range */
@@ -209,6 +231,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const validators = stale ? { etag: stale.etag, lastModified: stale.lastModified } : null;
     const promise = fetcher(url, { ...(range ? { range } : {}), onBody, ...(validators ? { validators } : {}) }).then((o) => {
       const entry = entryOf(o, stale, now() - started, flight.downloads);
+      noteStorable(url, entry.storable);
       // an origin that ignored the range sent the whole object: kept as such
       if (entry.range) keepRange(url, key, entry);
       else cache.set(url, entry);
@@ -417,9 +440,9 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     return readAhead(url, null);
   }
 
-  /** One fetch nobody waits for yet, in an origin slot clients leave free. @param {string} url @param {ByteRange | null} range */
+  /** One fetch nobody waits for yet, in an origin slot clients leave free, unless its host answers no-store. @param {string} url @param {ByteRange | null} range */
   function readAhead(url, range) {
-    if (readAheadsInFlight >= MAX_READ_AHEADS_IN_FLIGHT || inFlight.size >= maxOriginFetches - 1) return false;
+    if (readAheadsInFlight >= MAX_READ_AHEADS_IN_FLIGHT || inFlight.size >= maxOriginFetches - 1 || answersNoStore(url)) return false;
     readAheads++;
     readAheadsInFlight++;
     // a failed read-ahead costs nothing but its count: the request that comes asks the origin itself
@@ -465,6 +488,15 @@ function abortable(promise, signal) {
  */
 function holds(outer, inner, total) {
   return inner.start >= outer.start && (inner.end <= outer.end || (total !== null && outer.end === total - 1));
+}
+
+/** @param {string} url */
+function hostOf(url) {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }
 
 /**
