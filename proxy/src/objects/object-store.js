@@ -152,6 +152,11 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
   const answersNoStore = (url) => now() < (noStoreHosts.get(hostOf(url)) ?? -Infinity);
   const keyOf = (/** @type {string} */ url, /** @type {ByteRange | null} */ range) => (range ? `${url} bytes=${range.start}-${range.end}` : url);
 
+  /** A download waits for a fetch on its way: the copy it brings is that download's too. @param {{ downloads: Set<string> }} flight @param {string | undefined} downloadId */
+  function joinFlight(flight, downloadId) {
+    if (downloadId !== undefined) flight.downloads.add(downloadId);
+  }
+
   /** A fetch on its way for a range of `url` holding `range` (a read-ahead, or a wider range). @param {string} url @param {ByteRange} range */
   function inFlightHolding(url, range) {
     for (const f of inFlight.values()) if (f.url === url && f.range && holds(f.range, range, null)) return f;
@@ -260,7 +265,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (hit) return { ...hit, fromCache: true };
     const own = inFlight.get(url) ?? inFlight.get(keyOf(url, range));
     const wider = own || !range ? undefined : inFlightHolding(url, range);
-    for (const f of [own, wider]) if (f && downloadId !== undefined) f.downloads.add(downloadId);
+    for (const f of [own, wider]) if (f) joinFlight(f, downloadId);
     if (wider) {
       try {
         return { ...(await abortable(wider.promise, opts.signal)), fromCache: false };
@@ -295,7 +300,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     if (gaps.length === 1 && gaps[0].start === asked.start && gaps[0].end === asked.end) return null;
     const hull = hullOf(gaps);
     const flight = hull ? inFlightHolding(url, hull) : undefined;
-    if (flight && downloadId !== undefined) flight.downloads.add(downloadId);
+    if (flight) joinFlight(flight, downloadId);
     const rest = hull ? abortable(flight?.promise ?? startFetch(url, hull, null, downloadId), signal) : Promise.resolve(null);
     return rest.then((fetched) => {
       if (fetched && !fetched.range) return { ...fetched, fromCache: false }; // the origin sent the whole object
@@ -349,7 +354,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     const hit = usableAt(url, downloadId);
     if (hit) return whole({ ...hit, fromCache: true });
     const flight = inFlight.get(url) ?? (startFetch(url, null, staleWhole(url), downloadId), /** @type {any} */ (inFlight.get(url)));
-    if (downloadId !== undefined) flight.downloads.add(downloadId);
+    joinFlight(flight, downloadId);
     const done = doneOf(flight); // a caller that waits for the head sees a failure below
     if (!flight.body) {
       /** @type {() => void} */
@@ -376,7 +381,7 @@ export function createObjectStore({ fetcher, maxBytes, now = () => performance.n
     url = normalizeKey(url);
     const flight = inFlight.get(url);
     if (usableAt(url, downloadId) || !flight?.body) return null;
-    if (downloadId !== undefined) flight.downloads.add(downloadId);
+    joinFlight(flight, downloadId);
     return coming(flight, doneOf(flight));
   }
 

@@ -49,9 +49,6 @@ export function createDigestCache({ now = () => performance.now() } = {}) {
   };
 }
 
-/** The failures kept lists cause when the object changed since they were kept. */
-const STALE_LIST_FAILURES = new Set(['ERR_ALL_PROXIES_FAILED', 'ERR_INTEGRITY_UNRESOLVED']);
-
 /**
  * Runs an HTTP-mode download; when lists kept from earlier downloads voted in it and it failed on
  * integrity before handing out a byte, runs it once more without them. The origin may have replaced
@@ -74,8 +71,10 @@ export async function withCurrentLists(run, args, cache, logger) {
     return await run({ ...args, onProgress });
   } catch (err) {
     const e = /** @type {{code?: string, perProxy?: {error: {code: string} | null}[]}} */ (err);
-    const onIntegrity = e.code === 'ERR_INTEGRITY_UNRESOLVED' || (e.perProxy ?? []).some((p) => p.error?.code === 'ERR_INTEGRITY');
-    if (!kept || handedOut > 0 || args.signal?.aborted || !STALE_LIST_FAILURES.has(e.code ?? '') || !onIntegrity) throw err;
+    // what kept lists of an older object cause: no majority, or proxies named liars
+    const onIntegrity = e.code === 'ERR_INTEGRITY_UNRESOLVED'
+      || (e.code === 'ERR_ALL_PROXIES_FAILED' && (e.perProxy ?? []).some((p) => p.error?.code === 'ERR_INTEGRITY'));
+    if (!kept || handedOut > 0 || args.signal?.aborted || !onIntegrity) throw err;
     /** @type {NonNullable<typeof cache>} */ (cache).forget(args.url);
     logger.warn(`http: the lists kept for ${args.url} disagree with the proxies' bytes (the object changed?); asking again without them`);
     return run({ ...args, onProgress: args.onProgress });
