@@ -3,6 +3,7 @@
 // the first request (checked by @mutp/protocol), which the channel's session gets as it opens.
 
 import express from 'express';
+import { closeConnection } from '@mutp/proxyclientlib/close-connection';
 import { MAX_URL_CHARS, MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS } from '@mutp/protocol/constants';
 import { parseOfferRequest, MAX_OFFER_REQUEST_CHARS } from '@mutp/protocol/offer-request';
 import { codedError, sendError } from './http-error.js';
@@ -185,11 +186,7 @@ export function createSignalling({ RTCPeerConnection, rtcConfig, onChannel, logg
         registry.remove(peer);
         for (const s of sessions) s.stop(reason);
         sessions.clear();
-        try {
-          pc.close();
-        } catch {
-          // already closed by the stack
-        }
+        closeConnection(pc);
       },
     };
     registry.add(peer);

@@ -9,6 +9,7 @@ import { MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS, MUTP_NEGOTIATED_CHANNEL_ID } 
 import { offerRequestField } from '@mutp/protocol/offer-request';
 import { proxyEndpoint } from '../http/proxy-fetch.js';
 import { textCapped } from '../capped-body.js';
+import { closeConnection } from '#rtc';
 
 /** Whole connect budget (ms), all attempts: signalling + ICE + DTLS + SCTP take ~30 ms on a LAN; a proxy slower than this is useless. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -391,9 +392,5 @@ export function closePeer(pc, channel) {
   } catch {
     // already closed
   }
-  try {
-    pc.close();
-  } catch {
-    // already closed
-  }
+  closeConnection(pc);
 }
