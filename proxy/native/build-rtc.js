@@ -4,8 +4,9 @@
 // libdatachannel tree (with usrsctp, libjuice, plog) that the datachannel-sys crate carries,
 // patched so usrsctp can leave random loss on unordered PR-SCTP chunks out of its congestion
 // response, libjuice so a triggered ICE check goes out at once, and ICE and DTLS so the proxy's
-// DTLS handshake starts on a client's first check (rtc-build.json lists the patches and the
-// tree each applies to). Output:
+// DTLS handshake starts on a client's first check, and node-datachannel's wrapper so a callback
+// outlives a close that races the stack's own (rtc-build.json lists the patches and the tree each
+// applies to). Output:
 // proxy/native/build/node-datachannel/, a copy of the npm package with its addon in build/,
 // which proxy/src/rtc/wrtc.js loads when present. See proxy/native/README.md.
 //
