@@ -62,6 +62,18 @@ async function startServer(opts = {}, { olderProxy = false } = {}) {
   return { url, sig, stats, async close() { sig.close(); server.closeAllConnections(); await new Promise((r) => server.close(r)); } };
 }
 
+/**
+ * Close the client's end, then wait until the proxy has dropped its own on the "closed" the
+ * client's shutdown brings, as a deployed proxy does. A test's teardown closing the proxy's end in
+ * the same millisecond can crash the stock WebRTC build (proxy/native/README.md, "Callbacks that
+ * outlive a close"); mocha's timeout bounds the wait.
+ * @param {{ close(): void }} link @param {{ sig: { peerCount: number } }} srv
+ */
+async function closeClientFirst(link, srv) {
+  link.close();
+  while (srv.sig.peerCount > 0) await new Promise((r) => setTimeout(r, 10));
+}
+
 async function post(url, body, contentType = 'application/json') {
   const res = await fetch(`${url}/rtc/offer`, { method: 'POST', headers: { 'content-type': contentType }, body });
   return { status: res.status, body: await res.json() };
@@ -133,7 +145,7 @@ describe('rtc transport (real WebRTC on loopback)', function () {
       assert.equal(await roundTrip(link.channel, 3), 3, 'the session answered on it');
       assert.deepEqual(srv.stats.channels, [{ negotiated: true, id: 0 }]);
     } finally {
-      link.close();
+      await closeClientFirst(link, srv);
     }
   });
 
@@ -174,7 +186,7 @@ describe('rtc transport (real WebRTC on loopback)', function () {
       assert.ok(srv.stats.maxBuffered <= SEND_HIGH_WATER_BYTES + MAX_OUTBOUND_MESSAGE_BYTES,
         `bufferedAmount ${srv.stats.maxBuffered} exceeded the cap`);
     } finally {
-      link.close();
+      await closeClientFirst(link, srv);
     }
   });
 });
