@@ -1,23 +1,29 @@
 // Closing a peer connection of libdatachannel (node-datachannel, stock or the proxy's tuned build)
-// without racing the stack's own close of a failed one. No import of the stack itself: the proxy
-// uses it with whichever build it loaded.
+// without racing the stack's own close. No import of the stack itself: the proxy uses it with
+// whichever build it loaded.
 
 /**
- * How long (ms) a failed connection is given to close itself before close() is called anyway:
- * libdatachannel closes it on its own thread at once (a few ms); this only bounds a stack that
- * never reports "closed".
+ * How long (ms) a connection the stack is closing is given to finish before close() is called
+ * anyway: libdatachannel takes a few ms; this only bounds a stack that never reports "closed".
  */
-export const FAILED_CLOSE_GRACE_MS = 5000;
+export const SETTLE_CLOSE_GRACE_MS = 5000;
 
 /**
- * Close a peer connection. A failed one is closed once the stack says it is closed:
- * libdatachannel closes a failed connection itself, on a worker thread, just after it reports the
- * failure, and node-datachannel's stock close() from JavaScript in that moment can crash the
- * process (the worker calls a callback close() has freed; the tuned build holds them).
+ * States in which libdatachannel has already queued its own close of the connection: it enters
+ * them (a failed transport, or the remote end's shutdown: "disconnected") and closes the
+ * connection on a worker thread right after.
+ */
+const CLOSING_ITSELF = new Set(['failed', 'disconnected']);
+
+/**
+ * Close a peer connection. One the stack is closing itself is closed once the stack says it is
+ * closed: node-datachannel's stock close() from JavaScript while libdatachannel's worker closes
+ * the same connection can crash the process (the worker calls a callback close() has freed; the
+ * tuned build's callbacks hold their own reference).
  * @param {RTCPeerConnection} pc
  * @param {number} [graceMs]
  */
-export function closeConnection(pc, graceMs = FAILED_CLOSE_GRACE_MS) {
+export function closeConnection(pc, graceMs = SETTLE_CLOSE_GRACE_MS) {
   const close = () => {
     try {
       pc.close();
@@ -25,7 +31,7 @@ export function closeConnection(pc, graceMs = FAILED_CLOSE_GRACE_MS) {
       // already closed
     }
   };
-  if (pc.connectionState !== 'failed') return close();
+  if (!CLOSING_ITSELF.has(pc.connectionState)) return close();
   let done = false;
   const finish = () => {
     if (done) return;
