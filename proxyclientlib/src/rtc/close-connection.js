@@ -1,6 +1,7 @@
-// Closing a peer connection of libdatachannel (node-datachannel, stock or the proxy's tuned build)
-// without racing the stack's own close. No import of the stack itself: the proxy uses it with
-// whichever build it loaded.
+// Node: closing a peer connection of libdatachannel (node-datachannel, stock or the proxy's tuned
+// build) without racing the stack's own close. No import of the stack itself: the proxy uses it
+// with whichever build it loaded, and the CLI loads none for an HTTP mode. The browser gets
+// close-connection.browser.js ("#close-connection").
 
 /**
  * How long (ms) a connection the stack is closing is given to finish before close() is called

@@ -9,7 +9,7 @@ import { MUTP_CHANNEL_LABEL, MUTP_CHANNEL_OPTIONS, MUTP_NEGOTIATED_CHANNEL_ID } 
 import { offerRequestField } from '@mutp/protocol/offer-request';
 import { proxyEndpoint } from '../http/proxy-fetch.js';
 import { textCapped } from '../capped-body.js';
-import { closeConnection } from '#rtc';
+import { closeConnection } from '#close-connection';
 
 /** Whole connect budget (ms), all attempts: signalling + ICE + DTLS + SCTP take ~30 ms on a LAN; a proxy slower than this is useless. */
 export const CONNECT_TIMEOUT_MS = 10_000;

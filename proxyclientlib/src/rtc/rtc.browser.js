@@ -13,11 +13,3 @@ export function defaultRtcConfig(_proxyUrls) {
 
 /** The browser owns its WebRTC stack: nothing to stop. */
 export function releaseRtc() {}
-
-/**
- * Close a peer connection: the browser's stack closes a failed one only when told to.
- * @param {RTCPeerConnection} pc
- */
-export function closeConnection(pc) {
-  pc.close();
-}

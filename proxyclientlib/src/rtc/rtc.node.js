@@ -2,7 +2,6 @@
 // Chosen by the "#rtc" import condition in package.json; the browser gets rtc.browser.js.
 export { RTCPeerConnection } from 'node-datachannel/polyfill';
 import { cleanup } from 'node-datachannel';
-export { closeConnection } from './close-connection.js';
 
 /** Hosts that mean "this machine": a client talking to proxies there needs no other interface. */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
