@@ -8,6 +8,7 @@ import { createSignalling } from '../src/rtc/signalling.js';
 import { createChannelSender } from '../src/rtc/channel-sender.js';
 import { SEND_HIGH_WATER_BYTES, MAX_OUTBOUND_MESSAGE_BYTES } from '../src/rtc/limits.js';
 import { connectPeer } from '@mutp/proxyclientlib/connect-peer';
+import { until } from './helpers/fake-origo.js';
 
 const LOOPBACK_RTC = { bindAddress: '127.0.0.1' }; // tests only target loopback
 const quietLogger = { info() {}, warn() {}, error() {} };
@@ -71,7 +72,7 @@ async function startServer(opts = {}, { olderProxy = false } = {}) {
  */
 async function closeClientFirst(link, srv) {
   link.close();
-  while (srv.sig.peerCount > 0) await new Promise((r) => setTimeout(r, 10));
+  await until(() => srv.sig.peerCount === 0);
 }
 
 async function post(url, body, contentType = 'application/json') {
@@ -227,7 +228,7 @@ describe('rtc transport limits', function () {
       // On a busy machine the client may have started a hedged twin connect; the server holds
       // that twin until its own close or open-timeout sweep, so wait for the registry to empty.
       // (mocha's timeout bounds the wait; the never-opened twin is swept after CHANNEL_OPEN_TIMEOUT_MS).
-      while (srv.sig.peerCount > 0) await new Promise((r) => setTimeout(r, 10));
+      await until(() => srv.sig.peerCount === 0);
     } finally {
       link.close();
       await srv.close();

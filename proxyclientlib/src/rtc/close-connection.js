@@ -33,10 +33,8 @@ export function closeConnection(pc, graceMs = SETTLE_CLOSE_GRACE_MS) {
     }
   };
   if (!CLOSING_ITSELF.has(pc.connectionState)) return close();
-  let done = false;
+  // runs once: whichever comes first takes the other away
   const finish = () => {
-    if (done) return;
-    done = true;
     clearTimeout(timer);
     pc.removeEventListener('connectionstatechange', onState);
     close();
