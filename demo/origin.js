@@ -3,10 +3,15 @@
 // (/stream/) and, when given a plugin bundle, the page that plays it (/player/, player-site.js).
 // Stands in for a video host.
 import http from 'node:http';
+import { createHash } from 'node:crypto';
 import { demoBytes, demoSize } from './media.js';
 import { loadStream, playerFile, streamType, STREAM_PATH, PLAYER_PATH } from './player-site.js';
 
 const CACHE_OBJECTS = 8; // keep a few generated objects; regeneration is cheap but not free
+// The demo page's files are asked again on each load (they change when the code does) but answered
+// 304 while unchanged: a browser then reuses the scripts it compiled (its code cache keeps only
+// what its HTTP cache keeps), where `no-store` had it fetch and compile the plugins and hls.js anew.
+const PAGE_CACHE_CONTROL = 'no-cache';
 
 /**
  * Parse a single `Range: bytes=a-b | a- | -n` against a size.
@@ -66,8 +71,14 @@ export async function startDemoOrigin({ host = '127.0.0.1', port = 0, player = n
     }
     if (player && url.pathname.startsWith(PLAYER_PATH)) {
       const file = await playerFile(url.pathname, player).catch(() => null);
-      if (file) res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : file.body);
-      else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      if (!file) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      const etag = `"${createHash('sha256').update(file.body).digest('base64url').slice(0, 22)}"`;
+      const headers = { 'content-type': file.type, 'cache-control': PAGE_CACHE_CONTROL, etag };
+      if (req.headers['if-none-match'] === etag) res.writeHead(304, headers).end();
+      else res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : file.body);
       return;
     }
     const name = url.pathname.startsWith('/stream/') ? url.pathname.slice('/stream/'.length) : null;

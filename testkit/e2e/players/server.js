@@ -22,6 +22,7 @@ const LIBS = {
   'shaka.js': fromPackage('shaka-player', 'dist/shaka-player.compiled.js'),
 };
 const TYPES = { '.m3u8': 'application/vnd.apple.mpegurl', '.mpd': 'application/dash+xml' };
+const LIB_CACHE_CONTROL = 'max-age=3600'; // the players' libraries and the plugins' bundle: a site's static scripts
 const SEGMENT_TYPE = 'video/mp4'; // every other media file here is fragmented MP4
 
 const PACE_CHUNK_BYTES = 16 * 1024; // a paced body goes out in pieces of this size, each at its time
@@ -71,14 +72,16 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', plugins = 
         return;
       }
       if (u.pathname.startsWith('/lib/') && LIBS[u.pathname.slice(5)]) {
-        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' });
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': LIB_CACHE_CONTROL });
         res.end(await readFile(LIBS[u.pathname.slice(5)]));
         return;
       }
       if (bundle && u.pathname.startsWith('/plugin/')) {
         const file = await bundle.file(u.pathname.slice('/plugin/'.length));
         if (!file) throw Object.assign(new Error('outside'), { status: 404 });
-        res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' });
+        // cached as the player's own script is (/lib/): a second load with the plugins then
+        // compares like with like, each side with its scripts compiled from the cache
+        res.writeHead(200, { 'content-type': file.type, 'cache-control': LIB_CACHE_CONTROL });
         res.end(file.body);
         return;
       }
