@@ -24,7 +24,7 @@ import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/browsers';
 import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 import { median, round } from './stats.js';
-import { HOPS, hopDurations } from './hops.js';
+import { HOPS, hopDurations, afterFirstByte } from './hops.js';
 import { THREAD_TRACE_CATEGORIES, pageThreadBusy } from './page-threads.js';
 import { benchOptions, progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
@@ -40,6 +40,8 @@ const LOADS = /** @type {const} */ (['first', 'second']); // the load's bucket: 
 /** @param {number} i the load's index in its browser */
 const loadBucket = (i) => (i === 0 ? 'first' : 'second');
 const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batches
+const MUTP_CONFIGS = ['uncoded', 'coded'];
+const SAME_SEGMENT_BASE = 'parallel-http'; // a MUTP segment's time after its first byte is compared with this mode's for the same segment
 /** The time breakdown's parts before the first byte, in order. */
 const FIRST_BYTE_STEPS = TIME_BREAKDOWN_PARTS.slice(0, TIME_BREAKDOWN_PARTS.indexOf('sourceStartMs'));
 
@@ -138,9 +140,9 @@ async function main() {
   onShutdown(() => fleet.close());
   const emptyFrameDir = configs.includes(EMPTY_FRAME) ? await emptyFrameCopy() : null;
 
-  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, stalls: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[], steps: Record<string, number[]>, mainMs: number[], mainPerSegmentMs: number[], otherMs: number[]}>} */
+  /** @type {Record<string, {firstFrameMs: number[], firstRequestMs: number[], firstBodyMs: number[], segmentMs: number[], segments: number, direct: number, stalls: number, wrong: string[], libraryMs: number[], modes: Record<string, number>, hops: Record<string, number>[], firstHops: Record<string, number>[], steps: Record<string, number[]>, mainMs: number[], mainPerSegmentMs: number[], otherMs: number[], afterFirst: {key: string, mode: string, ms: number}[]}>} */
   const cells = {};
-  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [], steps: {}, mainMs: [], mainPerSegmentMs: [], otherMs: [] });
+  const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [], steps: {}, mainMs: [], mainPerSegmentMs: [], otherMs: [], afterFirst: [] });
   const seenRecords = new Set();
   // interleaved (repeat → player → config): drift in the machine's load hits every config alike
   for (let r = 0; r < repeats; r++) {
@@ -201,6 +203,7 @@ async function main() {
               const c = cell(`${player}|${config}|${loadBucket(l)}`);
               const got = hopDurations(recordsOf[l], pageResponses[l]);
               c.hops.push(...got);
+              c.afterFirst.push(...afterFirstByte(recordsOf[l], pageResponses[l]));
               // the load's first segment: what a first frame waits for
               const first = got.filter((d) => Number.isFinite(d.pageStart)).sort((a, b) => a.pageStart - b.pageStart)[0];
               if (first) c.firstHops.push(first);
@@ -231,6 +234,7 @@ async function main() {
           steps: Object.fromEntries(Object.entries(c.steps).map(([k, v]) => [k, round(median(v))])), stepSegments: c.steps.requestMs?.length ?? 0, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
           threads: c.mainMs.length ? { mainMs: round(median(c.mainMs)), mainPerSegmentMs: round(median(c.mainPerSegmentMs)), otherMs: round(median(c.otherMs)),
             addedMainMs: base?.mainMs.length && config !== 'none' ? round(median(c.mainMs) - median(base.mainMs)) : null } : null,
+          afterFirstByte: MUTP_CONFIGS.includes(config) ? sameSegmentRatio(c.afterFirst.filter((x) => x.mode === config), cells[`${player}|${SAME_SEGMENT_BASE}|${which}`]?.afterFirst ?? []) : null,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, stalls: c.stalls, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }
@@ -250,6 +254,25 @@ async function emptyFrameCopy() {
   await cp(path.join(EXT_DIST, 'chrome'), dir, { recursive: true });
   await writeFile(path.join(dir, 'frame.html'), EMPTY_PAGE);
   return dir;
+}
+
+/**
+ * A MUTP cell's segments served in MUTP against the same segments in the base mode's cell (the
+ * same player and load): medians of their times after the first byte, and the median of each
+ * segment's ratio to the base's median for it.
+ * @param {{key: string, ms: number}[]} mutp  the cell's segments the MUTP mode served
+ * @param {{key: string, mode: string, ms: number}[]} base  the base cell's segments
+ */
+function sameSegmentRatio(mutp, base) {
+  /** @type {Map<string, number[]>} */
+  const byKey = new Map();
+  for (const b of base) if (b.mode === SAME_SEGMENT_BASE) byKey.set(b.key, [...(byKey.get(b.key) ?? []), b.ms]);
+  const pairs = mutp.filter((m) => byKey.has(m.key)).map((m) => ({ ms: m.ms, baseMs: median(/** @type {number[]} */ (byKey.get(m.key))) }));
+  return {
+    segments: mutp.length, ms: mutp.length ? round(median(mutp.map((m) => m.ms))) : null,
+    pairs: pairs.length, baseMs: pairs.length ? round(median(pairs.map((p) => p.baseMs))) : null,
+    ratio: pairs.length ? round(median(pairs.map((p) => p.ms / Math.max(p.baseMs, 0.1)))) : null,
+  };
 }
 
 /** Each hop's median (ms) over the matched segments, null where none. @param {Record<string, number>[]} list */
@@ -297,6 +320,14 @@ function format(r) {
   lines.push(`player  mode           load   segs ${FIRST_BYTE_STEPS.map((k) => k.replace(/Ms$/, '').padStart(8)).join(' ')}`);
   for (const x of r.rows.filter((y) => y.stepSegments > 0)) {
     lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.stepSegments, 4)} ${FIRST_BYTE_STEPS.map((k) => pad(x.steps[k]?.toFixed(1), 8)).join(' ')}`);
+  }
+  if (r.rows.some((/** @type {any} */ x) => x.afterFirstByte)) {
+    lines.push('', `a segment's time after its first byte (the proxies' first answer → the whole body at the player; ms, medians), for the segments the MUTP mode served itself, against the same segments in ${SAME_SEGMENT_BASE}; ratio = median of each segment's ratio`);
+    lines.push('player  mode           load   segs  after 1st byte  same segs  in base  ratio');
+    for (const x of r.rows.filter((/** @type {any} */ y) => y.afterFirstByte)) {
+      const a = x.afterFirstByte;
+      lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(a.segments, 4)} ${pad(a.ms?.toFixed(1), 15)} ${pad(a.pairs, 10)} ${pad(a.baseMs?.toFixed(1), 8)} ${pad(a.ratio?.toFixed(2), 6)}`);
+    }
   }
   lines.push('', 'the same for the first segment of each load (median over the samples): what the first frame waits for');
   for (const x of r.rows.filter((y) => y.firstHopSamples > 0)) {

@@ -19,13 +19,14 @@ export const HOPS = /** @type {const} */ ([
 const rangeKey = (header) => (header ? /^bytes=(\d+-\d+)$/.exec(header.trim())?.[1] ?? header : null);
 
 /**
- * Each hop's duration (ms) for the segments whose record and page response match (same URL and
- * range; the first unmatched response of that pair), and when the page asked for it (`pageStart`, wall clock ms).
- * @param {{url: string, hops?: Record<string, any>}[]} records
+ * The records whose page response matches (same URL and range; the first unmatched response of
+ * that pair), each with its marks on the page's clock (`pageStart`, `pageEnd`: the player's
+ * request and whole response) and the segment's key.
+ * @param {{url: string, mode?: string, hops?: Record<string, any>}[]} records
  * @param {{url: string, range: string | null, startAt?: number, endAt?: number}[]} responses
- * @returns {Record<string, number>[]}
+ * @returns {{record: {url: string, mode?: string}, key: string, at: Record<string, number | undefined>}[]}
  */
-export function hopDurations(records, responses) {
+function matched(records, responses) {
   const used = new Set();
   const out = [];
   for (const r of records) {
@@ -38,12 +39,40 @@ export function hopDurations(records, responses) {
     /** @type {Record<string, number | undefined>} */
     const at = { pageStart: p.startAt, pageEnd: p.endAt };
     for (const [k, v] of Object.entries(h)) if (k.endsWith('At') && Number.isFinite(v)) at[k] = h.origin + v;
+    out.push({ record: r, key: `${r.url} ${h.range ?? ''}`, at });
+  }
+  return out;
+}
+
+/**
+ * Each hop's duration (ms) for the segments whose record and page response match, and when the
+ * page asked for it (`pageStart`, wall clock ms).
+ * @param {{url: string, hops?: Record<string, any>}[]} records
+ * @param {{url: string, range: string | null, startAt?: number, endAt?: number}[]} responses
+ * @returns {Record<string, number>[]}
+ */
+export function hopDurations(records, responses) {
+  return matched(records, responses).map(({ at }) => {
     /** @type {Record<string, number>} */
     const d = {};
     for (const [name, from, to] of HOPS) if (at[from] !== undefined && at[to] !== undefined) d[name] = /** @type {number} */ (at[to]) - /** @type {number} */ (at[from]);
     if (at.pageStart !== undefined && at.pageEnd !== undefined) d.total = at.pageEnd - at.pageStart;
     if (at.pageStart !== undefined) d.pageStart = at.pageStart;
-    out.push(d);
-  }
-  return out;
+    return d;
+  });
+}
+
+/**
+ * A segment's time after its first byte (the proxies' first answer → the whole body in the
+ * player's hands), with the mode that served it (the record's: a MUTP download may have run in
+ * Parallel HTTP while WebRTC warmed) and its key (URL and range), for comparing the same
+ * segments across modes.
+ * @param {{url: string, mode?: string, hops?: Record<string, any>}[]} records
+ * @param {{url: string, range: string | null, startAt?: number, endAt?: number}[]} responses
+ * @returns {{key: string, mode: string, ms: number}[]}
+ */
+export function afterFirstByte(records, responses) {
+  return matched(records, responses)
+    .filter(({ at }) => at.firstByteAt !== undefined && at.pageEnd !== undefined)
+    .map(({ record, key, at }) => ({ key, mode: String(record.mode), ms: /** @type {number} */ (at.pageEnd) - /** @type {number} */ (at.firstByteAt) }));
 }

@@ -6,7 +6,7 @@ import { createRequestServer } from '../src/frame/serve-requests.js';
 import { createHops, HOP_MARKS } from '../src/frame/hop-timing.js';
 import { parseSettings } from '../src/shared/settings.js';
 import { compilePatterns } from '../src/shared/patterns.js';
-import { hopDurations, HOPS } from '../bench/hops.js';
+import { hopDurations, afterFirstByte, HOPS } from '../bench/hops.js';
 import { startFakeProxy } from '@mutp/testkit/fake-proxy';
 
 const ORIGIN = 'http://origin.test';
@@ -80,5 +80,23 @@ describe('hop timing', function () {
     assert.equal(rest.length, 0, 'a record without a page response is left out');
     assert.deepEqual(HOPS.map(([name]) => d[name]), [2, 1, 1, 1, 12, 2, 8, 1, 9]);
     assert.equal(d.total, 37);
+  });
+
+  it('bench: a segment\'s time after its first byte carries the mode its record ran in and its URL and range', () => {
+    const origin = 1000;
+    const hops = { origin, range: '0-9', receivedAt: 5, libraryAt: 6, listedAt: 7, sentAt: 8, firstByteAt: 20, firstChunkAt: 22, doneAt: 30, endAt: 31 };
+    const responses = [
+      { url: 'http://a/x', range: 'bytes=0-9', startAt: 1003, endAt: 1040 },
+      { url: 'http://a/y', range: 'bytes=0-9', startAt: 1003, endAt: 1050 },
+      { url: 'http://a/z', range: 'bytes=0-9', startAt: 1003, endAt: 1050 },
+    ];
+    const { firstByteAt, ...noFirstByte } = hops;
+    const got = afterFirstByte([
+      { url: 'http://a/x', mode: 'coded', hops },
+      { url: 'http://a/y', mode: 'parallel-http', hops },
+      { url: 'http://a/z', mode: 'coded', hops: noFirstByte }, // no first byte marked: left out
+    ], responses);
+    assert.deepEqual(got, [{ key: 'http://a/x 0-9', mode: 'coded', ms: 20 }, { key: 'http://a/y 0-9', mode: 'parallel-http', ms: 30 }]);
+    assert.equal(firstByteAt, 20);
   });
 });
