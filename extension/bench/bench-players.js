@@ -42,6 +42,7 @@ const loadBucket = (i) => (i === 0 ? 'first' : 'second');
 const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batches
 const MUTP_CONFIGS = ['uncoded', 'coded'];
 const SAME_SEGMENT_BASE = 'parallel-http'; // a MUTP segment's time after its first byte is compared with this mode's for the same segment
+const RATIO_BASE_FLOOR_MS = 0.1; // a base time below the clock's resolution counts as this: no ratio divides by 0
 /** The time breakdown's parts before the first byte, in order. */
 const FIRST_BYTE_STEPS = TIME_BREAKDOWN_PARTS.slice(0, TIME_BREAKDOWN_PARTS.indexOf('sourceStartMs'));
 
@@ -271,7 +272,7 @@ function sameSegmentRatio(mutp, base) {
   return {
     segments: mutp.length, ms: mutp.length ? round(median(mutp.map((m) => m.ms))) : null,
     pairs: pairs.length, baseMs: pairs.length ? round(median(pairs.map((p) => p.baseMs))) : null,
-    ratio: pairs.length ? round(median(pairs.map((p) => p.ms / Math.max(p.baseMs, 0.1)))) : null,
+    ratio: pairs.length ? round(median(pairs.map((p) => p.ms / Math.max(p.baseMs, RATIO_BASE_FLOOR_MS)))) : null,
   };
 }
 
