@@ -267,7 +267,12 @@ async function emptyFrameCopy() {
 function sameSegmentRatio(mutp, base) {
   /** @type {Map<string, number[]>} */
   const byKey = new Map();
-  for (const b of base) if (b.mode === SAME_SEGMENT_BASE) byKey.set(b.key, [...(byKey.get(b.key) ?? []), b.ms]);
+  for (const b of base) {
+    if (b.mode !== SAME_SEGMENT_BASE) continue;
+    const times = byKey.get(b.key) ?? [];
+    times.push(b.ms);
+    byKey.set(b.key, times);
+  }
   const pairs = mutp.filter((m) => byKey.has(m.key)).map((m) => ({ ms: m.ms, baseMs: median(/** @type {number[]} */ (byKey.get(m.key))) }));
   return {
     segments: mutp.length, ms: mutp.length ? round(median(mutp.map((m) => m.ms))) : null,

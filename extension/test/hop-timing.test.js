@@ -90,13 +90,12 @@ describe('hop timing', function () {
       { url: 'http://a/y', range: 'bytes=0-9', startAt: 1003, endAt: 1050 },
       { url: 'http://a/z', range: 'bytes=0-9', startAt: 1003, endAt: 1050 },
     ];
-    const { firstByteAt, ...noFirstByte } = hops;
+    const noFirstByte = { ...hops, firstByteAt: undefined };
     const got = afterFirstByte([
       { url: 'http://a/x', mode: 'coded', hops },
       { url: 'http://a/y', mode: 'parallel-http', hops },
       { url: 'http://a/z', mode: 'coded', hops: noFirstByte }, // no first byte marked: left out
     ], responses);
     assert.deepEqual(got, [{ key: 'http://a/x 0-9', mode: 'coded', ms: 20 }, { key: 'http://a/y 0-9', mode: 'parallel-http', ms: 30 }]);
-    assert.equal(firstByteAt, 20);
   });
 });

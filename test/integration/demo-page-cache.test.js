@@ -31,13 +31,13 @@ describe('demo origin: the demo page\'s files are revalidated, not refetched', f
   }
 
   it('a changed file: its old tag gets the new body, with a new tag', async () => {
-    const before = await get('/player/config.json');
-    const oldTag = String(before.headers.get('etag'));
+    const old = await get('/player/config.json');
+    const oldTag = String(old.headers.get('etag'));
     origo = 'http://127.0.0.1:2';
-    const after = await get('/player/config.json', { 'if-none-match': oldTag });
-    assert.equal(after.status, 200);
-    assert.notEqual(after.headers.get('etag'), oldTag);
-    assert.equal((await after.json()).origo, 'http://127.0.0.1:2');
+    const changed = await get('/player/config.json', { 'if-none-match': oldTag });
+    assert.equal(changed.status, 200);
+    assert.notEqual(changed.headers.get('etag'), oldTag);
+    assert.equal((await changed.json()).origo, 'http://127.0.0.1:2');
   });
 
   it('a file that is not there: 404, with no tag', async () => {
