@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startVideoSite, CHUNK_BYTES } from '@mutp/testkit/e2e/site/server';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
-import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/browsers';
+import { launchChromium, exists, CHROMIUM, BENCH_BROWSER } from '@mutp/testkit/e2e/helpers/browsers';
 import { measureModeLatency } from './latency.js';
 import { measureBytePath } from './byte-path.js';
 import { formatReport } from './report.js';
@@ -81,7 +81,7 @@ async function main() {
   onShutdown(() => fleet.close());
 
   progress('phase: launch headless Chromium with the extension');
-  const chrome = await withoutForeignSignalHandlers(() => launchChromium(path.join(out, 'chrome')));
+  const chrome = await withoutForeignSignalHandlers(() => launchChromium(path.join(out, 'chrome'), BENCH_BROWSER));
   onShutdown(() => chrome.close());
 
   const latency = [];

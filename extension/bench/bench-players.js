@@ -21,7 +21,7 @@ import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
 import { wrongResponses } from '@mutp/testkit/e2e/players/check';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
-import { launchChromium, exists, CHROMIUM } from '@mutp/testkit/e2e/helpers/browsers';
+import { launchChromium, exists, CHROMIUM, BENCH_BROWSER } from '@mutp/testkit/e2e/helpers/browsers';
 import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
 import { median, round } from './stats.js';
 import { HOPS, hopDurations, afterFirstByte } from './hops.js';
@@ -152,7 +152,7 @@ async function main() {
       for (const config of configs) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
         const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1${inPage}` : plain;
-        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome')));
+        const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome'), BENCH_BROWSER));
         try {
           // with --plugin the page makes its fleet itself
           if (!plugin && config === EMPTY_FRAME) await setOptions(chrome.browser, chrome.base, { origoUrl: fleet.origo.url, mode: 'parallel-http', n, noProgressTimeoutMs: EMPTY_FRAME_STALL_MS });
@@ -242,7 +242,7 @@ async function main() {
     }
   }
   const browser = await (async () => {
-    const ch = await withoutForeignSignalHandlers(() => launchChromium(null));
+    const ch = await withoutForeignSignalHandlers(() => launchChromium(null, BENCH_BROWSER));
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
   return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? `the player plugins (the fleet in ${inPage ? 'the page' : 'its worker'})` : 'the extension' }, rows };

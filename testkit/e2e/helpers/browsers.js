@@ -10,15 +10,23 @@ import path from 'node:path';
 export const CHROMIUM = '/usr/bin/chromium';
 export const FIREFOX = '/usr/bin/firefox-esr';
 const SERVICE_WORKER_TIMEOUT_MS = 30_000; // field notes: the extension's worker can take a while on a busy box
+/** launchChromium's options for a bench: no DevTools network reporting (watchNetwork, below). */
+export const BENCH_BROWSER = Object.freeze({ watchNetwork: false });
 
 /**
+ * watchNetwork: puppeteer's DevTools network reporting, which tests read (page.on('response')).
+ * With it the browser reports every request and every piece of a body to this process, and this
+ * process keeps an object for each: work no viewer's browser does, and more of it for a fleet's
+ * pages (a request to each proxy per segment) than for the player fetching directly. A bench
+ * turns it off, so a mode is not charged for DevTools' bookkeeping.
  * @param {string | null} extDir  null: no extension (a bench's baseline)
- * @param {{ extraArgs?: string[] }} [o]  e.g. --ignore-certificate-errors-spki-list=… (the namespace tests' test CA)
+ * @param {{ extraArgs?: string[], watchNetwork?: boolean }} [o]  extraArgs: e.g. --ignore-certificate-errors-spki-list=…
+ *   (the namespace tests' test CA)
  */
-export async function launchChromium(extDir, { extraArgs = [] } = {}) {
+export async function launchChromium(extDir, { extraArgs = [], watchNetwork = true } = {}) {
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-chromium-'));
   const browser = await puppeteer.launch({
-    executablePath: CHROMIUM, headless: true, userDataDir,
+    executablePath: CHROMIUM, headless: true, userDataDir, networkEnabled: watchNetwork,
     args: [
       '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
       ...(extDir ? [`--disable-extensions-except=${extDir}`, `--load-extension=${extDir}`] : []),
