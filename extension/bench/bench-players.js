@@ -28,6 +28,7 @@ import { HOPS, hopDurations, afterFirstByte } from './hops.js';
 import { THREAD_TRACE_CATEGORIES, pageThreadBusy } from './page-threads.js';
 import { benchOptions, progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
+import { MUTP_MODES } from '../src/shared/settings.js';
 import { TIME_BREAKDOWN_PARTS } from '@mutp/protocol';
 
 const STREAMS = { hls: 'hls/index.m3u8', dash: 'dash/stream.mpd', shaka: 'dash1/list.mpd' }; // one rendition per player
@@ -40,7 +41,6 @@ const LOADS = /** @type {const} */ (['first', 'second']); // the load's bucket: 
 /** @param {number} i the load's index in its browser */
 const loadBucket = (i) => (i === 0 ? 'first' : 'second');
 const RECORDS_WAIT_MS = 5000; // the background sends records to Origo in batches
-const MUTP_CONFIGS = ['uncoded', 'coded'];
 const SAME_SEGMENT_BASE = 'parallel-http'; // a MUTP segment's time after its first byte is compared with this mode's for the same segment
 const RATIO_BASE_FLOOR_MS = 0.1; // a base time below the clock's resolution counts as this: no ratio divides by 0
 /** The time breakdown's parts before the first byte, in order. */
@@ -235,7 +235,7 @@ async function main() {
           steps: Object.fromEntries(Object.entries(c.steps).map(([k, v]) => [k, round(median(v))])), stepSegments: c.steps.requestMs?.length ?? 0, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
           threads: c.mainMs.length ? { mainMs: round(median(c.mainMs)), mainPerSegmentMs: round(median(c.mainPerSegmentMs)), otherMs: round(median(c.otherMs)),
             addedMainMs: base?.mainMs.length && config !== 'none' ? round(median(c.mainMs) - median(base.mainMs)) : null } : null,
-          afterFirstByte: MUTP_CONFIGS.includes(config) ? sameSegmentRatio(c.afterFirst.filter((x) => x.mode === config), cells[`${player}|${SAME_SEGMENT_BASE}|${which}`]?.afterFirst ?? []) : null,
+          afterFirstByte: MUTP_MODES.includes(config) ? sameSegmentRatio(c.afterFirst.filter((x) => x.mode === config), cells[`${player}|${SAME_SEGMENT_BASE}|${which}`]?.afterFirst ?? []) : null,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, stalls: c.stalls, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }

@@ -18,7 +18,7 @@ import { createWarmUp, WARMING, RTC_BUSY } from './warm-up.js';
 import { createRtcClaims } from './rtc-claims.js';
 import { codedError } from '@mutp/common/errors';
 import { createHops } from './hop-timing.js';
-import { DEFAULT_NO_PROGRESS_MS } from '../shared/settings.js';
+import { DEFAULT_NO_PROGRESS_MS, MUTP_MODES } from '../shared/settings.js';
 
 // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded
 // generation, a later range). In the HTTP modes only verified bytes count: a Range-split share
@@ -33,7 +33,6 @@ const ALIVE_EVERY_MS = 250;
  * generation) and 447 ms (uncoded, one per 1100-byte packet) of 8 s of play.
  */
 const PAGE_POST_BATCH_BYTES = 64 * 1024;
-const MUTP_MODES = ['coded', 'uncoded'];
 const MAX_PREFETCHES_PER_PAGE = 64; // init sections a page's manifests may have the proxies fetch: a few renditions × a few playlists
 const RTC_FALLBACK_MODE = 'parallel-http'; // the fleet without WebRTC
 const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;

@@ -7,11 +7,11 @@
 // (the caller starts it), so no segment waits on a connect that failed before. The WebRTC
 // connects wait for the page's start (startup gate, below). No browser API here.
 import { HTTP_REWARM_MS } from '@mutp/proxyclientlib/limits';
+import { MUTP_MODES } from '../shared/settings.js';
 
 export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, each on its own connection (the second round, after one each)
 export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: a proxy of it had no connection open yet (the warm-up waiting for the page's start, or connecting; or one being opened again)
 export const RTC_BUSY = 'ERR_RTC_BUSY'; // why a MUTP download ran over HTTP: every kept connection to its proxies carried another download
-const MUTP_MODES = ['coded', 'uncoded'];
 /**
  * The startup gate: a warm-up's WebRTC connects wait until this many fleet downloads ended (any
  * outcome; a player's init segments and its first media segments), or RTC_CONNECT_WAIT_MAX_MS,

@@ -5,6 +5,8 @@ import { patternError } from './patterns.js';
 import { isSite } from './sites.js';
 
 export const ALL_MODES = /** @type {const} */ (['coded', 'uncoded', 'parallel-http', 'range-http']);
+/** @type {readonly string[]} over WebRTC: the modes a warm-up connects for and the WebRTC breaker guards */
+export const MUTP_MODES = Object.freeze(['coded', 'uncoded']);
 export const CAMPAIGN_MODES = /** @type {const} */ (['parallel-http', 'uncoded', 'coded']); // paper IV: the three modes of the measurement campaign
 export const CAMPAIGN_N = /** @type {const} */ ([1, 2, 4, 6]); // paper IV: N drawn from {1, 2, 4, 6} per chunk
 // No default patterns: segments are detected generically. YouTube's `*.googlevideo.com/videoplayback`

@@ -19,13 +19,13 @@ import { quietPlayer, waitForPlayback, assertBytesExact, waitForRecords, REPO, S
 import { frameExtensionPage, setFirefoxOptions } from '@mutp/testkit/e2e/helpers/firefox-pages';
 import { GECKO_ID } from '@mutp/extension/manifest';
 import { WARMING } from '@mutp/extension/warm-up'; // a MUTP chunk asked for while the page's WebRTC connections still opened runs in Parallel HTTP
+import { MUTP_MODES } from '@mutp/extension/settings';
 
 const run = promisify(execFile);
 const PLAY_SECONDS = 10; // long enough for several segments
 const PLAY_TIMEOUT_MS = 45_000;
 const NO_PROGRESS_MS = 2500;
 const ALL_MODES = ['parallel-http', 'uncoded', 'coded', 'range-http']; // the extension's campaign draws one at random per chunk
-const MUTP_MODES = ['uncoded', 'coded'];
 const MUTP_PLAY_SECONDS = 3; // per pinned MUTP mode: two or more 1 MiB chunks, a few seconds of suite time
 const MIN_CHUNKS = 3; // 10 s of a 2 Mbit/s video is more than two 1 MiB chunks
 const POPUP_WAIT_MS = 10_000; // the popup refreshes its stats every second; the record reaches the background in ms
