@@ -235,7 +235,7 @@ async function main() {
           steps: Object.fromEntries(Object.entries(c.steps).map(([k, v]) => [k, round(median(v))])), stepSegments: c.steps.requestMs?.length ?? 0, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
           threads: c.mainMs.length ? { mainMs: round(median(c.mainMs)), mainPerSegmentMs: round(median(c.mainPerSegmentMs)), otherMs: round(median(c.otherMs)),
             addedMainMs: base?.mainMs.length && config !== 'none' ? round(median(c.mainMs) - median(base.mainMs)) : null } : null,
-          afterFirstByte: MUTP_MODES.includes(config) ? sameSegmentRatio(c.afterFirst.filter((x) => x.mode === config), cells[`${player}|${SAME_SEGMENT_BASE}|${which}`]?.afterFirst ?? []) : null,
+          afterFirstByte: MUTP_MODES.includes(config) ? sameSegmentRatio(config, c.afterFirst, cells[`${player}|${SAME_SEGMENT_BASE}|${which}`]?.afterFirst ?? []) : null,
           samples: c.firstFrameMs.length, segments: c.segments, direct: c.direct, stalls: c.stalls, wrong: c.wrong.length, wrongFirst: c.wrong[0] ?? null,
         });
       }
@@ -258,13 +258,15 @@ async function emptyFrameCopy() {
 }
 
 /**
- * A MUTP cell's segments served in MUTP against the same segments in the base mode's cell (the
- * same player and load): medians of their times after the first byte, and the median of each
- * segment's ratio to the base's median for it.
- * @param {{key: string, ms: number}[]} mutp  the cell's segments the MUTP mode served
+ * A MUTP cell's segments served in its mode against the same segments served in the base mode
+ * in the base mode's cell (the same player and load): medians of their times after the first
+ * byte, and the median of each segment's ratio to the base's median for it.
+ * @param {string} mode  the MUTP cell's mode
+ * @param {{key: string, mode: string, ms: number}[]} cell  its segments
  * @param {{key: string, mode: string, ms: number}[]} base  the base cell's segments
  */
-function sameSegmentRatio(mutp, base) {
+function sameSegmentRatio(mode, cell, base) {
+  const mutp = cell.filter((m) => m.mode === mode); // not those sent over Parallel HTTP while WebRTC warmed
   /** @type {Map<string, number[]>} */
   const byKey = new Map();
   for (const b of base) {
