@@ -26,7 +26,12 @@ import { concat } from '@mutp/proxyclientlib/capped-body';
 import { codedError } from '@mutp/common/errors';
 
 const PLAYER_HOW = 'player'; // a record's `segment`: the player's own loader asked for it as a segment
-const CLOSE_FLUSH_MS = 2000; // close() waits this long for the records still queued for Origo
+const CLOSE_FLUSH_MS = 2000; // close(), or a page hidden, waits this long for the records still queued for Origo
+// A page's records go to Origo once a second, not a POST per segment: during a player's start-up
+// its first segments come tens of ms apart, and each POST costs the page's thread, the browser and
+// Origo a request while the player works for its first frame. A page that is hidden or goes
+// away sends what it holds at once.
+const RECORD_BATCH_MS = 1000;
 const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepalive requests of at most 64 KiB in all
 
 /**
@@ -77,7 +82,7 @@ export function createFleet(options) {
   const controlChannel = new MessageChannel();
   const link = createFrameLink({ requestFrame: () => {}, warn });
   const detector = createSegmentDetector();
-  const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: keptAlive, logger });
+  const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: keptAlive, logger, batchDelayMs: RECORD_BATCH_MS });
   const storage = options.storage === undefined ? pageStorage() : options.storage;
   const kept = logs && storage ? keepUnsentRecords(logs, settings.origoUrl, storage, warn) : null;
   const events = new EventTarget();
@@ -243,8 +248,9 @@ export function createFleet(options) {
 /**
  * Sends the records earlier fleets of this site kept for this Origo, and keeps this fleet's own
  * that Origo has not taken whenever the page is hidden or goes away (a hidden page may be
- * discarded without another event); a page shown again drops its copy, the records being in
- * memory still. close() keeps what is left and stops listening.
+ * discarded without another event); it sends them then too, not at the batch's time, and keeps
+ * anew what is left once that POST ended while the page is still hidden. A page shown again drops
+ * its copy, the records being in memory still. close() keeps what is left and stops listening.
  * @param {ReturnType<typeof createLogSender>} logs @param {string} origo @param {import('./kept-records.js').KeptStorage} storage
  * @param {(msg: string) => void} warn
  */
@@ -258,15 +264,20 @@ function keepUnsentRecords(logs, origo, storage, warn) {
     if (r.dropped) warn(`could not keep ${r.dropped} record(s) Origo has not taken${r.error ? `: ${r.error}` : ''}`);
   };
   const doc = globalThis.document;
+  const hidden = () => doc?.visibilityState === 'hidden';
+  const keepAndSend = () => {
+    keep();
+    logs.flush(CLOSE_FLUSH_MS).then(() => { if (hidden()) keep(); }); // the copy shrinks to what Origo has not taken
+  };
   const onVisibility = () => {
-    if (doc?.visibilityState === 'hidden') keep();
+    if (hidden()) keepAndSend();
     else keepRecords(storage, origo, fleetId, []);
   };
-  globalThis.addEventListener?.('pagehide', keep);
+  globalThis.addEventListener?.('pagehide', keepAndSend);
   doc?.addEventListener?.('visibilitychange', onVisibility);
   return {
     close() {
-      globalThis.removeEventListener?.('pagehide', keep);
+      globalThis.removeEventListener?.('pagehide', keepAndSend);
       doc?.removeEventListener?.('visibilitychange', onVisibility);
       keep();
     },

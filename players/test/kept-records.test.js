@@ -120,9 +120,12 @@ describe('players: a fleet keeps the records Origo did not take', function () {
     assert.equal(storage.length, 0, 'nothing left once Origo took it');
   });
 
-  it('a page that goes away (pagehide) keeps what Origo has not taken yet, before close()', async () => {
-    const storage = memoryStorage();
-    origo.up = false;
+  /**
+   * A fleet on a page whose `pagehide` the test fires, and its first segment's record.
+   * @param {ReturnType<typeof memoryStorage>} storage @param {string} url
+   * @param {(page: EventTarget, fleet: ReturnType<typeof createFleet>, id: string) => Promise<void>} fn
+   */
+  async function onPage(storage, url, fn) {
     const page = new EventTarget();
     const g = /** @type {any} */ (globalThis);
     g.addEventListener = page.addEventListener.bind(page);
@@ -130,15 +133,38 @@ describe('players: a fleet keeps the records Origo did not take', function () {
     try {
       const fleet = createFleet({ origo: ORIGO, mode: MODE, n: 1, logger: quiet, makeClient: client(), storage });
       const recorded = once(/** @type {any} */ (fleet), 'record');
-      await fleet.fetchSegment('http://origin.test/v/seg2.m4s');
+      await fleet.fetchSegment(url);
       const [ev] = await recorded;
-      assert.equal(storage.length, 0, 'nothing written while the page lives');
-      page.dispatchEvent(new Event('pagehide'));
-      assert.deepEqual(takeKeptRecords(storage, ORIGO).records.map((r) => r.id), [ev.detail.id]);
-      await fleet.close();
+      await fn(page, fleet, ev.detail.id);
     } finally {
       delete g.addEventListener;
       delete g.removeEventListener;
     }
+  }
+
+  it('a page\'s records wait for a batch while it lives, and go to Origo at once when it goes away (pagehide)', async () => {
+    const storage = memoryStorage();
+    origo.up = true;
+    origo.stored = [];
+    await onPage(storage, 'http://origin.test/v/seg3.m4s', async (page, fleet, id) => {
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(origo.stored, [], 'not a POST per segment');
+      page.dispatchEvent(new Event('pagehide'));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(origo.stored, [id], 'sent at once, not at the batch\'s time');
+      await fleet.close();
+      assert.equal(storage.length, 0, 'nothing kept once Origo took it');
+    });
+  });
+
+  it('a page that goes away (pagehide) keeps what Origo has not taken yet, before close()', async () => {
+    const storage = memoryStorage();
+    origo.up = false;
+    await onPage(storage, 'http://origin.test/v/seg2.m4s', async (page, fleet, id) => {
+      assert.equal(storage.length, 0, 'nothing written while the page lives');
+      page.dispatchEvent(new Event('pagehide'));
+      assert.deepEqual(takeKeptRecords(storage, ORIGO).records.map((r) => r.id), [id]);
+      await fleet.close();
+    });
   });
 });

@@ -1,4 +1,5 @@
-// Ships client log records to Origo (`POST /api/logs`, log-post.js) in batches, from memory.
+// Ships client log records to Origo (`POST /api/logs`, log-post.js) in batches, from memory;
+// with batchDelayMs, the records of a burst (a player's first segments) ride one POST.
 // Records stay queued until Origo acknowledged them (stored, duplicate, or rejected as invalid),
 // so an Origo that is down for a while loses nothing: we retry with exponential backoff and jitter.
 import { backoffDelayMs } from '@mutp/common/backoff';
@@ -27,23 +28,37 @@ export const QUEUE_MAX_RECORDS = 10_000; // memory bound; beyond it the oldest r
  * @param {number} [o.retryMaxMs]
  * @param {number} [o.batchMax]
  * @param {number} [o.queueMax]
+ * @param {number} [o.batchDelayMs]  a record waits this long for others to ride its POST (0: sent at once);
+ *   a backlog of a whole batch, and flush(), send at once
  * @returns {LogSender}
  */
-export function createLogSender({ origo, fetch, logger = console, retryBaseMs = RETRY_BASE_MS, retryMaxMs = RETRY_MAX_MS, batchMax = LOG_BATCH_MAX_RECORDS, queueMax = QUEUE_MAX_RECORDS }) {
+export function createLogSender({ origo, fetch, logger = console, retryBaseMs = RETRY_BASE_MS, retryMaxMs = RETRY_MAX_MS, batchMax = LOG_BATCH_MAX_RECORDS, queueMax = QUEUE_MAX_RECORDS, batchDelayMs = 0 }) {
   const endpoint = logsEndpoint(origo);
   const counters = { sent: 0, stored: 0, duplicates: 0, rejected: 0, dropped: 0, failures: 0 };
   const queue = createLogQueue({ maxRecords: queueMax, batchMaxRecords: batchMax, onDrop: () => { counters.dropped += 1; } });
   let attempt = 0; // consecutive failures, for the backoff
   let timer = null;
+  let batching = false; // the timer waits for a batch to fill, not out a backoff
   let inFlight = null;
   let closed = false;
   /** @type {Set<() => void>} */
   const drainWaiters = new Set();
 
-  const schedule = (delayMs) => {
+  const schedule = (delayMs, forBatch = false) => {
     if (closed || timer || inFlight) return;
+    batching = forBatch;
     timer = setTimeout(() => { timer = null; inFlight = sendBatch().finally(() => { inFlight = null; afterSend(); }); }, delayMs);
   };
+  /** The next POST at once: a batch's wait ends, a backoff's does not. */
+  const sendNow = () => {
+    if (timer && batching) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    schedule(0);
+  };
+  /** The next POST with no backoff: at once when a batch is full or someone waits for the queue to drain. */
+  const scheduleNext = () => (queue.size >= batchMax || drainWaiters.size > 0 ? sendNow() : schedule(batchDelayMs, true));
 
   const afterSend = () => {
     if (queue.size === 0) {
@@ -51,7 +66,7 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
       drainWaiters.clear();
       return;
     }
-    if (attempt === 0) schedule(0);
+    if (attempt === 0) scheduleNext();
     else {
       schedule(backoffDelayMs(attempt - 1, { baseMs: retryBaseMs, maxMs: retryMaxMs }));
     }
@@ -79,7 +94,7 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
     counters,
     enqueue(record) {
       queue.push(record);
-      if (attempt === 0) schedule(0);
+      if (attempt === 0) scheduleNext();
       else schedule(retryBaseMs);
     },
     flush(timeoutMs = Infinity) {
@@ -89,7 +104,7 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
         const done = () => { clearTimeout(t); resolve(true); };
         drainWaiters.add(done);
         if (Number.isFinite(timeoutMs)) t = setTimeout(() => { drainWaiters.delete(done); resolve(queue.size === 0); }, timeoutMs);
-        if (!timer && !inFlight) schedule(0);
+        sendNow();
       });
     },
     close() {

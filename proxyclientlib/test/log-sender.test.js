@@ -51,6 +51,23 @@ describe('log sender', () => {
     await o.close();
   });
 
+  it('with batchDelayMs the records of a burst wait for one POST; flush() and a full batch send at once', async () => {
+    const o = await fakeOrigo();
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 4, batchDelayMs: 60_000 });
+    for (let i = 0; i < 3; i++) s.enqueue(rec(i));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(o.posts(), 0, 'the batch waits');
+    assert.equal(await s.flush(5000), true);
+    assert.equal(o.posts(), 1, 'one POST for the burst');
+    assert.equal(o.stored.size, 3);
+    for (let i = 3; i < 7; i++) s.enqueue(rec(i)); // a whole batch
+    for (let k = 0; k < 100 && o.stored.size < 7; k++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(o.stored.size, 7, 'a full batch does not wait');
+    assert.equal(o.posts(), 2);
+    s.close();
+    await o.close();
+  });
+
   it('a large batch goes gzipped (Origo inflates it), a small one as it is', async () => {
     const o = await fakeOrigo();
     const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 4 });
