@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createClient } from '@mutp/proxyclientlib';
 import { createRequestServer } from '../src/frame/serve-requests.js';
+import { AHEAD_MAX_PER_PAGE } from '../src/frame/served-ahead.js';
 import { createFrameLink } from '../src/page/frame-link.js';
 import { serveThroughFleet } from '../src/page/fleet-serve.js';
 import { compilePatterns } from '../src/shared/patterns.js';
@@ -125,9 +126,18 @@ describe('extension frame: request server', function () {
     function harness(settings) {
       /** @type {{ids: string[], urls: string[]}[]} */
       const prefetches = [];
+      /** @type {string[]} the downloads' URLs */
+      const downloads = [];
+      /** @type {any[]} */
+      const posted = [];
+      /** @type {any[]} */
+      const records = [];
       const listed = ['p0', 'p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.test`, ticket: null }));
       const client = {
-        download: async () => ({ data: new Uint8Array(0), stats: {} }),
+        download: async (/** @type {string} */ url) => {
+          downloads.push(url);
+          return { data: new TextEncoder().encode(url), stats: { id: `r${downloads.length}`, url, mode: 'parallel-http' } };
+        },
         prefetch: async (/** @type {{id: string}[]} */ list, /** @type {{url: string, range: {start: number, end: number} | null}[]} */ objects) => {
           prefetches.push({ ids: list.map((p) => p.id), urls: objects.map((o) => (o.range ? `${o.url} ${o.range.start}-${o.range.end}` : o.url)) });
           return [];
@@ -136,15 +146,37 @@ describe('extension frame: request server', function () {
       const proxies = { list: async () => listed, invalidate() {} };
       const server = createRequestServer({
         state: () => ({ settings, matches: compilePatterns(settings.patterns), client, proxies }),
-        port: { postMessage() {} }, toBackground: () => {}, logger: quiet,
+        port: { postMessage: (/** @type {any} */ m) => posted.push(m) }, toBackground: (/** @type {any} */ m) => { if (m.t === 'record') records.push(m); }, logger: quiet,
       });
       const seen = (/** @type {unknown} */ inits) => server.onPageMessage({ t: 'seen', kind: 'manifest', url: `${ORIGIN}/m.mpd`, segments: 0, templates: 2, inits });
-      return { prefetches, seen };
+      return { prefetches, downloads, posted, records, server, seen };
     }
+    const whole = (/** @type {string} */ url) => ({ url, range: null });
+    const settle = async () => { for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r)); };
+
+    it('the first sections are downloaded ahead; a request for one gets that download, with no other, its record saying so; one never asked for has none', async () => {
+      const h = harness(settingsWith({ detect: 'all-sites', n: 3 }));
+      const urls = Array.from({ length: AHEAD_MAX_PER_PAGE + 1 }, (_, i) => `${ORIGIN}/r${i}/init.mp4`);
+      await h.seen(urls.map(whole));
+      await settle();
+      assert.deepEqual(h.downloads, urls.slice(0, AHEAD_MAX_PER_PAGE));
+      assert.deepEqual(h.prefetches, [{ ids: ['p0', 'p1', 'p2'], urls: urls.slice(AHEAD_MAX_PER_PAGE) }], 'the rest: the proxies fetch them');
+      assert.deepEqual(h.posted, [], 'nothing goes to the page before it asks');
+      assert.deepEqual(h.records, [], 'no record before a request takes the download');
+      await h.server.onPageMessage({ t: 'get', id: 4, url: urls[1], range: null, how: 'player' });
+      await settle();
+      assert.deepEqual(h.downloads.length, AHEAD_MAX_PER_PAGE, 'no second download');
+      assert.deepEqual(h.posted.map((m) => [m.t, m.id]), [['data', 4], ['end', 4]]);
+      assert.equal(new TextDecoder().decode(h.posted[0].buf), urls[1]);
+      assert.deepEqual(h.records.map((m) => [m.record.url, m.record.ahead, m.record.segment, m.seen]), [[urls[1], true, 'player', 'player']]);
+      await h.server.onPageMessage({ t: 'get', id: 5, url: urls[1], range: null, how: 'player' });
+      await settle();
+      assert.deepEqual(h.downloads.slice(AHEAD_MAX_PER_PAGE), [urls[1]], 'taken once: a second request downloads anew');
+    });
 
     it('asks the proxies the downloads will use (the largest N), each object once per page; refuses what is not an http(s) URL or a byte range', async () => {
       const h = harness(settingsWith({ detect: 'all-sites', n: 3 }));
-      const whole = (/** @type {string} */ url) => ({ url, range: null });
+      await h.seen(Array.from({ length: AHEAD_MAX_PER_PAGE }, (_, i) => whole(`${ORIGIN}/r${i}/init.mp4`))); // downloaded ahead: the page's share
       await h.seen([whole(`${ORIGIN}/v/init.mp4`), whole('javascript:alert(1)'), whole(`${ORIGIN}/a/init.mp4`), 7, { url: `${ORIGIN}/one.mp4`, range: { start: 0, end: 1343 } }]);
       await h.seen([whole(`${ORIGIN}/v/init.mp4`), whole(`${ORIGIN}/v2/init.mp4`), { url: `${ORIGIN}/one.mp4`, range: { start: 0, end: 1343 } }]);
       await h.seen([{ url: `${ORIGIN}/one.mp4`, range: { start: 5, end: 2 } }, { url: `${ORIGIN}/one.mp4`, range: '0-9' }, { url: `${ORIGIN}/one.mp4`, range: { start: 0, end: 99 } }]);

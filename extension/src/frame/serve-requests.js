@@ -19,6 +19,7 @@ import { createRtcClaims } from './rtc-claims.js';
 import { codedError } from '@mutp/common/errors';
 import { createHops } from './hop-timing.js';
 import { DEFAULT_NO_PROGRESS_MS, MUTP_MODES } from '../shared/settings.js';
+import { createServedAhead } from './served-ahead.js';
 
 // progress heartbeat to the page's stall timer: bytes can arrive with none in order yet (a coded
 // generation, a later range). In the HTTP modes only verified bytes count: a Range-split share
@@ -35,6 +36,7 @@ const ALIVE_EVERY_MS = 250;
 const PAGE_POST_BATCH_BYTES = 64 * 1024;
 const MAX_PREFETCHES_PER_PAGE = 64; // init sections a page's manifests may have the proxies fetch: a few renditions × a few playlists
 const RTC_FALLBACK_MODE = 'parallel-http'; // the fleet without WebRTC
+const AHEAD_HOW = 'ahead'; // a download ahead's `segment` until a request takes it (served-ahead.js)
 const ORIGO_CODES = /^ERR_(ORIGO|NO_ORIGO|NO_PROXIES)/;
 /**
  * A segment served by proxies whose breakers have half-opened is a probe, and the player's buffer
@@ -89,12 +91,16 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
   const active = new Map();
   /** @type {Set<string>} objects (URL and range) this page's manifests had the proxies fetch */
   const prefetched = new Set();
+  const ahead = createServedAhead({ now, abort: (id) => active.get(id)?.abort(codedError('ERR_ABORTED', 'no request took the download ahead')) });
+  /** @type {Map<number, number>} a page's request id → the download ahead it took */
+  const takenAhead = new Map();
+  const toPage = { send: (/** @type {object} */ msg, /** @type {Transferable[] | undefined} */ transfer) => port.postMessage(msg, transfer), record };
 
   /** @param {unknown} data  a message from the page */
   function onPageMessage(data) {
     const m = parsePageMessage(data);
     if (m.t === 'bad') return logger.warn(`ignoring a page message: ${m.why}`);
-    if (m.t === 'abort') return active.get(m.id)?.abort(codedError(m.code, m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request'));
+    if (m.t === 'abort') return (active.get(m.id) ?? active.get(takenAhead.get(m.id) ?? NaN))?.abort(codedError(m.code, m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request'));
     if (m.t === 'warm') return warm();
     if (m.t === 'seen') {
       toBackground({ t: 'seen', kind: m.kind, url: m.url, segments: m.segments, templates: m.templates });
@@ -106,7 +112,18 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       if (m.id === null) record(failureRecord({ url: m.url, ...chooseModeAndN(state().settings), error: splitReason(m.reason), startedAt: new Date(), ms: 0, proxies: [] }));
       return undefined;
     }
-    return serve(m.id, m.url, m.range, m.how, m.next);
+    return request(m.id, m.url, m.range, m.how, m.next);
+  }
+
+  /**
+   * A page's request: the download ahead of its object when there is one, else one now.
+   * @param {number} id @param {string} url @param {{start: number, end: number} | null} range @param {string} how @param {string | null} next
+   */
+  function request(id, url, range, how, next) {
+    const taken = ahead.take(objectKey(url, range), { id, how, ...toPage });
+    if (!taken) return serve(id, url, range, how, next);
+    if (taken.running) takenAhead.set(id, taken.id); // the page's abort stops it
+    return undefined;
   }
 
   /**
@@ -145,9 +162,16 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       .slice(0, Math.max(0, MAX_PREFETCHES_PER_PAGE - prefetched.size));
     if (wanted.length === 0 || !breakers.allows('origo', now())) return;
     for (const x of wanted) prefetched.add(keyOf(x));
+    // the first ones downloaded whole now, the rest fetched by the proxies only
+    const rest = wanted.filter((x) => {
+      const a = ahead.start(keyOf(x));
+      if (a) void serve(a.id, x.url, x.range, AHEAD_HOW, null, a.out);
+      return a === null;
+    });
+    if (rest.length === 0) return;
     try {
       const usable = (await proxies.list(where(settings))).filter((p) => breakers.allows(`proxy:${p.id}`, now())).slice(0, maxN(settings));
-      await client.prefetch(usable, wanted);
+      await client.prefetch(usable, rest);
     } catch (err) {
       logger.warn(`prefetch: no proxy list (${codeOf(err)})`); // the downloads meet the same and record it
     }
@@ -170,19 +194,21 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
    * @param {{start: number, end: number} | null} range
    * @param {string} how
    * @param {string | null} next  the segment file the page's player likely asks next: the proxies fetch it meanwhile
+   * @param {{send: (msg: object, transfer?: Transferable[]) => void, record: (r: object, seen: string | null) => void}} [out]
+   *   where its messages and records go: the page's, or a download ahead's keeping
    */
-  async function serve(id, url, range, how, next) {
+  async function serve(id, url, range, how, next, out = toPage) {
     const st = state();
     const { settings, matches, client } = st;
     // the page-side wrapper decides too, but the frame is web-accessible: with detection off only the patterns pass
     if (!settings.enabled || (!matches(url) && settings.detect === 'off')) {
-      port.postMessage({ t: 'fail', id, code: 'ERR_NOT_MATCHED', message: 'the URL does not match the extension settings' });
+      out.send({ t: 'fail', id, code: 'ERR_NOT_MATCHED', message: 'the URL does not match the extension settings' });
       return;
     }
     /** the request's records: its first also says it was seen (a MUTP failure retried over HTTP makes two) */
     let firstRecord = true;
     const report = (/** @type {object} */ r) => {
-      record(r, firstRecord ? how : null);
+      out.record(r, firstRecord ? how : null);
       firstRecord = false;
     };
     const hops = createHops(() => performance.now());
@@ -200,7 +226,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     const notes = () => ({ ...extra, ...(mode !== wanted ? { modeWanted: wanted, modeWhy } : {}), ...nNote });
     /** @param {string} code @param {string} message @param {{id: string}[]} [used] */
     const refuse = (code, message, used = []) => {
-      port.postMessage({ t: 'fail', id, code, message });
+      out.send({ t: 'fail', id, code, message });
       report(failureRecord({ url, mode, n, error: { code, message }, startedAt, ms: now() - t0, proxies: used, extra: notes() }));
     };
     for (const key of ['origo', `host:${host}`]) {
@@ -268,7 +294,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
     let open = true;
     const post = (/** @type {ArrayBuffer} */ buf) => {
       const known = heads.best(url);
-      port.postMessage({ t: 'data', id, buf, total: head.total, size: known.size, type: known.type }, [buf]);
+      out.send({ t: 'data', id, buf, total: head.total, size: known.size, type: known.type }, [buf]);
     };
     const order = createInOrder((buf) => {
       sent = true;
@@ -297,7 +323,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
               if (moved) progressed = true;
               if (moved && t - lastAlive >= ALIVE_EVERY_MS) {
                 lastAlive = t;
-                port.postMessage({ t: 'alive', id });
+                out.send({ t: 'alive', id });
               }
               if (Number.isSafeInteger(p.objectBytes)) head.total = p.objectBytes;
               // every mode streams: pieces (offset in the body, each byte once, any order) go to the page in order
@@ -308,7 +334,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           head.total = data.byteLength;
           order.finish(data);
           await gate;
-          port.postMessage({ t: 'end', id });
+          out.send({ t: 'end', id });
           hops.mark('endAt');
           hops.library(timing);
           for (const key of ['origo', `host:${host}`, ...(MUTP_MODES.includes(mode) ? ['rtc'] : []), ...(/** @type {any} */ (stats).proxyIds ?? []).map((p) => `proxy:${p}`)]) breakers.succeed(key);
@@ -330,7 +356,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
               if (MUTP_MODES.includes(mode)) breakers.fail('rtc', code, now());
               else for (const p of rec.proxyIds ?? []) breakers.fail(`proxy:${p}`, code, now());
             }
-            if (probeGaveUp) port.postMessage({ t: 'fail', id, code, message }); // nothing was sent: the page fetches it whole
+            if (probeGaveUp) out.send({ t: 'fail', id, code, message }); // nothing was sent: the page fetches it whole
             return;
           }
           learn(e, code, host, mode);
@@ -341,7 +367,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
           }
           order.flush(); // every in-order byte we have: the page fetches only the rest directly
           await gate;
-          port.postMessage({ t: 'fail', id, code, message });
+          out.send({ t: 'fail', id, code, message });
           return;
         }
       }
