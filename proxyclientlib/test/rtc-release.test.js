@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 const RTC_NODE = new URL('../src/rtc/rtc.node.js', import.meta.url).href;
 const SETUP_FAILED = 3; // the child's exit status when libdatachannel refused the set-up itself (a race of its own, ~1 in 10: a remote candidate before its ICE transport)
 const TRIES = 5; // children run until one gets through the set-up
+const HELD_TRIES = 3; // children run without releaseRtc until one is held
 
 /** A child that sets up two peer connections to each other, closes both mid-set-up, then (release) calls releaseRtc. @param {boolean} release */
 function child(release) {
@@ -34,12 +35,14 @@ function child(release) {
 }
 
 describe('releaseRtc (Node)', function () {
-  this.timeout(20_000);
+  this.timeout(60_000);
 
   it('a process that closed its peer connections mid-set-up ends once it releases the WebRTC stack; without it, it does not', () => {
     const released = child(true);
     assert.equal(released.status, 0, released.stderr);
-    const held = child(false);
-    assert.equal(held.status, null, 'without releaseRtc the child ran until killed (if this fails, libdatachannel no longer holds the process and releaseRtc may go)');
+    // the hold itself is a race (a set-up that settled before the close lets go): one held child of a few shows it
+    let held = child(false);
+    for (let i = 1; i < HELD_TRIES && held.status !== null; i++) held = child(false);
+    assert.equal(held.status, null, `without releaseRtc none of ${HELD_TRIES} children ran until killed (if this fails, libdatachannel no longer holds the process and releaseRtc may go)`);
   });
 });
