@@ -122,8 +122,8 @@ describe('extension frame: request server', function () {
   });
 
   describe('a manifest\'s init sections: the proxies fetch them before the player asks', () => {
-    /** @param {object} settings */
-    function harness(settings) {
+    /** @param {object} settings @param {{held?: boolean}} [o]  held: a download runs until aborted */
+    function harness(settings, { held = false } = {}) {
       /** @type {{ids: string[], urls: string[]}[]} */
       const prefetches = [];
       /** @type {string[]} the downloads' URLs */
@@ -134,8 +134,9 @@ describe('extension frame: request server', function () {
       const records = [];
       const listed = ['p0', 'p1', 'p2', 'p3', 'p4'].map((id) => ({ id, url: `http://${id}.test`, ticket: null }));
       const client = {
-        download: async (/** @type {string} */ url) => {
+        download: async (/** @type {string} */ url, /** @type {{signal: AbortSignal}} */ o) => {
           downloads.push(url);
+          if (held) await new Promise((_, reject) => o.signal.addEventListener('abort', () => reject(o.signal.reason)));
           return { data: new TextEncoder().encode(url), stats: { id: `r${downloads.length}`, url, mode: 'parallel-http' } };
         },
         prefetch: async (/** @type {{id: string}[]} */ list, /** @type {{url: string, range: {start: number, end: number} | null}[]} */ objects) => {
@@ -165,13 +166,28 @@ describe('extension frame: request server', function () {
       assert.deepEqual(h.records, [], 'no record before a request takes the download');
       await h.server.onPageMessage({ t: 'get', id: 4, url: urls[1], range: null, how: 'player' });
       await settle();
-      assert.deepEqual(h.downloads.length, AHEAD_MAX_PER_PAGE, 'no second download');
+      assert.equal(h.downloads.length, AHEAD_MAX_PER_PAGE, 'no second download');
       assert.deepEqual(h.posted.map((m) => [m.t, m.id]), [['data', 4], ['end', 4]]);
       assert.equal(new TextDecoder().decode(h.posted[0].buf), urls[1]);
       assert.deepEqual(h.records.map((m) => [m.record.url, m.record.ahead, m.record.segment, m.seen]), [[urls[1], true, 'player', 'player']]);
       await h.server.onPageMessage({ t: 'get', id: 5, url: urls[1], range: null, how: 'player' });
       await settle();
       assert.deepEqual(h.downloads.slice(AHEAD_MAX_PER_PAGE), [urls[1]], 'taken once: a second request downloads anew');
+    });
+
+    it('the page\'s abort of a request stops the download ahead it took', async () => {
+      const h = harness(settingsWith({ detect: 'all-sites', n: 3 }), { held: true });
+      const url = `${ORIGIN}/r0/init.mp4`;
+      await h.seen([whole(url)]);
+      await settle();
+      await h.server.onPageMessage({ t: 'get', id: 4, url, range: null, how: 'player' });
+      await settle();
+      assert.deepEqual(h.records, [], 'running');
+      await h.server.onPageMessage({ t: 'abort', id: 4, code: 'ERR_NO_PROGRESS' });
+      await settle();
+      assert.deepEqual(h.records.map((m) => [m.record.error?.code, m.record.error?.message, m.record.ahead, m.record.segment]),
+        [['ERR_NO_PROGRESS', 'the page saw no progress and fetched directly', true, 'player']]);
+      assert.equal(h.downloads.length, 1, 'no other download');
     });
 
     it('asks the proxies the downloads will use (the largest N), each object once per page; refuses what is not an http(s) URL or a byte range', async () => {

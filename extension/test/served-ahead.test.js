@@ -2,19 +2,21 @@
 // to it at once with the request's id, the rest as it comes; failed, too large or too old ones
 // are not handed out.
 import assert from 'node:assert/strict';
-import { createServedAhead, AHEAD_MAX_PER_PAGE, AHEAD_KEEP_MS, AHEAD_MAX_BYTES } from '../src/frame/served-ahead.js';
+import { createServedAhead, AHEAD_MAX_PER_PAGE, AHEAD_KEEP_MS, AHEAD_MAX_BYTES, AHEAD_STOPPED } from '../src/frame/served-ahead.js';
 
 function harness() {
   let t = 0;
   /** @type {number[]} */
   const aborted = [];
-  const ahead = createServedAhead({ now: () => t, abort: (id) => aborted.push(id) });
+  /** @type {string[]} */
+  const why = [];
+  const ahead = createServedAhead({ now: () => t, abort: (id, err) => { aborted.push(id); why.push(err.message); } });
   /** @type {any[]} */
   const sent = [];
   /** @type {any[]} */
   const records = [];
   const page = (/** @type {number} */ id) => ({ id, how: 'player', send: (/** @type {any} */ m) => sent.push(m), record: (/** @type {object} */ r, /** @type {string | null} */ seen) => records.push({ r, seen }) });
-  return { ahead, aborted, sent, records, page, wait: (/** @type {number} */ ms) => { t += ms; } };
+  return { ahead, aborted, why, sent, records, page, wait: (/** @type {number} */ ms) => { t += ms; } };
 }
 const data = (/** @type {number} */ bytes) => ({ t: 'data', buf: new ArrayBuffer(bytes) });
 
@@ -64,6 +66,7 @@ describe('extension frame: init sections downloaded ahead', () => {
     assert.deepEqual(h.aborted, []);
     a.out.send({ ...data(1), id: a.id });
     assert.deepEqual(h.aborted, [a.id]);
+    assert.deepEqual(h.why, [AHEAD_STOPPED.TOO_LARGE]);
     assert.equal(h.ahead.take('big', h.page(1)), null);
   });
 
@@ -77,5 +80,21 @@ describe('extension frame: init sections downloaded ahead', () => {
     h.wait(1);
     assert.equal(h.ahead.take('running', h.page(2)), null);
     assert.deepEqual(h.aborted, [running.id]);
+    assert.deepEqual(h.why, [AHEAD_STOPPED.UNASKED]);
+  });
+
+  it('the page\'s abort of a request stops the download ahead it took while that runs, and only then', () => {
+    const h = harness();
+    const a = /** @type {any} */ (h.ahead.start('a'));
+    const b = /** @type {any} */ (h.ahead.start('b'));
+    const stop = new Error('the page aborted the request');
+    assert.equal(h.ahead.abortTaken(1, stop), false, 'not taken yet');
+    h.ahead.take('a', h.page(1));
+    h.ahead.take('b', h.page(2));
+    b.out.send({ t: 'end', id: b.id });
+    assert.equal(h.ahead.abortTaken(2, stop), false, 'ended: nothing to stop');
+    assert.equal(h.ahead.abortTaken(1, stop), true);
+    assert.deepEqual([h.aborted, h.why], [[a.id], [stop.message]]);
+    assert.equal(h.ahead.abortTaken(1, stop), false, 'once');
   });
 });

@@ -91,16 +91,17 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
   const active = new Map();
   /** @type {Set<string>} objects (URL and range) this page's manifests had the proxies fetch */
   const prefetched = new Set();
-  const ahead = createServedAhead({ now, abort: (id) => active.get(id)?.abort(codedError('ERR_ABORTED', 'no request took the download ahead')) });
-  /** @type {Map<number, number>} a page's request id → the download ahead it took */
-  const takenAhead = new Map();
+  const ahead = createServedAhead({ now, abort: (id, err) => active.get(id)?.abort(err) });
   const toPage = { send: (/** @type {object} */ msg, /** @type {Transferable[] | undefined} */ transfer) => port.postMessage(msg, transfer), record };
 
   /** @param {unknown} data  a message from the page */
   function onPageMessage(data) {
     const m = parsePageMessage(data);
     if (m.t === 'bad') return logger.warn(`ignoring a page message: ${m.why}`);
-    if (m.t === 'abort') return (active.get(m.id) ?? active.get(takenAhead.get(m.id) ?? NaN))?.abort(codedError(m.code, m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request'));
+    if (m.t === 'abort') {
+      const err = codedError(m.code, m.code === 'ERR_NO_PROGRESS' ? 'the page saw no progress and fetched directly' : 'the page aborted the request');
+      return ahead.abortTaken(m.id, err) || active.get(m.id)?.abort(err);
+    }
     if (m.t === 'warm') return warm();
     if (m.t === 'seen') {
       toBackground({ t: 'seen', kind: m.kind, url: m.url, segments: m.segments, templates: m.templates });
@@ -120,10 +121,8 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
    * @param {number} id @param {string} url @param {{start: number, end: number} | null} range @param {string} how @param {string | null} next
    */
   function request(id, url, range, how, next) {
-    const taken = ahead.take(objectKey(url, range), { id, how, ...toPage });
-    if (!taken) return serve(id, url, range, how, next);
-    if (taken.running) takenAhead.set(id, taken.id); // the page's abort stops it
-    return undefined;
+    if (ahead.take(objectKey(url, range), { id, how, ...toPage })) return undefined; // the page's abort stops it (abortTaken)
+    return serve(id, url, range, how, next);
   }
 
   /**
