@@ -23,7 +23,7 @@ import { wrongResponses } from '@mutp/testkit/e2e/players/check';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium, exists, CHROMIUM, BENCH_BROWSER } from '@mutp/testkit/e2e/helpers/browsers';
 import { buildExtension, setOptions, EXT_DIST } from '@mutp/testkit/e2e/helpers/scenario';
-import { median, round } from './stats.js';
+import { median, pairedDifference, round } from './stats.js';
 import { HOPS, hopDurations, afterFirstByte } from './hops.js';
 import { THREAD_TRACE_CATEGORIES, pageThreadBusy } from './page-threads.js';
 import { benchOptions, progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
@@ -145,11 +145,13 @@ async function main() {
   const cells = {};
   const cell = (/** @type {string} */ k) => (cells[k] ??= { firstFrameMs: [], firstRequestMs: [], firstBodyMs: [], segmentMs: [], segments: 0, direct: 0, stalls: 0, wrong: [], libraryMs: [], modes: {}, hops: [], firstHops: [], steps: {}, mainMs: [], mainPerSegmentMs: [], otherMs: [], afterFirst: [] });
   const seenRecords = new Set();
-  // interleaved (repeat → player → config): drift in the machine's load hits every config alike
+  // interleaved (repeat → player → config): drift in the machine's load hits every config alike;
+  // each repeat starts one config later, so no config always runs first (after the previous
+  // player's last browser closed) or always after another
   for (let r = 0; r < repeats; r++) {
     for (const player of players) {
       const plain = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
-      for (const config of configs) {
+      for (const config of rotated(configs, r)) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
         const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1${inPage}` : plain;
         const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome'), BENCH_BROWSER));
@@ -230,6 +232,8 @@ async function main() {
           player, config, load: which, firstFrameMs: ff === null ? null : round(ff), segmentMs: seg === null ? null : round(seg),
           firstRequestMs: round(median(c.firstRequestMs)), firstBodyMs: round(median(c.firstBodyMs)),
           addedFirstFrameMs: base && ff !== null && config !== 'none' ? round(ff - median(base.firstFrameMs)) : null,
+          // the cells fill in the same order (repeat, then load), so the i-th samples of a cell and its base share a browser's turn in the run
+          pairedFirstFrameMs: base && ff !== null && config !== 'none' ? pairedDifference(c.firstFrameMs, base.firstFrameMs) : null,
           addedSegmentMs: base && seg !== null && config !== 'none' ? round(seg - median(base.segmentMs)) : null,
           libraryMs: c.libraryMs.length ? round(median(c.libraryMs)) : null, modes: c.modes,
           steps: Object.fromEntries(Object.entries(c.steps).map(([k, v]) => [k, round(median(v))])), stepSegments: c.steps.requestMs?.length ?? 0, hops: hopMedians(c.hops), hopSegments: c.hops.length, firstHops: hopMedians(c.firstHops), firstHopSamples: c.firstHops.length,
@@ -246,6 +250,16 @@ async function main() {
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
   return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? `the player plugins (the fleet in ${inPage ? 'the page' : 'its worker'})` : 'the extension' }, rows };
+}
+
+/**
+ * The list started `by` places later, wrapping round.
+ * @template T @param {T[]} list @param {number} by
+ * @returns {T[]}
+ */
+function rotated(list, by) {
+  const k = by % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
 }
 
 /** A copy of the Chrome build whose download frame is an empty page (removed when the bench ends). @returns {Promise<string>} */
@@ -313,6 +327,14 @@ function format(r) {
     lines.push('player  mode           load    main  added  per segment   other');
     for (const x of r.rows.filter((/** @type {any} */ y) => y.threads)) {
       lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(x.threads.mainMs.toFixed(0), 6)} ${pad(x.threads.addedMainMs?.toFixed(0), 6)} ${pad(x.threads.mainPerSegmentMs.toFixed(1), 12)} ${pad(x.threads.otherMs.toFixed(0), 7)}`);
+    }
+  }
+  if (r.rows.some((/** @type {any} */ x) => x.pairedFirstFrameMs)) {
+    lines.push('', `the first frame added, paired: each page load against the load without the ${r.setup.via === 'the extension' ? 'extension' : 'plugin'} of the same repeat (the same point of the run, the machine's load drifting alike); ms, the median of the differences and their middle half (25th–75th percentile)`);
+    lines.push('player  mode           load   pairs  added  middle half');
+    for (const x of r.rows.filter((/** @type {any} */ y) => y.pairedFirstFrameMs)) {
+      const p = x.pairedFirstFrameMs;
+      lines.push(`${x.player.padEnd(7)} ${x.config.padEnd(14)} ${x.load.padEnd(6)} ${pad(p.pairs, 5)} ${pad(p.median.toFixed(0), 6)} ${pad(`${p.q25.toFixed(0)}..${p.q75.toFixed(0)}`, 12)}`);
     }
   }
   lines.push('', 'the first frame\'s way (ms since navigation, medians): the first media request, the first whole media response, the first frame');

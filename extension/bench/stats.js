@@ -19,6 +19,20 @@ export function summary(xs) {
   return { median: round(median(xs)), p90: round(p90(xs)) };
 }
 
+/**
+ * Each sample against the base sample taken at the same point of the run (the i-th with the
+ * i-th): the median of the differences and their middle half. The machine's state drifts during a
+ * run (its load, Chromium's caches), and a pair shares it, so the paired median moves less between
+ * runs than one median less another. Only whole pairs count.
+ * @param {number[]} xs @param {number[]} base
+ * @returns {{pairs: number, median: number, q25: number, q75: number} | null}  null without a pair
+ */
+export function pairedDifference(xs, base) {
+  const d = xs.slice(0, base.length).map((x, i) => x - base[i]).filter(Number.isFinite);
+  if (d.length === 0) return null;
+  return { pairs: d.length, median: round(median(d)), q25: round(quantile(d, 0.25)), q75: round(quantile(d, 0.75)) };
+}
+
 /** @param {number} x  to 0.01 (ms, MB/s): more digits would be noise */
 export function round(x) {
   return Math.round(x * 100) / 100;
