@@ -22,8 +22,8 @@ export function summary(xs) {
 /**
  * Each sample against the base sample taken at the same point of the run (the i-th with the
  * i-th): the median of the differences and their middle half. The machine's state drifts during a
- * run (its load, Chromium's caches), and a pair shares it, so the paired median moves less between
- * runs than one median less another. Only whole pairs count.
+ * run (its load, Chromium's caches); a pair shares the state of its point of the run, which one
+ * median less another does not. Only whole pairs count.
  * @param {number[]} xs @param {number[]} base
  * @returns {{pairs: number, median: number, q25: number, q75: number} | null}  null without a pair
  */
