@@ -7,4 +7,5 @@ export { BLOCK_BYTES, DIGEST_HEADER_BYTES, SPAN_DIGEST_HEADER_BYTES, MAX_DIGEST_
 export { createBlockVote } from './src/integrity/block-vote.js';
 export { createRangeScheduler, createBlockRangeScheduler, firstShareCapBlocks, INITIAL_RANGE_BYTES, MIN_RANGE_BYTES } from './src/range-scheduler.js';
 export { SHARE_HEADER, MAX_SHARE_WEIGHT, MAX_SHARE_CAP_BLOCKS, splitShares, shareOf, shareBytes, shareWeights, parseShareHeader } from './src/first-shares.js';
+export { sameBytes } from '#same-bytes';
 export { checksumOf, checksumOfAsync, checksumTable, CHECKSUM_ENTRY_BYTES, CHECKSUM_ALGO_SHA256 } from './src/integrity/checksums.js';
