@@ -30,10 +30,10 @@ export const LIST_AHEAD_FACTOR = 2;
  */
 export async function fetchDigestList({ fetch, proxyUrl, url, span, signal, stallTimeoutMs, next = null, onWait }) {
   const tags = { digests: 1, ...(span ? { span: `${span.start}-${span.end}` } : {}), ...(next ? { next } : {}) };
-  return (await proxyFetch({
-    fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {},
+  return /** @type {Uint8Array} */ ((await proxyFetch({
+    fetch, proxyUrl, url, range: null, signal, stallTimeoutMs, maxBytes: MAX_DIGEST_LIST_BYTES, tags, onBytes: () => {}, keepBody: true,
     onHead: onWait ? (_size, head) => onWait(head.wait) : undefined,
-  })).bytes;
+  })).bytes);
 }
 
 /**

@@ -58,14 +58,14 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
 }
 
 /**
- * A piece of a response body: a view of the received chunk (proxyFetch keeps it for the result:
- * copy it, never transfer or change its buffer).
+ * A piece of a response body: a view of the received chunk (which proxyFetch keeps for the result
+ * with `keepBody`: copy it, never transfer or change its buffer).
  * @typedef {{offset: number, bytes: Uint8Array}} BodyPiece
  */
 
 /**
  * @typedef {object} ProxyFetchResult
- * @property {Uint8Array} bytes        the body: exactly the asked range (or the whole object)
+ * @property {Uint8Array | null} bytes  the body: exactly the asked range (or the whole object); null without `keepBody`
  * @property {number | null} total    the object's full size when the proxy said it
  * @property {number | null} serverFetchMs  from the proxy's `Server-Timing: fetch;dur=…`, when present
  */
@@ -94,10 +94,12 @@ export function fetchEndpoint(proxyUrl, url, tags = {}) {
  * @param {Record<string, string | number>} [o.tags]  see fetchEndpoint
  * @param {boolean} [o.share]  the tags ask for a first share (range null): its answer is a 206 of the blocks SHARE_HEADER
  *   names, or an empty 200
+ * @param {boolean} [o.keepBody]  the result carries the body; else only onBytes sees it (a body download reads its
+ *   pieces as they come: joining them at the end would copy every byte once more and hold every chunk until then)
  * @returns {Promise<ProxyFetchResult>}
  */
 export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes, onHead, stallTimeoutMs = STALL_TIMEOUT_MS,
-  headTimeoutMs = Math.max(stallTimeoutMs, ORIGIN_FETCH_TIMEOUT_MS), maxBytes = MAX_RESPONSE_BYTES, tags, share = false }) {
+  headTimeoutMs = Math.max(stallTimeoutMs, ORIGIN_FETCH_TIMEOUT_MS), maxBytes = MAX_RESPONSE_BYTES, tags, share = false, keepBody = false }) {
   const stall = new AbortController();
   let timer = null;
   const arm = (ms = stallTimeoutMs) => {
@@ -165,7 +167,7 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
           if (overran) {
             throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: sent more than the ${expected ?? maxBytes} bytes announced`);
           }
-          chunks.push(step.value);
+          if (keepBody) chunks.push(step.value);
           // every announced byte is in: stop here. Node 20's fetch can leave the closing read
           // pending forever when the request is aborted now (from onBytes, or by the caller).
           if (received === expected) break;
@@ -180,11 +182,10 @@ export async function proxyFetch({ fetch, proxyUrl, url, range, signal, onBytes,
     if (expected !== null && received !== expected) {
       throw codedError('ERR_PROXY_CONNECTION_LOST', `${proxyUrl}: response ended after ${received} of ${expected} bytes`);
     }
-    let bytes = concat(chunks, received);
-    if (res.status !== 206 && range) {
-      if (range.start >= bytes.byteLength) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: object shorter than the asked range`);
-      bytes = bytes.subarray(sliceFrom, Math.min(range.end + 1, bytes.byteLength));
-    }
+    const cut = res.status !== 206 && range;
+    if (cut && range.start >= received) throw codedError('ERR_PROXY_BAD_RESPONSE', `${proxyUrl}: object shorter than the asked range`);
+    const body = keepBody ? concat(chunks, received) : null;
+    const bytes = body && cut ? body.subarray(sliceFrom, Math.min(range.end + 1, received)) : body;
     return { bytes, total, serverFetchMs };
   } finally {
     clearTimeout(timer);
