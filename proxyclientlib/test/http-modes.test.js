@@ -144,6 +144,44 @@ describe('HTTP modes (fake proxies)', function () {
     assert.deepEqual(stats.perProxy.map((s) => s.bytes), [524288, 262144, 262144]);
   });
 
+  it('parallel-http with blocks hashed off the thread: each block is hashed once, its copies from the other proxies compared with it', async () => {
+    const ps = [await proxy(), await proxy(), await proxy(), await proxy()];
+    /** @type {number[]} */
+    const hashedBytes = [];
+    const countedHash = async (/** @type {Uint8Array} */ bytes) => {
+      hashedBytes.push(bytes.length);
+      await new Promise((r) => setTimeout(r, 5)); // the other copies come in while it is under way
+      return createHash('sha256').update(bytes).digest().subarray(0, CHECKSUM_ENTRY_BYTES);
+    };
+    const c = createClient({ origo: null, logger: quiet, checksumAsync: countedHash });
+    const { data, stats } = await c.download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'parallel-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    assert.equal(sha(data), sha(demoBytes(1 << 20)));
+    assert.equal(stats.verified, true);
+    assert.ok(ps.every((p) => p.requests.some((r) => r.path === '/fetch' && r.range === null)), 'every proxy was asked the whole object');
+    assert.equal(hashedBytes.length, blockCount(1 << 20), 'one hash per block');
+    assert.equal(hashedBytes.reduce((a, b) => a + b, 0), 1 << 20);
+  });
+
+  it('parallel-http with blocks hashed off the thread: a copy that comes after its block was delivered is compared with it, not hashed', async () => {
+    const HALF = 512 * 1024; // blocks 0-7
+    const LATE_MS = 300; // the late proxy answers after the others delivered the first half
+    const ps = [await proxy({ holdAfterBytes: HALF }), await proxy({ headDelayMs: LATE_MS }), await proxy({ holdAfterBytes: HALF })];
+    /** @type {number[]} */
+    const hashedAt = [];
+    const c = createClient({ origo: null, logger: quiet, checksumAsync: async (bytes) => {
+      hashedAt.push(Date.now());
+      return createHash('sha256').update(bytes).digest().subarray(0, CHECKSUM_ENTRY_BYTES);
+    } });
+    const t0 = Date.now();
+    const { data, stats } = await c.download(`${ORIGIN}/media/demo-1MB.bin`, { mode: 'parallel-http', proxies: ps.map((p, i) => ({ id: `p${i}`, url: p.url })) });
+    for (const p of ps) p.release();
+    assert.equal(sha(data), sha(demoBytes(1 << 20)));
+    assert.equal(stats.verified, true);
+    // the first half hashed once from the early proxies, the second once from the late one, which alone has it
+    assert.equal(hashedAt.length, blockCount(1 << 20));
+    assert.equal(hashedAt.filter((t) => t - t0 >= LATE_MS).length, blockCount(1 << 20) / 2, 'the late proxy\'s copies of the delivered half were not hashed');
+  });
+
   it('range-http with blocks hashed off the thread (a browser\'s WebCrypto): a block whose hash is under way is waited for, not asked again', async () => {
     const ps = [await proxy(), await proxy(), await proxy()];
     const slowHash = async (/** @type {Uint8Array} */ bytes) => {

@@ -129,18 +129,17 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
   /**
    * Settle one received block if the vote allows. A block is hashed only when its digest is
    * decided, or when its hash is a vote (its source has not given its list; or every list is in
-   * and none has a majority). Hashed inline, a hash costs this thread more than comparing bytes,
-   * so a copy of a delivered block is compared with it, and a copy of bytes hashed already takes
-   * their digest (sameBytes: native on Node, where a byte loop in JavaScript was the client's
-   * largest cost in Parallel HTTP); hashed off the thread, every copy is hashed, and this thread
-   * compares nothing (Parallel HTTP brings every block from each proxy: comparing 3 copies of a
-   * 560 KB segment byte by byte in a page's cold JavaScript cost ~22 ms).
+   * and none has a majority). Parallel HTTP brings every block from each proxy, and a hash costs
+   * more than comparing bytes (sameBytes): a copy of a delivered block is compared with it, a copy
+   * of bytes hashed already takes their digest, and off the thread one copy of a block is hashed
+   * at a time while the others wait to be compared with it (a WebCrypto digest costs the calling
+   * thread ~70-80 µs, and the digests queue on the browser's crypto thread in turn).
    * @param {PendingBlock} p
    * @returns {boolean} settled (delivered, or dropped)
    */
   function settle(p) {
     if (vote.isLiar(p.source)) return true;
-    const held = checksumAsync ? null : heldBytes(p.block, p.bytes.byteLength);
+    const held = heldBytes(p.block, p.bytes.byteLength);
     if (held) {
       if (!sameBytes(held, p.bytes)) vote.mismatch(p.source, p.block);
       return true;
@@ -148,15 +147,13 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
     let verdict = 'wait';
     if (p.offered) verdict = vote.recheck(p.source, p.block);
     else if (vote.decided(p.block) || vote.stuck(p.block) || vote.sizeStuck() || (vote.size() !== null && vote.canVote(p.source, p.block))) {
+      // the same bytes from another source were hashed already: their digest is this copy's too
+      if (!p.digest && !p.hashing) p.digest = pending.find((q) => q !== p && q.block === p.block && q.digest && sameBytes(q.bytes, p.bytes))?.digest ?? null;
       if (!p.digest && checksumAsync) {
-        if (!p.hashing) hashOffThread(p, checksumAsync);
-        return false; // settled when its hash is in
+        if (!p.hashing && !pending.some((q) => q !== p && q.block === p.block && q.hashing)) hashOffThread(p, checksumAsync);
+        return false; // settled when its hash, or its twin's, is in
       }
-      if (!p.digest) {
-        // the same bytes from another source were hashed already: their digest is this copy's too
-        const twin = pending.find((q) => q !== p && q.block === p.block && q.digest && sameBytes(q.bytes, p.bytes));
-        p.digest = twin?.digest ?? checksumOf(p.bytes);
-      }
+      if (!p.digest) p.digest = checksumOf(p.bytes);
       p.offered = true;
       verdict = vote.offerDigest(p.source, p.block, p.digest);
       onSize(); // bytes can settle the size too (a source's vote)
