@@ -164,7 +164,7 @@ describe('HTTP modes (fake proxies)', function () {
 
   it('parallel-http with blocks hashed off the thread: a copy that comes after its block was delivered is compared with it, not hashed', async () => {
     const HALF = 512 * 1024; // blocks 0-7
-    const LATE_MS = 300; // the late proxy answers after the others delivered the first half
+    const LATE_MS = 1000; // the late proxy answers long after the others delivered the first half (~10 ms on loopback)
     const ps = [await proxy({ holdAfterBytes: HALF }), await proxy({ headDelayMs: LATE_MS }), await proxy({ holdAfterBytes: HALF })];
     /** @type {number[]} */
     const hashedAt = [];

@@ -133,7 +133,7 @@ export function createBlockDelivery({ n, range, grossBytes, onProgress, onLiar, 
    * more than comparing bytes (sameBytes): a copy of a delivered block is compared with it, a copy
    * of bytes hashed already takes their digest, and off the thread one copy of a block is hashed
    * at a time while the others wait to be compared with it (a WebCrypto digest costs the calling
-   * thread ~70-80 µs, and the digests queue on the browser's crypto thread in turn).
+   * thread ~70-80 µs besides the hashing, which takes another of the machine's cores).
    * @param {PendingBlock} p
    * @returns {boolean} settled (delivered, or dropped)
    */
