@@ -15,6 +15,7 @@
 //   consistently); once every value of a unit is backed that way, or by a proxy that left, the
 //   vote is unresolved.
 import { CHECKSUM_ENTRY_BYTES, checksumOf } from './checksums.js';
+import { sameBytes } from '#same-bytes';
 import { codedError } from '@mutp/common/errors';
 
 /** Meta fields that define the object's layout: all proxies must agree on them. */
@@ -377,8 +378,7 @@ function sameMeta(a, b) {
   if (a === b) return true;
   if (layoutDifference(a.meta, b.meta) || a.table.length !== b.table.length) return false;
   if (a.meta.streamed || b.meta.streamed) return true; // the same layout: a streamed meta's checksums are voted as they come
-  for (let i = 0; i < a.table.length; i++) if (a.table[i] !== b.table[i]) return false;
-  return true;
+  return sameBytes(a.table, b.table);
 }
 
 /**
