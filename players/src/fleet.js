@@ -267,7 +267,8 @@ function keepUnsentRecords(logs, origo, storage, warn) {
   const hidden = () => doc?.visibilityState === 'hidden';
   const keepAndSend = () => {
     keep();
-    logs.flush(CLOSE_FLUSH_MS).then(() => { if (hidden()) keep(); }); // the copy shrinks to what Origo has not taken
+    // begun in this handler, kept alive: a page being unloaded runs no timer, so a flush's would never fire
+    logs.sendAll().then(() => { if (hidden()) keep(); }); // the copy shrinks to what Origo has not taken
   };
   const onVisibility = () => {
     if (hidden()) keepAndSend();

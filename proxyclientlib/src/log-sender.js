@@ -14,6 +14,8 @@ export const QUEUE_MAX_RECORDS = 10_000; // memory bound; beyond it the oldest r
  * @typedef {object} LogSender
  * @property {(record: {id: string}) => void} enqueue
  * @property {(timeoutMs?: number) => Promise<boolean>} flush  resolves true when the queue is empty, false on timeout
+ * @property {() => Promise<void>} sendAll  every queued record not in a POST already goes in POSTs begun before the
+ *   caller's task ends, with no timer between (a page being unloaded runs none); resolves when they settled
  * @property {() => void} close   stops retry timers (queued records are kept in `pending`)
  * @property {{id: string}[]} pending  the queued records, oldest first (a copy)
  * @property {{sent: number, stored: number, duplicates: number, rejected: number, dropped: number, failures: number}} counters
@@ -75,6 +77,11 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
   async function sendBatch() {
     const batch = queue.takeBatch();
     if (batch.length === 0) return;
+    await postBatch(batch);
+  }
+
+  /** @param {{id: string}[]} batch  taken from the queue */
+  async function postBatch(batch) {
     counters.sent += 1;
     try {
       const rejected = await postLogBatch({ fetch, endpoint, queue, batch, counters });
@@ -106,6 +113,17 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
         if (Number.isFinite(timeoutMs)) t = setTimeout(() => { drainWaiters.delete(done); resolve(queue.size === 0); }, timeoutMs);
         sendNow();
       });
+    },
+    async sendAll() {
+      if (timer && batching) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      /** @type {Promise<void>[]} */
+      const posts = [];
+      for (let batch = queue.takeBatch(); batch.length > 0; batch = queue.takeBatch()) posts.push(postBatch(batch));
+      await Promise.all(posts);
+      if (!inFlight && !timer) afterSend(); // what failed goes again, after the backoff; a flush waiting learns the queue is empty
     },
     close() {
       closed = true;

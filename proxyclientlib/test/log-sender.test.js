@@ -113,4 +113,48 @@ describe('log sender', () => {
     s.close();
     await o.close();
   });
+
+  it('sendAll() begins a POST for every queued record with no timer between (a page being unloaded runs none)', async () => {
+    /** @type {string[][]} each POST's ids */
+    const posts = [];
+    const fakeFetch = async (/** @type {string} */ _url, /** @type {RequestInit} */ init) => {
+      const ids = JSON.parse(String(init.body)).map((/** @type {{id: string}} */ r) => r.id);
+      posts.push(ids);
+      return new Response(JSON.stringify({ stored: ids, duplicates: [] }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const s = createLogSender({ origo: 'http://origo.test', fetch: /** @type {any} */ (fakeFetch), logger: quiet, batchMax: 4, batchDelayMs: 60_000 });
+    for (let i = 0; i < 10; i++) s.enqueue(rec(i));
+    const realSetTimeout = globalThis.setTimeout;
+    let timers = 0;
+    // as in an unloading page: a timer set now never fires
+    globalThis.setTimeout = /** @type {any} */ (() => { timers += 1; return 0; });
+    let done;
+    try {
+      done = s.sendAll();
+      // only the microtasks of the caller's task: the POSTs must have begun in them
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+    }
+    assert.deepEqual(posts.flat().sort(), Array.from({ length: 10 }, (_, i) => rec(i).id), 'every record in a POST begun at once');
+    assert.ok(posts.every((p) => p.length <= 4), 'batches of at most batchMax');
+    await done;
+    assert.equal(s.pending.length, 0);
+    assert.equal(s.counters.stored, 10);
+    assert.equal(timers, 0, 'no timer set');
+    s.close();
+  });
+
+  it('sendAll(): records of a failed POST stay queued and go again later', async () => {
+    const o = await fakeOrigo({ down: 1 });
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 20, batchDelayMs: 60_000, retryBaseMs: 10, retryMaxMs: 20 });
+    for (let i = 0; i < 3; i++) s.enqueue(rec(i));
+    await s.sendAll();
+    assert.equal(s.pending.length, 3, 'kept after the 503');
+    for (let t = 0; t < 100 && o.stored.size < 3; t++) await new Promise((r) => setTimeout(r, 50)); // the backoff's retry, nobody flushing
+    assert.equal(o.stored.size, 3);
+    assert.equal(s.pending.length, 0);
+    s.close();
+    await o.close();
+  });
 });

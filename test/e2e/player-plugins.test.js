@@ -3,12 +3,13 @@
 // channels handed to it; in the page with worker: false, or under a CSP that forbids workers) and
 // hands it to hls.js (fLoader, pLoader), Shaka (scheme plugin) or dash.js (XHRLoader). Every
 // segment the player got is byte-exact with the origin's head, ≥ 95% of them came through the
-// fleet in the mode asked for, and Origo has a record for each. When the whole fleet dies mid-play, the player plays on
-// from its own loader, still byte-exact.
+// fleet in the mode asked for, and Origo has a record for each, also of a page closed before its
+// records' batch went. When the whole fleet dies mid-play, the player plays on from its own loader,
+// still byte-exact.
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { PLUGIN_PLAYERS as PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS as PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, checkRecordsSentOnClose } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -53,6 +54,10 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
 
   it('a page whose Content-Security-Policy forbids workers: the fleet runs in the page, hls.js in Coded MUTP passes the same checks', async () => {
     await playAndCheckPlugin(chrome.browser, site, { ...PLAYERS[0], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, query: { csp: 'no-workers' }, label: 'hls, CSP without workers', runsIn: 'page' });
+  });
+
+  it('a page closed while its fleet holds records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {
+    await checkRecordsSentOnClose(chrome.browser, site, { ...PLAYERS[0], mode: 'coded', fleet });
   });
 
   for (const c of PLAYERS) {

@@ -6,12 +6,13 @@
 //    segments through the fleet, some bytes in the mode asked for (for the MUTP modes: the page's
 //    own WebRTC data channels carried them). The fleet runs in its worker, the page's data
 //    channels handed to it.
-// 2. Each player with the whole fleet dying mid-play: it plays on from its own loader, byte-exact.
-// 3. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
+// 2. A page closed with records not sent yet: Origo gets them (the page's close sends them).
+// 3. Each player with the whole fleet dying mid-play: it plays on from its own loader, byte-exact.
+// 4. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
 import assert from 'node:assert/strict';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { PLUGIN_PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, startDemoSystem, playDemoPage } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, startDemoSystem, playDemoPage, checkRecordsSentOnClose } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -65,6 +66,10 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
 
     it('hls.js in its progressive mode (progressive: true), Coded MUTP: the same checks', async () => {
       await playAndCheckPlugin(ff.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, runsIn: 'worker' });
+    });
+
+    it('a page closed while its fleet holds records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {
+      await checkRecordsSentOnClose(ff.browser, site, { ...PLUGIN_PLAYERS[0], mode: 'coded', fleet });
     });
 
     for (const c of PLUGIN_PLAYERS) {

@@ -6,8 +6,9 @@
 // worker=0: the fleet runs in the page, not in its worker (so does it with ?csp=no-workers, which
 // has the site's server forbid workers).
 // ?progressive=1: hls.js in its progressive (streaming) mode.
+// window.__play: the play's state; `records`: the ids of the records the fleet made for Origo.
 const params = new URLSearchParams(location.search);
-const state = { player: params.get('player'), errors: [], responses: [], firstFrameMs: null, stalls: 0, t0: performance.now() };
+const state = { player: params.get('player'), errors: [], responses: [], records: [], firstFrameMs: null, stalls: 0, t0: performance.now() };
 /** @type {any} */ (window).__play = state;
 const video = /** @type {HTMLVideoElement} */ (document.getElementById('v'));
 const isManifest = (u) => /\.(m3u8|mpd)(\?|$)/.test(new URL(u, location.href).pathname);
@@ -91,6 +92,7 @@ async function pluginFleet() {
     const range = d.range ? `bytes=${d.range.start}-${d.range.end}` : null;
     note(d.url, range, d.head.status, header('content-type'), header('content-range'), d.data, performance.now() - d.ms);
   });
+  fleet.addEventListener('record', (e) => { state.records.push(e.detail.id); }); // the ids of the records the fleet made for Origo
   /** @type {any} */ (window).__fleet = fleet;
   fleet.runsIn().then((where) => { state.fleetRunsIn = where; }); // 'worker' or 'page'
   return { ...plugins, fleet };

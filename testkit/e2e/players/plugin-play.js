@@ -33,7 +33,7 @@ const FIREFOX_NETWORK_FAILURE = /^Error: Cross-Origin Request Blocked: .*\(Reaso
 /**
  * @typedef {{path: string, range: string | null, fromBrowser: boolean, bytes: number}} SiteHit
  * @typedef {{url: string, range: string | null, bytes: number, sha: string, type: string | null, contentRange: string | null}} PlayResponse
- * @typedef {{errors: string[], responses: PlayResponse[], firstFrameMs: number | null, currentTime: number, fleetStats: any, fleetRunsIn?: string, hits: SiteHit[], direct: SiteHit[]}} PluginPlay
+ * @typedef {{errors: string[], responses: PlayResponse[], records: string[], firstFrameMs: number | null, currentTime: number, fleetStats: any, fleetRunsIn?: string, hits: SiteHit[], direct: SiteHit[]}} PluginPlay
  */
 
 /**
@@ -44,9 +44,10 @@ const FIREFOX_NETWORK_FAILURE = /^Error: Cross-Origin Request Blocked: .*\(Reaso
  * @param {{player: string, src: string, origo: string, mode: string, seconds: number, n?: number, timeoutMs?: number,
  *   during?: () => Promise<void>, duringAfter?: number, query?: Record<string, string>}} o
  *   during: runs once the player has its first `duringAfter` segments; query: more of play.html's parameters
+ * @param {(st: PluginPlay) => Promise<void>} [beforeClose]  runs on the play's state while the page is still open
  * @returns {Promise<PluginPlay>}
  */
-export async function playPluginPage(browser, site, { player, src, origo, mode, seconds, n = 4, timeoutMs = PLAY_TIMEOUT_MS, during, duringAfter = MIN_RESPONSES, query = {} }) {
+export async function playPluginPage(browser, site, { player, src, origo, mode, seconds, n = 4, timeoutMs = PLAY_TIMEOUT_MS, during, duringAfter = MIN_RESPONSES, query = {} }, beforeClose) {
   const hitsBefore = site.hits.length;
   return onPage(browser, async (page, errors) => {
     const q = new URLSearchParams({ player, src: `${site.url}/media/${src}`, plugin: '1', origo, mode, n: String(n), ...query });
@@ -61,7 +62,9 @@ export async function playPluginPage(browser, site, { player, src, origo, mode, 
     const st = await page.evaluate(() => ({ .../** @type {any} */ (window).__play, currentTime: document.querySelector('video').currentTime, fleetStats: /** @type {any} */ (window).__fleet?.stats() }));
     const hits = site.hits.slice(hitsBefore);
     const direct = hits.filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path));
-    return { ...st, errors: [...st.errors, ...errors], hits, direct };
+    const play = { ...st, errors: [...st.errors, ...errors], hits, direct };
+    await beforeClose?.(play);
+    return play;
   });
 }
 
@@ -76,8 +79,14 @@ export async function playPluginPage(browser, site, { player, src, origo, mode, 
  * @returns {Promise<PluginPlay>}
  */
 export async function playAndCheckPlugin(browser, site, { player, src, mode, seconds, mediaDir, fleet, query, label = player, runsIn }) {
-  const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query });
-  await checkPluginPlay(st, { mediaDir, origo: fleet.origo, player: label, mode, seconds });
+  /** @type {object[]} */
+  let records = [];
+  // the page's records reach Origo while it is open (a batch a second): the check does not race the
+  // page's close, where the last batch goes with the page's keepalive POST or waits for its next load
+  const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query }, async (play) => {
+    records = await fleetRecords(fleet.origo, play);
+  });
+  await checkPluginPlay(st, records, { mediaDir, player: label, mode, seconds });
   if (runsIn) assert.equal(st.fleetRunsIn, runsIn, `the fleet ran in the ${st.fleetRunsIn ?? '(not said)'}`);
   return st;
 }
@@ -116,13 +125,53 @@ export async function playThroughFleetDeath(browser, site, { player, src, mediaD
 }
 
 /**
+ * The error-free Origo records this play's fleet made of its responses (not an earlier play's of the
+ * same segments), once there are as many as MIN_FLEET_SHARE of them (or the wait's end).
+ * @param {{store: {listClientRecords: (p?: object) => Promise<object[]>}}} origo @param {PluginPlay} st
+ */
+function fleetRecords(origo, st) {
+  const urls = new Set(st.responses.map((r) => r.url));
+  const ours = new Set(st.records);
+  return waitForRecords(origo, (r) => ours.has(r.id) && urls.has(r.url) && r.error === null && r.segment === 'player', Math.ceil(st.responses.length * MIN_FLEET_SHARE));
+}
+
+/**
+ * A play in `mode` whose page is closed while its fleet holds records it has not sent Origo yet
+ * (they wait up to a second to ride one POST): Origo must get every record the page made, with no
+ * other page of the site loaded meanwhile (the next load would send what was kept). Prints a line.
+ * @param {import('puppeteer-core').Browser} browser
+ * @param {{url: string}} site  startPlayerSite's
+ * @param {{player: string, src: string, mode: string, fleet: {origoUrl: string, origo: {store: {listClientRecords: (p?: object) => Promise<object[]>}}}}} o
+ */
+export async function checkRecordsSentOnClose(browser, site, { player, src, mode, fleet }) {
+  const page = await browser.newPage();
+  let made = [];
+  let queuedAtClose = 0;
+  try {
+    const q = new URLSearchParams({ player, src: `${site.url}/media/${src}`, plugin: '1', origo: fleet.origoUrl, mode, n: '4' });
+    await page.goto(`${site.url}/play.html?${q}`);
+    await page.waitForFunction((k) => /** @type {any} */ (window).__play.records.length >= k && /** @type {any} */ (window).__fleet.stats().records.queued > 0,
+      { timeout: PLAY_TIMEOUT_MS, polling: 20 }, MIN_RESPONSES);
+    ({ made, queuedAtClose } = await page.evaluate(() => ({ made: [.../** @type {any} */ (window).__play.records], queuedAtClose: /** @type {any} */ (window).__fleet.stats().records.queued })));
+  } finally {
+    await page.close();
+  }
+  const ids = new Set(made);
+  const stored = new Set((await waitForRecords(fleet.origo, (r) => ids.has(r.id), made.length)).map((r) => /** @type {{id: string}} */ (r).id));
+  console.log(`      ${player} ${mode}: page closed with ${queuedAtClose} record(s) queued (earlier pages' kept ones too); of its own ${made.length}, Origo has ${stored.size}`);
+  assert.ok(queuedAtClose > 0, 'the page closed with no record queued');
+  assert.deepEqual(made.filter((id) => !stored.has(id)), [], 'records the page made that Origo never got');
+}
+
+/**
  * A play through the fleet in `mode` as it should be: no errors, `seconds` played, every response
  * byte-exact with the origin's head, ≥ 95% of segments through the fleet, some bytes in `mode`
  * itself, and an Origo record for each segment through the fleet. Prints a line about it.
  * @param {PluginPlay} st  playPluginPage's
- * @param {{mediaDir: string, origo: {store: {listClientRecords: (p?: object) => Promise<object[]>}}, player: string, mode: string, seconds: number}} o
+ * @param {object[]} records  fleetRecords'
+ * @param {{mediaDir: string, player: string, mode: string, seconds: number}} o
  */
-export async function checkPluginPlay(st, { mediaDir, origo, player, mode, seconds }) {
+async function checkPluginPlay(st, records, { mediaDir, player, mode, seconds }) {
   assert.deepEqual(st.errors, [], 'the player saw errors');
   assert.ok(st.currentTime >= seconds, `played only ${st.currentTime} s`);
   assert.ok(st.responses.length >= MIN_RESPONSES, `only ${st.responses.length} segment responses`);
@@ -132,10 +181,7 @@ export async function checkPluginPlay(st, { mediaDir, origo, player, mode, secon
   assert.ok(share >= MIN_FLEET_SHARE, `${st.direct.length} of ${st.responses.length} segments fetched directly: ${JSON.stringify(st.fleetStats.fallbacks.slice(0, 3))}`);
   // the MUTP modes start over HTTP while the warm-up opens the WebRTC connections (the extension's rule); then they run in their mode
   assert.ok((st.fleetStats.fleetBytes[mode] ?? 0) > 0, `no segment ran in ${mode}: ${JSON.stringify(st.fleetStats.fleetBytes)}`);
-  const urls = new Set(st.responses.map((r) => r.url));
-  const want = Math.ceil(st.responses.length * MIN_FLEET_SHARE);
-  const records = await waitForRecords(origo, (r) => urls.has(r.url) && r.error === null && r.segment === 'player', want);
-  assert.ok(records.length >= want, `${records.length} Origo records for ${st.responses.length} segments`);
+  assert.ok(records.length >= Math.ceil(st.responses.length * MIN_FLEET_SHARE), `${records.length} Origo records for ${st.responses.length} segments`);
 }
 
 /**
