@@ -10,6 +10,9 @@ import path from 'node:path';
 export const CHROMIUM = '/usr/bin/chromium';
 export const FIREFOX = '/usr/bin/firefox-esr';
 const SERVICE_WORKER_TIMEOUT_MS = 30_000; // field notes: the extension's worker can take a while on a busy box
+// until the browser's DevTools endpoint is up (puppeteer's default: 30 s); Firefox ESR has taken
+// longer than that to start on a 2-core box busy with a test run's other browsers and proxies
+const LAUNCH_TIMEOUT_MS = 90_000;
 /** launchChromium's options for a bench: no DevTools network reporting (watchNetwork, below). */
 export const BENCH_BROWSER = Object.freeze({ watchNetwork: false });
 
@@ -26,7 +29,7 @@ export const BENCH_BROWSER = Object.freeze({ watchNetwork: false });
 export async function launchChromium(extDir, { extraArgs = [], watchNetwork = true } = {}) {
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'mutp-chromium-'));
   const browser = await puppeteer.launch({
-    executablePath: CHROMIUM, headless: true, userDataDir, networkEnabled: watchNetwork,
+    executablePath: CHROMIUM, headless: true, userDataDir, networkEnabled: watchNetwork, timeout: LAUNCH_TIMEOUT_MS,
     args: [
       '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
       ...(extDir ? [`--disable-extensions-except=${extDir}`, `--load-extension=${extDir}`] : []),
@@ -51,7 +54,7 @@ export async function launchFirefox(extDir, addonId, { profileDir } = {}) {
   const uuid = randomUUID();
   const debug = process.env.MUTP_E2E_BROWSER_LOG === '1'; // print every console message (the extension's too) to stderr
   const browser = await puppeteer.launch({
-    browser: 'firefox', executablePath: FIREFOX, headless: true, dumpio: debug, ...(profileDir ? { userDataDir: profileDir } : {}),
+    browser: 'firefox', executablePath: FIREFOX, headless: true, dumpio: debug, timeout: LAUNCH_TIMEOUT_MS, ...(profileDir ? { userDataDir: profileDir } : {}),
     extraPrefsFirefox: {
       ...(debug ? { 'devtools.console.stdout.content': true, 'devtools.console.stdout.chrome': true } : {}),
       ...(extDir ? { 'extensions.webextensions.uuids': JSON.stringify({ [addonId]: uuid }) } : {}),
