@@ -24,6 +24,8 @@ export const HLS_PROGRESSIVE = { ...PLUGIN_PLAYERS[0], query: { progressive: '1'
 export const MIN_FLEET_SHARE = 0.95;
 const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
 const MIN_RESPONSES = 3;
+const RECORDS_WAIT_MS = 15_000; // a page posts its records once a second; Origo stores them within ms
+const RECORDS_POLL_MS = 200;
 const DEMO_STREAM_DIR = path.join(REPO, 'demo', 'stream');
 const DEMO_STREAM_SEGMENTS = 12; // demo/stream: 24 s in 2 s segments, and its init section
 const DEMO_PLAY_TIMEOUT_MS = 120_000; // 24 s of video, on a loaded 2-core box
@@ -44,7 +46,7 @@ const FIREFOX_NETWORK_FAILURE = /^Error: Cross-Origin Request Blocked: .*\(Reaso
  * @param {{player: string, src: string, origo: string, mode: string, seconds: number, n?: number, timeoutMs?: number,
  *   during?: () => Promise<void>, duringAfter?: number, query?: Record<string, string>}} o
  *   during: runs once the player has its first `duringAfter` segments; query: more of play.html's parameters
- * @param {(st: PluginPlay) => Promise<void>} [beforeClose]  runs on the play's state while the page is still open
+ * @param {(st: PluginPlay, page: import('puppeteer-core').Page) => Promise<void>} [beforeClose]  runs on the play's state while the page is still open
  * @returns {Promise<PluginPlay>}
  */
 export async function playPluginPage(browser, site, { player, src, origo, mode, seconds, n = 4, timeoutMs = PLAY_TIMEOUT_MS, during, duringAfter = MIN_RESPONSES, query = {} }, beforeClose) {
@@ -63,7 +65,7 @@ export async function playPluginPage(browser, site, { player, src, origo, mode, 
     const hits = site.hits.slice(hitsBefore);
     const direct = hits.filter((h) => h.fromBrowser && !/\.(m3u8|mpd)$/.test(h.path));
     const play = { ...st, errors: [...st.errors, ...errors], hits, direct };
-    await beforeClose?.(play);
+    await beforeClose?.(play, page);
     return play;
   });
 }
@@ -83,8 +85,8 @@ export async function playAndCheckPlugin(browser, site, { player, src, mode, sec
   let records = [];
   // the page's records reach Origo while it is open (a batch a second): the check does not race the
   // page's close, where the last batch goes with the page's keepalive POST or waits for its next load
-  const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query }, async (play) => {
-    records = await fleetRecords(fleet.origo, play);
+  const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query }, async (play, page) => {
+    records = await fleetRecords(fleet.origo, play, page);
   });
   await checkPluginPlay(st, records, { mediaDir, player: label, mode, seconds });
   if (runsIn) assert.equal(st.fleetRunsIn, runsIn, `the fleet ran in the ${st.fleetRunsIn ?? '(not said)'}`);
@@ -126,13 +128,21 @@ export async function playThroughFleetDeath(browser, site, { player, src, mediaD
 
 /**
  * The error-free Origo records this play's fleet made of its responses (not an earlier play's of the
- * same segments), once there are as many as MIN_FLEET_SHARE of them (or the wait's end).
+ * same segments), once there are as many as MIN_FLEET_SHARE of them (or RECORDS_WAIT_MS passed).
  * @param {{store: {listClientRecords: (p?: object) => Promise<object[]>}}} origo @param {PluginPlay} st
+ * @param {import('puppeteer-core').Page} page  the play's, still open
  */
-function fleetRecords(origo, st) {
+async function fleetRecords(origo, st, page) {
   const urls = new Set(st.responses.map((r) => r.url));
-  const ours = new Set(st.records);
-  return waitForRecords(origo, (r) => ours.has(r.id) && urls.has(r.url) && r.error === null && r.segment === 'player', Math.ceil(st.responses.length * MIN_FLEET_SHARE));
+  const want = Math.ceil(st.responses.length * MIN_FLEET_SHARE);
+  const deadline = Date.now() + RECORDS_WAIT_MS;
+  for (;;) {
+    // read anew each time: a segment's record comes to the page just after the segment itself
+    const ours = new Set(await page.evaluate(() => /** @type {string[]} */ (/** @type {any} */ (window).__play.records)));
+    const records = (await origo.store.listClientRecords({ limit: 1000 })).filter((/** @type {any} */ r) => ours.has(r.id) && urls.has(r.url) && r.error === null && r.segment === 'player');
+    if (records.length >= want || Date.now() > deadline) return records;
+    await new Promise((r) => setTimeout(r, RECORDS_POLL_MS));
+  }
 }
 
 /**
