@@ -77,14 +77,30 @@ describe('origo: POST /api/logs', () => {
     assert.equal(badJson.status, 400);
     assert.equal((await badJson.json()).error.code, 'ERR_BAD_JSON');
 
-    const text = await fetch(`${origo.url}/api/logs`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '[]' });
-    assert.equal(text.status, 415);
+    const html = await fetch(`${origo.url}/api/logs`, { method: 'POST', headers: { 'content-type': 'text/html' }, body: '[]' });
+    assert.equal(html.status, 415);
+    assert.equal((await html.json()).error.code, 'ERR_BAD_CONTENT_TYPE');
+
+    const badText = await fetch(`${origo.url}/api/logs/v2`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: 'not json' });
+    assert.equal(badText.status, 400);
+    assert.equal((await badText.json()).error.code, 'ERR_BAD_JSON');
 
     const huge = JSON.stringify([clientRecord({ url: 'x'.repeat(LOGS_BODY_LIMIT_BYTES) })]);
     const tooLarge = await fetch(`${origo.url}/api/logs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: huge });
     assert.equal(tooLarge.status, 413);
     assert.equal((await tooLarge.json()).error.code, 'ERR_BODY_TOO_LARGE');
     assert.equal((await origo.store.counts()).clientRecords, 0);
+  });
+
+  it('takes a batch as text/plain, as a page\'s beacon (navigator.sendBeacon with a string) sends it, on both routes', async () => {
+    const a = clientRecord();
+    const b = clientRecord();
+    for (const [route, r] of [['/api/logs', a], ['/api/logs/v2', b]]) {
+      const res = await fetch(`${origo.url}${route}`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify([r]) });
+      assert.equal(res.status, 200, route);
+      assert.deepEqual((await res.json()).stored, [r.id], route);
+    }
+    assert.equal((await origo.store.counts()).clientRecords, 2);
   });
 
   it('takes a gzipped batch (Content-Encoding: gzip, as ProxyClientLib sends a large one); the body cap counts the inflated bytes', async () => {

@@ -32,7 +32,7 @@ const CLOSE_FLUSH_MS = 2000; // close(), or a page hidden, waits this long for t
 // Origo a request while the player works for its first frame. A page that is hidden or goes
 // away sends what it holds at once.
 const RECORD_BATCH_MS = 1000;
-const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepalive requests of at most 64 KiB in all
+const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepalive requests and beacons of at most 64 KiB in all
 
 /**
  * @typedef {object} FleetOptions
@@ -82,7 +82,7 @@ export function createFleet(options) {
   const controlChannel = new MessageChannel();
   const link = createFrameLink({ requestFrame: () => {}, warn });
   const detector = createSegmentDetector();
-  const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: keptAlive, logger, batchDelayMs: RECORD_BATCH_MS });
+  const logs = options.records === false ? null : createLogSender({ origo: settings.origoUrl, fetch: keptAlive, sendBeacon: pageBeacon(), logger, batchDelayMs: RECORD_BATCH_MS });
   const storage = options.storage === undefined ? pageStorage() : options.storage;
   const kept = logs && storage ? keepUnsentRecords(logs, settings.origoUrl, storage, warn) : null;
   const events = new EventTarget();
@@ -249,8 +249,10 @@ export function createFleet(options) {
  * Sends the records earlier fleets of this site kept for this Origo, and keeps this fleet's own
  * that Origo has not taken whenever the page is hidden or goes away (a hidden page may be
  * discarded without another event); it sends them then too, not at the batch's time, and keeps
- * anew what is left once that POST ended while the page is still hidden. A page shown again drops
- * its copy, the records being in memory still. close() keeps what is left and stops listening.
+ * anew what is left once that POST ended while the page is still hidden. A page that goes away
+ * (pagehide) sends them by beacon, which Origo gets even as the tab closes; a page only hidden,
+ * in kept-alive POSTs whose answers say what Origo took. A page shown again drops its copy, the
+ * records being in memory still. close() keeps what is left and stops listening.
  * @param {ReturnType<typeof createLogSender>} logs @param {string} origo @param {import('./kept-records.js').KeptStorage} storage
  * @param {(msg: string) => void} warn
  */
@@ -265,24 +267,54 @@ function keepUnsentRecords(logs, origo, storage, warn) {
   };
   const doc = globalThis.document;
   const hidden = () => doc?.visibilityState === 'hidden';
-  const keepAndSend = () => {
+  let leaving = false; // pagehide came and no pageshow since: the records went by beacon already
+  let pageHideDone = true;
+  // begun in the handler: a page being unloaded runs no timer, so a flush's would never fire
+  const keepAndSend = (/** @type {Promise<void>} */ sent) => sent.then(() => { if (hidden()) keep(); }); // the copy shrinks to what Origo has not taken
+  const onPageHide = () => {
+    pageHideDone = false;
+    leaving = true;
+    keepAndSend(logs.beaconAll()); // first: Firefox fires pagehide before visibilitychange as a tab closes
     keep();
-    // begun in this handler, kept alive: a page being unloaded runs no timer, so a flush's would never fire
-    logs.sendAll().then(() => { if (hidden()) keep(); }); // the copy shrinks to what Origo has not taken
+    pageHideDone = true;
   };
+  // Firefox, closing a tab, now and then stops a pagehide handler midway with no exception and
+  // runs the next one: this one, added after it and run on visibilitychange too, does again what
+  // it did not finish.
+  const onPageHideAgain = () => { if (!pageHideDone) onPageHide(); };
+  const onPageShow = () => { leaving = false; };
   const onVisibility = () => {
-    if (hidden()) keepAndSend();
-    else keepRecords(storage, origo, fleetId, []);
+    if (!hidden()) keepRecords(storage, origo, fleetId, []);
+    else if (leaving) onPageHideAgain();
+    else {
+      keep();
+      keepAndSend(logs.sendAll());
+    }
   };
-  globalThis.addEventListener?.('pagehide', keepAndSend);
+  globalThis.addEventListener?.('pagehide', onPageHide);
+  globalThis.addEventListener?.('pagehide', onPageHideAgain);
+  globalThis.addEventListener?.('pageshow', onPageShow);
   doc?.addEventListener?.('visibilitychange', onVisibility);
   return {
     close() {
-      globalThis.removeEventListener?.('pagehide', keepAndSend);
+      globalThis.removeEventListener?.('pagehide', onPageHide);
+      globalThis.removeEventListener?.('pagehide', onPageHideAgain);
+      globalThis.removeEventListener?.('pageshow', onPageShow);
       doc?.removeEventListener?.('visibilitychange', onVisibility);
       keep();
     },
   };
+}
+
+/**
+ * The page's beacon for the records of a page that goes away (navigator.sendBeacon), for bodies a
+ * browser sends after the page is gone; none where the page has no navigator.sendBeacon.
+ * @returns {((url: string, body: string) => boolean) | undefined}
+ */
+function pageBeacon() {
+  const nav = globalThis.navigator;
+  if (typeof nav?.sendBeacon !== 'function') return undefined;
+  return (url, body) => body.length <= KEEPALIVE_MAX_BYTES && nav.sendBeacon(url, body);
 }
 
 /**

@@ -124,12 +124,16 @@ describe('players: a fleet keeps the records Origo did not take', function () {
    * A fleet on a page whose `pagehide` the test fires, and its first segment's record.
    * @param {ReturnType<typeof memoryStorage>} storage @param {string} url
    * @param {(page: EventTarget, fleet: ReturnType<typeof createFleet>, id: string) => Promise<void>} fn
+   * @param {{sendBeacon?: (url: string, body: string) => boolean, document?: EventTarget & {visibilityState: string}}} [browser]
+   *   the page's navigator.sendBeacon and document, where the test gives them
    */
-  async function onPage(storage, url, fn) {
+  async function onPage(storage, url, fn, browser = {}) {
     const page = new EventTarget();
     const g = /** @type {any} */ (globalThis);
     g.addEventListener = page.addEventListener.bind(page);
     g.removeEventListener = page.removeEventListener.bind(page);
+    if (browser.sendBeacon) g.navigator = { sendBeacon: browser.sendBeacon };
+    if (browser.document) g.document = browser.document;
     try {
       const fleet = createFleet({ origo: ORIGO, mode: MODE, n: 1, logger: quiet, makeClient: client(), storage });
       const recorded = once(/** @type {any} */ (fleet), 'record');
@@ -139,8 +143,47 @@ describe('players: a fleet keeps the records Origo did not take', function () {
     } finally {
       delete g.addEventListener;
       delete g.removeEventListener;
+      if (browser.sendBeacon) delete g.navigator;
+      if (browser.document) delete g.document;
     }
   }
+
+  it('a page that goes away (pagehide) hands its records to the beacon at once, as text for /api/logs/v2, and keeps them; no POST follows', async () => {
+    const storage = memoryStorage();
+    origo.up = true;
+    origo.stored = [];
+    /** @type {{url: string, body: string}[]} */
+    const beacons = [];
+    const doc = Object.assign(new EventTarget(), { visibilityState: 'visible' });
+    await onPage(storage, 'http://origin.test/v/seg4.m4s', async (page, fleet, id) => {
+      page.dispatchEvent(new Event('pagehide')); // Firefox, as a tab closes: pagehide, then visibilitychange
+      assert.deepEqual(beacons.map((b) => b.url), [`${ORIGO}/api/logs/v2`], 'one beacon, begun in the handler');
+      assert.deepEqual(JSON.parse(beacons[0].body).map((/** @type {any} */ r) => r.id), [id]);
+      doc.visibilityState = 'hidden';
+      doc.dispatchEvent(new Event('visibilitychange'));
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+      assert.deepEqual(origo.stored, [], 'no POST of what the beacon carried');
+      assert.deepEqual(takeKeptRecords(storage, ORIGO).records.map((r) => r.id), [id], 'kept: a beacon\'s answer cannot be read');
+      await fleet.close();
+    }, { sendBeacon: (url, body) => { beacons.push({ url, body }); return true; }, document: doc });
+  });
+
+  it('a page only hidden (visibilitychange, no pagehide) POSTs its records, not by beacon, and keeps none once Origo took them', async () => {
+    const storage = memoryStorage();
+    origo.up = true;
+    origo.stored = [];
+    let beacons = 0;
+    const doc = Object.assign(new EventTarget(), { visibilityState: 'visible' });
+    await onPage(storage, 'http://origin.test/v/seg5.m4s', async (_page, fleet, id) => {
+      doc.visibilityState = 'hidden';
+      doc.dispatchEvent(new Event('visibilitychange'));
+      for (let t = 0; t < 50 && origo.stored.length === 0; t++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(origo.stored, [id]);
+      assert.equal(beacons, 0);
+      assert.equal(storage.length, 0, 'nothing kept once Origo took it');
+      await fleet.close();
+    }, { sendBeacon: () => { beacons += 1; return true; }, document: doc });
+  });
 
   it('a page\'s records wait for a batch while it lives, and go to Origo at once when it goes away (pagehide)', async () => {
     const storage = memoryStorage();

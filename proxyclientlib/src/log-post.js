@@ -88,6 +88,25 @@ export async function postLogBatch({ fetch, endpoint, queue, batch, counters }) 
 }
 
 /**
+ * One batch to Origo by beacon (a page's navigator.sendBeacon), begun before this returns: a page
+ * that goes away reaches Origo this way in every browser, where Firefox now and then loses a
+ * keepalive fetch begun as its tab closes. The body is a string, so it goes as text/plain, which
+ * needs no CORS preflight; Origo reads it as JSON. Its answer cannot be read, so the caller keeps
+ * the records queued (Origo takes one again as a duplicate).
+ * @param {{ sendBeacon: (url: string, body: string) => boolean, endpoint: string, batch: {id: string}[] }} o
+ *   endpoint: logsEndpoint()
+ * @returns {boolean} whether the browser took it
+ */
+export function beaconLogBatch({ sendBeacon, endpoint, batch }) {
+  const v2 = !arraysOnly.has(endpoint);
+  try {
+    return sendBeacon(v2 ? `${endpoint}/v2` : endpoint, JSON.stringify(v2 ? inColumns(batch) : batch)) === true;
+  } catch {
+    return false; // a browser may throw where it would refuse (a closed document, a quota)
+  }
+}
+
+/**
  * Origo's answer to a batch has id lists for `stored` and `duplicates` (and may reject some).
  * @param {unknown} body
  * @returns {body is {stored: string[], duplicates: string[], rejected?: unknown}}

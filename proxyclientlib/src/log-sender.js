@@ -4,7 +4,7 @@
 // so an Origo that is down for a while loses nothing: we retry with exponential backoff and jitter.
 import { backoffDelayMs } from '@mutp/common/backoff';
 import { createLogQueue } from '@mutp/common/log-queue';
-import { LOG_BATCH_MAX_RECORDS, logsEndpoint, postLogBatch } from './log-post.js';
+import { LOG_BATCH_MAX_RECORDS, beaconLogBatch, logsEndpoint, postLogBatch } from './log-post.js';
 
 export const RETRY_BASE_MS = 500; // first retry delay after a failed POST
 export const RETRY_MAX_MS = 30_000; // backoff ceiling: an Origo outage costs at most one POST per 30 s
@@ -16,9 +16,12 @@ export const QUEUE_MAX_RECORDS = 10_000; // memory bound; beyond it the oldest r
  * @property {(timeoutMs?: number) => Promise<boolean>} flush  resolves true when the queue is empty, false on timeout
  * @property {() => Promise<void>} sendAll  every queued record not in a POST already goes in POSTs begun before the
  *   caller's task ends, with no timer between (a page being unloaded runs none); resolves when they settled
+ * @property {() => Promise<void>} beaconAll  for a page that goes away: every queued record, also one in a POST now, goes by
+ *   beacon, begun before this returns; they stay queued (a beacon's answer cannot be read). With no sendBeacon, or a
+ *   beacon refused, as sendAll; resolves when its POSTs settled
  * @property {() => void} close   stops retry timers (queued records are kept in `pending`)
  * @property {{id: string}[]} pending  the queued records, oldest first (a copy)
- * @property {{sent: number, stored: number, duplicates: number, rejected: number, dropped: number, failures: number}} counters
+ * @property {{sent: number, stored: number, duplicates: number, rejected: number, dropped: number, failures: number, beacons: number}} counters
  */
 
 /**
@@ -32,11 +35,12 @@ export const QUEUE_MAX_RECORDS = 10_000; // memory bound; beyond it the oldest r
  * @param {number} [o.queueMax]
  * @param {number} [o.batchDelayMs]  a record waits this long for others to ride its POST (0: sent at once);
  *   a backlog of a whole batch, and flush(), send at once
+ * @param {(url: string, body: string) => boolean} [o.sendBeacon]  a page's beacon, for beaconAll; false: not taken
  * @returns {LogSender}
  */
-export function createLogSender({ origo, fetch, logger = console, retryBaseMs = RETRY_BASE_MS, retryMaxMs = RETRY_MAX_MS, batchMax = LOG_BATCH_MAX_RECORDS, queueMax = QUEUE_MAX_RECORDS, batchDelayMs = 0 }) {
+export function createLogSender({ origo, fetch, logger = console, retryBaseMs = RETRY_BASE_MS, retryMaxMs = RETRY_MAX_MS, batchMax = LOG_BATCH_MAX_RECORDS, queueMax = QUEUE_MAX_RECORDS, batchDelayMs = 0, sendBeacon }) {
   const endpoint = logsEndpoint(origo);
-  const counters = { sent: 0, stored: 0, duplicates: 0, rejected: 0, dropped: 0, failures: 0 };
+  const counters = { sent: 0, stored: 0, duplicates: 0, rejected: 0, dropped: 0, failures: 0, beacons: 0 };
   const queue = createLogQueue({ maxRecords: queueMax, batchMaxRecords: batchMax, onDrop: () => { counters.dropped += 1; } });
   let attempt = 0; // consecutive failures, for the backoff
   let timer = null;
@@ -94,6 +98,37 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
     }
   }
 
+  /**
+   * Every queued record not in a POST already, in POSTs begun before the caller's task ends, with
+   * no timer between (a page being unloaded runs none). Resolves when they settled.
+   */
+  async function sendQueued() {
+    if (timer && batching) {
+      clearTimeout(timer);
+      timer = null;
+    }
+    /** @type {Promise<void>[]} */
+    const posts = [];
+    for (let batch = queue.takeBatch(); batch.length > 0; batch = queue.takeBatch()) posts.push(postBatch(batch));
+    await Promise.all(posts);
+    if (!inFlight && !timer) afterSend(); // what failed goes again, after the backoff; a flush waiting learns the queue is empty
+  }
+
+  /**
+   * Every queued record by beacon, in batches; none is marked as sent, so a caller stopped midway
+   * may call again, and a page that lives on sends them at the batch's time as ever (Origo takes a
+   * record twice as a duplicate). A POST now may be lost with its page, so its records go too.
+   */
+  function beaconQueued() {
+    if (!sendBeacon) return sendQueued();
+    const records = queue.records();
+    for (let i = 0; i < records.length; i += batchMax) {
+      if (!beaconLogBatch({ sendBeacon, endpoint, batch: records.slice(i, i + batchMax) })) return sendQueued();
+      counters.beacons += 1;
+    }
+    return Promise.resolve();
+  }
+
   return {
     get pending() {
       return queue.records();
@@ -114,17 +149,8 @@ export function createLogSender({ origo, fetch, logger = console, retryBaseMs = 
         sendNow();
       });
     },
-    async sendAll() {
-      if (timer && batching) {
-        clearTimeout(timer);
-        timer = null;
-      }
-      /** @type {Promise<void>[]} */
-      const posts = [];
-      for (let batch = queue.takeBatch(); batch.length > 0; batch = queue.takeBatch()) posts.push(postBatch(batch));
-      await Promise.all(posts);
-      if (!inFlight && !timer) afterSend(); // what failed goes again, after the backoff; a flush waiting learns the queue is empty
-    },
+    sendAll: sendQueued,
+    beaconAll: beaconQueued,
     close() {
       closed = true;
       clearTimeout(timer);

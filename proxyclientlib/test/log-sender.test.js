@@ -145,6 +145,71 @@ describe('log sender', () => {
     s.close();
   });
 
+  it('beaconAll() hands every queued record, also one in a POST now, to the beacon at once, as text for /api/logs/v2; they stay queued and go in POSTs if the page lives on', async () => {
+    const o = await fakeOrigo();
+    /** @type {{url: string, ids: string[]}[]} */
+    const beacons = [];
+    const sendBeacon = (/** @type {string} */ url, /** @type {string} */ body) => {
+      assert.equal(typeof body, 'string', 'a string body: text/plain, no preflight');
+      beacons.push({ url, ids: JSON.parse(body).map((/** @type {{id: string}} */ r) => r.id) });
+      return true;
+    };
+    /** @type {(() => void) | null} */
+    let unstall = null;
+    let posts = 0;
+    const stallingFetch = async (/** @type {any} */ url, /** @type {any} */ init) => {
+      posts += 1;
+      if (posts === 1) await new Promise((r) => { unstall = () => r(undefined); }); // the first POST hangs: in flight at pagehide
+      return fetch(url, init);
+    };
+    const s = createLogSender({ origo: o.url, fetch: stallingFetch, logger: quiet, batchMax: 4, batchDelayMs: 50, sendBeacon });
+    s.enqueue(rec(0));
+    for (let t = 0; t < 100 && posts === 0; t++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(posts, 1, 'record 0 in a POST');
+    for (let i = 1; i < 10; i++) s.enqueue(rec(i));
+    const done = s.beaconAll();
+    // before any await: as in a pagehide handler
+    assert.deepEqual(beacons.map((b) => b.url), Array(3).fill(`${o.url}/api/logs/v2`));
+    assert.deepEqual(beacons.map((b) => b.ids), [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]].map((ids) => ids.map((i) => rec(i).id)));
+    assert.equal(s.counters.beacons, 3);
+    await done;
+    assert.equal(posts, 1, 'no POST begun');
+    assert.equal(s.pending.length, 10, 'a beacon\'s records stay queued: its answer cannot be read');
+    s.beaconAll();
+    assert.equal(beacons.length, 6, 'nothing marked as sent: a handler stopped midway may call again');
+    /** @type {any} */ (unstall)?.();
+    for (let t = 0; t < 100 && s.pending.length > 0; t++) await new Promise((r) => setTimeout(r, 20)); // the page lived on
+    assert.equal(o.stored.size, 10, 'they went in POSTs at the batch\'s time');
+    s.close();
+    await o.close();
+  });
+
+  it('beaconAll(): a beacon refused (the browser\'s quota) sends the records in POSTs begun at once', async () => {
+    const o = await fakeOrigo();
+    let calls = 0;
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 2, batchDelayMs: 60_000, sendBeacon: () => ++calls === 1 });
+    for (let i = 0; i < 4; i++) s.enqueue(rec(i));
+    await s.beaconAll();
+    assert.equal(calls, 2);
+    assert.equal(s.counters.beacons, 1);
+    assert.equal(o.stored.size, 4);
+    assert.equal(s.pending.length, 0);
+    s.close();
+    await o.close();
+  });
+
+  it('beaconAll() with no sendBeacon sends as sendAll() does', async () => {
+    const o = await fakeOrigo();
+    const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 20, batchDelayMs: 60_000 });
+    for (let i = 0; i < 3; i++) s.enqueue(rec(i));
+    await s.beaconAll();
+    assert.equal(o.stored.size, 3);
+    assert.equal(s.pending.length, 0);
+    assert.equal(s.counters.beacons, 0);
+    s.close();
+    await o.close();
+  });
+
   it('sendAll(): records of a failed POST stay queued and go again later', async () => {
     const o = await fakeOrigo({ down: 1 });
     const s = createLogSender({ origo: o.url, fetch, logger: quiet, batchMax: 20, batchDelayMs: 60_000, retryBaseMs: 10, retryMaxMs: 20 });

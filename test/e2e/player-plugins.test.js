@@ -56,7 +56,7 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
     await playAndCheckPlugin(chrome.browser, site, { ...PLAYERS[0], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, query: { csp: 'no-workers' }, label: 'hls, CSP without workers', runsIn: 'page' });
   });
 
-  it('a page closed while its fleet holds records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {
+  it('pages closed one after another while their fleets hold records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {
     await checkRecordsSentOnClose(chrome.browser, site, { ...PLAYERS[0], mode: 'coded', fleet });
   });
 

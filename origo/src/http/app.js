@@ -2,7 +2,7 @@ import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { LOGS_BODY_LIMIT_BYTES, QUOTA_WINDOW_MS, RATE_LIMIT_WINDOW_MS } from '../limits.js';
 import { createAddressQuota } from './address-quota.js';
-import { logsRoute } from './logs-route.js';
+import { LOGS_CONTENT_TYPES, logsRoute } from './logs-route.js';
 import { proxiesRoute, ticketsRoute } from './proxies-route.js';
 import { sendError } from './send-error.js';
 
@@ -48,8 +48,9 @@ export function createApp({ registry, store, logger, trustProxy, rateLimitPerMin
   const logQuota = logBytesPerMinute > 0 ? createAddressQuota({ perWindow: logBytesPerMinute, windowMs: QUOTA_WINDOW_MS, now }) : null;
   api.get('/proxies', proxiesRoute({ registry, random, proxySecret, now, ticketQuota }));
   api.get('/tickets', ticketsRoute({ registry, proxySecret, now, ticketQuota }));
-  api.post('/logs', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events, quota: logQuota }));
-  api.post('/logs/v2', express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true }), logsRoute({ store, logger, events, quota: logQuota, columns: true }));
+  const logsJson = express.json({ limit: LOGS_BODY_LIMIT_BYTES, strict: true, type: LOGS_CONTENT_TYPES });
+  api.post('/logs', logsJson, logsRoute({ store, logger, events, quota: logQuota }));
+  api.post('/logs/v2', logsJson, logsRoute({ store, logger, events, quota: logQuota, columns: true }));
   app.use('/api', api);
   if (admin) app.use('/admin', admin);
 

@@ -29,6 +29,13 @@ function readColumns(record) {
 }
 
 /**
+ * The body types the log routes read as JSON. text/plain: a page that goes away sends its last
+ * records by navigator.sendBeacon, whose string body is text/plain, a type that needs no CORS
+ * preflight (the route takes any origin's records, as it takes any client's).
+ */
+export const LOGS_CONTENT_TYPES = ['application/json', 'text/plain'];
+
+/**
  * POST /api/logs: a JSON array of client records. Valid records are stored even when others are
  * rejected; the status is 200 only when nothing was rejected. A record whose unknown fields pass
  * MAX_EXTRA_BYTES is rejected with code ERR_RECORD_TOO_LARGE; a request that would pass the address's
@@ -45,7 +52,7 @@ function readColumns(record) {
 export function logsRoute({ store, logger, events, quota = null, columns = false }) {
   return async (req, res) => {
     const body = req.body;
-    if (!req.is('application/json')) return sendError(res, 415, 'ERR_BAD_CONTENT_TYPE', 'send a JSON array with Content-Type: application/json');
+    if (!req.is(LOGS_CONTENT_TYPES)) return sendError(res, 415, 'ERR_BAD_CONTENT_TYPE', 'send a JSON array with Content-Type: application/json (or text/plain, as a page\'s beacon does)');
     if (!Array.isArray(body)) return sendError(res, 400, 'ERR_BAD_BODY', 'the body must be a JSON array of client records');
     if (body.length > MAX_CLIENT_RECORDS_PER_POST) {
       return sendError(res, 413, 'ERR_TOO_MANY_RECORDS', `at most ${MAX_CLIENT_RECORDS_PER_POST} records per request`);

@@ -6,7 +6,7 @@
 //    segments through the fleet, some bytes in the mode asked for (for the MUTP modes: the page's
 //    own WebRTC data channels carried them). The fleet runs in its worker, the page's data
 //    channels handed to it.
-// 2. A page closed with records not sent yet: Origo gets them (the page's close sends them).
+// 2. Pages closed one after another with records not sent yet: Origo gets them (each close sends them).
 // 3. Each player with the whole fleet dying mid-play: it plays on from its own loader, byte-exact.
 // 4. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
 import assert from 'node:assert/strict';
@@ -68,7 +68,7 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
       await playAndCheckPlugin(ff.browser, site, { ...HLS_PROGRESSIVE, mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, runsIn: 'worker' });
     });
 
-    it('a page closed while its fleet holds records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {
+    it('pages closed one after another while their fleets hold records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {
       await checkRecordsSentOnClose(ff.browser, site, { ...PLUGIN_PLAYERS[0], mode: 'coded', fleet });
     });
 

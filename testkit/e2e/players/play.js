@@ -93,6 +93,9 @@ async function pluginFleet() {
     note(d.url, range, d.head.status, header('content-type'), header('content-range'), d.data, performance.now() - d.ms);
   });
   fleet.addEventListener('record', (e) => { state.records.push(e.detail.id); }); // the ids of the records the fleet made for Origo
+  // added after the fleet's own: the site learns that this page's pagehide handlers ran (checkRecordsSentOnClose)
+  state.pageId = crypto.randomUUID();
+  addEventListener('pagehide', () => navigator.sendBeacon(`/pagehide?page=${state.pageId}`));
   /** @type {any} */ (window).__fleet = fleet;
   fleet.runsIn().then((where) => { state.fleetRunsIn = where; }); // 'worker' or 'page'
   return { ...plugins, fleet };

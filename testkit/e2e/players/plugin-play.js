@@ -24,6 +24,8 @@ export const HLS_PROGRESSIVE = { ...PLUGIN_PLAYERS[0], query: { progressive: '1'
 export const MIN_FLEET_SHARE = 0.95;
 const PLAY_TIMEOUT_MS = 60_000; // a loaded 2-core box
 const MIN_RESPONSES = 3;
+const CLOSED_PAGES = 6; // checkRecordsSentOnClose's: Firefox lost all of one closed page's records in 2–25% of closes before they went by beacon
+const MAX_CLOSES_WITHOUT_PAGEHIDE = 2; // …and in ~0.5% not even play.js's own pagehide beacon reached the site
 const RECORDS_WAIT_MS = 15_000; // a page posts its records once a second; Origo stores them within ms
 const RECORDS_POLL_MS = 200;
 const DEMO_STREAM_DIR = path.join(REPO, 'demo', 'stream');
@@ -146,31 +148,49 @@ async function fleetRecords(origo, st, page) {
 }
 
 /**
- * A play in `mode` whose page is closed while its fleet holds records it has not sent Origo yet
- * (they wait up to a second to ride one POST): Origo must get every record the page made, with no
- * other page of the site loaded meanwhile (the next load would send what was kept). Prints a line.
+ * Plays in `mode` whose pages are closed while their fleets hold records not sent to Origo yet
+ * (they wait up to a second to ride one POST), CLOSED_PAGES of them one after another: Origo must
+ * get every record each page made, with no other page of the site loaded meanwhile (the next load
+ * would send what was kept). A browser loses a page's last requests now and then, so one close
+ * would seldom show it. A close where the browser ran none of the page's pagehide handlers (the
+ * site never got play.js's own beacon) shows nothing of the fleet, and is played again, at most
+ * MAX_CLOSES_WITHOUT_PAGEHIDE times. Prints a line per page.
  * @param {import('puppeteer-core').Browser} browser
- * @param {{url: string}} site  startPlayerSite's
+ * @param {{url: string, pagehides: Set<string>}} site  startPlayerSite's
  * @param {{player: string, src: string, mode: string, fleet: {origoUrl: string, origo: {store: {listClientRecords: (p?: object) => Promise<object[]>}}}}} o
  */
 export async function checkRecordsSentOnClose(browser, site, { player, src, mode, fleet }) {
-  const page = await browser.newPage();
-  let made = [];
-  let queuedAtClose = 0;
-  try {
-    const q = new URLSearchParams({ player, src: `${site.url}/media/${src}`, plugin: '1', origo: fleet.origoUrl, mode, n: '4' });
-    await page.goto(`${site.url}/play.html?${q}`);
-    await page.waitForFunction((k) => /** @type {any} */ (window).__play.records.length >= k && /** @type {any} */ (window).__fleet.stats().records.queued > 0,
-      { timeout: PLAY_TIMEOUT_MS, polling: 20 }, MIN_RESPONSES);
-    ({ made, queuedAtClose } = await page.evaluate(() => ({ made: [.../** @type {any} */ (window).__play.records], queuedAtClose: /** @type {any} */ (window).__fleet.stats().records.queued })));
-  } finally {
-    await page.close();
+  let withoutPagehide = 0;
+  for (let i = 0; i < CLOSED_PAGES; i++) {
+    const page = await browser.newPage();
+    let made = [];
+    let queuedAtClose = 0;
+    let pageId = '';
+    try {
+      const q = new URLSearchParams({ player, src: `${site.url}/media/${src}`, plugin: '1', origo: fleet.origoUrl, mode, n: '4' });
+      await page.goto(`${site.url}/play.html?${q}`);
+      // read in the same moment as the condition: a POST may take the queue just after
+      const ready = await page.waitForFunction((k) => {
+        const w = /** @type {any} */ (window);
+        const queued = w.__fleet.stats().records.queued;
+        return w.__play.records.length >= k && queued > 0 && { made: [...w.__play.records], queuedAtClose: queued, pageId: w.__play.pageId };
+      }, { timeout: PLAY_TIMEOUT_MS, polling: 20 }, MIN_RESPONSES);
+      ({ made, queuedAtClose, pageId } = /** @type {{made: string[], queuedAtClose: number, pageId: string}} */ (await ready.jsonValue()));
+    } finally {
+      await page.close();
+    }
+    const ids = new Set(made);
+    const stored = new Set((await waitForRecords(fleet.origo, (r) => ids.has(r.id), made.length)).map((r) => /** @type {{id: string}} */ (r).id));
+    console.log(`      ${player} ${mode}, page ${i + 1}: closed with ${queuedAtClose} record(s) queued (earlier pages' too); of its own ${made.length}, Origo has ${stored.size}`);
+    assert.ok(queuedAtClose > 0, 'the page closed with no record queued');
+    if (stored.size < made.length && !site.pagehides.has(pageId) && withoutPagehide < MAX_CLOSES_WITHOUT_PAGEHIDE) {
+      withoutPagehide += 1;
+      i -= 1;
+      console.log('        the browser ran none of its pagehide handlers (no beacon of play.js\'s own): played again');
+      continue;
+    }
+    assert.deepEqual(made.filter((id) => !stored.has(id)), [], `records page ${i + 1} made that Origo never got`);
   }
-  const ids = new Set(made);
-  const stored = new Set((await waitForRecords(fleet.origo, (r) => ids.has(r.id), made.length)).map((r) => /** @type {{id: string}} */ (r).id));
-  console.log(`      ${player} ${mode}: page closed with ${queuedAtClose} record(s) queued (earlier pages' kept ones too); of its own ${made.length}, Origo has ${stored.size}`);
-  assert.ok(queuedAtClose > 0, 'the page closed with no record queued');
-  assert.deepEqual(made.filter((id) => !stored.has(id)), [], 'records the page made that Origo never got');
 }
 
 /**

@@ -58,6 +58,8 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', plugins = 
   const bundle = plugins ? await buildTempBundle({ minify: true }) : null;
   /** @type {{path: string, range: string | null, fromBrowser: boolean, bytes: number}[]} */
   const hits = [];
+  /** @type {Set<string>} the play pages whose pagehide handlers ran (play.js's beacon) */
+  const pagehides = new Set();
   /** media bodies' rates (bytes/s; null: as fast as loopback) to the browser's own requests and to the proxies' */
   const rates = { browser: /** @type {number | null} */ (null), proxy: /** @type {number | null} */ (null) };
   const links = { browser: pacedLink(() => rates.browser), proxy: pacedLink(() => rates.proxy) };
@@ -69,6 +71,11 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', plugins = 
         const csp = u.pathname === '/play.html' && u.searchParams.get('csp') === 'no-workers' ? { 'content-security-policy': "worker-src 'none'" } : {};
         res.writeHead(200, { 'content-type': u.pathname.endsWith('.html') ? 'text/html; charset=utf-8' : 'text/javascript; charset=utf-8', 'cache-control': 'no-store', ...csp });
         res.end(await readFile(path.join(HERE, u.pathname.slice(1))));
+        return;
+      }
+      if (u.pathname === '/pagehide' && req.method === 'POST') {
+        pagehides.add(String(u.searchParams.get('page')).slice(0, 64));
+        res.writeHead(204).end();
         return;
       }
       if (u.pathname.startsWith('/lib/') && LIBS[u.pathname.slice(5)]) {
@@ -119,7 +126,7 @@ export async function startPlayerSite({ mediaDir, host = '127.0.0.1', plugins = 
   });
   const listening = await listenLocal(server, host);
   return {
-    ...listening, hits,
+    ...listening, hits, pagehides,
     close: async () => {
       await listening.close();
       await bundle?.remove();
