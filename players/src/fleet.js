@@ -270,11 +270,11 @@ function keepUnsentRecords(logs, origo, storage, warn) {
   let leaving = false; // pagehide came and no pageshow since: the records went by beacon already
   let pageHideDone = true;
   // begun in the handler: a page being unloaded runs no timer, so a flush's would never fire
-  const keepAndSend = (/** @type {Promise<void>} */ sent) => sent.then(() => { if (hidden()) keep(); }); // the copy shrinks to what Origo has not taken
+  const keepWhatIsLeft = (/** @type {Promise<void>} */ sent) => sent.then(() => { if (hidden()) keep(); }); // the copy shrinks to what Origo has not taken
   const onPageHide = () => {
     pageHideDone = false;
     leaving = true;
-    keepAndSend(logs.beaconAll()); // first: Firefox fires pagehide before visibilitychange as a tab closes
+    keepWhatIsLeft(logs.beaconAll()); // first: Firefox fires pagehide before visibilitychange as a tab closes
     keep();
     pageHideDone = true;
   };
@@ -288,7 +288,7 @@ function keepUnsentRecords(logs, origo, storage, warn) {
     else if (leaving) onPageHideAgain();
     else {
       keep();
-      keepAndSend(logs.sendAll());
+      keepWhatIsLeft(logs.sendAll());
     }
   };
   globalThis.addEventListener?.('pagehide', onPageHide);
