@@ -402,6 +402,13 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
      * @param {{id: string}[]} records
      */
     queueLogs: (records) => { for (const r of records) logs?.enqueue(r); },
+    /** Send every queued record not in a POST already, now; resolves when those POSTs settled. */
+    sendLogs: () => (logs ? logs.sendAll() : Promise.resolve()),
+    /**
+     * Hand every queued record to the log sender's `sendBeacon` (createClient's logSender option), whose
+     * answer nobody reads: they stay queued. Without one, as sendLogs.
+     */
+    beaconLogs: () => (logs ? logs.beaconAll() : Promise.resolve()),
     /** Log upload counters: {sent, stored, duplicates, rejected, dropped, failures}. */
     logCounters: () => (logs ? { ...logs.counters } : null),
     /** Kept WebRTC connections to one proxy, idle or carrying a download. @param {string} url */

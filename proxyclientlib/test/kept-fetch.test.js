@@ -136,6 +136,40 @@ describe('the CLI\'s fetch for Origo', () => {
     }
   });
 
+  it('a hand-off resolves once the request is written, before any answer; TCP delivers all of it after the process exits', async () => {
+    const link = createKeptFetch(origo.url);
+    try {
+      assert.equal(await link.handOff(`${origo.url}/slow`, '{"a":1}'), true, 'written, though /slow never answers');
+      assert.equal(await link.handOff('http://127.0.0.1:9/api/logs', '[]'), false, 'not an origin of its connections');
+    } finally {
+      link.close();
+    }
+    // a body far larger than what node:http writes at once, and a process that exits the moment it is handed off
+    const body = JSON.stringify({ fill: 'x'.repeat(4 << 20) });
+    const script = `import { createKeptFetch } from ${JSON.stringify(KEPT_FETCH)};
+      const link = createKeptFetch(process.argv[1]);
+      const ok = await link.handOff(process.argv[1] + '/slow', JSON.stringify({ fill: 'x'.repeat(4 << 20) }));
+      link.close();
+      process.stdout.write(String(ok));
+      process.exit(0);`;
+    const out = await new Promise((resolve, reject) => execFile(process.execPath, ['--input-type=module', '-e', script, origo.url], { timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))));
+    assert.equal(out, 'true');
+    for (let i = 0; i < 500 && origo.seen.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(origo.seen.requests.length, 2);
+    const got = origo.seen.requests[1];
+    assert.equal(got.headers['content-type'], 'application/json');
+    assert.ok(got.body === body, `the whole body arrived (${got.body.length} of ${body.length} B)`);
+    const gone = await new Promise((resolve) => {
+      const s = netServer().listen(0, '127.0.0.1', () => { const p = /** @type {import('node:net').AddressInfo} */ (s.address()).port; s.close(() => resolve(`http://127.0.0.1:${p}`)); });
+    });
+    const dead = createKeptFetch(/** @type {string} */ (gone));
+    try {
+      assert.equal(await dead.handOff(`${gone}/api/logs`, '[]'), false, 'a refused connection');
+    } finally {
+      dead.close();
+    }
+  });
+
   it('a proxy connected to ahead: its requests take that connection, a body read to its announced end leaves it for the next', async () => {
     const proxy = await standIn();
     const link = createKeptFetch(origo.url, { fallback: () => assert.fail('a preconnected proxy\'s requests are not fetch\'s') });

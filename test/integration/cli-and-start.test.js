@@ -38,20 +38,27 @@ function run(file, args, env = {}, nodeArgs = []) {
 }
 
 /**
- * Origo behind a gate that can refuse the clients' log uploads (503), as an Origo that is
- * overloaded or restarting would, and pass everything else through.
- * @param {string} origoUrl
+ * Origo behind a gate for the clients' log uploads, everything else passed through. Modes: 'refuse'
+ * (503, as an Origo that is overloaded or restarting), 'forward', 'forward-unanswered' (Origo
+ * gets the upload, its answer is never passed back).
+ * @param {string} origoUrl @param {'refuse' | 'forward' | 'forward-unanswered'} mode
  */
-async function logGate(origoUrl) {
+async function logGate(origoUrl, mode) {
   const to = new URL(origoUrl);
-  const gate = { refuseLogs: true, refused: 0, url: '', close: () => new Promise((r) => server.close(r)) };
+  const gate = {
+    mode, refused: 0, answered: 0, url: '',
+    close: () => { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  };
   const server = createHttpServer((req, res) => {
-    if (gate.refuseLogs && req.url?.startsWith('/api/logs')) {
+    const logs = req.url?.startsWith('/api/logs');
+    if (logs && gate.mode === 'refuse') {
       gate.refused++;
       req.resume();
       return res.writeHead(503).end();
     }
     const up = httpRequest({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+      if (logs && gate.mode === 'forward-unanswered') return void r.resume();
+      if (logs) gate.answered++;
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);
     });
@@ -61,6 +68,35 @@ async function logGate(origoUrl) {
   await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   gate.url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   return gate;
+}
+
+/** Poll until cond() holds; false after 10 s (mocha's timeout is longer). @param {() => boolean | Promise<boolean>} cond */
+async function waitUntil(cond) {
+  for (const end = Date.now() + 10_000; Date.now() < end;) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+/**
+ * A record Origo stores, waited for: a get hands it off and exits, so it may land just after.
+ * @param {{origo: {store: {getClientRecord: (id: string) => Promise<any>}}}} fleet @param {string} id
+ */
+async function storedRecord(fleet, id) {
+  /** @type {any} */
+  let record = null;
+  await waitUntil(async () => (record = await fleet.origo.store.getClientRecord(id)) !== null);
+  return record;
+}
+
+/** The ids of the records a cache directory keeps for Origo, sorted. @param {string} cache */
+async function keptIds(cache) {
+  const folder = join(cache, 'records');
+  const names = await readdir(folder).catch(() => []);
+  const ids = [];
+  for (const n of names.filter((x) => x.endsWith('.json'))) ids.push(...JSON.parse(await readFile(join(folder, n), 'utf8')).records.map((/** @type {{id: string}} */ r) => r.id));
+  return ids.sort();
 }
 
 /** A free loopback port (bound then released). */
@@ -103,8 +139,8 @@ describe('integration: the mutp CLI', function () {
     assert.equal(s.netBytes, 1 << 20);
     assert.equal(s.error, null);
     assert.equal(sha(await readFile(out)), sha(demoBytes(1 << 20)));
-    const stored = await fleet.origo.store.getClientRecord(s.id);
-    assert.equal(stored?.netBytes, 1 << 20, 'Origo has its record before the process ends');
+    const stored = await storedRecord(fleet, s.id);
+    assert.equal(stored?.netBytes, 1 << 20, 'Origo has its record');
   });
 
   it('a get keeps its proxies\' addresses, and the gets that connect to them ahead are byte-exact in an HTTP and an MUTP mode', async () => {
@@ -119,32 +155,69 @@ describe('integration: the mutp CLI', function () {
       assert.equal(s.error, null);
       assert.equal(sha(await readFile(out)), sha(demoBytes(256 * 1024)), mode);
       // the record travels with its packet log in columns (POST /api/logs/v2); Origo has it entry for entry
-      if (mode === 'coded') assert.deepEqual((await fleet.origo.store.getClientRecord(s.id))?.packetLog, s.packetLog);
+      if (mode === 'coded') assert.deepEqual((await storedRecord(fleet, s.id))?.packetLog, s.packetLog);
       const kept = JSON.parse(await readFile(join(cache, 'proxies.json'), 'utf8'));
       assert.equal(kept.origo, fleet.origo.url);
       assert.deepEqual([...kept.urls].sort(), urls, 'the addresses Origo listed');
     }
   });
 
-  it('records Origo does not take before the exit are kept, and the next get sends them', async () => {
-    const gate = await logGate(fleet.origo.url);
+  it('a get exits without waiting for Origo\'s ack of its record, which reaches Origo all the same; it stays kept until a later get sees it taken', async () => {
+    const gate = await logGate(fleet.origo.url, 'forward-unanswered');
+    const cache = join(dir, 'cache-handoff');
+    const get = () => run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', gate.url, '--json'], { MUTP_CACHE_DIR: cache });
+    try {
+      const first = await get();
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal(first.stderr, '', 'no warning: the record left');
+      assert.equal(gate.answered, 0, 'Origo\'s ack never reached the get');
+      const id = JSON.parse(first.stdout).id;
+      assert.equal((await storedRecord(fleet, id))?.netBytes, 64 * 1024, 'Origo has the record');
+      assert.deepEqual(await keptIds(cache), [id], 'kept: no ack said Origo has it');
+      gate.mode = 'forward';
+      const second = await get();
+      assert.equal(second.code, 0, second.stderr);
+      assert.ok(gate.answered > 0, 'the second get read an ack');
+      assert.deepEqual(await keptIds(cache), [JSON.parse(second.stdout).id], 'the first record\'s file is gone; the second\'s is kept');
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('records Origo refuses are kept, and the next get sends them', async () => {
+    const gate = await logGate(fleet.origo.url, 'refuse');
     const cache = join(dir, 'cache-spool');
     const get = () => run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', gate.url, '--json'], { MUTP_CACHE_DIR: cache });
     try {
       const first = await get();
       assert.equal(first.code, 0, first.stderr);
-      assert.ok(gate.refused > 0, 'the upload was refused');
-      assert.match(first.stderr, /did not take 1 stats record\(s\).*kept in/);
       const kept = JSON.parse(first.stdout).id;
-      assert.equal(await fleet.origo.store.getClientRecord(kept), null, 'not stored yet');
-      assert.equal((await readdir(join(cache, 'records'))).length, 1);
-      gate.refuseLogs = false;
+      assert.ok(await waitUntil(() => gate.refused > 0), 'the upload was refused');
+      assert.equal(await fleet.origo.store.getClientRecord(kept), null, 'not stored');
+      assert.deepEqual(await keptIds(cache), [kept]);
+      gate.mode = 'forward';
       const second = await get();
       assert.equal(second.code, 0, second.stderr);
       assert.equal(second.stderr, '');
-      assert.equal((await fleet.origo.store.getClientRecord(kept))?.netBytes, 64 * 1024, 'the kept record reached Origo');
-      assert.ok(await fleet.origo.store.getClientRecord(JSON.parse(second.stdout).id), 'and the new one');
-      assert.deepEqual(await readdir(join(cache, 'records')), [], 'nothing kept any more');
+      assert.equal((await storedRecord(fleet, kept))?.netBytes, 64 * 1024, 'the kept record reached Origo');
+      const own = JSON.parse(second.stdout).id;
+      assert.ok(await storedRecord(fleet, own), 'and the new one');
+      assert.deepEqual(await keptIds(cache), [own], 'only the new one is kept, until a later get sees it taken');
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('with no cache directory a get waits for Origo\'s ack, and says when none came', async () => {
+    const gate = await logGate(fleet.origo.url, 'refuse');
+    try {
+      const r = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', gate.url, '--json'], { MUTP_CACHE_DIR: '' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /Origo did not take the stats records within 3000 ms; they were not logged/);
+      gate.mode = 'forward';
+      const ok = await run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', gate.url, '--json'], { MUTP_CACHE_DIR: '' });
+      assert.equal(ok.stderr, '');
+      assert.ok(await fleet.origo.store.getClientRecord(JSON.parse(ok.stdout).id), 'stored before the get ended');
     } finally {
       await gate.close();
     }

@@ -33,8 +33,9 @@ Options for get:
 
 A get keeps the addresses of the proxies Origo listed in $MUTP_CACHE_DIR (default
 $XDG_CACHE_HOME/mutp or ~/.cache/mutp; empty: keep nothing), and the next get connects to
-them while it asks Origo, so its first request to them waits no handshake. Stats records
-Origo did not take within 3 s are kept there too, and the next get sends them.
+them while it asks Origo, so its first request to them waits no handshake. Its stats records
+are kept there too, until a later get sees Origo take them: a get hands them to Origo as it
+exits, without waiting for the answer (with nowhere to keep them, it waits up to 3 s).
 
 Exit status: 0 success, 1 download failed, 2 bad usage.`;
 

@@ -12,13 +12,17 @@ import { Readable } from 'node:stream';
 /** Answers that have no body, whatever the server sends (fetch's null body statuses). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+/** A hand-off not written within this long is given up, ms: a new connection's handshake and the write, on a slow path. */
+export const HANDOFF_TIMEOUT_MS = 1000;
+
 /**
  * @param {string} origo  Origo's base URL
  * @param {{fallback?: typeof fetch}} [o]  fallback: where every other request goes, and a request
  *   this cannot send as fetch would (a body or headers of another kind, a redirect)
- * @returns {{fetch: typeof fetch, preconnect: (url: string) => void, close: () => void}}
+ * @returns {{fetch: typeof fetch, preconnect: (url: string) => void, close: () => void,
+ *   handOff: (url: string, body: string, o?: {contentType?: string, timeoutMs?: number}) => Promise<boolean>}}
  *   preconnect: open a connection to url's origin now; its requests then come here, the first on
- *   it. close: drop the kept connections and those never used
+ *   it. handOff: a POST whose answer nobody waits for. close: drop the kept connections and those never used
  */
 export function createKeptFetch(origo, { fallback = (input, init) => globalThis.fetch(input, init) } = {}) {
   /** Origins whose requests go over node:http: Origo's, and every one preconnected. */
@@ -112,9 +116,32 @@ export function createKeptFetch(origo, { fallback = (input, init) => globalThis.
     });
   }
 
+  /**
+   * POST `body` to `url` and resolve once node:http wrote the whole request to its connection: it is
+   * then in the kernel's hands, and TCP delivers it even when this process exits next. Nothing
+   * waits for the answer; it is read and dropped if it comes in time. False: the request failed,
+   * or was not written within timeoutMs, or url is not an origin of these connections.
+   * @param {string} url @param {string} body @param {{contentType?: string, timeoutMs?: number}} [o]
+   * @returns {Promise<boolean>}
+   */
+  async function handOff(url, body, { contentType = 'application/json', timeoutMs = HANDOFF_TIMEOUT_MS } = {}) {
+    const u = new URL(url);
+    if (!origins.has(u.origin)) return false;
+    const { lib, agent } = await clientOf(u.protocol);
+    return new Promise((resolve) => {
+      const req = lib.request(u, { method: 'POST', headers: { 'content-type': contentType }, agent }, (res) => res.resume());
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      const settle = (/** @type {boolean} */ ok) => { clearTimeout(timer); resolve(ok); };
+      req.on('error', () => settle(false));
+      req.on('finish', () => settle(true)); // node:http's write callback: the last byte is in the socket
+      req.end(Buffer.from(body));
+    });
+  }
+
   return {
     fetch: /** @type {typeof fetch} */ (keptFetch),
     preconnect,
+    handOff,
     close: () => {
       for (const client of agents.values()) client.then(({ agent }) => agent.destroy(), () => {});
       for (const socket of ahead.values()) socket.destroy();

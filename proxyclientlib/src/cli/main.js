@@ -14,11 +14,8 @@ import { formatProxies, formatStats, formatStatsLine, formatSummary } from './fo
 import { progressBars } from './progress.js';
 import { createKeptFetch } from './kept-fetch.js';
 import { cacheDir, readKnownProxies, rememberProxies } from './known-proxies.js';
-import { readSpooled, removeSpooled, spoolRecords } from './record-spool.js';
 
 /** @typedef {ReturnType<typeof import('../client.js').createClient>} Client */
-
-const LOG_FLUSH_TIMEOUT_MS = 3000; // a one-shot CLI waits this long for Origo to take its record, then keeps it for the next run
 
 /**
  * @param {string[]} argv
@@ -47,12 +44,16 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
   const fetch = origo?.fetch ?? globalThis.fetch;
   const listing = args.command === 'get' ? earlyListing(args, clientId, logger, fetch) : null;
   if (origo && listing) preconnectKnown(origo, listing, args.origo, cacheDir(env), logger);
-  const { createClient } = await import('../client.js');
-  const client = createClient({ origo: args.origo, logger, clientId, fetch });
+  // loaded while the lookup is on the wire (as the client is, which the record's way shares)
+  const [{ createClient }, { createRecordHandoff }] = await Promise.all([import('../client.js'), import('./record-handoff.js')]);
+  const records = origo && args.command === 'get' && args.log ? createRecordHandoff({ dir: cacheDir(env), origo: args.origo, fetch, handOff: origo.handOff, logger }) : null;
+  const client = createClient({ origo: args.origo, logger, clientId, fetch, logSender: records?.senderOptions ?? {} });
   void globalThis.Response; // loads fetch's implementation now, not when the proxies are first asked
+  // the records earlier gets kept go once the lookup is answered, which the download waits for
+  if (records) void (listing?.list ?? Promise.resolve()).catch(() => {}).then(() => records.sendKept());
   try {
     if (args.command === 'proxies') return await listProxies(client, args, stdout, stderr);
-    const logsTo = { dir: cacheDir(env), logger };
+    const logsTo = { records, stderr };
     if (args.urls.length === 1 && args.input === null) return await get(client, args, stdout, stderr, listing, logsTo);
     return await getMany(client, args, stdout, stderr, listing, logsTo);
   } finally {
@@ -118,7 +119,7 @@ async function get(client, args, stdout, stderr, listing, logsTo) {
   if (args.json) stdout.write(JSON.stringify(stats) + '\n');
   else info.write(formatStats(stats) + (data && !output ? '\n(no -o FILE given: data not saved)' : '') + '\n');
   if (failure) stderr.write(`mutp: ${failure.code}: ${failure.message}\n`);
-  await flushLogs(client, args, stderr, logsTo);
+  await flushLogs(client, logsTo);
   return failure ? 1 : 0;
 }
 
@@ -166,7 +167,7 @@ async function getMany(client, args, stdout, stderr, listing, logsTo) {
   const summary = summarize(urls.length, results, wallMs, connections);
   if (args.json) stdout.write(JSON.stringify({ summary }) + '\n');
   else stdout.write(formatSummary(summary) + (names ? '' : '\n(no --output-dir DIR given: data not saved)') + '\n');
-  await flushLogs(client, args, stderr, logsTo);
+  await flushLogs(client, logsTo);
   return summary.ok === urls.length ? 0 : 1;
 }
 
@@ -252,23 +253,15 @@ async function saved(fetched, output, stdout) {
 }
 
 /**
- * @typedef {{ dir: string | null, logger: {warn: (...a: unknown[]) => void} }} LogsTo
- *   dir: the cache directory, whose records/ keeps what Origo did not take (null: nowhere)
+ * @typedef {{ records: ReturnType<typeof import('./record-handoff.js').createRecordHandoff> | null, stderr: NodeJS.WriteStream }} LogsTo
+ *   records: how the stats records go to Origo (null: not logged)
  */
 
 /**
- * Wait (a bounded time) for Origo to take the stats records, with those earlier runs kept for it;
- * what it did not take is kept for the next run.
- * @param {Client} client @param {any} args @param {NodeJS.WriteStream} stderr @param {LogsTo} logsTo
+ * The stats records, with those earlier gets kept, on their way to Origo before the exit (record-handoff.js).
+ * @param {Client} client @param {LogsTo} logsTo
  */
-async function flushLogs(client, args, stderr, { dir, logger }) {
-  if (!args.log || !args.origo) return;
-  const kept = dir === null ? { records: [], files: [] } : await readSpooled(dir, args.origo, logger);
-  client.queueLogs(kept.records);
-  const taken = await client.flushLogs(LOG_FLUSH_TIMEOUT_MS);
-  const left = taken ? [] : client.logRecords();
-  const folder = dir === null ? null : await spoolRecords(dir, args.origo, left, Date.now(), logger);
-  if (taken || folder) await removeSpooled(kept.files); // what they held was taken, or is in the new files
-  if (folder) stderr.write(`mutp: warning: Origo did not take ${left.length} stats record(s) within ${LOG_FLUSH_TIMEOUT_MS} ms; kept in ${folder} for the next get\n`);
-  else if (!taken) stderr.write(`mutp: warning: Origo did not take the stats records within ${LOG_FLUSH_TIMEOUT_MS} ms; they were not logged\n`);
+async function flushLogs(client, { records, stderr }) {
+  const warning = records ? await records.finish(client) : null;
+  if (warning) stderr.write(`mutp: warning: ${warning}\n`);
 }

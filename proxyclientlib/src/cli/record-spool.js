@@ -1,6 +1,6 @@
-// Log records the CLI could not hand to Origo before it exits, kept in files under the user's
-// cache directory (records/), so that none is lost: the next `mutp get` for the same Origo sends
-// them with its own. A process that left some writes them in files of at most
+// A get's log records Origo has not acknowledged, kept in files under the user's cache
+// directory (records/), so that none is lost: a get exits without waiting for Origo's ack, and
+// a later `mutp get` for the same Origo sends them again (record-handoff.js). A process writes them in files of at most
 // SPOOL_MAX_FILE_BYTES, each written whole and renamed. Origo stores
 // records by id exactly once, so a record sent twice (two processes at once) is acked as a
 // duplicate. A file that is unreadable or not ours is left alone (and not sent).
