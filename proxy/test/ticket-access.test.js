@@ -93,6 +93,34 @@ describe('proxy: ticket checks on /fetch and /rtc/offer', function () {
     peer.close();
   });
 
+  it('a refused ticket of each kind is mended by one fresh ticket from Origo: /fetch byte-exact, a WebRTC session opens', async () => {
+    for (const [name, ticket] of badTickets()) {
+      /** @type {string[][]} */
+      const asked = [];
+      const renewTickets = async (/** @type {string[]} */ ids) => { asked.push(ids); return new Map([[ID, ticketFor(ID)]]); };
+      const access = createProxyAccess({ proxies: [{ id: ID, url: proxy.url, ticket }], fetch, logger: { warn() {} }, renewTickets });
+      const [a, b] = await Promise.all([access.fetch(fetchUrl(proxy.url)), access.fetch(fetchUrl(proxy.url))]);
+      assert.equal(a.status, 200, name);
+      assert.deepEqual(new Uint8Array(await a.arrayBuffer()), new Uint8Array(data), name);
+      assert.equal(b.status, 200, name);
+      await b.body?.cancel();
+      const peer = await connectPeer({ url: proxy.url, RTCPeerConnection: /** @type {any} */ (RTCPeerConnection), rtcConfig, fetch: access.fetch });
+      assert.equal(peer.channel.readyState, 'open', name);
+      peer.close();
+      assert.deepEqual(asked, [[ID]], `${name}: Origo asked once`);
+    }
+  });
+
+  it('a fresh ticket refused again, or none from Origo, leaves the refusal to the caller', async () => {
+    const stale = ticketFor(ID, Date.now() - 10 * 60_000);
+    for (const renewTickets of [async () => new Map([[ID, stale]]), async () => new Map(), async () => { throw new Error('Origo down'); }]) {
+      const access = createProxyAccess({ proxies: [{ id: ID, url: proxy.url, ticket: ticketFor(ID, Date.now() - 9 * 60_000) }], fetch, logger: { warn() {} }, renewTickets });
+      const res = await access.fetch(fetchUrl(proxy.url));
+      assert.equal(res.status, 401);
+      assert.equal((await res.json()).error.code, 'ERR_TICKET_EXPIRED');
+    }
+  });
+
   it('with a real connect and no ticket, the client sees ERR_TICKET_MISSING', async () => {
     await assert.rejects(
       connectPeer({ url: proxy.url, RTCPeerConnection: /** @type {any} */ (RTCPeerConnection), rtcConfig, fetch }),

@@ -74,7 +74,8 @@ const PREFETCH_TIMEOUT_MS = 10_000;
 
 /**
  * @typedef {{startedAt: number, list: Promise<import('./origo-api.js').ProxyEntry[]>}} ProxyListing
- *   startedAt: performance.now() when it was asked; list: fetchProxyList's answer for n = proxiesToList(proxies)
+ *   startedAt: performance.now() when it was asked (Infinity: not asked now, a list kept from before); list: fetchProxyList's
+ *   answer for n = proxiesToList(proxies)
  */
 
 /**
@@ -162,7 +163,8 @@ export function createClient({ origo = null, clientId = globalThis.crypto.random
       picked.spares = usable.spares;
       list = picked.list;
       if (list.length === 0) throw codedError('ERR_NO_PROXIES', 'Origo has no live proxies to offer');
-      access = createProxyAccess({ proxies: list, spares: picked.spares, fetch, logger });
+      access = createProxyAccess({ proxies: list, spares: picked.spares, fetch, logger,
+        renewTickets: origo ? (ids) => fetchTickets({ origo, fetch, logger, ids, clientId, signal: opts.signal }) : null });
       // the clock starts at the chunk request, as in the paper: the Origo lookup is not part of a download
       startedAt = new Date().toISOString();
       t0 = performance.now();

@@ -1,7 +1,8 @@
 // How a download reaches its proxies: attaches each proxy's Origo ticket to the requests that need
-// one (`?ticket=` on GET /fetch, `ticket` in the POST /rtc/offer body), and when a proxy refuses
-// with 503 ERR_PROXY_BUSY, moves that source to a spare proxy from Origo's list and retries there.
-// It wraps `fetch`, so every transfer mode gets both without knowing about them.
+// one (`?ticket=` on GET /fetch, `ticket` in the POST /rtc/offer body); when a proxy refuses the
+// ticket (expired, or one a kept listing held), asks Origo once for a fresh one and retries; and
+// when a proxy refuses with 503 ERR_PROXY_BUSY, moves that source to a spare proxy from Origo's
+// list and retries there. It wraps `fetch`, so every transfer mode gets all this without knowing.
 import { codedError } from '@mutp/common/errors';
 import { proxyBase as base, proxyErrorFromResponse } from './http/proxy-fetch.js';
 
@@ -9,18 +10,44 @@ import { proxyBase as base, proxyErrorFromResponse } from './http/proxy-fetch.js
  * @typedef {{ id: string, url: string, ticket?: string | null, uploadRateBps?: number | null }} TicketedProxy
  */
 
+/** A proxy's refusals of a ticket that a fresh one from Origo can mend (401 and 403, docs/origo-api.md "Tickets"). */
+const TICKET_REFUSALS = new Set(['ERR_TICKET_MISSING', 'ERR_TICKET_EXPIRED', 'ERR_TICKET_BAD', 'ERR_TICKET_WRONG_PROXY']);
+
 /**
  * @param {object} o
  * @param {TicketedProxy[]} o.proxies     the proxies the download starts with (source i = proxies[i])
  * @param {TicketedProxy[]} [o.spares]    proxies to move a refusing source to, used in order
  * @param {typeof fetch} o.fetch
  * @param {{ warn: (...a: unknown[]) => void }} o.logger
+ * @param {((ids: string[]) => Promise<Map<string, string>>) | null} [o.renewTickets]  fresh tickets from Origo (proxy id →
+ *   ticket), asked at most once per proxy; null: a refused ticket fails that request
  */
-export function createProxyAccess({ proxies, spares = [], fetch, logger }) {
+export function createProxyAccess({ proxies, spares = [], fetch, logger, renewTickets = null }) {
   const sources = proxies.map((p) => ({ original: p, current: p }));
   const spareQueue = [...spares];
   /** @type {{ from: string, to: string, code: string }[]} */
   const moves = [];
+  /** @type {Map<string, Promise<string | null>>} proxy id → its fresh ticket (null: Origo gave none) */
+  const renewals = new Map();
+
+  /**
+   * The ticket to retry with after `res` (a 401 or 403 from `target`), or null: not a ticket refusal,
+   * no fresh ticket, or this request had the fresh one already.
+   * @param {TicketedProxy} target @param {Response} res
+   */
+  async function freshTicket(target, res) {
+    if (!renewTickets) return null;
+    const { code } = await proxyErrorFromResponse(res.clone(), target.url);
+    if (!TICKET_REFUSALS.has(code)) return null;
+    let renewal = renewals.get(target.id);
+    if (!renewal) {
+      logger.warn(`proxy ${target.id} refused its ticket (${code}); asking Origo for a fresh one`);
+      renewal = renewTickets([target.id]).then((m) => m.get(target.id) ?? null, () => null);
+      renewals.set(target.id, renewal);
+    }
+    const ticket = await renewal;
+    return ticket && ticket !== target.ticket ? ticket : null;
+  }
 
   /**
    * @param {RequestInfo | URL} input
@@ -35,6 +62,13 @@ export function createProxyAccess({ proxies, spares = [], fetch, logger }) {
     for (;;) {
       const target = source.current;
       const res = await fetch(...withTicket(base(target.url) + rest, init, target.ticket));
+      if (res.status === 401 || res.status === 403) {
+        const ticket = await freshTicket(target, res);
+        if (!ticket) return res;
+        await res.body?.cancel().catch(() => {});
+        if (source.current.id === target.id) source.current = { ...source.current, ticket };
+        continue;
+      }
       if (res.status !== 503) return res;
       const { code } = await proxyErrorFromResponse(res.clone(), target.url); // the proxy's error body, read with its bound
       if (code !== 'ERR_PROXY_BUSY' || spareQueue.length === 0) return res;

@@ -162,6 +162,25 @@ describe('integration: the mutp CLI', function () {
     }
   });
 
+  it('a get soon after another goes to the proxies and tickets Origo gave that one (its client id), and two gets at once never share them', async () => {
+    const cache = join(dir, 'cache-listing');
+    const get = () => run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', fleet.origo.url, '--json'], { MUTP_CACHE_DIR: cache });
+    const ids = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await get();
+      assert.equal(r.code, 0, r.stderr);
+      const s = JSON.parse(r.stdout);
+      assert.equal(s.error, null);
+      ids.push(s.clientId);
+      if (i > 0) assert.ok(s.requestSteps.lookupMs < 5, `no wait for Origo: ${s.requestSteps.lookupMs} ms`);
+    }
+    assert.equal(new Set(ids).size, 1, 'one client id: each get used the listing the one before kept (and kept its own)');
+    const both = await Promise.all([get(), get()]);
+    const pair = both.map((r) => JSON.parse(r.stdout).clientId);
+    assert.notEqual(pair[0], pair[1]);
+    assert.ok(pair.includes(ids[0]), 'one of them took the kept listing');
+  });
+
   it('a get exits without waiting for Origo\'s ack of its record, which reaches Origo all the same; it stays kept until a later get sees it taken', async () => {
     const gate = await logGate(fleet.origo.url, 'forward-unanswered');
     const cache = join(dir, 'cache-handoff');

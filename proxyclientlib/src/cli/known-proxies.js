@@ -1,7 +1,8 @@
 // The proxies Origo listed to this user's last `mutp get`, in a small file of the user's cache
 // directory: the next process opens connections to them while it asks Origo again (kept-fetch's
 // preconnect), so a one-off's first request to a proxy waits no TCP handshake. Only URLs are
-// kept, never tickets; a file that is missing, unreadable, stale or for another Origo is ignored.
+// kept here, for a day (the tickets of a young listing: kept-listing.js); a file that is missing,
+// unreadable, stale or for another Origo is ignored.
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -13,6 +13,7 @@ import { outputNames, summarize } from './batch.js';
 import { formatProxies, formatStats, formatStatsLine, formatSummary } from './format.js';
 import { progressBars } from './progress.js';
 import { createKeptFetch } from './kept-fetch.js';
+import { keepListing, takeKeptListing } from './kept-listing.js';
 import { cacheDir, readKnownProxies, rememberProxies } from './known-proxies.js';
 
 /** @typedef {ReturnType<typeof import('../client.js').createClient>} Client */
@@ -39,18 +40,24 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
     return 0;
   }
   const logger = { warn: (/** @type {unknown[]} */ ...a) => stderr.write(`mutp: warning: ${a.join(' ')}\n`) };
-  const clientId = globalThis.crypto.randomUUID(); // Origo binds the listing's tickets to it
   const origo = args.origo && URL.canParse(args.origo) ? createKeptFetch(args.origo) : null;
   const fetch = origo?.fetch ?? globalThis.fetch;
-  const listing = args.command === 'get' ? earlyListing(args, clientId, logger, fetch) : null;
-  if (origo && listing) preconnectKnown(origo, listing, args.origo, cacheDir(env), logger);
+  const dir = cacheDir(env);
+  const query = { n: proxiesToList(args.proxies), lat: args.lat ?? null, lon: args.lon ?? null };
+  // the last get's proxies and tickets, while young: the download goes to them at once
+  const kept = origo && args.command === 'get' ? takeKeptListing(dir, args.origo, query, Date.now()) : null;
+  if (kept) for (const p of kept.proxies) origo?.preconnect(p.url); // first: the download waits for these
+  const clientId = kept?.clientId ?? globalThis.crypto.randomUUID(); // Origo binds the listing's tickets to it
+  const lookup = args.command === 'get' ? earlyListing(args, clientId, logger, fetch) : null; // with a kept listing, for the next get
+  const listing = kept ? { startedAt: Infinity, list: Promise.resolve(kept.proxies) } : lookup; // kept: no lookup in the download's time
+  if (origo && lookup) preconnectKnown(origo, lookup, { origoUrl: args.origo, dir, query, clientId }, logger);
   // loaded while the lookup is on the wire (as the client is, which the record's way shares)
   const [{ createClient }, { createRecordHandoff }] = await Promise.all([import('../client.js'), import('./record-handoff.js')]);
   const records = origo && args.command === 'get' && args.log ? createRecordHandoff({ dir: cacheDir(env), origo: args.origo, fetch, handOff: origo.handOff, logger }) : null;
   const client = createClient({ origo: args.origo, logger, clientId, fetch, logSender: records?.senderOptions ?? {} });
   void globalThis.Response; // loads fetch's implementation now, not when the proxies are first asked
   // the records earlier gets kept go once the lookup is answered, which the download waits for
-  if (records) void (listing?.list ?? Promise.resolve()).catch(() => {}).then(() => records.sendKept());
+  if (records) void (lookup?.list ?? Promise.resolve()).catch(() => {}).then(() => records.sendKept());
   try {
     if (args.command === 'proxies') return await listProxies(client, args, stdout, stderr);
     const logsTo = { records, stderr };
@@ -172,16 +179,21 @@ async function getMany(client, args, stdout, stderr, listing, logsTo) {
 }
 
 /**
- * While Origo's lookup is on the wire, connect to the proxies it listed last time, and keep the
- * ones it lists now for the next process.
- * @param {ReturnType<typeof createKeptFetch>} origo @param {import('../client.js').ProxyListing} listing
- * @param {string} origoUrl @param {string | null} dir @param {{warn: (...a: unknown[]) => void}} logger
+ * While Origo's lookup is on the wire, connect to the proxies it listed last time, and keep what
+ * it lists now for the next process: the addresses, and the listing itself while it is young.
+ * @param {ReturnType<typeof createKeptFetch>} origo @param {import('../client.js').ProxyListing} lookup
+ * @param {{origoUrl: string, dir: string | null, query: import('./kept-listing.js').ListingQuery, clientId: string}} o
+ * @param {{warn: (...a: unknown[]) => void}} logger
  */
-function preconnectKnown(origo, listing, origoUrl, dir, logger) {
+function preconnectKnown(origo, lookup, { origoUrl, dir, query, clientId }, logger) {
   if (dir === null) return;
   // after the lookup's own connection is under way: it is what the download waits for first
   setImmediate(() => { for (const url of readKnownProxies(dir, origoUrl, Date.now())) origo.preconnect(url); });
-  listing.list.then((list) => rememberProxies(dir, origoUrl, list.map((p) => p.url), Date.now(), logger), () => {});
+  lookup.list.then(async (list) => {
+    const now = Date.now();
+    await rememberProxies(dir, origoUrl, list.map((p) => p.url), now, logger);
+    await keepListing(dir, origoUrl, query, clientId, list, now, logger);
+  }, () => {});
 }
 
 /**
