@@ -3,6 +3,9 @@
 // record, fetch's implementation) during that lookup's round trips. Origo's requests go over
 // node:http (kept-fetch.js), which needs nothing loaded before the lookup's first packet; so do
 // the requests to the proxies Origo listed last time (known-proxies.js), connected to meanwhile.
+// A get soon after another needs no lookup first: it takes that one's listing (kept-listing.js)
+// and asks Origo only for the next get. Its stats records go to Origo as it exits, unanswered
+// (record-handoff.js).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { proxiesToList } from '../download-options.js';
@@ -53,7 +56,7 @@ export async function main(argv, { stdout, stderr, env, stdin }) {
   if (origo && lookup) preconnectKnown(origo, lookup, { origoUrl: args.origo, dir, query, clientId }, logger);
   // loaded while the lookup is on the wire (as the client is, which the record's way shares)
   const [{ createClient }, { createRecordHandoff }] = await Promise.all([import('../client.js'), import('./record-handoff.js')]);
-  const records = origo && args.command === 'get' && args.log ? createRecordHandoff({ dir: cacheDir(env), origo: args.origo, fetch, handOff: origo.handOff, logger }) : null;
+  const records = origo && args.command === 'get' && args.log ? createRecordHandoff({ dir, origo: args.origo, fetch, handOff: origo.handOff, logger }) : null;
   const client = createClient({ origo: args.origo, logger, clientId, fetch, logSender: records?.senderOptions ?? {} });
   void globalThis.Response; // loads fetch's implementation now, not when the proxies are first asked
   // the records earlier gets kept go once the lookup is answered, which the download waits for
