@@ -133,6 +133,6 @@ async function get(mode, kib) {
     exact = createHash('sha256').update(readFileSync(out)).digest('hex') === expected[kib];
   } catch { /* no file */ }
   const ok = code === 0 && stats?.error === null && exact;
-  const error = ok ? null : (stats?.error?.code ?? (code === 0 ? 'ERR_WRONG_BYTES' : `exit ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+  const error = ok ? null : (stats?.error?.code ?? (code === 0 ? 'ERR_BENCH_BYTES' : `exit ${code}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
   return { mode, kib, wallMs, ok, firstPacketMs: typeof stats?.firstPacketMs === 'number' ? stats.firstPacketMs : null, error };
 }
