@@ -12,7 +12,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCli } from '@mutp/testkit/bench-cli';
-import { demoBytes } from '@mutp/demo/media';
+import { demoBytes, MAX_DEMO_BYTES } from '@mutp/demo/media';
+import { MODES } from '@mutp/proxyclientlib';
 import { MAX_DELAY_MS } from '../src/delay.js';
 import { MAX_TCP_INITCWND, MIN_TCP_INITCWND } from '../src/links.js';
 import { parseRates } from '../src/rates.js';
@@ -20,9 +21,8 @@ import { startTestbed } from '../src/testbed.js';
 import { formatOneOffs, summarizeOneOffs } from '../src/oneoff/summary.js';
 
 const MUTP_BIN = fileURLToPath(new URL('../../proxyclientlib/bin/mutp.js', import.meta.url));
-const MODES = ['coded', 'uncoded', 'range-http', 'parallel-http'];
 const MAX_RUNS = 100; // a bound that catches a typo
-const MAX_KIB = 64 * 1024; // the demo origin's largest object
+const MAX_KIB = MAX_DEMO_BYTES / 1024; // the demo origin's largest object
 const GET_TIMEOUT_MS = 60_000; // a get that hangs this long is counted as failed and stopped
 
 const USAGE = `Usage: npm run bench:oneoff -- [options]   (needs root)
@@ -50,7 +50,7 @@ const { values, usageError } = benchCli({
   },
 });
 const modes = values.modes.split(',').map((/** @type {string} */ m) => m.trim()).filter(Boolean);
-if (modes.length === 0 || modes.some((/** @type {string} */ m) => !MODES.includes(m))) usageError(`--modes: one or more of ${MODES.join(', ')}`);
+if (modes.length === 0 || modes.some((/** @type {string} */ m) => !(/** @type {readonly string[]} */ (MODES)).includes(m))) usageError(`--modes: one or more of ${MODES.join(', ')}`);
 const sizes = values.sizes.split(',').map(Number);
 if (sizes.length === 0 || !sizes.every((k) => Number.isInteger(k) && k >= 1 && k <= MAX_KIB)) usageError(`--sizes: integers 1..${MAX_KIB} (KiB)`);
 const runs = Number(values.runs);
