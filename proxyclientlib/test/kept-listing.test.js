@@ -31,6 +31,8 @@ describe('Origo\'s listing kept for the next `mutp get`', () => {
     assert.equal(statSync(join(dir, KEPT_LISTING_FILE)).mode & 0o777, 0o600);
     assert.deepEqual(takeKeptListing(dir, ORIGO, QUERY, NOW + 1000), { clientId: 'client-7', proxies: PROXIES });
     assert.equal(takeKeptListing(dir, ORIGO, QUERY, NOW + 1000), null, 'taken: a second get asks Origo');
+    await keepListing(dir, ORIGO, QUERY, 'client-8', PROXIES, NOW, logger);
+    assert.deepEqual(takeKeptListing(dir, ORIGO, QUERY, NOW + 60_000), { clientId: 'client-8', proxies: PROXIES }, 'a get a minute later goes to the proxies at once');
     assert.deepEqual(readdirSync(dir), [], 'nothing left behind');
     assert.deepEqual(warnings, []);
   });

@@ -33,7 +33,7 @@ Options for get:
 
 A get keeps the addresses of the proxies Origo listed in $MUTP_CACHE_DIR (default
 $XDG_CACHE_HOME/mutp or ~/.cache/mutp; empty: keep nothing), and the next get connects to
-them while it asks Origo, so its first request to them waits no handshake. For 30 s it keeps
+them while it asks Origo, so its first request to them waits no handshake. For 90 s it keeps
 Origo's whole answer too (with the proxies' tickets, in a file only you can read): the next get
 then goes to those proxies at once, and asks Origo for the one after it. Its stats records
 are kept there too, until a later get sees Origo take them: a get hands them to Origo as it

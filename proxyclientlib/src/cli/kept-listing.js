@@ -1,5 +1,5 @@
 // Origo's last answer to this user's `mutp get` (its proxies with their tickets, and the client
-// id those are bound to), kept for the next get while the tickets are young: that get goes to the
+// id those are bound to), kept for the next get while the tickets are valid: that get goes to the
 // proxies at once instead of waiting for Origo's lookup (two round trips on a new connection),
 // and asks Origo again meanwhile for the get after it. A get takes the file (renames it away), so
 // two gets at once never share a client id, against which a proxy counts a client's unopened
@@ -12,8 +12,14 @@ import { join } from 'node:path';
 import { parseProxyEntry } from '../origo-api.js';
 
 export const KEPT_LISTING_FILE = 'listing.json';
-/** A listing is used this long after Origo gave it, ms: its tickets live 120 s, so 90 s are left (and a proxy's 30 s of clock skew). */
-export const KEPT_LISTING_MAX_AGE_MS = 30_000;
+/**
+ * A listing is used this long after Origo gave it, ms. Its tickets live 120 s, and a proxy takes
+ * one up to 30 s past its expiry (clock skew): at 90 s a ticket has 30 s left by Origo's clock,
+ * and a proxy whose clock runs up to 60 s ahead still takes it. A ticket refused later (a long
+ * download's late request) is renewed once (proxy-access.js). Gets a minute or so apart, as a
+ * user runs them by hand, then wait for no lookup either.
+ */
+export const KEPT_LISTING_MAX_AGE_MS = 90_000;
 const MAX_FILE_BYTES = 64 * 1024; // 8 entries with ~450-character tickets take ~6 KB: a larger file is not ours
 const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/; // Origo's rule for the clientId it binds tickets to
 
