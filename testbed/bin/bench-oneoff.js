@@ -24,6 +24,8 @@ const MUTP_BIN = fileURLToPath(new URL('../../proxyclientlib/bin/mutp.js', impor
 const MAX_RUNS = 100; // a bound that catches a typo
 const MAX_KIB = MAX_DEMO_BYTES / 1024; // the demo origin's largest object
 const GET_TIMEOUT_MS = 60_000; // a get that hangs this long is counted as failed and stopped
+const CACHE_MODES = ['kept', 'fresh', 'none'];
+const MAX_GAP_S = 600; // a bound that catches a typo (minutes, not seconds)
 
 const USAGE = `Usage: npm run bench:oneoff -- [options]   (needs root)
 
@@ -31,8 +33,10 @@ const USAGE = `Usage: npm run bench:oneoff -- [options]   (needs root)
   --sizes LIST       object sizes in KiB   [1536,8192]
   --runs N           one-offs of every mode and size, after one warm-up get of each mode   [5]
   --cache MODE       kept: the gets share a cache directory, as a user's gets in a row (the last
-                     get's proxies, tickets and records); none: nothing kept (MUTP_CACHE_DIR empty),
-                     as a first get ever   [kept]
+                     get's proxies, tickets and records); fresh: each get an empty one, as a user's
+                     first get ever; none: no cache directory at all (MUTP_CACHE_DIR empty: the
+                     record's upload is awaited, as there is nowhere to keep it)   [kept]
+  --gap-s S          seconds between two gets, as a user typing them (the warm-ups included)   [0]
   --rates LIST       the proxies and their upload rates   [4x896KiB]
   --delay-ms MS      one-way delay to and from the client   [25]
   --tcp-initcwnd N   the proxies' TCP initial window (${MIN_TCP_INITCWND}..${MAX_TCP_INITCWND})   [40]
@@ -45,7 +49,7 @@ const { values, usageError } = benchCli({
   usage: USAGE,
   options: {
     modes: { type: 'string', default: 'coded,range-http' }, sizes: { type: 'string', default: '1536,8192' }, runs: { type: 'string', default: '5' },
-    cache: { type: 'string', default: 'kept' }, rates: { type: 'string', default: '4x896KiB' }, 'delay-ms': { type: 'string', default: '25' },
+    cache: { type: 'string', default: 'kept' }, 'gap-s': { type: 'string', default: '0' }, rates: { type: 'string', default: '4x896KiB' }, 'delay-ms': { type: 'string', default: '25' },
     'tcp-initcwnd': { type: 'string', default: '40' }, json: { type: 'string' }, dir: { type: 'string' },
   },
 });
@@ -55,7 +59,9 @@ const sizes = values.sizes.split(',').map(Number);
 if (sizes.length === 0 || !sizes.every((k) => Number.isInteger(k) && k >= 1 && k <= MAX_KIB)) usageError(`--sizes: integers 1..${MAX_KIB} (KiB)`);
 const runs = Number(values.runs);
 if (!(Number.isInteger(runs) && runs >= 1 && runs <= MAX_RUNS)) usageError(`--runs must be an integer 1..${MAX_RUNS}`);
-if (values.cache !== 'kept' && values.cache !== 'none') usageError('--cache must be kept or none');
+if (!CACHE_MODES.includes(values.cache)) usageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
+const gapMs = Number(values['gap-s']) * 1000;
+if (!(Number.isFinite(gapMs) && gapMs >= 0 && gapMs <= MAX_GAP_S * 1000)) usageError(`--gap-s must be 0..${MAX_GAP_S}`);
 const delayMs = Number(values['delay-ms']);
 if (!(Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= MAX_DELAY_MS)) usageError(`--delay-ms must be an integer 0..${MAX_DELAY_MS}`);
 const initCwnd = Number(values['tcp-initcwnd']);
@@ -68,7 +74,6 @@ try {
 }
 const dir = resolve(values.dir ?? join('test-artifacts', 'bench-oneoff', new Date().toISOString().replace(/[:.]/g, '-')));
 const work = mkdtempSync(join(tmpdir(), 'bench-oneoff-'));
-const cacheDir = values.cache === 'kept' ? join(work, 'cache') : '';
 
 /** @type {{ [kib: number]: string }} the bytes every get of a size must return */
 const expected = Object.fromEntries(sizes.map((k) => [k, createHash('sha256').update(demoBytes(k * 1024)).digest('hex')]));
@@ -101,7 +106,7 @@ try {
 }
 const loadAfter = loadavg()[0];
 const rows = summarizeOneOffs(results, linksBps);
-process.stdout.write(`${formatOneOffs(rows)}\n1-minute load ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; cache ${values.cache}; links ${(linksBps / 1024).toFixed(0)} KiB/s\n`);
+process.stdout.write(`${formatOneOffs(rows)}\n1-minute load ${loadBefore.toFixed(2)} → ${loadAfter.toFixed(2)}; cache ${values.cache}${gapMs > 0 ? `, ${values['gap-s']} s between gets` : ''}; links ${(linksBps / 1024).toFixed(0)} KiB/s\n`);
 if (values.json) writeFileSync(values.json, JSON.stringify({ options: { ...values, dir }, loadBefore, loadAfter, results, rows }, null, 2));
 
 /**
@@ -109,6 +114,8 @@ if (values.json) writeFileSync(values.json, JSON.stringify({ options: { ...value
  * @param {string} mode @param {number} kib
  */
 async function get(mode, kib) {
+  if (gapMs > 0 && segment > 0) await new Promise((r) => setTimeout(r, gapMs));
+  const cacheDir = values.cache === 'kept' ? join(work, 'cache') : values.cache === 'fresh' ? join(work, `cache-${segment}`) : '';
   const out = join(work, 'object.bin');
   rmSync(out, { force: true });
   const args = ['netns', 'exec', tb.topology.client.ns, process.execPath, MUTP_BIN, 'get', tb.objectUrl(kib, segment++),
