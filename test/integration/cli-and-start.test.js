@@ -181,6 +181,29 @@ describe('integration: the mutp CLI', function () {
     assert.ok(pair.includes(ids[0]), 'one of them took the kept listing');
   });
 
+  it('a get a minute after another still takes that one\'s listing; one past the tickets\' life asks Origo', async () => {
+    const cache = join(dir, 'cache-listing-age');
+    const file = join(cache, 'listing.json');
+    const get = () => run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', fleet.origo.url, '--json'], { MUTP_CACHE_DIR: cache });
+    /** The kept listing, made `ageMs` old. @param {number} ageMs */
+    const age = async (ageMs) => {
+      await waitUntil(async () => (await readFile(file, 'utf8').catch(() => null)) !== null);
+      const kept = JSON.parse(await readFile(file, 'utf8'));
+      await writeFile(file, JSON.stringify({ ...kept, at: Date.now() - ageMs }));
+      return kept.clientId;
+    };
+    const first = await get();
+    assert.equal(first.code, 0, first.stderr);
+    const keptId = await age(60_000);
+    const minuteLater = JSON.parse((await get()).stdout);
+    assert.equal(minuteLater.error, null);
+    assert.equal(minuteLater.clientId, keptId, 'a minute old: the kept proxies and tickets, at once');
+    const staleId = await age(100_000);
+    const later = JSON.parse((await get()).stdout);
+    assert.equal(later.error, null);
+    assert.notEqual(later.clientId, staleId, 'past 90 s: a new client id, Origo asked first');
+  });
+
   it('a get exits without waiting for Origo\'s ack of its record, which reaches Origo all the same; it stays kept until a later get sees it taken', async () => {
     const gate = await logGate(fleet.origo.url, 'forward-unanswered');
     const cache = join(dir, 'cache-handoff');
