@@ -187,8 +187,10 @@ describe('integration: the mutp CLI', function () {
     const get = () => run(MUTP_BIN, ['get', `${fleet.origin.url}/media/demo-64KB.bin`, '--mode', 'range-http', '--proxies', '2', '--origo', fleet.origo.url, '--json'], { MUTP_CACHE_DIR: cache });
     /** The kept listing, made `ageMs` old. @param {number} ageMs */
     const age = async (ageMs) => {
-      await waitUntil(async () => (await readFile(file, 'utf8').catch(() => null)) !== null);
-      const kept = JSON.parse(await readFile(file, 'utf8'));
+      /** @type {string | null} */
+      let text = null;
+      await waitUntil(async () => (text = await readFile(file, 'utf8').catch(() => null)) !== null);
+      const kept = JSON.parse(/** @type {string} */ (text));
       await writeFile(file, JSON.stringify({ ...kept, at: Date.now() - ageMs }));
       return kept.clientId;
     };
