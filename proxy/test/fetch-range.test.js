@@ -137,6 +137,16 @@ describe('proxy /fetch: Range', () => {
     }
   });
 
+  it('ignores Range when the request has If-Range (the proxy gives no validator one could match) and sends the whole object', async () => {
+    for (const ifRange of ['"v1"', 'Thu, 01 Jan 2026 00:00:00 GMT']) {
+      const res = await fetch(target, { headers: { range: 'bytes=10-19', 'if-range': ifRange } });
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      assert.equal(res.status, 200, ifRange);
+      assert.equal(res.headers.get('content-range'), null, ifRange);
+      assert.equal(sha(bytes), sha(data), ifRange);
+    }
+  });
+
   it('serves an empty object, and refuses any range of it with 416', async () => {
     const url = `${proxy.url}/fetch?url=${encodeURIComponent(`${origin.url}/empty`)}`;
     const whole = await get(undefined, url);

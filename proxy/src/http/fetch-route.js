@@ -37,23 +37,27 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     const t0 = performance.now();
     const q = readQuery(req.query);
     if (!q.ok) return sendError(res, { code: 'ERR_BAD_QUERY', message: q.message });
-    if (q.share && req.headers.range !== undefined) return sendError(res, { code: 'ERR_BAD_QUERY', message: 'share asks for its own range: send no Range' });
+    // A proxy gives no validators (ETag, Last-Modified), so no If-Range can match one of its
+    // answers: RFC 9110 §13.1.5 then wants the Range ignored and the whole object sent. A tool
+    // resuming with a validator from elsewhere must not get bytes of another version spliced in.
+    const rangeHeader = req.headers['if-range'] === undefined ? req.headers.range : undefined;
+    if (q.share && rangeHeader !== undefined) return sendError(res, { code: 'ERR_BAD_QUERY', message: 'share asks for its own range: send no Range' });
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const record = {
       proxyId, downloadId: q.downloadId, startedAt: startedAt.toISOString(), mode: q.mode, url: q.url,
-      objectBytes: null, sourceIndex: q.sourceIndex, n: q.n, params: { range: req.headers.range ?? null },
+      objectBytes: null, sourceIndex: q.sourceIndex, n: q.n, params: { range: rangeHeader ?? null },
       packetsSent: 0, bytesSent: 0, durationMs: 0, serverFetchMs: null, fromCache: false, error: null,
     };
     const voted = q.digests || HTTP_MODES.has(q.mode); // the answer, or the client, needs digests of whole blocks
     const downloadId = q.downloadId ?? undefined; // the download's requests (its share, its list) see one copy
-    const closed = q.digests ? q.span : parseClosedRange(req.headers.range);
+    const closed = q.digests ? q.span : parseClosedRange(rangeHeader);
     const need = closed && voted ? blockAligned(closed) : closed;
     // a whole object's body, or a first share of it, that the origin is still sending goes out as it
     // comes (a share after SHARE_LIST_WAIT_MS: a whole object by then rides with its list); its
     // digest list is not known yet, so the client asks for it after the head (that request waits
     // for the whole). The origin's head gives the size a share's blocks are counted in.
-    const streams = !q.digests && req.headers.range === undefined && req.method === 'GET';
+    const streams = !q.digests && rangeHeader === undefined && req.method === 'GET';
     // a range of an HTTP mode whose object the origin is still sending (asked whole by the
     // download's lists or first shares) goes out as its bytes come, not after the object's last
     const joined = closed && voted && !q.digests && req.method === 'GET' ? objects.openComing(q.url, downloadId) : null;
@@ -130,10 +134,9 @@ export function createFetchRoute({ objects, logs, stats, proxyId, hintNext = () 
     }
     // no closed range: the copy is the whole object
     const whole = copy.bytes.byteLength;
-    const range = req.headers.range;
     /** @type {any} */
-    const parsed = range === undefined ? -2 : parseRange(whole, range, { combine: true });
-    if (parsed === -1) return unsatisfiable(String(range), String(whole));
+    const parsed = rangeHeader === undefined ? -2 : parseRange(whole, rangeHeader, { combine: true });
+    if (parsed === -1) return unsatisfiable(String(rangeHeader), String(whole));
     // -2 (malformed) and multi-range requests get the whole object: RFC 9110 lets a server ignore Range.
     if (typeof parsed === 'object' && parsed.type === 'bytes' && parsed.length === 1) {
       const { start, end } = parsed[0];
