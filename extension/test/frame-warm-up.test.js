@@ -123,6 +123,21 @@ describe('extension frame: warm-up', () => {
     assert.equal(h.calls.at(-1)?.mode, 'coded', 'then MUTP on the connections');
   });
 
+  it('startup gate: the page\'s media playing opens it before the downloads would (a playing heard before the round began does not count)', async () => {
+    const ok = async (/** @type {any[]} */ list) => list.map((p) => ({ id: p.id, ok: true, code: null }));
+    const h = harness({ gate: {}, sleep: () => new Promise(() => {}), preconnect: ok }); // the default gate, its timer never fires
+    h.server.onPageMessage({ t: 'playing' }); // before any warm-up: tells the next round nothing
+    h.server.onPageMessage({ t: 'warm' });
+    await h.get(1);
+    await tick();
+    assert.deepEqual(h.preconnects, [], 'no WebRTC connect before the page plays');
+    h.server.onPageMessage({ t: 'playing' });
+    await tick();
+    assert.deepEqual(h.preconnects.map((p) => p.perProxy), [1, 2], 'connects once the page plays, one download in');
+    await h.get(2);
+    assert.equal(h.calls.at(-1)?.mode, 'coded', 'then MUTP on the connections');
+  });
+
   it('startup gate: a page that asks for no segment gets its connections after RTC_CONNECT_WAIT_MAX_MS', async () => {
     /** @type {number[]} */
     const waits = [];

@@ -15,6 +15,7 @@
 // count it anyway. A real round trip then counts as transfer too: an estimate errs low, not high.
 import { startFleetHost } from './host-thread.js';
 import { createFrameLink } from '@mutp/extension/frame-link';
+import { watchFirstPlay } from '@mutp/extension/media-elements';
 import { serveThroughFleet } from '@mutp/extension/fleet-serve';
 import { parseSettings } from '@mutp/extension/settings';
 import { createSegmentDetector } from '@mutp/extension/segment-detector';
@@ -104,6 +105,8 @@ export function createFleet(options) {
   // while the player's own script and manifest load (waiting for the player to attach cost hls.js
   // ~100 ms of a first load on loopback: the list came after its playlist)
   link.warm();
+  // its WebRTC connects wait for the page's start: its media playing (warm-up.js)
+  if (globalThis.document) watchFirstPlay(globalThis.document, () => { if (!closing.signal.aborted) link.playing(); });
 
   /** What the host sends its page's background: records (one per download), fallbacks, manifests seen. @param {any} m */
   function onHostMessage(m) {

@@ -11,6 +11,7 @@ const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
  *   | {t: 'fallback', url: string, reason: string, id: number | null}
  *   | {t: 'seen', kind: 'manifest', url: string, segments: number, templates: number, inits: {url: string, range: ByteRange | null}[]}
  *   | {t: 'warm'}
+ *   | {t: 'playing'}
  *   | {t: 'bad', why: string}} PageMessage
  */
 
@@ -44,6 +45,7 @@ export function parsePageMessage(m) {
   if (!m || typeof m !== 'object') return { t: 'bad', why: 'not an object' };
   const o = /** @type {Record<string, any>} */ (m);
   if (o.t === 'warm') return { t: 'warm' };
+  if (o.t === 'playing') return { t: 'playing' };
   if (o.t === 'fallback') {
     if (typeof o.url !== 'string' || typeof o.reason !== 'string') return { t: 'bad', why: 'fallback without url/reason' };
     const id = Number.isSafeInteger(o.id) && o.id >= 1 ? o.id : null;

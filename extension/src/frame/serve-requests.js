@@ -103,6 +103,7 @@ export function createRequestServer({ state, port, toBackground, logger, now = (
       return ahead.abortTaken(m.id, err) || active.get(m.id)?.abort(err);
     }
     if (m.t === 'warm') return warm();
+    if (m.t === 'playing') return warmUp.pagePlaying();
     if (m.t === 'seen') {
       toBackground({ t: 'seen', kind: m.kind, url: m.url, segments: m.segments, templates: m.templates });
       return prefetch(m.inits);

@@ -13,17 +13,21 @@ export const PRECONNECT_PER_PROXY = 2; // a video and an audio segment at once, 
 export const WARMING = 'ERR_RTC_WARMING'; // why a MUTP download ran over HTTP: a proxy of it had no connection open yet (the warm-up waiting for the page's start, or connecting; or one being opened again)
 export const RTC_BUSY = 'ERR_RTC_BUSY'; // why a MUTP download ran over HTTP: every kept connection to its proxies carried another download
 /**
- * The startup gate: a warm-up's WebRTC connects wait until this many fleet downloads ended (any
- * outcome; a player's init segments and its first media segments), or RTC_CONNECT_WAIT_MAX_MS,
- * whichever comes first. Opening connections costs ICE and DTLS handshakes on the fleet host's
- * thread, the browser's network thread and the proxies, and on a first page load that competed
- * with the player's own start; its first segments go over HTTP meanwhile in any case, because the
- * connections take longer to open than they take to arrive. Chromium, loopback, first page loads
- * in Coded MUTP, three runs of 8, 8 and 6 alternated pairs per player (median paired differences):
- * dash.js −40, −56, −19 ms; hls.js −102, −103, −7; Shaka −90, −88, +46; sooner in 41 of 66 pairs.
- * Second loads (connections kept): −45, −41 (dash.js), +13, +26 (hls.js), −33, −83 (Shaka).
+ * The startup gate: a warm-up's WebRTC connects wait for the page's start: its first media
+ * element playing (the page says so), or this many fleet downloads ended (any outcome), or
+ * RTC_CONNECT_WAIT_MAX_MS, whichever comes first. Opening connections costs ICE and DTLS
+ * handshakes on the fleet host's thread, the browser's network thread and the proxies, and on a
+ * first page load that competed with the player's own start; its first segments go over HTTP
+ * meanwhile in any case, because the connections take longer to open than they take to arrive.
+ * Chromium, loopback, first page loads in Coded MUTP, three runs of 8, 8 and 6 alternated pairs
+ * per player (median paired differences), a gate of 4 downloads against none: dash.js −40, −56,
+ * −19 ms; hls.js −102, −103, −7; Shaka −90, −88, +46; sooner in 41 of 66 pairs. Second loads
+ * (connections kept): −45, −41 (dash.js), +13, +26 (hls.js), −33, −83 (Shaka). A DASH player's
+ * 4th download is its last before the first frame (two init sections, two media segments), so
+ * that gate opened in the tens of ms the player then needs for its first frame: the downloads
+ * count only for a page whose playing the fleet does not hear.
  */
-export const RTC_CONNECT_AFTER_DOWNLOADS = 4;
+export const RTC_CONNECT_AFTER_DOWNLOADS = 8;
 /** …or this long after the warm-up began (ms): a page that asks for no segment soon still gets its connections. */
 export const RTC_CONNECT_WAIT_MAX_MS = 1500;
 
@@ -53,12 +57,13 @@ export function createWarmUp({ proxies, client, breakers, now, logger, sleep = (
   /** @type {Map<string, number>} proxy URL → when a warm-up last opened its HTTP connection */
   const httpWarmedAt = new Map();
   let ended = 0; // fleet downloads ended since the running warm-up began
+  let playing = false; // the page's media began playing since the running warm-up began
   /** @type {(() => void) | null} opens the startup gate early */
   let openGate = null;
 
-  /** Resolves when the startup gate opens: afterDownloads downloads ended, or maxWaitMs passed. */
+  /** Resolves when the startup gate opens: the page's media plays, afterDownloads downloads ended, or maxWaitMs passed. */
   function pageStarted() {
-    if (ended >= afterDownloads) return Promise.resolve();
+    if (playing || ended >= afterDownloads) return Promise.resolve();
     return new Promise((resolve) => {
       openGate = () => resolve(undefined);
       sleep(maxWaitMs).then(openGate);
@@ -69,6 +74,12 @@ export function createWarmUp({ proxies, client, breakers, now, logger, sleep = (
   function downloadEnded() {
     ended += 1;
     if (ended >= afterDownloads) openGate?.();
+  }
+
+  /** The page's media began playing: its start is behind it. */
+  function pagePlaying() {
+    playing = true;
+    openGate?.();
   }
 
   /**
@@ -126,6 +137,7 @@ export function createWarmUp({ proxies, client, breakers, now, logger, sleep = (
       return true;
     };
     ended = 0;
+    playing = false;
     running = round().then((ran) => {
       // a probe that could not run proves nothing: the next MUTP segment tries WebRTC itself
       if (!ran && breakers.halfOpen('rtc', now())) breakers.succeed('rtc');
@@ -139,6 +151,7 @@ export function createWarmUp({ proxies, client, breakers, now, logger, sleep = (
   return {
     start,
     downloadEnded,
+    pagePlaying,
     /** A warm-up is connecting: a MUTP download now would connect on its own. */
     busy: () => running !== null,
     started: () => running !== null || done,

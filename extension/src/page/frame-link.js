@@ -131,5 +131,13 @@ export function createFrameLink({ requestFrame, warn }) {
   }
   let warmed = false;
 
-  return { attach, open, note, warm, reportFallback, hasPort: () => port !== null };
+  /** The page's media began playing: the warm-up's WebRTC connects need not wait any longer (once). */
+  function playing() {
+    if (played) return;
+    played = true;
+    note({ t: 'playing' });
+  }
+  let played = false;
+
+  return { attach, open, note, warm, playing, reportFallback, hasPort: () => port !== null };
 }

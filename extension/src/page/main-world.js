@@ -8,7 +8,7 @@ import { createFrameLink } from './frame-link.js';
 import { wrapFetch } from './fetch-wrapper.js';
 import { makeXhrClass } from './xhr-wrapper.js';
 import { wrapMediaSource } from './media-source.js';
-import { watchMediaElements } from './media-elements.js';
+import { watchFirstPlay, watchMediaElements } from './media-elements.js';
 import { TAG } from '../shared/page-messages.js';
 
 const CONFIG_WAIT_MS = 1500; // no answer from the bridge this long (extension reloading): behave as if disabled
@@ -98,5 +98,7 @@ const DEFAULT_NO_PROGRESS_MS = 4000; // settings.js's default, for a bridge that
     mediaSeen = true;
     if (current) link.warm();
   });
+  // its start is over: the warm-up's WebRTC connects go now, off the first frame's way
+  watchFirstPlay(document, () => link.playing());
   window.postMessage({ [TAG]: 'hello' }, '*'); // the bridge may have started first and missed nothing; if not, it answers this
 })();

@@ -36,3 +36,22 @@ export function watchMediaElements(doc, onMedia) {
   if (doc.querySelector('video,audio')) fire();
   doc.defaultView?.addEventListener('load', () => observer?.disconnect(), { once: true });
 }
+
+/**
+ * The first time any media element of the document begins playing. `playing` does not bubble, but a
+ * capturing listener on the document hears every element's.
+ * @param {Document} doc
+ * @param {() => void} onPlaying  called once
+ */
+export function watchFirstPlay(doc, onPlaying) {
+  const capture = { capture: true };
+  const on = () => {
+    doc.removeEventListener('playing', on, capture);
+    try {
+      onPlaying();
+    } catch {
+      // never break the page
+    }
+  };
+  doc.addEventListener('playing', on, capture);
+}

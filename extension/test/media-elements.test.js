@@ -1,0 +1,29 @@
+// The page's first media playing, as the page side tells the fleet's warm-up.
+import assert from 'node:assert/strict';
+import { watchFirstPlay } from '../src/page/media-elements.js';
+
+describe('extension page: the first media playing', () => {
+  it('is heard once, by a capturing listener on the document (playing does not bubble), which then goes', () => {
+    const doc = new EventTarget();
+    /** @type {{type: string, capture: boolean}[]} */
+    const added = [];
+    let removed = 0;
+    const add = doc.addEventListener.bind(doc);
+    const remove = doc.removeEventListener.bind(doc);
+    doc.addEventListener = (type, fn, o) => { added.push({ type, capture: o === true || (typeof o === 'object' && o?.capture === true) }); add(type, fn, o); };
+    doc.removeEventListener = (type, fn, o) => { removed++; remove(type, fn, o); };
+    let calls = 0;
+    watchFirstPlay(/** @type {any} */ (doc), () => { calls++; });
+    assert.deepEqual(added, [{ type: 'playing', capture: true }]);
+    assert.equal(calls, 0, 'nothing before a playing');
+    doc.dispatchEvent(new Event('playing'));
+    doc.dispatchEvent(new Event('playing'));
+    assert.deepEqual([calls, removed], [1, 1]);
+  });
+
+  it('a callback that throws does not reach the page', () => {
+    const doc = new EventTarget();
+    watchFirstPlay(/** @type {any} */ (doc), () => { throw new Error('boom'); });
+    assert.doesNotThrow(() => doc.dispatchEvent(new Event('playing')));
+  });
+});
