@@ -6,6 +6,8 @@
 // Phase 2: MB/s of the extension frame → page byte path (MessageChannel, transferred buffers).
 // --cpu-profile DIR: Chromium's CPU profile of the fleet host (the offscreen document) over each
 // mode's measured rounds, written to DIR/fleet-host-<mode>.cpuprofile and summarized.
+// --browser-threads: each of the browser's threads' CPU time over each mode's measured rounds (Linux
+// /proc), per MB: what the bytes cost the browser's own network and WebRTC threads.
 // A bench, not a test: it prints numbers and asserts only that the bytes are right.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -19,6 +21,7 @@ import { launchChromium, exists, CHROMIUM, BENCH_BROWSER } from '@mutp/testkit/e
 import { measureModeLatency } from './latency.js';
 import { measureBytePath } from './byte-path.js';
 import { formatReport } from './report.js';
+import { browserThreadCpu } from './browser-threads.js';
 import { benchOptions, progress, onShutdown, withoutForeignSignalHandlers, runBench } from './lifecycle.js';
 import { codedError } from '@mutp/common/errors';
 
@@ -33,7 +36,7 @@ const BYTE_PATH_SIZES = [
 ];
 
 const USAGE = `usage: node extension/bench/bench-extension.js [--json] [--k 20] [--n 4] [--warmup 4]
-    [--modes parallel-http,range-http,uncoded,coded] [--repeats 3] [--cpu-profile DIR]`;
+    [--modes parallel-http,range-http,uncoded,coded] [--repeats 3] [--cpu-profile DIR] [--browser-threads]`;
 
 const opt = benchOptions({
   json: { type: 'boolean', default: false },
@@ -43,6 +46,7 @@ const opt = benchOptions({
   repeats: { type: 'string', default: '3' },
   modes: { type: 'string', default: ALL_BENCH_MODES.join(',') },
   'cpu-profile': { type: 'string' },
+  'browser-threads': { type: 'boolean', default: false },
 }, USAGE);
 const intOpt = (name, min, max) => {
   const v = Number(opt[name]);
@@ -84,12 +88,15 @@ async function main() {
   const chrome = await withoutForeignSignalHandlers(() => launchChromium(path.join(out, 'chrome'), BENCH_BROWSER));
   onShutdown(() => chrome.close());
 
+  const browserPid = chrome.browser.process()?.pid;
+  if (opt['browser-threads'] && !browserPid) throw codedError('ERR_BENCH_SETUP', '--browser-threads: the browser was not started by this process');
+  const threadsOf = opt['browser-threads'] ? () => browserThreadCpu(/** @type {number} */ (browserPid)) : undefined;
   const latency = [];
   for (const mode of modes) {
     progress(`phase: latency, mode ${mode}, ${warmup} warm-up + ${k} rounds`);
     latency.push(await measureModeLatency({
       browser: chrome.browser, base: chrome.base, site, origo: fleet.origo, video, mode, n, k, warmup, chunkBytes: CHUNK_BYTES, progress,
-      profileFile: profileDir === null ? undefined : path.join(profileDir, `fleet-host-${mode}.cpuprofile`),
+      profileFile: profileDir === null ? undefined : path.join(profileDir, `fleet-host-${mode}.cpuprofile`), threadsOf,
     }));
   }
 

@@ -10,6 +10,7 @@ import { summary, median, round } from './stats.js';
 import { codedError } from '@mutp/common/errors';
 import { RTC_CONNECT_WAIT_MAX_MS } from '../src/frame/warm-up.js';
 import { profileFleetHost, summarizeProfile } from './cpu-profile.js';
+import { threadCpuSpent } from './browser-threads.js';
 
 /**
  * After the warm-up rounds, this long (ms) for the fleet host's WebRTC connects: they start once
@@ -34,8 +35,10 @@ const RTC_SETTLE_MS = RTC_CONNECT_WAIT_MAX_MS + 1000;
  * @param {(line: string) => void} o.progress
  * @param {string} [o.profileFile]  write the fleet host's CPU profile over the measured rounds here (needs warmup ≥ 1:
  *   the first download makes the offscreen document)
+ * @param {() => Promise<Map<string, number>>} [o.threadsOf]  the browser's CPU ms per thread so far
+ *   (browser-threads.js): what each spent over the measured rounds is reported
  */
-export async function measureModeLatency({ browser, base, site, origo, video, mode, n, k, warmup, chunkBytes, progress, profileFile }) {
+export async function measureModeLatency({ browser, base, site, origo, video, mode, n, k, warmup, chunkBytes, progress, profileFile, threadsOf }) {
   await setOptions(browser, base, {
     enabled: true, origoUrl: origo.url, patterns: [`${site.host}/videoplayback`], detect: 'off', mode, n,
   });
@@ -53,11 +56,14 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
     const rangeCount = Math.floor(video.length / chunkBytes);
     /** @type {Awaited<ReturnType<typeof profileFleetHost>> | null} */
     let profiler = null;
+    /** @type {Map<string, number> | null} the threads' CPU when the measured rounds began */
+    let threadsBefore = null;
     for (let i = 0; i < warmup + k; i++) {
       if (i === warmup && profileFile) {
         profiler = await profileFleetHost(browser, base, profileFile);
         await profiler.start();
       }
+      if (i === warmup && threadsOf) threadsBefore = await threadsOf();
       const start = (i % rangeCount) * chunkBytes;
       const end = start + chunkBytes - 1;
       const want = createHash('sha256').update(video.subarray(start, end + 1)).digest('hex');
@@ -76,6 +82,7 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
       if (i === warmup - 1 || (i >= warmup && (i - warmup + 1) % 5 === 0)) progress(`  ${mode}: ${i < warmup ? 'warm-up done' : `${i - warmup + 1}/${k} rounds`}`);
       if (i === warmup - 1) await new Promise((r) => setTimeout(r, RTC_SETTLE_MS));
     }
+    const threads = threadsBefore && threadsOf ? threadCpuSpent(threadsBefore, await threadsOf()) : null;
     const profile = profiler ? summarizeProfile(await profiler.stop()) : null;
     const extHits = site.mediaHits.filter((h) => h.path.includes(`id=${tag}&via=ext`));
     const fallbacks = new Set(extHits.filter((h) => h.fromBrowser).map((h) => /&i=(\d+)/.exec(h.path)?.[1])).size;
@@ -95,6 +102,8 @@ export async function measureModeLatency({ browser, base, site, origo, video, mo
       plumbingMs: round(median(ext.completeMs) - median(field('durationMs'))),
       // the fleet host's main thread over the measured rounds: its busy time per MB and per packet received
       fleetHostCpu: profile && { ...profile, file: profileFile, bytes: k * chunkBytes, packets: field('packets').reduce((a, b) => a + b, 0) },
+      // every browser thread over the measured rounds: the extension's downloads and the page's direct fetches of the same ranges
+      browserThreads: threads && { threads, bytes: k * chunkBytes },
       extension: { firstByteMs: summary(ext.firstByteMs), completeMs: summary(ext.completeMs) },
       direct: { firstByteMs: summary(direct.firstByteMs), completeMs: summary(direct.completeMs) },
       addedMs: {

@@ -41,10 +41,36 @@ export function formatReport(r) {
       for (const f of c.top) lines.push(`  ${(100 * f.ofBusy).toFixed(1).padStart(5)}%  ${f.selfMs.toFixed(1).padStart(7)} ms  ${f.name}`);
     }
   }
+  const threaded = r.latency.filter((/** @type {any} */ m) => m.browserThreads);
+  if (threaded.length) lines.push('', ...browserThreadLines(threaded));
   lines.push('');
   lines.push(`frame → page byte path (MB/s of body bytes the page receives): ${r.bytePath.where}`);
   for (const b of r.bytePath.results) {
     lines.push(`  ${String(b.bufferBytes).padStart(8)} B buffers: ${b.mbPerS.median.toFixed(0)} MB/s median (max of ${b.runs} runs ${b.mbPerS.p90.toFixed(0)}), ${b.buffersPerS.median.toFixed(0)} buffers/s, ${b.buffersPerRun} per run`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Thread groups shown: the busiest in any mode. */
+const THREAD_ROWS = 10;
+
+/**
+ * The browser's threads over each mode's measured rounds, ms of CPU per MB of the extension's
+ * bytes, a column per mode (each round also fetched its range directly: that part is alike in
+ * every mode, so compare the modes).
+ * @param {any[]} modes  latency results with browserThreads
+ */
+function browserThreadLines(modes) {
+  /** @type {Map<string, number>} the most any mode spent per thread group */
+  const most = new Map();
+  for (const m of modes) for (const t of m.browserThreads.threads) most.set(t.thread, Math.max(most.get(t.thread) ?? 0, t.ms));
+  const rows = [...most].sort((a, b) => b[1] - a[1]).slice(0, THREAD_ROWS).map(([thread]) => thread);
+  const perMb = (/** @type {any} */ m, /** @type {number} */ spentMs) => (spentMs / (m.browserThreads.bytes / 1e6)).toFixed(1).padStart(14);
+  const lines = [
+    'the browser\'s threads over the measured rounds (--browser-threads; /proc): CPU ms per MB of the extension\'s bytes, by process type / thread name',
+    `${'thread'.padEnd(40)}${modes.map((m) => m.mode.padStart(14)).join('')}`,
+  ];
+  for (const thread of rows) lines.push(`${thread.padEnd(40)}${modes.map((m) => perMb(m, m.browserThreads.threads.find((/** @type {any} */ t) => t.thread === thread)?.ms ?? 0)).join('')}`);
+  lines.push(`${'all threads'.padEnd(40)}${modes.map((m) => perMb(m, m.browserThreads.threads.reduce((a, /** @type {any} */ t) => a + t.ms, 0))).join('')}`);
+  return lines;
 }
