@@ -8,9 +8,10 @@
 // - the bottleneck rate: the most delivered per ms in any of the last INFLIGHT_BW_WINDOW_ROUNDS
 //   round trips (a sample is packets echoed over the longer of their echo and send spans);
 // - the min RTT, forgotten after INFLIGHT_MIN_RTT_WINDOW_MS;
-// - in flight capped at rate × (gain × min RTT + a small queue), paced at gain × rate, the gain
-//   cycling through INFLIGHT_PROBE_GAINS (probe for more, drain, cruise); a probe whose own
-//   packets come back INFLIGHT_PROBE_ROOM_GROWTH above the rate it started from runs start-up again;
+// - in flight capped at rate × (gain × min RTT + a small queue), paced at gain × rate but never
+//   slower than the cap's floor, the gain cycling through INFLIGHT_PROBE_GAINS (probe for more,
+//   drain, cruise); a probe whose own packets come back INFLIGHT_PROBE_ROOM_GROWTH above the rate
+//   it started from runs start-up again;
 // - a standing queue (RTT above min RTT + INFLIGHT_STANDING_QUEUE_MS for round trips) or loss
 //   above INFLIGHT_LOSS_THRESHOLD (random loss stays below it) drains; heavy loss also cuts the
 //   rate, and so does a queue above the target that stays while cruising (the estimate is high).
@@ -197,10 +198,18 @@ export function createInflightLimit(o = {}) {
     if (phase !== INFLIGHT_DRAIN_PHASE || !drainAfterProbe || !(rate > 0)) return gain();
     return 2 - Math.max(1, Math.min(INFLIGHT_PROBE_GAINS[0], uplinkRate / rate));
   };
+  /**
+   * The pace the in-flight floor stands for: floorPackets per (min RTT + queue target), what the cap
+   * lets through at its floor with our queue at its target. Paced slower, a source whose estimate
+   * fell far below its path (a small share of a client that several sources filled) sent too few
+   * packets in a probe for two echoes, and never saw the room: on a 0.5 ms path, 0.2 → 0.35
+   * packets/ms in a second, its link carrying 10.
+   */
+  const floorPace = () => (Number.isFinite(minRttMs) ? floorPackets / (minRttMs + queueTargetMs) : 0);
   /** packets per ms the pacing lets through now; Infinity: not paced (no pacing, or no rate known yet and no uplink) */
   const paceRate = () => {
     if (!pacing) return Infinity;
-    return rate > 0 ? Math.min(uplinkRate, rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : sendGain())) : uplinkRate;
+    return rate > 0 ? Math.min(uplinkRate, Math.max(floorPace(), rate * (startup ? INFLIGHT_PACING_STARTUP_GAIN : sendGain()))) : uplinkRate;
   };
 
   /** @param {number} p @param {number} now @param {boolean} [afterProbe] the cycle moves on from its probe */
