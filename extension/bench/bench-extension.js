@@ -64,6 +64,7 @@ async function main() {
   if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
   const profileDir = opt['cpu-profile'] === undefined ? null : path.resolve(opt['cpu-profile']);
   if (profileDir !== null && warmup < 1) throw codedError('ERR_BAD_OPTION', '--cpu-profile needs --warmup ≥ 1: the first download makes the fleet host');
+  if (opt['browser-threads'] && process.platform !== 'linux') throw codedError('ERR_BAD_OPTION', '--browser-threads reads Linux\'s /proc');
   if (profileDir !== null) await mkdir(profileDir, { recursive: true });
 
   const loadAtStart = os.loadavg()[0];
