@@ -166,6 +166,13 @@ describe('extension frame: warm-up', () => {
     assert.deepEqual(h.preconnects, [], 'no connect while the warm-up waits for the page\'s start');
   });
 
+  it('the round\'s record says, per proxy, how many connections were kept as it began (idle or lent: a later page\'s downloads may hold them)', async () => {
+    const h = harness({ connected: new Set(['p1']), kept: 1, preconnect: async (list) => list.map((p) => ({ id: p.id, ok: true, code: null })) });
+    h.server.onPageMessage({ t: 'warm' });
+    for (let i = 0; i < 5; i++) await tick();
+    assert.deepEqual(h.server.warmUp()?.outcomes, [{ id: 'p1', ok: true, code: null, kept: 1 }, { id: 'p2', ok: true, code: null, kept: 0 }]);
+  });
+
   it('after the warm-up settled, a segment one of whose proxies failed to connect says ERR_RTC_WARMING (not busy) and that connection is opened again', async () => {
     let rounds = 0; // p2 fails to connect in the warm-up's first round only
     const h = harness({ preconnect: async (list) => list.map((p) => (p.id === 'p2' && rounds++ === 0 ? { id: p.id, ok: false, code: 'ERR_RTC_CONNECT_TIMEOUT' } : { id: p.id, ok: true, code: null })) });

@@ -119,9 +119,10 @@ describe('extension e2e: real players from npm, default settings (Chromium)', fu
     assert.ok(first.connects >= 1, `the first page opened no WebRTC connection: ${JSON.stringify(first)}`);
     const second = await play();
     console.log(`      after the first page ${JSON.stringify(first)}, after the second ${JSON.stringify(second)}`);
-    // the second page's own warm-up found connections the first page's left open
+    // the second page's own warm-up found connections the first page's left open (idle, or lent to
+    // the second page's downloads, which may take them before the round runs at its first frame)
     assert.ok(second.lastWarmUp && second.lastWarmUp.at > (first.lastWarmUp?.at ?? -1), `the second page ran no warm-up: ${JSON.stringify(second.lastWarmUp)}`);
-    assert.ok(second.lastWarmUp.outcomes.some((/** @type {any} */ o) => o.ok && o.reused), `the second page's warm-up found no kept connection: ${JSON.stringify(second.lastWarmUp)}`);
+    assert.ok(second.lastWarmUp.outcomes.some((/** @type {any} */ o) => o.ok && o.kept > 0), `the second page's warm-up found no kept connection: ${JSON.stringify(second.lastWarmUp)}`);
     assert.ok(second.reuses > first.reuses, `the second page's downloads used no kept connection: ${JSON.stringify({ first, second })}`);
   });
 });
@@ -129,7 +130,7 @@ describe('extension e2e: real players from npm, default settings (Chromium)', fu
 /**
  * The extension's fleet host (its offscreen document): pooled WebRTC connection counters and its last warm-up.
  * @param {import('puppeteer-core').Browser} browser
- * @returns {Promise<{connects: number, reuses: number, idle: number, lastWarmUp: {at: number, outcomes: {id: string, ok: boolean, reused: boolean}[]} | null}>}
+ * @returns {Promise<{connects: number, reuses: number, idle: number, lastWarmUp: {at: number, outcomes: {id: string, ok: boolean, reused: boolean, kept: number}[]} | null}>}
  */
 async function fleetHostConnections(browser) {
   const target = await browser.waitForTarget((t) => t.url().endsWith('/offscreen.html'), { timeout: 10_000 });

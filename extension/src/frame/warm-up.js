@@ -34,13 +34,16 @@ export const RTC_CONNECT_WAIT_MAX_MS = 1500;
 /**
  * @typedef {{id: string, url: string, ticket: string | null}} ListedProxy
  * @typedef {{id: string, ok: boolean, code: string | null}} ConnectOutcome
+ * @typedef {ConnectOutcome & {kept: number}} RoundOutcome  kept: connections the pool kept to
+ *   that proxy as the round began, idle or lent to a download (a later page's downloads may take
+ *   the idle ones an earlier page left before its round runs, and the round then opens more)
  */
 
 /**
  * @param {object} o
  * @param {() => {list: (where: object) => Promise<ListedProxy[]>} | null | undefined} o.proxies  the cached list
  * @param {() => {preconnect?: (list: ListedProxy[], o: {perProxy: number}) => Promise<ConnectOutcome[]>,
- *   warmHttp?: (list: ListedProxy[]) => Promise<{id: string, ok: boolean}[]>}} o.client
+ *   warmHttp?: (list: ListedProxy[]) => Promise<{id: string, ok: boolean}[]>, keptConnections?: (url: string) => number}} o.client
  * @param {ReturnType<typeof import('./breaker.js').createBreakers>} o.breakers
  * @param {() => number} o.now
  * @param {{warn: (...a: unknown[]) => void}} o.logger
@@ -52,7 +55,7 @@ export function createWarmUp({ proxies, client, breakers, now, logger, sleep = (
   /** @type {Promise<void> | null} */
   let running = null;
   let done = false; // the first warm-up finished
-  /** @type {{at: number, outcomes: ConnectOutcome[]} | null} */
+  /** @type {{at: number, outcomes: RoundOutcome[]} | null} */
   let last = null;
   /** @type {Map<string, number>} proxy URL → when a warm-up last opened its HTTP connection */
   const httpWarmedAt = new Map();
@@ -122,9 +125,10 @@ export function createWarmUp({ proxies, client, breakers, now, logger, sleep = (
       if (!mayUseRtc || !breakers.allows('rtc', now()) || typeof c.preconnect !== 'function') return false;
       if (usable.length === 0) return false;
       await pageStarted();
+      const kept = new Map(usable.map((p) => [p.id, c.keptConnections?.(p.url) ?? 0]));
       // one connection per proxy first: the first downloads need no more, and fewer connects at once open sooner
       const outcomes = await c.preconnect(usable, { perProxy: 1 });
-      last = { at: now(), outcomes };
+      last = { at: now(), outcomes: outcomes.map((o) => ({ ...o, kept: kept.get(o.id) ?? 0 })) };
       const failed = outcomes.filter((o) => !o.ok);
       if (failed.length > 0 && failed.length === outcomes.length && failed.every((o) => /^ERR_RTC_/.test(String(o.code)))) {
         breakers.fail('rtc', String(failed[0].code), now()); // the transport cannot work here, whatever the proxy

@@ -125,9 +125,10 @@ describe('extension e2e: headless Firefox ESR in a network namespace', function 
     await playThroughFleet(['coded'], MUTP_PLAY_SECONDS);
     const second = await fleetHostConnections();
     console.log(`      after the first page ${JSON.stringify(first)}, after the second ${JSON.stringify(second)}`);
-    // the second page's own warm-up found connections the first page's left open
+    // the second page's own warm-up found connections the first page's left open (idle, or lent to
+    // the second page's downloads, which may take them before the round runs at its first frame)
     assert.ok(second.lastWarmUp && second.lastWarmUp.at > (first.lastWarmUp?.at ?? -1), `the second page ran no warm-up: ${JSON.stringify(second.lastWarmUp)}`);
-    assert.ok(second.lastWarmUp.outcomes.some((/** @type {any} */ o) => o.ok && o.reused), `the second page's warm-up found no kept connection: ${JSON.stringify(second.lastWarmUp)}`);
+    assert.ok(second.lastWarmUp.outcomes.some((/** @type {any} */ o) => o.ok && o.kept > 0), `the second page's warm-up found no kept connection: ${JSON.stringify(second.lastWarmUp)}`);
     assert.ok(second.reuses > first.reuses, `the second page's downloads used no kept connection: ${JSON.stringify({ first, second })}`);
   });
 
