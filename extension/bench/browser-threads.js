@@ -4,29 +4,9 @@
 // profiler of a document does not see (a data channel's packets cross the network service, the
 // renderer's IO thread and its WebRTC thread before a message reaches JS).
 import { readdir, readFile } from 'node:fs/promises';
+import { parseTaskStat } from '@mutp/testbed/proc-cpu';
 
-/** Linux reports a task's utime and stime in clock ticks of USER_HZ, 100 per second on every architecture it runs on. */
-const USER_HZ = 100;
-const MS_PER_TICK = 1000 / USER_HZ;
-
-/**
- * A /proc/<pid>/task/<tid>/stat line: the task's name (its comm, in parentheses, which may itself
- * hold spaces and parentheses), its parent's pid and its CPU time.
- * @param {string} text
- * @returns {{ name: string, ppid: number, cpuMs: number } | null}  null: not a stat line
- */
-export function parseTaskStat(text) {
-  const open = text.indexOf('(');
-  const close = text.lastIndexOf(')');
-  if (open < 0 || close < open) return null;
-  // after the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime …
-  const f = text.slice(close + 2).trim().split(/\s+/);
-  const ppid = Number(f[1]);
-  const utime = Number(f[11]);
-  const stime = Number(f[12]);
-  if (!Number.isInteger(ppid) || !Number.isFinite(utime) || !Number.isFinite(stime)) return null;
-  return { name: text.slice(open + 1, close), ppid, cpuMs: (utime + stime) * MS_PER_TICK };
-}
+const MS_PER_S = 1000;
 
 /**
  * A Chromium process's type from its command line: `browser` (the browser's own program with no
@@ -80,7 +60,7 @@ export async function browserThreadCpu(rootPid) {
       const t = stat && parseTaskStat(stat);
       if (!t) continue;
       const key = `${type}/${t.name}`;
-      cpu.set(key, (cpu.get(key) ?? 0) + t.cpuMs);
+      cpu.set(key, (cpu.get(key) ?? 0) + t.cpuSeconds * MS_PER_S);
     }
   }));
   return cpu;

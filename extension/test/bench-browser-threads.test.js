@@ -1,17 +1,10 @@
-// The bench's reading of the browser's threads from /proc: a task's stat line and a process's type.
+// The bench's reading of the browser's threads from /proc: a process's type, and each thread's CPU.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { parseTaskStat, processType, threadCpuSpent, browserThreadCpu } from '../bench/browser-threads.js';
+import { parseTaskStat } from '@mutp/testbed/proc-cpu';
+import { processType, threadCpuSpent, browserThreadCpu } from '../bench/browser-threads.js';
 
 describe('bench: the browser\'s threads from /proc', () => {
-  it('reads a thread\'s name, parent and CPU time, a name with spaces and parentheses included', () => {
-    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
-    const line = '4242 (Web (x) N) S 4200 4200 4200 0 -1 4194560 10 0 0 0 123 45 0 0 20 0 9 0 100 0 0\n';
-    assert.deepEqual(parseTaskStat(line), { name: 'Web (x) N', ppid: 4200, cpuMs: (123 + 45) * 10 });
-    assert.equal(parseTaskStat('no name here'), null);
-    assert.equal(parseTaskStat('1 (x) S'), null);
-  });
-
   it('tells the browser, its renderers and its network service apart, however the command line is written', () => {
     assert.equal(processType('/usr/lib/chromium/chromium\0--no-sandbox\0--headless=new\0'), 'browser');
     assert.equal(processType('/usr/lib/chromium/chromium --type=renderer --crashpad-handler-pid=0'), 'renderer');

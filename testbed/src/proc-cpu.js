@@ -23,12 +23,30 @@ function clockTicks() {
   return ticksPerSecond;
 }
 
+/**
+ * A /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat line: the task's name (its comm, in
+ * parentheses, which may itself hold spaces and parentheses), its parent's pid and its CPU time
+ * (user + system, to the clock tick).
+ * @param {string} text
+ * @returns {{ name: string, ppid: number, cpuSeconds: number } | null}  null: not a stat line
+ */
+export function parseTaskStat(text) {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  // after the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime …
+  const f = text.slice(close + 2).trim().split(/\s+/);
+  const ppid = Number(f[1]);
+  const utime = Number(f[11]);
+  const stime = Number(f[12]);
+  if (!Number.isInteger(ppid) || !Number.isFinite(utime) || !Number.isFinite(stime)) return null;
+  return { name: text.slice(open + 1, close), ppid, cpuSeconds: (utime + stime) / clockTicks() };
+}
+
 /** @param {number} pid @returns {number | null} */
 function statSeconds(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // field 3 onwards; comm may hold spaces
-    return (Number(fields[11]) + Number(fields[12])) / clockTicks(); // utime, stime (fields 14, 15)
+    return parseTaskStat(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.cpuSeconds ?? null;
   } catch {
     return null;
   }

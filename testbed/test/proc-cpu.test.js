@@ -1,11 +1,11 @@
 // cpuSeconds reads another process's CPU from /proc to the nanosecond, its ended threads included.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { skipOrFail } from '@mutp/testkit/require-tool';
-import { busyCores, cpuSeconds, machineCpu, stolenShare } from '../src/proc-cpu.js';
+import { busyCores, cpuSeconds, machineCpu, parseTaskStat, stolenShare } from '../src/proc-cpu.js';
 
 // A child that burns CPU on command, on its main thread ("main MS") or on a worker thread that
 // stays alive until told ("worker MS"), ends its worker ("end"), and answers "done" when idle again.
@@ -88,5 +88,17 @@ describe('proc-cpu: the machine\'s CPU from /proc/stat', () => {
     const m = machineCpu();
     if (!m) return skipOrFail(this, 'no /proc/stat (Linux only)');
     assert.ok(Number.isInteger(m.steal) && m.steal >= 0 && m.steal <= m.total && m.busy <= m.total, JSON.stringify(m));
+  });
+});
+
+describe('proc-cpu: a task\'s stat line', () => {
+  it('reads a thread\'s name, parent and CPU time, a name with spaces and parentheses included', function () {
+    if (process.platform !== 'linux') this.skip(); // the clock tick is asked of getconf
+    const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime …
+    const line = '4242 (Web (x) N) S 4200 4200 4200 0 -1 4194560 10 0 0 0 123 45 0 0 20 0 9 0 100 0 0\n';
+    assert.deepEqual(parseTaskStat(line), { name: 'Web (x) N', ppid: 4200, cpuSeconds: (123 + 45) / ticksPerSecond });
+    assert.equal(parseTaskStat('no name here'), null);
+    assert.equal(parseTaskStat('1 (x) S'), null);
   });
 });
