@@ -2,6 +2,7 @@
 
 /** @param {number} x */
 const ms = (x) => `${x.toFixed(1)}`.padStart(7);
+const BYTES_PER_MB = 1e6; // the per-MB figures count decimal megabytes, as the byte path's MB/s
 
 /** @param {any} r  the bench result */
 export function formatReport(r) {
@@ -37,7 +38,7 @@ export function formatReport(r) {
     for (const m of profiled) {
       const c = m.fleetHostCpu;
       const perPacket = c.packets > 0 ? `, ${((c.busyMs * 1000) / c.packets).toFixed(1)} µs per packet received (${c.packets})` : '';
-      lines.push(`${m.mode}: busy ${c.busyMs.toFixed(0)} of ${c.sampledMs.toFixed(0)} ms, ${(c.busyMs / (c.bytes / 1e6)).toFixed(1)} ms per MB${perPacket}; GC ${c.gcMs.toFixed(0)} ms; ${c.file}`);
+      lines.push(`${m.mode}: busy ${c.busyMs.toFixed(0)} of ${c.sampledMs.toFixed(0)} ms, ${(c.busyMs / (c.bytes / BYTES_PER_MB)).toFixed(1)} ms per MB${perPacket}; GC ${c.gcMs.toFixed(0)} ms; ${c.file}`);
       for (const f of c.top) lines.push(`  ${(100 * f.ofBusy).toFixed(1).padStart(5)}%  ${f.selfMs.toFixed(1).padStart(7)} ms  ${f.name}`);
     }
   }
@@ -65,7 +66,7 @@ function browserThreadLines(modes) {
   const most = new Map();
   for (const m of modes) for (const t of m.browserThreads.threads) most.set(t.thread, Math.max(most.get(t.thread) ?? 0, t.ms));
   const rows = [...most].sort((a, b) => b[1] - a[1]).slice(0, THREAD_ROWS).map(([thread]) => thread);
-  const perMb = (/** @type {any} */ m, /** @type {number} */ spentMs) => (spentMs / (m.browserThreads.bytes / 1e6)).toFixed(1).padStart(14);
+  const perMb = (/** @type {any} */ m, /** @type {number} */ spentMs) => (spentMs / (m.browserThreads.bytes / BYTES_PER_MB)).toFixed(1).padStart(14);
   const lines = [
     'the browser\'s threads over the measured rounds (--browser-threads; /proc): CPU ms per MB of the extension\'s bytes, by process type / thread name',
     `${'thread'.padEnd(40)}${modes.map((m) => m.mode.padStart(14)).join('')}`,
