@@ -17,6 +17,7 @@ export const ERROR_CODES = Object.freeze({
   ERR_FEW_PROXIES: 'a download ran with fewer proxies than asked because fewer were usable',
   ERR_FLEET_CLOSED: 'a player plugin was asked for a segment after its fleet was closed; the player fetched it itself',
   ERR_FLEET_SKIPPED: 'the extension fetched directly because the fleet for this mode failed recently',
+  ERR_FLEET_STARTING: 'a player plugin was asked for a segment before its fleet started (createFleet startOn: first-frame, before the page\'s media played); the player fetched it itself',
   ERR_FRAME: 'the download frame reported a failure without a code',
   ERR_FRAME_FLOOD: 'the page dropped a download because the frame sent too many events',
   ERR_FRAME_RESET: 'the download frame was replaced while requests were in flight',

@@ -47,10 +47,12 @@ const RATIO_BASE_FLOOR_MS = 0.1; // a base time below the clock's resolution cou
 const FIRST_BYTE_STEPS = TIME_BREAKDOWN_PARTS.slice(0, TIME_BREAKDOWN_PARTS.indexOf('sourceStartMs'));
 
 const USAGE = `usage: node extension/bench/bench-players.js [--json] [--repeats 3] [--loads 2] [--n 4] [--play-seconds 3]
-    [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin [--fleet-in-page]] [--threads]
+    [--players hls,dash,shaka] [--modes none,parallel-http,range-http,uncoded,coded,empty-frame] [--plugin [--fleet-in-page] [--fleet-start create|first-frame]] [--threads]
   --plugin: the modes run through the player plugins (@mutp/players: the player's own loader,
   no extension) instead of the extension; \`none\` is the same player without the plugin.
   --fleet-in-page: the plugins' fleet runs in the page (createFleet({worker: false})), not in its worker.
+  --fleet-start: when the plugins' fleet starts (createFleet's startOn): as it is made (create, the
+  default) or at the page's first frame (first-frame: the segments before it go direct).
   --threads: each load traced (Chromium's tracing: every figure a little slower), and how busy the
   page's main thread and its busiest other renderer thread (the plugins' worker) were.`;
 
@@ -64,6 +66,7 @@ const opt = benchOptions({
   modes: { type: 'string', default: CONFIGS.join(',') },
   plugin: { type: 'boolean', default: false },
   'fleet-in-page': { type: 'boolean', default: false },
+  'fleet-start': { type: 'string', default: 'create' },
   threads: { type: 'boolean', default: false },
 }, USAGE);
 const intOpt = (name, min, max) => {
@@ -130,6 +133,9 @@ async function main() {
   const plugin = opt.plugin;
   if (opt['fleet-in-page'] && !plugin) throw codedError('ERR_BAD_OPTION', '--fleet-in-page is an option of --plugin');
   const inPage = opt['fleet-in-page'] ? '&worker=0' : '';
+  const fleetStart = opt['fleet-start']; // a value createFleet refuses fails the page with its code
+  if (fleetStart !== 'create' && !plugin) throw codedError('ERR_BAD_OPTION', '--fleet-start is an option of --plugin');
+  const startOn = fleetStart === 'create' ? '' : `&start=${fleetStart}`;
   if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
   const loadAtStart = load1();
   progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -153,7 +159,7 @@ async function main() {
       const plain = `${site.url}/play.html?player=${player}&src=${encodeURIComponent(`${site.url}/media/${STREAMS[player]}`)}`;
       for (const config of rotated(configs, r)) {
         progress(`repeat ${r + 1}/${repeats}: ${player}, ${config} (load ${load1()})`);
-        const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1${inPage}` : plain;
+        const url = plugin && config !== 'none' ? `${plain}&plugin=1&origo=${encodeURIComponent(fleet.origoUrl)}&mode=${config}&n=${n}&hops=1${inPage}${startOn}` : plain;
         const chrome = await withoutForeignSignalHandlers(() => launchChromium(config === 'none' || plugin ? null : (config === EMPTY_FRAME && emptyFrameDir) || path.join(EXT_DIST, 'chrome'), BENCH_BROWSER));
         try {
           // with --plugin the page makes its fleet itself
@@ -249,7 +255,7 @@ async function main() {
     const ch = await withoutForeignSignalHandlers(() => launchChromium(null, BENCH_BROWSER));
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
-  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? `the player plugins (the fleet in ${inPage ? 'the page' : 'its worker'})` : 'the extension' }, rows };
+  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? `the player plugins (the fleet in ${inPage ? 'the page' : 'its worker'}, started on ${fleetStart})` : 'the extension' }, rows };
 }
 
 /**

@@ -26,6 +26,7 @@ import { keepRecords, pageStorage, takeKeptRecords } from './kept-records.js';
 import { concat } from '@mutp/proxyclientlib/capped-body';
 import { codedError } from '@mutp/common/errors';
 
+const FLEET_STARTS = /** @type {const} */ (['create', 'first-frame']); // createFleet's startOn
 const PLAYER_HOW = 'player'; // a record's `segment`: the player's own loader asked for it as a segment
 const CLOSE_FLUSH_MS = 2000; // close(), or a page hidden, waits this long for the records still queued for Origo
 // A page's records go to Origo once a second, not a POST per segment: during a player's start-up
@@ -50,6 +51,10 @@ const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepal
  * @property {boolean} [hopTiming]  each record says where its segment's time went (`hops`; for bench:plugins)
  * @property {{warn: (...a: unknown[]) => void}} [logger]
  * @property {boolean} [worker]  false: the fleet runs in the page; default: in a worker where the browser lets a page hand it data channels (host-thread.js)
+ * @property {'create' | 'first-frame'} [startOn]  when the fleet's host (its worker, ProxyClientLib) starts: 'create' (default), as
+ *   the fleet is made; 'first-frame', when the page's media first plays, and the segments asked before then go direct (ERR_FLEET_STARTING).
+ *   A first load's first frame then waits on no fleet work: making the host beside a starting player cost its first frame
+ *   50–150 ms on a busy 2-core machine (docs/players.md), against a few direct segments per page
  * @property {typeof import('@mutp/proxyclientlib').createClient} [makeClient]  tests (the fleet then runs in the page)
  */
 
@@ -76,6 +81,8 @@ const KEEPALIVE_MAX_BYTES = 60 * 1024; // a browser outlives the page for keepal
  */
 export function createFleet(options) {
   const settings = settingsFrom(options);
+  const startOn = options.startOn ?? 'create';
+  if (!FLEET_STARTS.includes(startOn)) throw codedError('ERR_BAD_OPTION', `startOn must be one of ${FLEET_STARTS.join(', ')}`);
   const logger = options.logger ?? { warn: (...a) => console.warn('[mutp]', ...a) };
   const warn = (/** @type {string} */ msg) => logger.warn(msg);
   const clientId = options.clientId ?? globalThis.crypto.randomUUID();
@@ -97,16 +104,29 @@ export function createFleet(options) {
   // the page's ends of the host's two ports: both replaced when a worker dies with the host's ends
   let pagePort = pageChannel.port1;
   let control = controlChannel.port1;
-  const host = startFleetHost({ page: pageChannel.port2, control: controlChannel.port2, reconnect, settings, clientId, underMixedContentRule: pageUnderMixedContentRule(), logger,
-    ...(options.makeClient ? { makeClient: options.makeClient } : {}), ...(options.worker === false ? { worker: false } : {}) });
   link.attach(pagePort);
   control.onmessage = (e) => onHostMessage(e.data);
-  // a page makes its fleet to play: the proxy list, tickets and HTTP connections are fetched now,
-  // while the player's own script and manifest load (waiting for the player to attach cost hls.js
-  // ~100 ms of a first load on loopback: the list came after its playlist)
-  link.warm();
-  // its WebRTC connects wait for the page's start: its media playing (warm-up.js)
-  if (globalThis.document) watchFirstPlay(globalThis.document, () => { if (!closing.signal.aborted) link.playing(); });
+  /** @type {ReturnType<typeof startFleetHost> | null} the host, once started */
+  let host = null;
+  /** @type {(place: Promise<'worker' | 'page'>) => void} */
+  let hostStarted = () => {};
+  /** @type {Promise<'worker' | 'page'>} */
+  const place = new Promise((resolve) => { hostStarted = resolve; });
+  const startHost = () => {
+    if (host) return;
+    host = startFleetHost({ page: pageChannel.port2, control: controlChannel.port2, reconnect, settings, clientId, underMixedContentRule: pageUnderMixedContentRule(), logger,
+      ...(options.makeClient ? { makeClient: options.makeClient } : {}), ...(options.worker === false ? { worker: false } : {}) });
+    hostStarted(host.place);
+    // the proxy list, tickets and HTTP connections are fetched now: at once, while the player's
+    // own script and manifest load (waiting for the player to attach cost hls.js ~100 ms of a first
+    // load on loopback: the list came after its playlist), or as the page's media starts
+    link.warm();
+  };
+  const doc = globalThis.document;
+  if (startOn === 'create' || !doc) startHost();
+  // the WebRTC connects wait for the page's start, its media playing (warm-up.js); so does the
+  // host itself when asked to
+  if (doc) watchFirstPlay(doc, () => { if (closing.signal.aborted) return; startHost(); link.playing(); });
 
   /** What the host sends its page's background: records (one per download), fallbacks, manifests seen. @param {any} m */
   function onHostMessage(m) {
@@ -157,6 +177,12 @@ export function createFleet(options) {
   async function fetchSegment(url, { range = null, signal, onProgress } = {}) {
     const closed = () => ({ direct: 'ERR_FLEET_CLOSED: the fleet was closed' });
     if (closing.signal.aborted) return closed();
+    if (!host) { // no host to report it: counted here as the host counts its fallbacks
+      const reason = 'ERR_FLEET_STARTING: the fleet starts with the page\'s media (startOn: first-frame)';
+      stats = addFallback(stats, url, reason);
+      emit('fallback', { url, reason });
+      return { direct: reason };
+    }
     const startAt = performance.now();
     /** @type {string | null} */
     let reason = null;
@@ -221,7 +247,7 @@ export function createFleet(options) {
       link.warm();
     },
     /** Where the fleet's downloads run, once they do: 'worker' (off the page's thread) or 'page'. @returns {Promise<'worker' | 'page'>} */
-    runsIn: () => host.place,
+    runsIn: () => place,
     /** Have the proxy list, tickets and connections ready: a player about to ask for segments. */
     warm: () => { if (!closing.signal.aborted) link.warm(); },
     /** Counters since the fleet was made: segments and bytes through the fleet and direct, and why. */
@@ -236,7 +262,7 @@ export function createFleet(options) {
       if (closing.signal.aborted) return;
       closing.abort(codedError('ERR_FLEET_CLOSED', 'the fleet was closed'));
       control.postMessage({ t: 'bye' });
-      host.close();
+      host?.close();
       pagePort.close();
       control.close();
       if (logs) {

@@ -2,7 +2,7 @@
 // real MessageChannels, with a fake ProxyClientLib client (makeClient). What comes out of
 // fetchSegment (byte-exact body, its head), the counters it keeps, the reasons it gives for a
 // segment the player fetches itself, the options it refuses, what it learns from a playlist,
-// and close().
+// a host started at the page's first play (startOn), and close().
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { buildRecord } from '@mutp/proxyclientlib';
@@ -158,6 +158,67 @@ describe('players: the page\'s fleet (createFleet)', function () {
     it('a mode that does not exist: ERR_BAD_OPTION', () => {
       assert.throws(make({ origo: ORIGO, mode: 'fast' }), { code: 'ERR_BAD_OPTION' });
     });
+
+    it('a startOn that does not exist: ERR_BAD_OPTION', () => {
+      assert.throws(make({ origo: ORIGO, startOn: 'later' }), { code: 'ERR_BAD_OPTION' });
+    });
+  });
+
+  describe('startOn: first-frame', () => {
+    /** A page's document as watchFirstPlay sees it: the media's `playing` reaches it. */
+    let doc = new EventTarget();
+    beforeEach(() => {
+      doc = new EventTarget();
+      /** @type {any} */ (globalThis).document = doc;
+    });
+    afterEach(() => { delete (/** @type {any} */ (globalThis).document); });
+    const playing = () => doc.dispatchEvent(new Event('playing'));
+
+    it('the segments asked before the page\'s media plays go direct (ERR_FLEET_STARTING), counted and told as fallbacks, with no client made; from its first play they come through the fleet byte-exact', async () => {
+      const body = sourceBytes(3000);
+      const fake = fakeClient(servesInPieces(body, 3));
+      const fleet = fleetWith(fake, { startOn: 'first-frame' });
+      let placed = /** @type {string | null} */ (null);
+      fleet.runsIn().then((p) => { placed = p; });
+      /** @type {any[]} */
+      const fallbacks = [];
+      fleet.addEventListener('fallback', (e) => fallbacks.push(/** @type {CustomEvent} */ (e).detail));
+      const early = /** @type {any} */ (await fleet.fetchSegment(`${ORIGIN}/v/init.mp4`));
+      assert.match(early.direct, /^ERR_FLEET_STARTING\b/);
+      assert.equal(fake.made.clients, 0);
+      assert.deepEqual(fleet.stats().directBy, { ERR_FLEET_STARTING: 1 });
+      assert.deepEqual(fallbacks.map((f) => f.url), [`${ORIGIN}/v/init.mp4`]);
+      assert.equal(placed, null);
+      playing();
+      assert.equal(fake.made.clients, 1);
+      const got = /** @type {any} */ (await fleet.fetchSegment(`${ORIGIN}/v/seg0.m4s`));
+      assert.ok(!('direct' in got), got.direct);
+      assert.deepEqual(got.data, body);
+      assert.equal(await fleet.runsIn(), 'page');
+      playing(); // a later play starts nothing more
+      assert.equal(fake.made.clients, 1);
+    });
+
+    it('a fleet closed before the page\'s media plays never starts its host', async () => {
+      const fake = fakeClient(async () => { throw new Error('no download expected'); });
+      const fleet = fleetWith(fake, { startOn: 'first-frame' });
+      await fleet.close();
+      playing();
+      assert.equal(fake.made.clients, 0);
+      assert.match(/** @type {any} */ (await fleet.fetchSegment(`${ORIGIN}/v/seg0.m4s`)).direct, /^ERR_FLEET_CLOSED\b/);
+    });
+
+    it('by default the host starts as the fleet is made', () => {
+      const fake = fakeClient(async () => { throw new Error('no download expected'); });
+      fleetWith(fake);
+      assert.equal(fake.made.clients, 1);
+    });
+  });
+
+  it('with no document (no media to wait for), startOn: first-frame starts the host at once', () => {
+    const fake = fakeClient(async () => { throw new Error('no download expected'); });
+    fleetWith(fake, { startOn: 'first-frame' });
+    assert.equal(fake.made.clients, 1);
   });
 
   it('a media playlist it learnt: a segment\'s download is told the next segment\'s absolute URL', async () => {

@@ -4,12 +4,13 @@
 // hands it to hls.js (fLoader, pLoader), Shaka (scheme plugin) or dash.js (XHRLoader). Every
 // segment the player got is byte-exact with the origin's head, ≥ 95% of them came through the
 // fleet in the mode asked for, and Origo has a record for each, also of a page closed before its
-// records' batch went. When the whole fleet dies mid-play, the player plays on from its own loader,
+// records' batch went. A fleet made to start at the page's first frame sends the segments before it
+// direct and the rest through itself. When the whole fleet dies mid-play, the player plays on from its own loader,
 // still byte-exact.
 import { requireOrSkip } from '@mutp/testkit/require-tool';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { PLUGIN_PLAYERS as PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, checkRecordsSentOnClose } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS as PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, playFleetStartedAtFirstFrame, checkRecordsSentOnClose } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchChromium } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -54,6 +55,10 @@ describe('player plugins e2e: hls.js, Shaka and dash.js through the fleet withou
 
   it('a page whose Content-Security-Policy forbids workers: the fleet runs in the page, hls.js in Coded MUTP passes the same checks', async () => {
     await playAndCheckPlugin(chrome.browser, site, { ...PLAYERS[0], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet, query: { csp: 'no-workers' }, label: 'hls, CSP without workers', runsIn: 'page' });
+  });
+
+  it('a fleet that starts at the page\'s first frame (startOn: first-frame), Shaka in Coded MUTP: the segments before it direct (ERR_FLEET_STARTING), the rest through the fleet, byte-exact', async () => {
+    await playFleetStartedAtFirstFrame(chrome.browser, site, { ...PLAYERS[1], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet });
   });
 
   it('pages closed one after another while their fleets hold records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {

@@ -1,10 +1,11 @@
 // Plays ?src= with ?player=hls|dash|shaka (the npm builds under /lib/). Wraps fetch and XHR on
 // top of whatever the extension installed, so every media response as the player receives it is
 // recorded: its URL, Range, status, head, SHA-256 and time. The test compares them to the files.
-// ?plugin=1&origo=URL[&mode=M&n=N&hops=1&worker=0]: no extension; the player's own loader plugin (/plugin/,
+// ?plugin=1&origo=URL[&mode=M&n=N&hops=1&worker=0&start=first-frame]: no extension; the player's own loader plugin (/plugin/,
 // the @mutp/players bundle) serves the segments through the fleet, and reports each one it served;
 // worker=0: the fleet runs in the page, not in its worker (so does it with ?csp=no-workers, which
-// has the site's server forbid workers).
+// has the site's server forbid workers); start=first-frame: the fleet starts at the page's first
+// frame (createFleet's startOn), the segments before it going direct.
 // ?progressive=1: hls.js in its progressive (streaming) mode.
 // window.__play: the play's state; `records`: the ids of the records the fleet made for Origo.
 const params = new URLSearchParams(location.search);
@@ -84,7 +85,7 @@ async function pluginFleet() {
   const plugins = await import(bundle);
   const n = params.get('n');
   const fleet = plugins.createFleet({ origo: String(params.get('origo')), mode: params.get('mode') ?? 'random', n: n && n !== 'random' ? Number(n) : 'random', hopTiming: params.get('hops') === '1',
-    ...(params.get('worker') === '0' ? { worker: false } : {}) });
+    ...(params.get('worker') === '0' ? { worker: false } : {}), ...(params.get('start') ? { startOn: params.get('start') } : {}) });
   fleet.addEventListener('segment', (e) => {
     const d = e.detail;
     if (d.via !== 'fleet') return; // a direct one went through the wrappers above

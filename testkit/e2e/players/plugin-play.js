@@ -96,6 +96,28 @@ export async function playAndCheckPlugin(browser, site, { player, src, mode, sec
 }
 
 /**
+ * A play through a fleet made with startOn: 'first-frame' (?start=first-frame): the segments the
+ * player asked for before its first frame went direct, each for ERR_FLEET_STARTING, and the later
+ * ones through the fleet in `mode`, from its worker; no error, every response byte-exact. Prints
+ * a line about it.
+ * @param {import('puppeteer-core').Browser} browser
+ * @param {{hits: SiteHit[], url: string}} site  startPlayerSite's
+ * @param {{player: string, src: string, mode: string, seconds: number, mediaDir: string, fleet: {origoUrl: string}}} o
+ */
+export async function playFleetStartedAtFirstFrame(browser, site, { player, src, mode, seconds, mediaDir, fleet }) {
+  const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query: { start: 'first-frame' } });
+  assert.deepEqual(st.errors, [], 'the player saw errors');
+  assert.ok(st.currentTime >= seconds, `played only ${st.currentTime} s`);
+  assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
+  console.log(`      ${player} ${mode}, fleet from the first frame: ${st.fleetStats.fleet} segments through the fleet, ${st.direct.length} direct: ${JSON.stringify(st.fleetStats.directBy)}`);
+  assert.ok(st.direct.length >= 1, 'no segment went direct before the first frame');
+  assert.deepEqual(Object.keys(st.fleetStats.directBy), ['ERR_FLEET_STARTING'], 'why segments went direct');
+  assert.ok(st.fleetStats.fleet >= 2, `the fleet served ${st.fleetStats.fleet} segments after the first frame`);
+  assert.ok((st.fleetStats.fleetBytes[mode] ?? 0) > 0, `no segment ran in ${mode}: ${JSON.stringify(st.fleetStats.fleetBytes)}`);
+  assert.equal(st.fleetRunsIn, 'worker', `the fleet ran in the ${st.fleetRunsIn ?? '(not said)'}`);
+}
+
+/**
  * A play through a fleet of its own (Coded MUTP) that dies, Origo and every proxy, once the player
  * has its first `duringAfter` segments. The player must play on from its own loader for
  * `afterSeconds` more, with no error, every response byte-exact, ≥ 3 segments direct after ≥ 2
