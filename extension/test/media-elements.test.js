@@ -21,6 +21,28 @@ describe('extension page: the first media playing', () => {
     assert.deepEqual([calls, removed], [1, 1]);
   });
 
+  it('a media element already playing: called at once, and not again on a later playing', () => {
+    const doc = new EventTarget();
+    const media = [{ paused: true, ended: false, readyState: 4 }, { paused: false, ended: false, readyState: 4 }];
+    /** @type {any} */ (doc).querySelectorAll = (/** @type {string} */ sel) => (sel === 'video,audio' ? media : []);
+    let calls = 0;
+    watchFirstPlay(/** @type {any} */ (doc), () => { calls++; });
+    assert.equal(calls, 1);
+    doc.dispatchEvent(new Event('playing'));
+    assert.equal(calls, 1);
+  });
+
+  it('media elements paused, ended or without data to play: nothing until a playing', () => {
+    const doc = new EventTarget();
+    const media = [{ paused: true, ended: false, readyState: 4 }, { paused: false, ended: true, readyState: 4 }, { paused: false, ended: false, readyState: 2 }];
+    /** @type {any} */ (doc).querySelectorAll = () => media;
+    let calls = 0;
+    watchFirstPlay(/** @type {any} */ (doc), () => { calls++; });
+    assert.equal(calls, 0);
+    doc.dispatchEvent(new Event('playing'));
+    assert.equal(calls, 1);
+  });
+
   it('a callback that throws does not reach the page', () => {
     // the listener called directly: an EventTarget would report its error elsewhere, never throw it here
     /** @type {(() => void)[]} */

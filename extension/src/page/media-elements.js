@@ -1,6 +1,7 @@
 // A page that makes a <video> or <audio> element is about to play: the first one it parses or
 // creates is the earliest sign, before its player script loads a manifest or makes a MediaSource.
 const MEDIA = /^(video|audio)$/i;
+const HAVE_FUTURE_DATA = 3; // HTMLMediaElement.readyState: a playing element has at least this
 
 /**
  * @param {Document} doc
@@ -38,7 +39,8 @@ export function watchMediaElements(doc, onMedia) {
 }
 
 /**
- * The first time any media element of the document begins playing. `playing` does not bubble, but a
+ * The first time any media element of the document begins playing, or at once when one already
+ * plays (a fleet a site makes after its player started). `playing` does not bubble, but a
  * capturing listener on the document hears every element's.
  * @param {Document} doc
  * @param {() => void} onPlaying  called once
@@ -54,4 +56,6 @@ export function watchFirstPlay(doc, onPlaying) {
     }
   };
   doc.addEventListener('playing', on, capture);
+  const media = /** @type {HTMLMediaElement[]} */ ([...(doc.querySelectorAll?.('video,audio') ?? [])]);
+  if (media.some((m) => !m.paused && !m.ended && m.readyState >= HAVE_FUTURE_DATA)) on();
 }
