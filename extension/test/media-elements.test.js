@@ -21,26 +21,26 @@ describe('extension page: the first media playing', () => {
     assert.deepEqual([calls, removed], [1, 1]);
   });
 
-  it('a media element already playing: called at once, and not again on a later playing', () => {
+  /**
+   * watchFirstPlay on a document holding these media elements; the calls before and after a `playing`.
+   * @param {{paused: boolean, ended: boolean, readyState: number}[]} media
+   */
+  function callsWith(media) {
     const doc = new EventTarget();
-    const media = [{ paused: true, ended: false, readyState: 4 }, { paused: false, ended: false, readyState: 4 }];
     /** @type {any} */ (doc).querySelectorAll = (/** @type {string} */ sel) => (sel === 'video,audio' ? media : []);
     let calls = 0;
     watchFirstPlay(/** @type {any} */ (doc), () => { calls++; });
-    assert.equal(calls, 1);
+    const before = calls;
     doc.dispatchEvent(new Event('playing'));
-    assert.equal(calls, 1);
+    return [before, calls];
+  }
+
+  it('a media element already playing: called at once, and not again on a later playing', () => {
+    assert.deepEqual(callsWith([{ paused: true, ended: false, readyState: 4 }, { paused: false, ended: false, readyState: 4 }]), [1, 1]);
   });
 
   it('media elements paused, ended or without data to play: nothing until a playing', () => {
-    const doc = new EventTarget();
-    const media = [{ paused: true, ended: false, readyState: 4 }, { paused: false, ended: true, readyState: 4 }, { paused: false, ended: false, readyState: 2 }];
-    /** @type {any} */ (doc).querySelectorAll = () => media;
-    let calls = 0;
-    watchFirstPlay(/** @type {any} */ (doc), () => { calls++; });
-    assert.equal(calls, 0);
-    doc.dispatchEvent(new Event('playing'));
-    assert.equal(calls, 1);
+    assert.deepEqual(callsWith([{ paused: true, ended: false, readyState: 4 }, { paused: false, ended: true, readyState: 4 }, { paused: false, ended: false, readyState: 2 }]), [0, 1]);
   });
 
   it('a callback that throws does not reach the page', () => {
