@@ -51,8 +51,8 @@ const USAGE = `usage: node extension/bench/bench-players.js [--json] [--repeats 
   --plugin: the modes run through the player plugins (@mutp/players: the player's own loader,
   no extension) instead of the extension; \`none\` is the same player without the plugin.
   --fleet-in-page: the plugins' fleet runs in the page (createFleet({worker: false})), not in its worker.
-  --fleet-start: when the plugins' fleet starts (createFleet's startOn): as it is made (create, the
-  default) or at the page's first frame (first-frame: the segments before it go direct).
+  --fleet-start: when the plugins' fleet starts (createFleet's startOn; unset: its default, as it
+  is made): first-frame, at the page's first frame (the segments before it go direct).
   --threads: each load traced (Chromium's tracing: every figure a little slower), and how busy the
   page's main thread and its busiest other renderer thread (the plugins' worker) were.`;
 
@@ -66,7 +66,7 @@ const opt = benchOptions({
   modes: { type: 'string', default: CONFIGS.join(',') },
   plugin: { type: 'boolean', default: false },
   'fleet-in-page': { type: 'boolean', default: false },
-  'fleet-start': { type: 'string', default: 'create' },
+  'fleet-start': { type: 'string' },
   threads: { type: 'boolean', default: false },
 }, USAGE);
 const intOpt = (name, min, max) => {
@@ -134,8 +134,8 @@ async function main() {
   if (opt['fleet-in-page'] && !plugin) throw codedError('ERR_BAD_OPTION', '--fleet-in-page is an option of --plugin');
   const inPage = opt['fleet-in-page'] ? '&worker=0' : '';
   const fleetStart = opt['fleet-start']; // a value createFleet refuses fails the page with its code
-  if (fleetStart !== 'create' && !plugin) throw codedError('ERR_BAD_OPTION', '--fleet-start is an option of --plugin');
-  const startOn = fleetStart === 'create' ? '' : `&start=${fleetStart}`;
+  if (fleetStart !== undefined && !plugin) throw codedError('ERR_BAD_OPTION', '--fleet-start is an option of --plugin');
+  const startOn = fleetStart === undefined ? '' : `&start=${encodeURIComponent(fleetStart)}`;
   if (!(await exists(CHROMIUM))) throw codedError('ERR_NO_BROWSER', `${CHROMIUM} is missing`);
   const loadAtStart = load1();
   progress(`load at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -255,7 +255,7 @@ async function main() {
     const ch = await withoutForeignSignalHandlers(() => launchChromium(null, BENCH_BROWSER));
     try { return await ch.browser.version(); } finally { await ch.close(); }
   })();
-  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? `the player plugins (the fleet in ${inPage ? 'the page' : 'its worker'}, started on ${fleetStart})` : 'the extension' }, rows };
+  return { setup: { browser, cores: os.cpus().length, loadAtStart, loadAtEnd: load1(), proxies: n, repeats, loads, playSeconds, shaping: 'none (loopback)', via: plugin ? `the player plugins (the fleet in ${inPage ? 'the page' : 'its worker'}${fleetStart === undefined ? '' : `, started on ${fleetStart}`})` : 'the extension' }, rows };
 }
 
 /**

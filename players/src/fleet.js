@@ -140,8 +140,7 @@ export function createFleet(options) {
       logs?.enqueue(r);
       emit('record', r);
     } else if (msg.t === 'fallback' && typeof msg.url === 'string' && typeof msg.reason === 'string') {
-      stats = addFallback(stats, msg.url, msg.reason);
-      emit('fallback', { url: msg.url, reason: msg.reason });
+      countFallback(msg.url, msg.reason);
     } else if (msg.t === 'seen' && msg.kind === 'manifest') stats = addSeen(stats, 'manifest');
   }
 
@@ -158,6 +157,12 @@ export function createFleet(options) {
     pagePort = page.port1;
     link.attach(pagePort); // closes the old one
     return { page: page.port2, control: next.port2 };
+  }
+
+  /** A segment that went direct: counted, and told to listeners. @param {string} url @param {string} reason */
+  function countFallback(url, reason) {
+    stats = addFallback(stats, url, reason);
+    emit('fallback', { url, reason });
   }
 
   /** @param {string} type @param {unknown} detail */
@@ -179,8 +184,7 @@ export function createFleet(options) {
     if (closing.signal.aborted) return closed();
     if (!host) { // no host to report it: counted here as the host counts its fallbacks
       const reason = 'ERR_FLEET_STARTING: the fleet starts with the page\'s media (startOn: first-frame)';
-      stats = addFallback(stats, url, reason);
-      emit('fallback', { url, reason });
+      countFallback(url, reason);
       return { direct: reason };
     }
     const startAt = performance.now();

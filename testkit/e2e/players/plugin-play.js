@@ -106,9 +106,7 @@ export async function playAndCheckPlugin(browser, site, { player, src, mode, sec
  */
 export async function playFleetStartedAtFirstFrame(browser, site, { player, src, mode, seconds, mediaDir, fleet }) {
   const st = await playPluginPage(browser, site, { player, src, origo: fleet.origoUrl, mode, seconds, query: { start: 'first-frame' } });
-  assert.deepEqual(st.errors, [], 'the player saw errors');
-  assert.ok(st.currentTime >= seconds, `played only ${st.currentTime} s`);
-  assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
+  await checkPlayedExact(st, mediaDir, seconds);
   console.log(`      ${player} ${mode}, fleet from the first frame: ${st.fleetStats.fleet} segments through the fleet, ${st.direct.length} direct: ${JSON.stringify(st.fleetStats.directBy)}`);
   assert.ok(st.direct.length >= 1, 'no segment went direct before the first frame');
   assert.deepEqual(Object.keys(st.fleetStats.directBy), ['ERR_FLEET_STARTING'], 'why segments went direct');
@@ -139,9 +137,7 @@ export async function playThroughFleetDeath(browser, site, { player, src, mediaD
       },
     });
     assert.ok(died > 0, 'the fleet never died');
-    assert.deepEqual(st.errors, [], 'the player saw errors');
-    assert.ok(st.currentTime >= seconds + afterSeconds, `played only ${st.currentTime} s`);
-    assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
+    await checkPlayedExact(st, mediaDir, seconds + afterSeconds);
     assert.ok(st.direct.length >= 3, `the player's own loader fetched ${st.direct.length} segments after the fleet died`);
     assert.ok(st.fleetStats.fleet >= 2, `the fleet served ${st.fleetStats.fleet} segments before it died`);
     console.log(`      ${player}: ${st.fleetStats.fleet} segments through the fleet, then ${st.direct.length} direct: ${JSON.stringify(st.fleetStats.directBy)}`);
@@ -225,16 +221,24 @@ export async function checkRecordsSentOnClose(browser, site, { player, src, mode
  * @param {{mediaDir: string, player: string, mode: string, seconds: number}} o
  */
 async function checkPluginPlay(st, records, { mediaDir, player, mode, seconds }) {
-  assert.deepEqual(st.errors, [], 'the player saw errors');
-  assert.ok(st.currentTime >= seconds, `played only ${st.currentTime} s`);
+  await checkPlayedExact(st, mediaDir, seconds);
   assert.ok(st.responses.length >= MIN_RESPONSES, `only ${st.responses.length} segment responses`);
-  assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
   const share = 1 - st.direct.length / st.responses.length;
   console.log(`      ${player} ${mode}: ${st.responses.length} segments, ${st.direct.length} direct, first frame ${Math.round(st.firstFrameMs)} ms, fleet in the ${st.fleetRunsIn}, ${JSON.stringify(st.fleetStats.directBy)}`);
   assert.ok(share >= MIN_FLEET_SHARE, `${st.direct.length} of ${st.responses.length} segments fetched directly: ${JSON.stringify(st.fleetStats.fallbacks.slice(0, 3))}`);
   // the MUTP modes start over HTTP while the warm-up opens the WebRTC connections (the extension's rule); then they run in their mode
   assert.ok((st.fleetStats.fleetBytes[mode] ?? 0) > 0, `no segment ran in ${mode}: ${JSON.stringify(st.fleetStats.fleetBytes)}`);
   assert.ok(records.length >= Math.ceil(st.responses.length * MIN_FLEET_SHARE), `${records.length} Origo records for ${st.responses.length} segments`);
+}
+
+/**
+ * A play with no error that reached `seconds`, every response byte-exact with the files.
+ * @param {PluginPlay} st  playPluginPage's @param {string} mediaDir @param {number} seconds
+ */
+async function checkPlayedExact(st, mediaDir, seconds) {
+  assert.deepEqual(st.errors, [], 'the player saw errors');
+  assert.ok(st.currentTime >= seconds, `played only ${st.currentTime} s`);
+  assert.deepEqual(await wrongResponses(mediaDir, st.responses), [], 'responses differ from the files');
 }
 
 /**
