@@ -180,13 +180,11 @@ export function createFleet(options) {
    * @returns {Promise<SegmentBody | {direct: string}>}
    */
   async function fetchSegment(url, { range = null, signal, onProgress } = {}) {
-    const closed = () => ({ direct: 'ERR_FLEET_CLOSED: the fleet was closed' });
+    // no host to report these: counted here as the host counts its fallbacks
+    const goDirect = (/** @type {string} */ reason) => { countFallback(url, reason); return { direct: reason }; };
+    const closed = () => goDirect('ERR_FLEET_CLOSED: the fleet was closed');
     if (closing.signal.aborted) return closed();
-    if (!host) { // no host to report it: counted here as the host counts its fallbacks
-      const reason = 'ERR_FLEET_STARTING: the fleet starts with the page\'s media (startOn: first-frame)';
-      countFallback(url, reason);
-      return { direct: reason };
-    }
+    if (!host) return goDirect('ERR_FLEET_STARTING: the fleet starts with the page\'s media (startOn: first-frame)');
     const startAt = performance.now();
     /** @type {string | null} */
     let reason = null;

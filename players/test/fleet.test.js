@@ -232,7 +232,7 @@ describe('players: the page\'s fleet (createFleet)', function () {
     assert.equal(fake.downloads[0].o.next, `${ORIGIN}/v/720p/b.ts`);
   });
 
-  it('after close() a segment goes direct (ERR_FLEET_CLOSED) and the client was closed', async () => {
+  it('after close() a segment goes direct (ERR_FLEET_CLOSED), counted, and the client was closed', async () => {
     const fake = fakeClient(async (url) => ({ data: new Uint8Array([1]), stats: recordFor(url, 1) }));
     const fleet = fleetWith(fake);
     assert.equal(fake.made.clients, 1);
@@ -241,9 +241,10 @@ describe('players: the page\'s fleet (createFleet)', function () {
     const got = /** @type {any} */ (await fleet.fetchSegment(`${ORIGIN}/v/seg3.m4s`));
     assert.match(got.direct, /^ERR_FLEET_CLOSED\b/);
     assert.equal(fake.downloads.length, 0);
+    assert.deepEqual(fleet.stats().directBy, { ERR_FLEET_CLOSED: 1 });
   });
 
-  it('close() while a segment downloads: it goes direct at once (ERR_FLEET_CLOSED), not after the no-progress timeout', async () => {
+  it('close() while a segment downloads: it goes direct at once (ERR_FLEET_CLOSED, counted), not after the no-progress timeout', async () => {
     const fake = fakeClient((url, o) => new Promise((resolve, reject) => {
       o.signal.addEventListener('abort', () => reject(o.signal.reason)); // a download that never delivers, until aborted
     }));
@@ -253,5 +254,6 @@ describe('players: the page\'s fleet (createFleet)', function () {
     await fleet.close();
     const either = await Promise.race([got, new Promise((r) => setTimeout(() => r('still waiting'), 2000))]);
     assert.match(/** @type {any} */ (either).direct ?? String(either), /^ERR_FLEET_CLOSED\b/);
+    assert.deepEqual(fleet.stats().directBy, { ERR_FLEET_CLOSED: 1 });
   });
 });
