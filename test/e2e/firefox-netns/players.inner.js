@@ -7,12 +7,13 @@
 //    own WebRTC data channels carried them). The fleet runs in its worker, the page's data
 //    channels handed to it.
 // 2. Pages closed one after another with records not sent yet: Origo gets them (each close sends them).
+//    A fleet made to start at the page's first frame: the segments before it direct, the rest through it.
 // 3. Each player with the whole fleet dying mid-play: it plays on from its own loader, byte-exact.
 // 4. `npm start`'s demo page (/player/) played to its end, start.js run in here with --rtc-bind.
 import assert from 'node:assert/strict';
 import { testStreams } from '@mutp/testkit/e2e/helpers/streams';
 import { startPlayerSite } from '@mutp/testkit/e2e/players/server';
-import { PLUGIN_PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, startDemoSystem, playDemoPage, checkRecordsSentOnClose } from '@mutp/testkit/e2e/players/plugin-play';
+import { PLUGIN_PLAYERS, HLS_PROGRESSIVE, MIN_FLEET_SHARE, playAndCheckPlugin, playThroughFleetDeath, playFleetStartedAtFirstFrame, startDemoSystem, playDemoPage, checkRecordsSentOnClose } from '@mutp/testkit/e2e/players/plugin-play';
 import { startLocalFleet } from '@mutp/testkit/e2e/helpers/fleet';
 import { launchFirefox } from '@mutp/testkit/e2e/helpers/browsers';
 
@@ -70,6 +71,10 @@ describe('player plugins e2e: headless Firefox ESR without the extension, in a n
 
     it('pages closed one after another while their fleets hold records for the next batch: Origo gets them all, with no later page load (hls.js, Coded MUTP)', async () => {
       await checkRecordsSentOnClose(ff.browser, site, { ...PLUGIN_PLAYERS[0], mode: 'coded', fleet });
+    });
+
+    it('a fleet that starts at the page\'s first frame (startOn: first-frame), Shaka in Coded MUTP: the segments before it direct (ERR_FLEET_STARTING), the rest through the fleet, byte-exact', async () => {
+      await playFleetStartedAtFirstFrame(ff.browser, site, { ...PLUGIN_PLAYERS[1], mode: 'coded', seconds: PLAY_SECONDS, mediaDir, fleet });
     });
 
     for (const c of PLUGIN_PLAYERS) {
