@@ -180,7 +180,7 @@ export function createFleet(options) {
    * @returns {Promise<SegmentBody | {direct: string}>}
    */
   async function fetchSegment(url, { range = null, signal, onProgress } = {}) {
-    // no host to report these: counted here as the host counts its fallbacks
+    // the host reports neither of these (closed, or not started): counted here as it counts its fallbacks
     const goDirect = (/** @type {string} */ reason) => { countFallback(url, reason); return { direct: reason }; };
     const closed = () => goDirect('ERR_FLEET_CLOSED: the fleet was closed');
     if (closing.signal.aborted) return closed();
